@@ -1,0 +1,1 @@
+"""The exact lane: bi-temporal facts (see BITEMPORAL.md)."""

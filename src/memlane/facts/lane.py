@@ -1,0 +1,477 @@
+"""The exact lane (``mem.facts``): bi-temporal facts with exact, indexed lookups.
+
+Validation and normalization happen here; the write rules live in
+:mod:`memlane.facts.temporal`; storage executes their plans.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime, tzinfo
+from typing import Any
+
+from memlane.errors import InvalidInput
+from memlane.facts.model import UNDECLARED, AttributeDef, Cardinality, Fact
+from memlane.facts.normalize import (
+    BUILTIN_NORMALIZERS,
+    Normalizer,
+    canonical_json,
+    infer_normalizer,
+)
+from memlane.facts.temporal import FOREVER, Payload, WritePlan, plan_assert, plan_retract
+from memlane.storage.base import FactStore, FactWriter, Scope
+from memlane.timeutil import (
+    Clock,
+    TimeInput,
+    checked_now,
+    from_micros,
+    parse_instant,
+    to_micros,
+)
+
+MAX_NAME_LENGTH = 512
+
+
+class FactsLane:
+    """Bi-temporal facts of one tenant. Reached as ``Memory.facts``; see BITEMPORAL.md.
+
+    Example:
+        >>> import memlane
+        >>> with memlane.Memory(":memory:") as mem:
+        ...     _ = mem.facts.set("U-001", "location", "Shanghai", valid_from="2026-03-01")
+        ...     mem.facts.get("U-001", "location").value
+        'Shanghai'
+    """
+
+    def __init__(self, store: FactStore, *, tenant: str, timezone: tzinfo, clock: Clock) -> None:
+        self._store = store
+        self._tenant = tenant
+        self._zone = timezone
+        self._clock = clock
+        # Definitions cannot change once data exists, so a positive cache is safe for reads;
+        # writes always read the stored definition inside their transaction.
+        self._definitions: dict[str, AttributeDef] = {}
+        self._callables: dict[str, Normalizer] = {}
+        # The latest transaction time this handle issued. "Now" never falls behind it, so a
+        # write whose transaction time was bumped past a slow or frozen clock is still valid
+        # "now" for the next read: a writer always reads its own writes.
+        self._high_water: datetime | None = None
+
+    # -- definitions --------------------------------------------------------------------
+
+    def define(
+        self,
+        attribute: str,
+        *,
+        cardinality: Cardinality = "one",
+        identifier: bool = False,
+        normalizer: str | Callable[[Any], str] | None = None,
+    ) -> AttributeDef:
+        """Declare an attribute's cardinality and whether it is an identifier.
+
+        Repeating a definition is a no-op. Changing one is allowed only while the attribute
+        holds no data.
+
+        >>> mem.facts.define("phone", cardinality="many", identifier=True)  # doctest: +SKIP
+
+        Raises:
+            InvalidInput: a bad option, or a change to an attribute that holds data.
+        """
+        attribute = _name("attribute", attribute)
+        if cardinality not in ("one", "many"):
+            raise InvalidInput("cardinality", f"must be 'one' or 'many', got {cardinality!r}")
+        definition = AttributeDef(
+            name=attribute,
+            cardinality=cardinality,
+            identifier=bool(identifier),
+            normalizer=self._normalizer_name(attribute, identifier, normalizer),
+        )
+        with self._store.transaction() as writer:
+            stored = writer.attribute(self._tenant, attribute)
+            if stored != definition:
+                if writer.attribute_in_use(self._tenant, attribute):
+                    raise InvalidInput(
+                        "attribute",
+                        f"{attribute!r} already holds data as {_describe(stored or UNDECLARED)}; "
+                        f"it cannot become {_describe(definition)}",
+                    )
+                writer.put_attribute(self._tenant, definition, to_micros(self._now()))
+        self._definitions[attribute] = definition
+        return definition
+
+    def definition(self, attribute: str) -> AttributeDef:
+        """The attribute's definition (undeclared attributes are one-valued, not identifiers)."""
+        attribute = _name("attribute", attribute)
+        cached = self._definitions.get(attribute)
+        if cached is not None:
+            return cached
+        stored = self._store.attribute(self._tenant, attribute)
+        if stored is None:
+            return AttributeDef(name=attribute)
+        self._definitions[attribute] = stored
+        return stored
+
+    # -- writes -------------------------------------------------------------------------
+
+    def set(
+        self,
+        subject: str,
+        attribute: str,
+        value: Any,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
+        *,
+        source: str | None = None,
+        reason: str | None = None,
+        confidence: float = 1.0,
+        provenance: Sequence[str] = (),
+    ) -> Fact:
+        """Assert that a one-valued attribute is ``value`` on ``[valid_from, valid_to)``.
+
+        Overlapped versions are superseded (never overwritten) and their parts outside the
+        interval kept; repeating a write that already holds is a no-op returning the
+        existing version. ``valid_from`` defaults to the write's transaction time.
+
+        Raises:
+            InvalidInput: bad subject, attribute, value, times, or a many-valued attribute.
+        """
+        return self._assert("set", subject, attribute, value, valid_from, valid_to,
+                            source=source, reason=reason, confidence=confidence,
+                            provenance=provenance)  # fmt: skip
+
+    def add(
+        self,
+        subject: str,
+        attribute: str,
+        value: Any,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
+        *,
+        source: str | None = None,
+        reason: str | None = None,
+        confidence: float = 1.0,
+        provenance: Sequence[str] = (),
+    ) -> Fact:
+        """Assert one more value of a many-valued attribute (e.g. another phone number).
+
+        Raises:
+            InvalidInput: bad input, or a one-valued attribute (use :meth:`set`).
+        """
+        return self._assert("add", subject, attribute, value, valid_from, valid_to,
+                            source=source, reason=reason, confidence=confidence,
+                            provenance=provenance)  # fmt: skip
+
+    def retract(
+        self,
+        subject: str,
+        attribute: str,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
+        *,
+        value: Any = None,
+    ) -> list[Fact]:
+        """End what holds on ``[valid_from, valid_to)``: one value if ``value`` is given, else all.
+
+        Returns the versions that were superseded (empty if nothing held).
+
+        Raises:
+            InvalidInput: bad subject, attribute, value or times.
+        """
+        subject, attribute = _name("subject", subject), _name("attribute", attribute)
+        start_at, end_at = self._interval_inputs(valid_from, valid_to)
+        with self._store.transaction() as writer:
+            definition = self._definition_for_write(writer, attribute)
+            key = None if value is None else self._key(definition, value)[0]
+            tx = self._issue_tx(writer)
+            start, end = _interval(start_at, end_at, tx)
+            believed = writer.believed_near(self._tenant, subject, attribute, key, start, end)
+            plan = plan_retract(believed, start, end)
+            if plan.is_noop:
+                return []
+            applied = writer.apply(
+                self._tenant, subject, attribute, plan.supersede, plan.insert, tx
+            )
+            return applied.superseded
+
+    def set_many(self, writes: Iterable[Mapping[str, Any]]) -> list[Fact]:
+        """Apply many :meth:`set` calls (given as keyword mappings) in one transaction.
+
+        >>> mem.facts.set_many([{"subject": "U-1", "attribute": "tier", "value": "gold"}])
+        ... # doctest: +SKIP
+        """
+        with self.batch():
+            return [self.set(**dict(write)) for write in writes]
+
+    @contextmanager
+    def batch(self) -> Iterator[FactsLane]:
+        """Group writes into one transaction: all commit together, or none does.
+
+        Each write still gets its own, strictly increasing transaction time.
+
+        >>> with mem.facts.batch():  # doctest: +SKIP
+        ...     mem.facts.set("U-1", "tier", "gold")
+        ...     mem.facts.add("U-1", "phone", "138-0000-1234")
+        """
+        with self._store.transaction():
+            yield self
+
+    # -- reads --------------------------------------------------------------------------
+
+    def get(
+        self,
+        subject: str,
+        attribute: str,
+        valid_at: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+    ) -> Fact | None:
+        """The version valid at ``valid_at`` (default now) as believed at ``known_at``.
+
+        ``known_at=None`` reads the current belief, so a writer always sees its own writes.
+
+        Raises:
+            InvalidInput: bad arguments, or a many-valued attribute (use :meth:`get_all`).
+        """
+        subject = _name("subject", subject)
+        definition = self.definition(attribute)
+        if definition.cardinality == "many":
+            raise InvalidInput("attribute", f"{attribute!r} is many-valued; use get_all()")
+        scope = self._scope(valid_at, known_at)
+        found = self._store.valid_at(self._tenant, subject, definition.name, scope, limit=1)
+        return found[0] if found else None
+
+    def get_all(
+        self,
+        subject: str,
+        attribute: str,
+        valid_at: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+    ) -> list[Fact]:
+        """Every version valid at ``valid_at`` as believed at ``known_at``, ordered by value."""
+        subject = _name("subject", subject)
+        attribute = _name("attribute", attribute)
+        scope = self._scope(valid_at, known_at)
+        found = self._store.valid_at(self._tenant, subject, attribute, scope, limit=None)
+        return sorted(found, key=lambda fact: (canonical_json(fact.value), fact.valid_from))
+
+    def history(
+        self, subject: str, attribute: str, known_at: TimeInput | None = None
+    ) -> list[Fact]:
+        """The valid-time timeline believed at ``known_at`` (default: now), by ``valid_from``."""
+        subject = _name("subject", subject)
+        attribute = _name("attribute", attribute)
+        known = None if known_at is None else to_micros(self._instant(known_at, "known_at"))
+        return self._store.timeline(self._tenant, subject, attribute, known)
+
+    def audit(self, subject: str, attribute: str | None = None) -> list[Fact]:
+        """Every version ever stored, superseded and deleted ones included, by ``tx_from``."""
+        subject = _name("subject", subject)
+        attribute = None if attribute is None else _name("attribute", attribute)
+        return self._store.versions(self._tenant, subject, attribute)
+
+    def lookup(
+        self,
+        attribute: str,
+        value: Any,
+        valid_at: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+    ) -> list[str]:
+        """Subjects whose attribute held exactly this (normalized) value; never approximate.
+
+        >>> mem.facts.lookup("phone", "138 0000 1234")  # doctest: +SKIP
+        ['U-001']
+        """
+        definition = self.definition(attribute)
+        stored = self._store.attribute(self._tenant, definition.name)
+        if stored is None:
+            return []
+        key = self._key(definition, value)[0]
+        scope = self._scope(valid_at, known_at)
+        return self._store.subjects_with(self._tenant, definition.name, key, scope)
+
+    def profile(
+        self, subject: str, valid_at: TimeInput | None = None, known_at: TimeInput | None = None
+    ) -> dict[str, Fact | list[Fact]]:
+        """Every attribute of a subject at that point: a ``Fact``, or a list if many-valued."""
+        subject = _name("subject", subject)
+        scope = self._scope(valid_at, known_at)
+        profile: dict[str, Fact | list[Fact]] = {}
+        for fact in self._store.profile(self._tenant, subject, scope):
+            if self.definition(fact.attribute).cardinality == "many":
+                values = profile.setdefault(fact.attribute, [])
+                assert isinstance(values, list)
+                values.append(fact)
+            else:
+                profile[fact.attribute] = fact
+        return profile
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _assert(
+        self,
+        operation: str,
+        subject: str,
+        attribute: str,
+        value: Any,
+        valid_from: TimeInput | None,
+        valid_to: TimeInput | None,
+        *,
+        source: str | None,
+        reason: str | None,
+        confidence: float,
+        provenance: Sequence[str],
+    ) -> Fact:
+        subject, attribute = _name("subject", subject), _name("attribute", attribute)
+        start_at, end_at = self._interval_inputs(valid_from, valid_to)
+        if value is None:
+            raise InvalidInput("value", "must not be None; use retract() to end a value")
+        canonical_json(value)
+        meta = _payload_meta(source, reason, confidence, provenance)
+        with self._store.transaction() as writer:
+            definition = self._definition_for_write(writer, attribute)
+            many = definition.cardinality == "many"
+            if many != (operation == "add"):
+                other = "add" if many else "set"
+                raise InvalidInput(
+                    "attribute",
+                    f"{attribute!r} is {definition.cardinality}-valued; use {other}() instead of "
+                    f"{operation}()",
+                )
+            key, stored_value = self._key(definition, value)
+            tx = self._issue_tx(writer)
+            start, end = _interval(start_at, end_at, tx)
+            believed = writer.believed_near(
+                self._tenant, subject, attribute, key if many else None, start, end
+            )
+            plan = plan_assert(believed, key, start, end, Payload(stored_value, **meta))
+            return self._execute(writer, subject, attribute, plan, tx)
+
+    def _execute(
+        self, writer: FactWriter, subject: str, attribute: str, plan: WritePlan, tx: int
+    ) -> Fact:
+        if plan.unchanged is not None:
+            existing = self._store.fact(self._tenant, plan.unchanged.id)
+            assert existing is not None, "a believed version vanished inside its transaction"
+            return existing
+        applied = writer.apply(self._tenant, subject, attribute, plan.supersede, plan.insert, tx)
+        assert plan.asserted is not None
+        return applied.inserted[plan.asserted]
+
+    def _definition_for_write(self, writer: FactWriter, attribute: str) -> AttributeDef:
+        stored = writer.attribute(self._tenant, attribute)
+        if stored is None:
+            return AttributeDef(name=attribute)
+        self._definitions[attribute] = stored
+        return stored
+
+    def _key(self, definition: AttributeDef, value: Any) -> tuple[str, Any]:
+        """The comparison key of ``value`` and the value as stored (normalized identifiers)."""
+        if not definition.identifier:
+            return canonical_json(value), value
+        normalize = BUILTIN_NORMALIZERS.get(definition.normalizer) or self._callables.get(
+            definition.normalizer
+        )
+        if normalize is None:
+            raise InvalidInput(
+                "attribute",
+                f"{definition.name!r} uses normalizer {definition.normalizer!r}, which is not "
+                "registered on this handle; call define() with the same callable first",
+            )
+        key = normalize(value)
+        if not isinstance(key, str) or not key:
+            raise InvalidInput("value", f"normalizer returned {key!r} for {value!r}")
+        return key, key
+
+    def _normalizer_name(
+        self, attribute: str, identifier: bool, normalizer: str | Callable[[Any], str] | None
+    ) -> str:
+        if not identifier:
+            if normalizer is not None:
+                raise InvalidInput("normalizer", "only identifiers have a normalizer")
+            return "json"
+        if normalizer is None:
+            return infer_normalizer(attribute)
+        if callable(normalizer):
+            name = f"callable:{getattr(normalizer, '__qualname__', repr(normalizer))}"
+            self._callables[name] = normalizer
+            return name
+        if normalizer not in BUILTIN_NORMALIZERS or normalizer == "json":
+            choices = ", ".join(sorted(set(BUILTIN_NORMALIZERS) - {"json"}))
+            raise InvalidInput("normalizer", f"unknown {normalizer!r}; use one of {choices}")
+        return normalizer
+
+    def _now(self) -> datetime:
+        now = checked_now(self._clock)
+        high_water = self._high_water
+        return now if high_water is None or now >= high_water else high_water
+
+    def _issue_tx(self, writer: FactWriter) -> int:
+        tx = writer.next_tx(to_micros(self._now()))
+        self._high_water = from_micros(tx)
+        return tx
+
+    def _instant(self, value: TimeInput, field: str) -> datetime:
+        return parse_instant(value, self._zone, field)
+
+    def _interval_inputs(
+        self, valid_from: TimeInput | None, valid_to: TimeInput | None
+    ) -> tuple[int | None, int | None]:
+        start = None if valid_from is None else to_micros(self._instant(valid_from, "valid_from"))
+        end = None if valid_to is None else to_micros(self._instant(valid_to, "valid_to"))
+        if start is not None and end is not None and end <= start:
+            raise InvalidInput("valid_to", "must be later than valid_from")
+        return start, end
+
+    def _scope(self, valid_at: TimeInput | None, known_at: TimeInput | None) -> Scope:
+        valid = self._now() if valid_at is None else self._instant(valid_at, "valid_at")
+        known = None if known_at is None else to_micros(self._instant(known_at, "known_at"))
+        return Scope(to_micros(valid), known)
+
+
+def _interval(start: int | None, end: int | None, tx: int) -> tuple[int, int]:
+    """Fill the defaults: from the write's transaction time, until further notice."""
+    start = tx if start is None else start
+    end = FOREVER if end is None else end
+    if end <= start:
+        raise InvalidInput("valid_to", "must be later than valid_from (which defaults to now)")
+    return start, end
+
+
+def _name(field: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInput(field, "must not be empty")
+    if value != value.strip():
+        raise InvalidInput(field, f"must not start or end with white space: {value!r}")
+    if len(value) > MAX_NAME_LENGTH:
+        raise InvalidInput(field, f"longer than {MAX_NAME_LENGTH} characters")
+    if any(ord(ch) < 32 for ch in value):
+        raise InvalidInput(field, "must not contain control characters")
+    return value
+
+
+def _payload_meta(
+    source: str | None, reason: str | None, confidence: float, provenance: Sequence[str]
+) -> dict[str, Any]:
+    for field, text in (("source", source), ("reason", reason)):
+        if text is not None and not isinstance(text, str):
+            raise InvalidInput(field, f"must be a string or None, got {type(text).__name__}")
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+        raise InvalidInput("confidence", f"must be a number, got {confidence!r}")
+    if not (math.isfinite(confidence) and 0.0 <= confidence <= 1.0):
+        raise InvalidInput("confidence", f"must be between 0 and 1, got {confidence!r}")
+    if isinstance(provenance, str) or not all(isinstance(item, str) for item in provenance):
+        raise InvalidInput("provenance", "must be a sequence of strings (turn ids or sources)")
+    return {
+        "source": source,
+        "reason": reason,
+        "confidence": float(confidence),
+        "provenance": tuple(provenance),
+    }
+
+
+def _describe(definition: AttributeDef) -> str:
+    kind = "an identifier" if definition.identifier else "a plain attribute"
+    return f"{definition.cardinality}-valued {kind} (normalizer {definition.normalizer})"

@@ -1,0 +1,60 @@
+"""Plain data of the exact lane: fact versions and attribute definitions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+Cardinality = Literal["one", "many"]
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One stored fact version: a value, when it holds (valid time) and when we believed it.
+
+    Intervals are half-open; ``valid_to=None`` means "until further notice" and
+    ``tx_to=None`` means "still believed". See BITEMPORAL.md for the contract.
+    """
+
+    id: int
+    subject: str
+    attribute: str
+    value: Any
+    valid_from: datetime
+    valid_to: datetime | None
+    tx_from: datetime
+    tx_to: datetime | None
+    source: str | None = None
+    reason: str | None = None
+    confidence: float = 1.0
+    provenance: tuple[str, ...] = ()
+    deleted_at: datetime | None = None
+
+    @property
+    def believed(self) -> bool:
+        """True while this version is part of the current belief (not superseded, not deleted)."""
+        return self.tx_to is None and self.deleted_at is None
+
+    def holds_at(self, instant: datetime) -> bool:
+        """True if ``instant`` lies in this version's valid interval."""
+        return self.valid_from <= instant and (self.valid_to is None or instant < self.valid_to)
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeDef:
+    """How a tenant's attribute behaves: its cardinality and, for identifiers, its normalizer.
+
+    ``normalizer`` names a built-in (``"phone"``, ``"email"``, ``"casefold"``, ``"exact"``),
+    ``"json"`` for the canonical-JSON comparison of non-identifiers, or ``"callable:NAME"``
+    for a function registered on this process's handle.
+    """
+
+    name: str
+    cardinality: Cardinality = "one"
+    identifier: bool = False
+    normalizer: str = "json"
+
+
+UNDECLARED = AttributeDef(name="")
+"""The behaviour of an attribute nobody defined: one value at a time, not an identifier."""

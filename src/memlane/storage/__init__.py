@@ -1,0 +1,49 @@
+"""Storage backends behind small protocols; nothing outside this package knows which is used."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memlane.errors import InvalidInput
+from memlane.storage.base import Backend, FactStore, FactWriter, Scope
+
+__all__ = ["Backend", "FactStore", "FactWriter", "Scope", "open_backend"]
+
+DEFAULT_URL = "./memlane.db"
+
+
+def open_backend(url: str | os.PathLike[str] | None) -> Backend:
+    """Open the backend a location names.
+
+    ``None`` reads ``MEMLANE_URL`` and falls back to ``./memlane.db``. A file path,
+    ``sqlite:///path`` or ``:memory:`` opens SQLite.
+
+    Raises:
+        InvalidInput: the location is empty or names a backend this build cannot open.
+    """
+    location = os.fspath(url) if url is not None else os.environ.get("MEMLANE_URL", DEFAULT_URL)
+    if not location.strip():
+        raise InvalidInput("url", "empty memory location")
+    scheme = location.split("://", 1)[0].lower() if "://" in location else ""
+    if scheme in {"postgres", "postgresql"}:
+        raise InvalidInput(
+            "url",
+            "the PostgreSQL backend is not part of this memlane version yet; "
+            "use a SQLite file path",
+        )
+    if scheme == "sqlite":
+        # sqlite:///relative.db, sqlite:////absolute.db, sqlite:///:memory: (as SQLAlchemy)
+        rest = location.split("://", 1)[1]
+        location = rest[1:] if rest.startswith("/") else rest
+    elif scheme:
+        raise InvalidInput("url", f"unknown memory location scheme {scheme!r}")
+
+    from memlane.storage.sqlite import open_sqlite
+
+    if location != ":memory:":
+        parent = Path(location).expanduser().resolve().parent
+        if not parent.is_dir():
+            raise InvalidInput("url", f"directory {parent} does not exist")
+        location = str(Path(location).expanduser())
+    return open_sqlite(location)

@@ -1,0 +1,17 @@
+"""The embedded backend: one SQLite file in WAL mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memlane.storage.base import Backend
+from memlane.storage.sqlite.database import SQLiteDatabase
+from memlane.storage.sqlite.facts import SQLiteFactStore
+
+__all__ = ["SQLiteDatabase", "SQLiteFactStore", "open_sqlite"]
+
+
+def open_sqlite(path: str | Path) -> Backend:
+    """Open (creating and migrating if needed) the SQLite database at ``path``."""
+    database = SQLiteDatabase(path)
+    return Backend(url=str(path), facts=SQLiteFactStore(database), close=database.close)

@@ -1,0 +1,313 @@
+"""The exact lane on SQLite: executes the plans of :mod:`memlane.facts.temporal`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from memlane.errors import StorageError
+from memlane.facts.model import AttributeDef, Fact
+from memlane.facts.temporal import FOREVER, Insert, Payload, Span
+from memlane.storage.base import Applied, Scope, iter_chunks
+from memlane.storage.sqlite.database import SQLiteDatabase
+from memlane.timeutil import from_micros
+
+_COLUMNS = (
+    "id, subject, attribute, value, valid_from, valid_to, tx_from, tx_to, "
+    "source, reason, confidence, provenance, deleted_at"
+)
+_BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
+_KNOWN_AT = "tx_from <= :known AND (tx_to IS NULL OR tx_to > :known) AND deleted_at IS NULL"
+
+
+class SQLiteFactStore:
+    """:class:`memlane.storage.base.FactStore` and its writer on one SQLite database."""
+
+    def __init__(self, database: SQLiteDatabase) -> None:
+        self.db = database
+        self._last_tx: int | None = None
+        database.on_commit(self._save_clock, self._forget_clock)
+
+    # -- transactions -------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[SQLiteFactStore]:
+        """A write transaction (``BEGIN IMMEDIATE``); nested calls join the outer one."""
+        with self.db.write():
+            yield self
+
+    def next_tx(self, now: int) -> int:
+        """A transaction time above every earlier one, even if the clock stood still."""
+        if self._last_tx is None:
+            self._last_tx = self.db.execute("SELECT last_tx FROM tx_clock").fetchone()[0]
+        assert self._last_tx is not None
+        self._last_tx = max(now, self._last_tx + 1)
+        return self._last_tx
+
+    def _save_clock(self) -> None:
+        if self._last_tx is not None:
+            self.db.execute("UPDATE tx_clock SET last_tx = ?", (self._last_tx,))
+            # Another process may write next; read the clock afresh in the next transaction.
+            self._last_tx = None
+
+    def _forget_clock(self) -> None:
+        self._last_tx = None
+
+    # -- attribute definitions ----------------------------------------------------------
+
+    def attribute(self, tenant: str, name: str) -> AttributeDef | None:
+        """A tenant's definition of ``name``, or ``None``."""
+        rows = self.db.fetchall(
+            "SELECT name, cardinality, identifier, normalizer FROM attributes "
+            "WHERE tenant = ? AND name = ?",
+            (tenant, name),
+        )
+        return _definition(rows[0]) if rows else None
+
+    def attributes(self, tenant: str) -> list[AttributeDef]:
+        """Every definition of a tenant."""
+        rows = self.db.fetchall(
+            "SELECT name, cardinality, identifier, normalizer FROM attributes "
+            "WHERE tenant = ? ORDER BY name",
+            (tenant,),
+        )
+        return [_definition(row) for row in rows]
+
+    def put_attribute(self, tenant: str, definition: AttributeDef, now: int) -> None:
+        """Store a definition, replacing an earlier one."""
+        self.db.wrote()
+        self.db.execute(
+            "INSERT OR REPLACE INTO attributes "
+            "(tenant, name, cardinality, identifier, normalizer, defined_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                tenant,
+                definition.name,
+                definition.cardinality,
+                int(definition.identifier),
+                definition.normalizer,
+                now,
+            ),
+        )
+
+    def attribute_in_use(self, tenant: str, name: str) -> bool:
+        """True if any version of ``name`` exists in the tenant."""
+        rows = self.db.fetchall(
+            "SELECT 1 FROM facts WHERE tenant = ? AND attribute = ? LIMIT 1", (tenant, name)
+        )
+        return bool(rows)
+
+    # -- writes -------------------------------------------------------------------------
+
+    def believed_near(
+        self, tenant: str, subject: str, attribute: str, key: str | None, start: int, end: int
+    ) -> list[Span]:
+        """Believed versions touching ``[start, end)``, of the value ``key`` if given."""
+        sql = (
+            "SELECT id, value_key, valid_from, valid_to, value, source, reason, confidence, "
+            "provenance FROM facts WHERE tenant = ? AND subject = ? AND attribute = ? "
+            f"AND {_BELIEVED} AND valid_from <= ? AND valid_to >= ?"
+        )
+        parameters: tuple[Any, ...] = (tenant, subject, attribute, end, start)
+        if key is not None:
+            sql += " AND value_key = ?"
+            parameters += (key,)
+        return [
+            Span(
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                Payload(json.loads(row[4]), row[5], row[6], row[7], _provenance(row[8])),
+            )
+            for row in self.db.fetchall(sql, parameters)
+        ]
+
+    def apply(
+        self,
+        tenant: str,
+        subject: str,
+        attribute: str,
+        supersede: Sequence[int],
+        insert: Sequence[Insert],
+        tx: int,
+    ) -> Applied:
+        """Close ``supersede`` at ``tx``; insert ``insert``; return what changed."""
+        self.db.wrote()
+        superseded: list[Fact] = []
+        for chunk in iter_chunks(supersede):
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                f"UPDATE facts SET tx_to = ? WHERE id IN ({marks}) AND tx_to IS NULL "
+                f"RETURNING {_COLUMNS}",
+                (tx, *chunk),
+            ).fetchall()
+            if len(rows) != len(chunk):
+                raise StorageError("a version to supersede was no longer believed")
+            superseded.extend(_fact(row) for row in rows)
+        inserted = []
+        for item in insert:
+            payload = item.payload
+            value_json = json.dumps(payload.value, ensure_ascii=False, sort_keys=True)
+            cursor = self.db.execute(
+                "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, "
+                "valid_to, tx_from, source, reason, confidence, provenance) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    tenant,
+                    subject,
+                    attribute,
+                    value_json,
+                    item.key,
+                    item.start,
+                    item.end,
+                    tx,
+                    payload.source,
+                    payload.reason,
+                    payload.confidence,
+                    json.dumps(payload.provenance, ensure_ascii=False),
+                ),
+            )
+            assert cursor.lastrowid is not None
+            inserted.append(
+                Fact(
+                    id=cursor.lastrowid,
+                    subject=subject,
+                    attribute=attribute,
+                    value=payload.value,
+                    valid_from=from_micros(item.start),
+                    valid_to=None if item.end == FOREVER else from_micros(item.end),
+                    tx_from=from_micros(tx),
+                    tx_to=None,
+                    source=payload.source,
+                    reason=payload.reason,
+                    confidence=payload.confidence,
+                    provenance=payload.provenance,
+                )
+            )
+        return Applied(sorted(superseded, key=lambda fact: fact.id), inserted)
+
+    # -- reads --------------------------------------------------------------------------
+
+    def fact(self, tenant: str, fact_id: int) -> Fact | None:
+        """One version by id, or ``None``."""
+        rows = self.db.fetchall(
+            f"SELECT {_COLUMNS} FROM facts WHERE tenant = ? AND id = ?", (tenant, fact_id)
+        )
+        return _fact(rows[0]) if rows else None
+
+    def valid_at(
+        self, tenant: str, subject: str, attribute: str, scope: Scope, limit: int | None
+    ) -> list[Fact]:
+        """Versions of one key valid at ``scope.valid_at``, latest start first."""
+        parameters = {
+            "tenant": tenant,
+            "subject": subject,
+            "attribute": attribute,
+            "valid": scope.valid_at,
+            "known": scope.known_at,
+        }
+        condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        sql = (
+            f"SELECT {_COLUMNS} FROM facts WHERE tenant = :tenant AND subject = :subject "
+            f"AND attribute = :attribute AND {condition} AND valid_from <= :valid "
+        )
+        if limit == 1 and scope.known_at is None:
+            # Believed versions of a one-valued attribute never overlap, so the latest start
+            # at or before the instant is the only candidate: one index seek, no scan.
+            rows = self.db.fetchall(sql + "ORDER BY valid_from DESC LIMIT 1", parameters)
+            return [_fact(row) for row in rows if row[5] > scope.valid_at]
+        sql += "AND valid_to > :valid ORDER BY valid_from DESC, value_key"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [_fact(row) for row in self.db.fetchall(sql, parameters)]
+
+    def timeline(
+        self, tenant: str, subject: str, attribute: str, known_at: int | None
+    ) -> list[Fact]:
+        """Every version of one key believed at ``known_at``, by valid time."""
+        condition = _BELIEVED if known_at is None else _KNOWN_AT
+        sql = (
+            f"SELECT {_COLUMNS} FROM facts WHERE tenant = :tenant AND subject = :subject "
+            f"AND attribute = :attribute AND {condition} ORDER BY valid_from, value_key, id"
+        )
+        rows = self.db.fetchall(
+            sql, {"tenant": tenant, "subject": subject, "attribute": attribute, "known": known_at}
+        )
+        return [_fact(row) for row in rows]
+
+    def versions(self, tenant: str, subject: str, attribute: str | None) -> list[Fact]:
+        """Every version ever stored, by transaction time."""
+        sql = f"SELECT {_COLUMNS} FROM facts WHERE tenant = ? AND subject = ?"
+        parameters: tuple[str, ...] = (tenant, subject)
+        if attribute is not None:
+            sql += " AND attribute = ?"
+            parameters += (attribute,)
+        rows = self.db.fetchall(sql + " ORDER BY tx_from, id", parameters)
+        return [_fact(row) for row in rows]
+
+    def subjects_with(self, tenant: str, attribute: str, key: str, scope: Scope) -> list[str]:
+        """Subjects whose ``attribute`` holds the value with normalized ``key``."""
+        condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        rows = self.db.fetchall(
+            "SELECT DISTINCT subject FROM facts WHERE tenant = :tenant "
+            "AND attribute = :attribute AND value_key = :key "
+            f"AND {condition} AND valid_from <= :valid AND valid_to > :valid ORDER BY subject",
+            {
+                "tenant": tenant,
+                "attribute": attribute,
+                "key": key,
+                "valid": scope.valid_at,
+                "known": scope.known_at,
+            },
+        )
+        return [row[0] for row in rows]
+
+    def profile(self, tenant: str, subject: str, scope: Scope) -> list[Fact]:
+        """Every version of a subject valid at ``scope.valid_at``."""
+        condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        rows = self.db.fetchall(
+            f"SELECT {_COLUMNS} FROM facts WHERE tenant = :tenant AND subject = :subject "
+            f"AND {condition} AND valid_from <= :valid AND valid_to > :valid "
+            "ORDER BY attribute, valid_from, value_key",
+            {
+                "tenant": tenant,
+                "subject": subject,
+                "valid": scope.valid_at,
+                "known": scope.known_at,
+            },
+        )
+        return [_fact(row) for row in rows]
+
+    def close(self) -> None:
+        """Close the underlying database."""
+        self.db.close()
+
+
+def _definition(row: Sequence[Any]) -> AttributeDef:
+    return AttributeDef(name=row[0], cardinality=row[1], identifier=bool(row[2]), normalizer=row[3])
+
+
+def _provenance(text: str) -> tuple[str, ...]:
+    return () if text == "[]" else tuple(json.loads(text))
+
+
+def _fact(row: Sequence[Any]) -> Fact:
+    valid_to, tx_to, deleted_at = row[5], row[7], row[12]
+    return Fact(
+        id=row[0],
+        subject=row[1],
+        attribute=row[2],
+        value=json.loads(row[3]),
+        valid_from=from_micros(row[4]),
+        valid_to=None if valid_to == FOREVER else from_micros(valid_to),
+        tx_from=from_micros(row[6]),
+        tx_to=None if tx_to is None else from_micros(tx_to),
+        source=row[8],
+        reason=row[9],
+        confidence=float(row[10]),
+        provenance=_provenance(row[11]),
+        deleted_at=None if deleted_at is None else from_micros(deleted_at),
+    )

@@ -1,0 +1,84 @@
+"""The SQLite schema as numbered migrations; ``PRAGMA user_version`` records how far a file is."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memlane.errors import SchemaError
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: the exact lane.
+    (
+        """CREATE TABLE attributes (
+            tenant TEXT NOT NULL,
+            name TEXT NOT NULL,
+            cardinality TEXT NOT NULL CHECK (cardinality IN ('one', 'many')),
+            identifier INTEGER NOT NULL,
+            normalizer TEXT NOT NULL,
+            defined_at INTEGER NOT NULL,
+            PRIMARY KEY (tenant, name)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE tx_clock (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            last_tx INTEGER NOT NULL
+        )""",
+        "INSERT INTO tx_clock (id, last_tx) VALUES (1, 0)",
+        """CREATE TABLE facts (
+            id INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            attribute TEXT NOT NULL,
+            value TEXT NOT NULL,
+            value_key TEXT NOT NULL,
+            valid_from INTEGER NOT NULL,
+            valid_to INTEGER NOT NULL,
+            tx_from INTEGER NOT NULL,
+            tx_to INTEGER,
+            source TEXT,
+            reason TEXT,
+            confidence REAL NOT NULL,
+            provenance TEXT NOT NULL,
+            deleted_at INTEGER,
+            CHECK (valid_from < valid_to),
+            CHECK (tx_to IS NULL OR tx_from < tx_to)
+        )""",
+        # Point reads of the current belief: get, get_all, history, profile, write planning.
+        """CREATE INDEX facts_believed ON facts (tenant, subject, attribute, valid_from)
+            WHERE tx_to IS NULL""",
+        # Reverse lookups by normalized value, on both time axes.
+        "CREATE INDEX facts_by_value ON facts (tenant, attribute, value_key)",
+        # The audit view and reads as of an earlier transaction time.
+        "CREATE INDEX facts_by_tx ON facts (tenant, subject, attribute, tx_from)",
+    ),
+)
+
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def migrate(connection: sqlite3.Connection) -> int:
+    """Bring the database up to :data:`LATEST_VERSION`; return the version found.
+
+    Raises:
+        SchemaError: the file was written by a newer memlane.
+    """
+    found: int = connection.execute("PRAGMA user_version").fetchone()[0]
+    if found > LATEST_VERSION:
+        raise SchemaError(
+            f"database schema version {found} is newer than this memlane supports "
+            f"({LATEST_VERSION}); upgrade memlane"
+        )
+    if found == LATEST_VERSION:
+        return found
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated while we waited for the lock.
+        current: int = connection.execute("PRAGMA user_version").fetchone()[0]
+        for version in range(current + 1, LATEST_VERSION + 1):
+            for statement in MIGRATIONS[version - 1]:
+                connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {version}")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return found

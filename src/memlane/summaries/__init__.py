@@ -1,0 +1,1 @@
+"""The summary lane: versioned session summaries, storylines and notes."""

@@ -1,0 +1,1 @@
+"""The window lane: the last N rounds of a session, verbatim, never persisted."""
