@@ -8,7 +8,7 @@ ambiguous or skips is refused rather than guessed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memlane.errors import InvalidInput
@@ -36,6 +36,8 @@ def resolve_timezone(name: str | tzinfo) -> tzinfo:
     """
     if isinstance(name, tzinfo):
         return name
+    if name.upper() in {"UTC", "Z", "ETC/UTC"}:
+        return UTC
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as error:
@@ -106,6 +108,8 @@ def _parse_iso(text: str, field: str) -> datetime | date:
 
 def _localize(naive: datetime, zone: tzinfo, field: str) -> datetime:
     """Attach ``zone`` to a wall time, refusing times a DST change makes ambiguous or skips."""
+    if isinstance(zone, timezone):  # a fixed offset (UTC included) has no DST changes
+        return naive.replace(tzinfo=zone)
     early = naive.replace(tzinfo=zone, fold=0)
     late = naive.replace(tzinfo=zone, fold=1)
     if early.utcoffset() != late.utcoffset():

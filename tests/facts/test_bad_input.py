@@ -113,8 +113,9 @@ def test_bad_memory_arguments(tmp_path):
         memlane.Memory(tmp_path / "missing-dir" / "m.db")
     with pytest.raises(memlane.InvalidInput, match="url"):
         memlane.Memory("mysql://host/db")
-    with memlane.Memory(":memory:", clock=lambda: datetime(2026, 1, 1)) as mem, pytest.raises(
-        memlane.InvalidInput, match="clock"
+    with (
+        memlane.Memory(":memory:", clock=lambda: datetime(2026, 1, 1)) as mem,
+        pytest.raises(memlane.InvalidInput, match="clock"),
     ):
         mem.facts.set("U-1", "x", 1)
 

@@ -68,17 +68,22 @@ def test_profile_lists_every_attribute(ids):
 
 
 def test_callable_normalizer(mem):
-    mem.facts.define("sku", cardinality="many", identifier=True,
-                     normalizer=lambda v: str(v).replace(" ", "").upper())  # fmt: skip
+    mem.facts.define(
+        "sku",
+        cardinality="many",
+        identifier=True,
+        normalizer=lambda v: str(v).replace(" ", "").upper(),
+    )
     mem.facts.add("P-1", "sku", "ab 12")
     assert mem.facts.lookup("sku", "AB12") == ["P-1"]
 
 
 def test_tenants_are_isolated(tmp_path, clock):
     path = tmp_path / "shared.db"
-    with memlane.Memory(path, tenant="acme", clock=clock) as acme, memlane.Memory(
-        path, tenant="globex", clock=clock
-    ) as globex:
+    with (
+        memlane.Memory(path, tenant="acme", clock=clock) as acme,
+        memlane.Memory(path, tenant="globex", clock=clock) as globex,
+    ):
         acme.facts.define("phone", cardinality="many", identifier=True)
         acme.facts.add("U-1", "phone", "138-0000-1234")
         acme.facts.set("U-1", "location", "Paris")

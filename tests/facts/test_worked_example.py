@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -19,9 +20,12 @@ def story(mem: memlane.Memory, clock):
     tx1 = mem.facts.set("U-001", "location", "Shanghai", valid_from="2026-03-01").tx_from
     clock.set("2026-07-04")
     tx2 = mem.facts.set(
-        "U-001", "location", "Beijing", valid_from="2026-07-01",
+        "U-001",
+        "location",
+        "Beijing",
+        valid_from="2026-07-01",
         reason="user said they moved last week",
-    ).tx_from  # fmt: skip
+    ).tx_from
     return mem, tx1, tx2
 
 
@@ -58,9 +62,13 @@ def test_retroactive_correction_splits_the_interval(story, clock):
     mem, _, tx2 = story
     clock.set("2026-08-15")
     mem.facts.set(
-        "U-001", "location", "Hangzhou", valid_from="2026-05-01", valid_to="2026-06-01",
+        "U-001",
+        "location",
+        "Hangzhou",
+        valid_from="2026-05-01",
+        valid_to="2026-06-01",
         reason="business posting, corrected by HR",
-    )  # fmt: skip
+    )
     timeline = [(f.value, f.valid_from, f.valid_to) for f in mem.facts.history("U-001", "location")]
     assert timeline == [
         ("Shanghai", day("2026-03-01"), day("2026-05-01")),
@@ -92,11 +100,19 @@ def test_repeating_a_write_that_holds_is_a_noop(story, clock):
 
 
 def test_adjacent_same_values_coalesce_keeping_provenance(mem, clock):
-    mem.facts.set("U-1", "tier", "gold", valid_from="2026-01-01", valid_to="2026-02-01",
-                  provenance=["s-1#1"], reason="first")  # fmt: skip
+    mem.facts.set(
+        "U-1",
+        "tier",
+        "gold",
+        valid_from="2026-01-01",
+        valid_to="2026-02-01",
+        provenance=["s-1#1"],
+        reason="first",
+    )
     clock.advance(days=1)
-    merged = mem.facts.set("U-1", "tier", "gold", valid_from="2026-02-01", valid_to="2026-03-01",
-                           provenance=["s-2#4"])  # fmt: skip
+    merged = mem.facts.set(
+        "U-1", "tier", "gold", valid_from="2026-02-01", valid_to="2026-03-01", provenance=["s-2#4"]
+    )
     assert (merged.valid_from, merged.valid_to) == (day("2026-01-01"), day("2026-03-01"))
     assert merged.provenance == ("s-1#1", "s-2#4")
     assert merged.reason == "first"
@@ -106,7 +122,7 @@ def test_adjacent_same_values_coalesce_keeping_provenance(mem, clock):
 def test_transaction_times_strictly_increase_under_a_frozen_clock(mem):
     facts = [mem.facts.set("U-1", "n", i) for i in range(5)]
     stamps = [f.tx_from for f in facts]
-    assert all(a < b for a, b in zip(stamps, stamps[1:], strict=False))
+    assert all(a < b for a, b in itertools.pairwise(stamps))
     # A writer reads its own writes even though the clock did not move.
     assert mem.facts.get("U-1", "n").value == 4
 

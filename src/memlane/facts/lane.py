@@ -7,6 +7,7 @@ Validation and normalization happen here; the write rules live in
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, tzinfo
@@ -32,6 +33,7 @@ from memlane.timeutil import (
 )
 
 MAX_NAME_LENGTH = 512
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class FactsLane:
@@ -53,6 +55,7 @@ class FactsLane:
         # Definitions cannot change once data exists, so a positive cache is safe for reads;
         # writes always read the stored definition inside their transaction.
         self._definitions: dict[str, AttributeDef] = {}
+        self._undeclared: set[str] = set()
         self._callables: dict[str, Normalizer] = {}
         # The latest transaction time this handle issued. "Now" never falls behind it, so a
         # write whose transaction time was bumped past a slow or frozen clock is still valid
@@ -98,18 +101,29 @@ class FactsLane:
                         f"it cannot become {_describe(definition)}",
                     )
                 writer.put_attribute(self._tenant, definition, to_micros(self._now()))
-        self._definitions[attribute] = definition
+        self._remember(attribute, definition)
         return definition
 
-    def definition(self, attribute: str) -> AttributeDef:
-        """The attribute's definition (undeclared attributes are one-valued, not identifiers)."""
+    def definition(self, attribute: str, *, fresh: bool = False) -> AttributeDef:
+        """The attribute's definition (undeclared attributes are one-valued, not identifiers).
+
+        Declared definitions never change once data exists, so they are cached for good.
+        "Undeclared" is cached too, for the hot ``get`` path; ``fresh=True`` re-reads it, as
+        ``lookup`` does, so an attribute another process just defined is found.
+        """
         attribute = _name("attribute", attribute)
-        cached = self._definitions.get(attribute)
-        if cached is not None:
-            return cached
-        stored = self._store.attribute(self._tenant, attribute)
-        if stored is None:
+        declared = self._definitions.get(attribute)
+        if declared is not None:
+            return declared
+        if attribute in self._undeclared and not fresh:
             return AttributeDef(name=attribute)
+        return self._remember(attribute, self._store.attribute(self._tenant, attribute))
+
+    def _remember(self, attribute: str, stored: AttributeDef | None) -> AttributeDef:
+        if stored is None:
+            self._undeclared.add(attribute)
+            return AttributeDef(name=attribute)
+        self._undeclared.discard(attribute)
         self._definitions[attribute] = stored
         return stored
 
@@ -137,9 +151,18 @@ class FactsLane:
         Raises:
             InvalidInput: bad subject, attribute, value, times, or a many-valued attribute.
         """
-        return self._assert("set", subject, attribute, value, valid_from, valid_to,
-                            source=source, reason=reason, confidence=confidence,
-                            provenance=provenance)  # fmt: skip
+        return self._assert(
+            "set",
+            subject,
+            attribute,
+            value,
+            valid_from,
+            valid_to,
+            source=source,
+            reason=reason,
+            confidence=confidence,
+            provenance=provenance,
+        )
 
     def add(
         self,
@@ -159,9 +182,18 @@ class FactsLane:
         Raises:
             InvalidInput: bad input, or a one-valued attribute (use :meth:`set`).
         """
-        return self._assert("add", subject, attribute, value, valid_from, valid_to,
-                            source=source, reason=reason, confidence=confidence,
-                            provenance=provenance)  # fmt: skip
+        return self._assert(
+            "add",
+            subject,
+            attribute,
+            value,
+            valid_from,
+            valid_to,
+            source=source,
+            reason=reason,
+            confidence=confidence,
+            provenance=provenance,
+        )
 
     def retract(
         self,
@@ -282,9 +314,8 @@ class FactsLane:
         >>> mem.facts.lookup("phone", "138 0000 1234")  # doctest: +SKIP
         ['U-001']
         """
-        definition = self.definition(attribute)
-        stored = self._store.attribute(self._tenant, definition.name)
-        if stored is None:
+        definition = self.definition(attribute, fresh=True)
+        if definition.normalizer == "json" and attribute in self._undeclared:
             return []
         key = self._key(definition, value)[0]
         scope = self._scope(valid_at, known_at)
@@ -326,7 +357,7 @@ class FactsLane:
         start_at, end_at = self._interval_inputs(valid_from, valid_to)
         if value is None:
             raise InvalidInput("value", "must not be None; use retract() to end a value")
-        canonical_json(value)
+        value_json = canonical_json(value)
         meta = _payload_meta(source, reason, confidence, provenance)
         with self._store.transaction() as writer:
             definition = self._definition_for_write(writer, attribute)
@@ -338,7 +369,9 @@ class FactsLane:
                     f"{attribute!r} is {definition.cardinality}-valued; use {other}() instead of "
                     f"{operation}()",
                 )
-            key, stored_value = self._key(definition, value)
+            key, stored_value = (
+                (value_json, value) if not definition.identifier else self._key(definition, value)
+            )
             tx = self._issue_tx(writer)
             start, end = _interval(start_at, end_at, tx)
             believed = writer.believed_near(
@@ -359,11 +392,7 @@ class FactsLane:
         return applied.inserted[plan.asserted]
 
     def _definition_for_write(self, writer: FactWriter, attribute: str) -> AttributeDef:
-        stored = writer.attribute(self._tenant, attribute)
-        if stored is None:
-            return AttributeDef(name=attribute)
-        self._definitions[attribute] = stored
-        return stored
+        return self._remember(attribute, writer.attribute(self._tenant, attribute))
 
     def _key(self, definition: AttributeDef, value: Any) -> tuple[str, Any]:
         """The comparison key of ``value`` and the value as stored (normalized identifiers)."""
@@ -447,7 +476,7 @@ def _name(field: str, value: object) -> str:
         raise InvalidInput(field, f"must not start or end with white space: {value!r}")
     if len(value) > MAX_NAME_LENGTH:
         raise InvalidInput(field, f"longer than {MAX_NAME_LENGTH} characters")
-    if any(ord(ch) < 32 for ch in value):
+    if _CONTROL_CHARACTERS.search(value):
         raise InvalidInput(field, "must not contain control characters")
     return value
 

@@ -36,6 +36,24 @@ class Fact:
         """True while this version is part of the current belief (not superseded, not deleted)."""
         return self.tx_to is None and self.deleted_at is None
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: times as ISO-8601 strings, ``None`` for open ends."""
+        return {
+            "id": self.id,
+            "subject": self.subject,
+            "attribute": self.attribute,
+            "value": self.value,
+            "valid_from": self.valid_from.isoformat(),
+            "valid_to": _iso(self.valid_to),
+            "tx_from": self.tx_from.isoformat(),
+            "tx_to": _iso(self.tx_to),
+            "source": self.source,
+            "reason": self.reason,
+            "confidence": self.confidence,
+            "provenance": list(self.provenance),
+            "deleted_at": _iso(self.deleted_at),
+        }
+
     def holds_at(self, instant: datetime) -> bool:
         """True if ``instant`` lies in this version's valid interval."""
         return self.valid_from <= instant and (self.valid_to is None or instant < self.valid_to)
@@ -58,3 +76,7 @@ class AttributeDef:
 
 UNDECLARED = AttributeDef(name="")
 """The behaviour of an attribute nobody defined: one value at a time, not an identifier."""
+
+
+def _iso(instant: datetime | None) -> str | None:
+    return None if instant is None else instant.isoformat()

@@ -15,6 +15,11 @@ from memlane.errors import InvalidInput
 
 Normalizer = Callable[[Any], str]
 
+# One encoder for every call: json.dumps with options builds a new encoder each time.
+_CANONICAL = json.JSONEncoder(
+    ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+)
+
 
 def canonical_json(value: Any, field: str = "value") -> str:
     """Serialize ``value`` to canonical JSON (sorted keys, no spaces, UTF-8 kept).
@@ -23,9 +28,7 @@ def canonical_json(value: Any, field: str = "value") -> str:
         InvalidInput: the value is not JSON (a set, an object, NaN, ...).
     """
     try:
-        return json.dumps(
-            value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
-        )
+        return _CANONICAL.encode(value)
     except (TypeError, ValueError) as error:
         raise InvalidInput(field, f"must be JSON-serializable: {error}") from error
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
+from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import FOREVER, Insert, Payload, Span
 from memlane.storage.base import Applied, Scope, iter_chunks
 from memlane.storage.sqlite.database import SQLiteDatabase
@@ -28,6 +29,9 @@ class SQLiteFactStore:
     def __init__(self, database: SQLiteDatabase) -> None:
         self.db = database
         self._last_tx: int | None = None
+        # Definitions read inside the current write transaction: nobody else can change
+        # them while we hold the write lock.
+        self._tx_definitions: dict[tuple[str, str], AttributeDef | None] = {}
         database.on_commit(self._save_clock, self._forget_clock)
 
     # -- transactions -------------------------------------------------------------------
@@ -51,20 +55,28 @@ class SQLiteFactStore:
             self.db.execute("UPDATE tx_clock SET last_tx = ?", (self._last_tx,))
             # Another process may write next; read the clock afresh in the next transaction.
             self._last_tx = None
+        self._tx_definitions.clear()
 
     def _forget_clock(self) -> None:
         self._last_tx = None
+        self._tx_definitions.clear()
 
     # -- attribute definitions ----------------------------------------------------------
 
     def attribute(self, tenant: str, name: str) -> AttributeDef | None:
         """A tenant's definition of ``name``, or ``None``."""
+        in_transaction = self.db.in_transaction
+        if in_transaction and (tenant, name) in self._tx_definitions:
+            return self._tx_definitions[tenant, name]
         rows = self.db.fetchall(
             "SELECT name, cardinality, identifier, normalizer FROM attributes "
             "WHERE tenant = ? AND name = ?",
             (tenant, name),
         )
-        return _definition(rows[0]) if rows else None
+        definition = _definition(rows[0]) if rows else None
+        if in_transaction:
+            self._tx_definitions[tenant, name] = definition
+        return definition
 
     def attributes(self, tenant: str) -> list[AttributeDef]:
         """Every definition of a tenant."""
@@ -78,6 +90,7 @@ class SQLiteFactStore:
     def put_attribute(self, tenant: str, definition: AttributeDef, now: int) -> None:
         """Store a definition, replacing an earlier one."""
         self.db.wrote()
+        self._tx_definitions[tenant, definition.name] = definition
         self.db.execute(
             "INSERT OR REPLACE INTO attributes "
             "(tenant, name, cardinality, identifier, normalizer, defined_at) "
@@ -150,7 +163,7 @@ class SQLiteFactStore:
         inserted = []
         for item in insert:
             payload = item.payload
-            value_json = json.dumps(payload.value, ensure_ascii=False, sort_keys=True)
+            value_json = canonical_json(payload.value)
             cursor = self.db.execute(
                 "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, "
                 "valid_to, tx_from, source, reason, confidence, provenance) "
@@ -167,7 +180,7 @@ class SQLiteFactStore:
                     payload.source,
                     payload.reason,
                     payload.confidence,
-                    json.dumps(payload.provenance, ensure_ascii=False),
+                    canonical_json(list(payload.provenance)) if payload.provenance else "[]",
                 ),
             )
             assert cursor.lastrowid is not None
@@ -252,7 +265,7 @@ class SQLiteFactStore:
         """Subjects whose ``attribute`` holds the value with normalized ``key``."""
         condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
         rows = self.db.fetchall(
-            "SELECT DISTINCT subject FROM facts WHERE tenant = :tenant "
+            "SELECT DISTINCT subject FROM facts INDEXED BY facts_by_value WHERE tenant = :tenant "
             "AND attribute = :attribute AND value_key = :key "
             f"AND {condition} AND valid_from <= :valid AND valid_to > :valid ORDER BY subject",
             {

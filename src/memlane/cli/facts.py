@@ -1,0 +1,270 @@
+"""``memlane fact ...``: the exact lane from the shell."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from memlane.cli import Settings, emit_json
+from memlane.cli.render import fact_table, value_text, when
+from memlane.errors import InvalidInput
+from memlane.facts.model import Fact
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+valid_at_option = click.option("--valid-at", default=None, help="Valid-time instant (default now).")
+known_at_option = click.option(
+    "--known-at", default=None, help="Read the belief as of this transaction time."
+)
+
+
+@click.group()
+def fact() -> None:
+    """Bi-temporal facts: define, set, add, retract, get, history, audit, lookup, profile."""
+
+
+def _parse_value(text: str, as_json: bool) -> Any:
+    if not as_json:
+        return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidInput("value", f"not valid JSON: {error.msg}") from error
+
+
+def _print_facts(facts: list[Fact], settings: Settings, as_json: bool) -> None:
+    if as_json:
+        emit_json([f.to_dict() for f in facts])
+    elif facts:
+        from memlane.timeutil import resolve_timezone
+
+        click.echo(fact_table(facts, resolve_timezone(settings.timezone), with_attribute=True))
+    else:
+        click.echo("(no versions)")
+
+
+def _write_options(function: Any) -> Any:
+    for option in reversed(
+        [
+            click.option("--valid-from", default=None, help="Start of validity (default now)."),
+            click.option("--valid-to", default=None, help="End of validity (default open)."),
+            click.option("--reason", default=None),
+            click.option("--source", default=None),
+            click.option("--confidence", type=float, default=1.0, show_default=True),
+            click.option("--value-json", is_flag=True, help="Parse VALUE as JSON."),
+            json_option,
+        ]
+    ):
+        function = option(function)
+    return function
+
+
+@fact.command("define")
+@click.argument("attribute")
+@click.option("--many", is_flag=True, help="Several values may hold at once.")
+@click.option("--identifier", is_flag=True, help="Normalize values; exact reverse lookup.")
+@click.option("--normalizer", type=click.Choice(["phone", "email", "casefold", "exact"]))
+@json_option
+@click.pass_obj
+def define_command(
+    settings: Settings,
+    attribute: str,
+    many: bool,
+    identifier: bool,
+    normalizer: str | None,
+    as_json: bool,
+) -> None:
+    """Declare ATTRIBUTE's cardinality and whether it is an identifier."""
+    with settings.open() as mem:
+        definition = mem.facts.define(
+            attribute,
+            cardinality="many" if many else "one",
+            identifier=identifier,
+            normalizer=normalizer,
+        )
+    if as_json:
+        emit_json(
+            {
+                "name": definition.name,
+                "cardinality": definition.cardinality,
+                "identifier": definition.identifier,
+                "normalizer": definition.normalizer,
+            }
+        )
+    else:
+        kind = f" identifier ({definition.normalizer})" if definition.identifier else ""
+        click.echo(f"defined {attribute}: {definition.cardinality}-valued{kind}")
+
+
+def _write(
+    operation: str,
+    settings: Settings,
+    subject: str,
+    attribute: str,
+    value: str,
+    options: dict[str, Any],
+) -> None:
+    as_json = options.pop("as_json")
+    parsed = _parse_value(value, options.pop("value_json"))
+    with settings.open() as mem:
+        write = mem.facts.set if operation == "set" else mem.facts.add
+        written = write(subject, attribute, parsed, **options)
+        _print_facts([written], settings, as_json)
+
+
+@fact.command("set")
+@click.argument("subject")
+@click.argument("attribute")
+@click.argument("value")
+@_write_options
+@click.pass_obj
+def set_command(
+    settings: Settings, /, subject: str, attribute: str, value: str, **options: Any
+) -> None:
+    """Assert SUBJECT's one-valued ATTRIBUTE is VALUE (from --valid-from, default now)."""
+    _write("set", settings, subject, attribute, value, options)
+
+
+@fact.command("add")
+@click.argument("subject")
+@click.argument("attribute")
+@click.argument("value")
+@_write_options
+@click.pass_obj
+def add_command(
+    settings: Settings, /, subject: str, attribute: str, value: str, **options: Any
+) -> None:
+    """Add VALUE to SUBJECT's many-valued ATTRIBUTE."""
+    _write("add", settings, subject, attribute, value, options)
+
+
+@fact.command("retract")
+@click.argument("subject")
+@click.argument("attribute")
+@click.option("--value", default=None, help="End only this value (default: every value).")
+@click.option("--value-json", is_flag=True, help="Parse --value as JSON.")
+@click.option("--valid-from", default=None)
+@click.option("--valid-to", default=None)
+@json_option
+@click.pass_obj
+def retract_command(
+    settings: Settings,
+    subject: str,
+    attribute: str,
+    value: str | None,
+    value_json: bool,
+    valid_from: str | None,
+    valid_to: str | None,
+    as_json: bool,
+) -> None:
+    """End what SUBJECT's ATTRIBUTE holds from --valid-from (default now)."""
+    parsed = None if value is None else _parse_value(value, value_json)
+    with settings.open() as mem:
+        ended = mem.facts.retract(subject, attribute, valid_from, valid_to, value=parsed)
+        _print_facts(ended, settings, as_json)
+
+
+@fact.command("get")
+@click.argument("subject")
+@click.argument("attribute")
+@valid_at_option
+@known_at_option
+@json_option
+@click.pass_obj
+def get_command(
+    settings: Settings,
+    subject: str,
+    attribute: str,
+    valid_at: str | None,
+    known_at: str | None,
+    as_json: bool,
+) -> None:
+    """Print the value of SUBJECT's ATTRIBUTE (all values if it is many-valued)."""
+    with settings.open() as mem:
+        if mem.facts.definition(attribute).cardinality == "many":
+            found = mem.facts.get_all(subject, attribute, valid_at, known_at)
+        else:
+            one = mem.facts.get(subject, attribute, valid_at, known_at)
+            found = [] if one is None else [one]
+        if as_json:
+            emit_json([f.to_dict() for f in found])
+        elif not found:
+            raise click.ClickException(f"no value of {attribute} for {subject} at that point")
+        else:
+            for item in found:
+                until = when(item.valid_to, mem.timezone)
+                click.echo(
+                    f"{value_text(item.value)}    (valid "
+                    f"{when(item.valid_from, mem.timezone)} → {until})"
+                )
+
+
+@fact.command("history")
+@click.argument("subject")
+@click.argument("attribute")
+@known_at_option
+@json_option
+@click.pass_obj
+def history_command(
+    settings: Settings, subject: str, attribute: str, known_at: str | None, as_json: bool
+) -> None:
+    """Print the valid-time timeline of SUBJECT's ATTRIBUTE."""
+    with settings.open() as mem:
+        _print_facts(mem.facts.history(subject, attribute, known_at), settings, as_json)
+
+
+@fact.command("audit")
+@click.argument("subject")
+@click.argument("attribute", required=False)
+@json_option
+@click.pass_obj
+def audit_command(settings: Settings, subject: str, attribute: str | None, as_json: bool) -> None:
+    """Print every version ever stored for SUBJECT, superseded ones included."""
+    with settings.open() as mem:
+        _print_facts(mem.facts.audit(subject, attribute), settings, as_json)
+
+
+@fact.command("lookup")
+@click.argument("attribute")
+@click.argument("value")
+@valid_at_option
+@known_at_option
+@json_option
+@click.pass_obj
+def lookup_command(
+    settings: Settings,
+    attribute: str,
+    value: str,
+    valid_at: str | None,
+    known_at: str | None,
+    as_json: bool,
+) -> None:
+    """Print the subjects whose identifier ATTRIBUTE is exactly VALUE."""
+    with settings.open() as mem:
+        subjects = mem.facts.lookup(attribute, value, valid_at, known_at)
+    if as_json:
+        emit_json(subjects)
+    elif subjects:
+        click.echo("\n".join(subjects))
+    else:
+        raise click.ClickException(f"no subject has {attribute} = {value}")
+
+
+@fact.command("profile")
+@click.argument("subject")
+@valid_at_option
+@known_at_option
+@json_option
+@click.pass_obj
+def profile_command(
+    settings: Settings, subject: str, valid_at: str | None, known_at: str | None, as_json: bool
+) -> None:
+    """Print every attribute of SUBJECT at that point."""
+    with settings.open() as mem:
+        profile = mem.facts.profile(subject, valid_at, known_at)
+    facts = [f for item in profile.values() for f in (item if isinstance(item, list) else [item])]
+    if as_json:
+        emit_json({name: [f.to_dict() for f in facts if f.attribute == name] for name in profile})
+    else:
+        _print_facts(facts, settings, as_json=False)
