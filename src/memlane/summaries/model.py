@@ -20,6 +20,17 @@ class SummaryContent:
         """True when every section is empty."""
         return not (self.topic or self.facts or self.open_items or self.entities or self.mood)
 
+    def sections(self) -> dict[str, tuple[str, ...]]:
+        """The sections by name, in display order."""
+        return {name: getattr(self, name) for name in SECTIONS}
+
+    def as_text(self) -> str:
+        """Every line of every section, one per line: what search indexes and embeds."""
+        return "\n".join(line for lines in self.sections().values() for line in lines)
+
+
+SECTIONS = ("topic", "facts", "open_items", "entities", "mood")
+
 
 @dataclass(frozen=True, slots=True)
 class Summary:
@@ -59,3 +70,38 @@ class Summary:
     def mood(self) -> tuple[str, ...]:
         """Section: the user's mood and intent."""
         return self.content.mood
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """An atomic statement worth remembering, tied to the turn or call it came from.
+
+    ``at`` is when it was said (or the time given to ``remember``); ``tx_from`` is when
+    memlane stored it.
+    """
+
+    id: int
+    subject: str
+    text: str
+    at: datetime
+    tx_from: datetime
+    session_id: str | None = None
+    source: str | None = None
+    provenance: tuple[str, ...] = ()
+    deleted_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryHit:
+    """A summary found by search, with its fused score (higher is better)."""
+
+    summary: Summary
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class NoteHit:
+    """A note found by search, with its fused score (higher is better)."""
+
+    note: Note
+    score: float

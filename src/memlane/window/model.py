@@ -11,7 +11,11 @@ Role = Literal["user", "assistant", "system", "tool"]
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """One message of a session, with the id that provenance refers to (``"s-42#3"``)."""
+    """One message of a session, with the id that provenance refers to (``"s-42#3"``).
+
+    ``speaker`` names who said it when a conversation has several people (LoCoMo's
+    "Caroline"); ``None`` means the subject (for user turns) or the agent.
+    """
 
     id: str
     session_id: str
@@ -19,3 +23,4 @@ class Turn:
     role: Role
     content: str
     at: datetime
+    speaker: str | None = None

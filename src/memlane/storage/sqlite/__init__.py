@@ -7,11 +7,17 @@ from pathlib import Path
 from memlane.storage.base import Backend
 from memlane.storage.sqlite.database import SQLiteDatabase
 from memlane.storage.sqlite.facts import SQLiteFactStore
+from memlane.storage.sqlite.summaries import SQLiteSummaryStore
 
-__all__ = ["SQLiteDatabase", "SQLiteFactStore", "open_sqlite"]
+__all__ = ["SQLiteDatabase", "SQLiteFactStore", "SQLiteSummaryStore", "open_sqlite"]
 
 
 def open_sqlite(path: str | Path) -> Backend:
     """Open (creating and migrating if needed) the SQLite database at ``path``."""
     database = SQLiteDatabase(path)
-    return Backend(url=str(path), facts=SQLiteFactStore(database), close=database.close)
+    return Backend(
+        url=str(path),
+        facts=SQLiteFactStore(database),
+        summaries=SQLiteSummaryStore(database),
+        close=database.close,
+    )

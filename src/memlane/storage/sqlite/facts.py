@@ -28,11 +28,10 @@ class SQLiteFactStore:
 
     def __init__(self, database: SQLiteDatabase) -> None:
         self.db = database
-        self._last_tx: int | None = None
         # Definitions read inside the current write transaction: nobody else can change
         # them while we hold the write lock.
         self._tx_definitions: dict[tuple[str, str], AttributeDef | None] = {}
-        database.on_commit(self._save_clock, self._forget_clock)
+        database.on_commit(self._forget_definitions, self._forget_definitions)
 
     # -- transactions -------------------------------------------------------------------
 
@@ -44,21 +43,9 @@ class SQLiteFactStore:
 
     def next_tx(self, now: int) -> int:
         """A transaction time above every earlier one, even if the clock stood still."""
-        if self._last_tx is None:
-            self._last_tx = self.db.execute("SELECT last_tx FROM tx_clock").fetchone()[0]
-        assert self._last_tx is not None
-        self._last_tx = max(now, self._last_tx + 1)
-        return self._last_tx
+        return self.db.next_tx(now)
 
-    def _save_clock(self) -> None:
-        if self._last_tx is not None:
-            self.db.execute("UPDATE tx_clock SET last_tx = ?", (self._last_tx,))
-            # Another process may write next; read the clock afresh in the next transaction.
-            self._last_tx = None
-        self._tx_definitions.clear()
-
-    def _forget_clock(self) -> None:
-        self._last_tx = None
+    def _forget_definitions(self) -> None:
         self._tx_definitions.clear()
 
     # -- attribute definitions ----------------------------------------------------------
@@ -120,7 +107,7 @@ class SQLiteFactStore:
         """Believed versions touching ``[start, end)``, of the value ``key`` if given."""
         sql = (
             "SELECT id, value_key, valid_from, valid_to, value, source, reason, confidence, "
-            "provenance FROM facts WHERE tenant = ? AND subject = ? AND attribute = ? "
+            "provenance, tx_from FROM facts WHERE tenant = ? AND subject = ? AND attribute = ? "
             f"AND {_BELIEVED} AND valid_from <= ? AND valid_to >= ?"
         )
         parameters: tuple[Any, ...] = (tenant, subject, attribute, end, start)
@@ -134,6 +121,7 @@ class SQLiteFactStore:
                 row[2],
                 row[3],
                 Payload(json.loads(row[4]), row[5], row[6], row[7], _provenance(row[8])),
+                row[9],
             )
             for row in self.db.fetchall(sql, parameters)
         ]

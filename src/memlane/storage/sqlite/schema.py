@@ -50,6 +50,70 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # The audit view and reads as of an earlier transaction time.
         "CREATE INDEX facts_by_tx ON facts (tenant, subject, attribute, tx_from)",
     ),
+    # 2: the summary lane: summary versions, notes, and one search index over both.
+    (
+        """CREATE TABLE summaries (
+            id INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            session_id TEXT NOT NULL,  -- '' for the subject's storyline
+            version INTEGER NOT NULL,
+            content TEXT NOT NULL,
+            period_from INTEGER NOT NULL,
+            period_to INTEGER NOT NULL,
+            tx_from INTEGER NOT NULL,
+            tx_to INTEGER,
+            provenance TEXT NOT NULL,
+            deleted_at INTEGER,
+            UNIQUE (tenant, subject, session_id, version)
+        )""",
+        """CREATE INDEX summaries_by_session ON summaries (tenant, session_id, subject)
+            WHERE tx_to IS NULL""",
+        """CREATE TABLE notes (
+            id INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            text TEXT NOT NULL,
+            said_at INTEGER NOT NULL,
+            tx_from INTEGER NOT NULL,
+            session_id TEXT,
+            source TEXT,
+            provenance TEXT NOT NULL,
+            deleted_at INTEGER
+        )""",
+        "CREATE INDEX notes_by_subject ON notes (tenant, subject, said_at)",
+        # One row per searchable item (the current version of each summary, every note);
+        # the vector is filled lazily so that writes never wait for an embedding model.
+        """CREATE TABLE search_docs (
+            id INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('summary', 'note')),
+            owner_id INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            model TEXT,
+            vector BLOB,
+            deleted_at INTEGER,
+            UNIQUE (kind, owner_id)
+        )""",
+        "CREATE INDEX search_docs_scope ON search_docs (tenant, subject, kind)",
+        """CREATE VIRTUAL TABLE search_fts USING fts5(
+            tokens, tokenize = 'unicode61 remove_diacritics 2'
+        )""",
+        # Raw turns, kept only when a memory opts in with retain_transcripts=True.
+        """CREATE TABLE turns (
+            id TEXT NOT NULL,
+            tenant TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            role TEXT NOT NULL,
+            speaker TEXT,
+            content TEXT NOT NULL,
+            said_at INTEGER NOT NULL,
+            deleted_at INTEGER,
+            PRIMARY KEY (tenant, id)
+        )""",
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

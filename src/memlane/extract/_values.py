@@ -1,0 +1,172 @@
+"""Reading the value after a cue: where a place, a name or a company name ends.
+
+Chinese has no spaces, so a Chinese value runs until a particle or a word that cannot be part
+of a name (了, 的, 已经, 工作, 两年, 和家人, …); a known place name at its start is never cut
+("多伦多", "成都"). An English value is a run of capitalized words ("New York", "Frankfurt am
+Main"); a lower-case one counts only if it is a known place ("i live in new york").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from memlane.extract._text import is_cjk, word_set
+from memlane.extract.gazetteer import is_en_place, longest_zh_place_prefix
+
+if TYPE_CHECKING:
+    from memlane.extract._statements import Doc
+
+Span = tuple[int, int]
+
+_ZH_RUN = re.compile(r"[\u3400-\u9fff·]+")
+_ZH_STOP = re.compile(
+    r"了|啦|呢|吧|呀|哦|喔|嘛|啊|的|吗|已经|工作|上班|实习|读书|上学|生活|居住|定居|住|去|来了|发展"
+    r"|打工|差不多|将近|大概|现在|目前|那边|这边|附近|一带|以后|之后|之前|以前|因为|所以|但是|可是|很"
+    r"|好久|好几|多年|[0-9一二两三四五六七八九十几半]+(?:年|个月|天|周)|个月|这里|那里|这儿|那儿"
+    r"|[和跟与同](?:我|家人|朋友|女朋友|男朋友|老婆|老公|爱人|父母|爸妈|孩子|同事|室友|他|她)"
+    r"|也|还|就|都|当|做|担任"
+)
+_ZH_NAME_STOP = re.compile(
+    r"了|啦|呢|吧|呀|哦|嘛|啊|的|是|今年|来自|住|在|现在|目前|我|你|也|和|跟|就|哈|吗"
+)
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f'.&-]*")
+_CONNECTORS = frozenset(
+    ["of", "de", "la", "le", "del", "da", "do", "am", "upon", "on", "and", "&", "du", "van", "von"]
+)
+_EN_STOP = word_set(
+    "at for in with and but since because from to on by as when where while after before now "
+    "currently today yesterday tomorrow last next this that who which so too also already then "
+    "here there is was are am be been i my we our you your the a an it not"
+)
+_TRAILING = ".'-&"
+
+
+def zh_value(doc: Doc, start: int, limit: int) -> Span | None:
+    """A Chinese value (place, company, job) from ``start``; Latin text is read as English."""
+    text = doc.text
+    start = _skip_spaces(text, start, limit)
+    if start >= limit:
+        return None
+    if _LATIN_WORD.match(text, start, limit):
+        return en_place(doc, start, limit)
+    run = _ZH_RUN.match(text, start, limit)
+    if run is None or _ZH_STOP.match(text, start, limit):
+        return None
+    protected = longest_zh_place_prefix(text[start : run.end()])
+    stop = _ZH_STOP.search(text, start + max(protected, 1), run.end())
+    return (start, stop.start() if stop else run.end())
+
+
+def zh_name(doc: Doc, start: int, limit: int) -> Span | None:
+    """A person's name in Chinese (cut at particles), or an English one."""
+    text = doc.text
+    start = _skip_spaces(text, start, limit)
+    if start >= limit:
+        return None
+    if _LATIN_WORD.match(text, start, limit):
+        return en_name(doc, start, limit)
+    run = _ZH_RUN.match(text, start, limit)
+    if run is None:
+        return None
+    stop = _ZH_NAME_STOP.search(text, start + 1, run.end())
+    return (start, stop.start() if stop else run.end())
+
+
+def en_place(doc: Doc, start: int, limit: int) -> Span | None:
+    """A place in English: capitalized words, or a known place in lower case."""
+    start = _skip_spaces(doc.text, start, limit)
+    if start < limit and is_cjk(doc.text[start]):
+        return zh_value(doc, start, limit)
+    return en_proper(doc, start, limit) or en_known_place(doc, start, limit)
+
+
+def en_proper(doc: Doc, start: int, limit: int) -> Span | None:
+    """A run of capitalized words ("New York", "Frankfurt am Main", "AT&T"); else ``None``."""
+    words = _words(doc.text, start, limit, 6)
+    chosen: list[Span] = []
+    for index, (word_start, word_end) in enumerate(words):
+        word = doc.text[word_start:word_end]
+        if word[0].isupper() and word != "I":
+            chosen.append((word_start, word_end))
+            continue
+        following = words[index + 1] if index + 1 < len(words) else None
+        if chosen and word in _CONNECTORS and following and doc.text[following[0]].isupper():
+            chosen.append((word_start, word_end))
+            continue
+        break
+    if not chosen:
+        return None
+    return (chosen[0][0], _trim(doc.text, chosen[0][0], chosen[-1][1]))
+
+
+def en_known_place(doc: Doc, start: int, limit: int) -> Span | None:
+    """The longest run of up to four words that is a known place, in any case."""
+    words = _words(doc.text, start, limit, 4)
+    for count in range(len(words), 0, -1):
+        end = _trim(doc.text, words[0][0], words[count - 1][1])
+        if is_en_place(doc.text[words[0][0] : end]):
+            return (words[0][0], end)
+    return None
+
+
+def en_name(doc: Doc, start: int, limit: int) -> Span | None:
+    """A name: up to three capitalized words, or one lower-case word ("call me sam")."""
+    start = _skip_spaces(doc.text, start, limit)
+    if start < limit and is_cjk(doc.text[start]):
+        return zh_name(doc, start, limit)
+    words = _words(doc.text, start, limit, 3)
+    if not words:
+        return None
+    first = doc.text[words[0][0] : words[0][1]]
+    if not first[0].isupper():
+        end = _trim(doc.text, words[0][0], words[0][1])
+        return None if first.lower() in _EN_STOP else (words[0][0], end)
+    chosen = [words[0]]
+    for word_start, word_end in words[1:]:
+        if not doc.text[word_start].isupper() or doc.text[word_start:word_end] == "I":
+            break
+        chosen.append((word_start, word_end))
+    return (chosen[0][0], _trim(doc.text, chosen[0][0], chosen[-1][1]))
+
+
+def en_phrase(doc: Doc, start: int, limit: int) -> Span | None:
+    """Up to four words until a function word ("software engineer" in "… at Google")."""
+    chosen: list[Span] = []
+    for word_start, word_end in _words(doc.text, start, limit, 4):
+        if doc.text[word_start:word_end].lower() in _EN_STOP:
+            break
+        chosen.append((word_start, word_end))
+    if not chosen:
+        return None
+    return (chosen[0][0], _trim(doc.text, chosen[0][0], chosen[-1][1]))
+
+
+def _words(text: str, start: int, limit: int, most: int) -> list[Span]:
+    """Consecutive Latin words from ``start``, separated by single spaces."""
+    found: list[Span] = []
+    position = _skip_spaces(text, start, limit)
+    while len(found) < most:
+        match = _LATIN_WORD.match(text, position, limit)
+        if match is None:
+            break
+        found.append(match.span())
+        if match.end() + 1 >= limit or text[match.end()] != " ":
+            break
+        position = match.end() + 1
+    return found
+
+
+def _trim(text: str, start: int, end: int) -> int:
+    """Drop trailing punctuation and a possessive "'s" from a value ending at ``end``."""
+    if text[max(start, end - 2) : end] == "'s":
+        end -= 2
+    while end > start + 1 and text[end - 1] in _TRAILING:
+        end -= 1
+    return end
+
+
+def _skip_spaces(text: str, start: int, limit: int) -> int:
+    while start < limit and text[start] == " ":
+        start += 1
+    return start

@@ -1,0 +1,77 @@
+"""Settings of the rule-based extractor: which patterns name order and user ids."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memlane.errors import InvalidInput
+
+DEFAULT_ORDER_PATTERNS: tuple[str, ...] = (
+    r"(?=O)(?<![A-Za-z0-9_])ORD-\d+(?![A-Za-z0-9_])",
+    r"订单(?:号|编号)?\s*(?:是|为|:|：)?\s*((?=[A-Za-z-]*\d)[A-Za-z0-9][A-Za-z0-9-]{5,})",
+    r"(?i)(?=[oO])\border\s*(?:number|no\.?|id|#)\s*(?:is\s*)?[:#：]?\s*"
+    r"((?=[A-Za-z-]*\d)[A-Za-z0-9][A-Za-z0-9-]{5,})",
+)
+"""``ORD-123``; ``订单号：A123456``; ``order number 12345678`` (the id must contain a digit)."""
+
+DEFAULT_USER_ID_PATTERNS: tuple[str, ...] = (
+    r"(?=U)(?<![A-Za-z0-9_])U-\d+(?![A-Za-z0-9_])",
+    r"用户\s*(?:ID|id|Id|编号|号)\s*(?:是|为|:|：)?\s*([A-Za-z0-9][A-Za-z0-9_-]*)",
+    r"(?i)(?=[uU])\buser\s*(?:id|#)\s*(?:is\s*)?[:#：]?\s*((?=[A-Za-z_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]*)",
+)
+"""``U-001``; ``用户ID 12345``; ``user id: abc123``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractConfig:
+    """What the rule-based extractor looks for beyond its built-in rules.
+
+    Attributes:
+        order_patterns: regular expressions for order ids. If a pattern has a group, group 1
+            is the id, else the whole match. They run on the text exactly as given (not
+            width-folded), so write ``[:：]`` where either colon may appear.
+        user_id_patterns: the same, for user ids.
+        identifier_confidence: the confidence of an ``add`` op for an identifier found with
+            no statement around it (a statement such as "我的手机号是…" gives 1.0).
+    """
+
+    order_patterns: tuple[str, ...] = DEFAULT_ORDER_PATTERNS
+    user_id_patterns: tuple[str, ...] = DEFAULT_USER_ID_PATTERNS
+    identifier_confidence: float = 0.8
+
+    def compile(self) -> CompiledConfig:
+        """Validate the settings and compile the patterns.
+
+        Raises:
+            InvalidInput: a pattern is not a valid regular expression, or the confidence is
+                outside [0, 1].
+        """
+        if not 0.0 <= self.identifier_confidence <= 1.0:
+            raise InvalidInput("identifier_confidence", "must be between 0 and 1")
+        return CompiledConfig(
+            order_patterns=_compile_all("order_patterns", self.order_patterns),
+            user_id_patterns=_compile_all("user_id_patterns", self.user_id_patterns),
+            identifier_confidence=self.identifier_confidence,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledConfig:
+    """An :class:`ExtractConfig` with its patterns compiled, built by ``ExtractConfig.compile``."""
+
+    order_patterns: tuple[re.Pattern[str], ...]
+    user_id_patterns: tuple[re.Pattern[str], ...]
+    identifier_confidence: float
+
+
+def _compile_all(field: str, patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    if isinstance(patterns, str):
+        raise InvalidInput(field, "must be a sequence of patterns, not one string")
+    compiled: list[re.Pattern[str]] = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except (re.error, TypeError) as error:
+            raise InvalidInput(field, f"bad pattern {pattern!r}: {error}") from error
+    return tuple(compiled)

@@ -1,0 +1,299 @@
+"""Find identifiers in text: phone numbers, e-mails, order and user ids, URLs, amounts.
+
+Each is returned as a :class:`~memlane.extract.model.Mention` whose ``text`` is the span as
+written and whose ``value`` is normalized: phones to their digits (country code kept only if
+written), e-mails to lower case, amounts to ``{"amount": "12.50", "currency": "CNY"}``, order
+and user ids and URLs as written.
+
+Phone numbers are recognized, whatever the separators (space, ``-``, ``.``, brackets), as:
+
+- Chinese mobiles, 11 digits ``1[3-9]…``, optionally after ``86``/``0086``/``+86``;
+- Chinese landlines with a separated area code, ``010-12345678``, ``(0571) 8888 8888``;
+- North American numbers written grouped, ``(415) 555-0100``, ``415-555-0100``;
+- any number written with a leading ``+`` and 8 to 15 digits.
+
+Anything else made of digits (dates, times, amounts, long ids) is not a phone, and digits that
+belong to an e-mail, URL, order id or user id never count as one.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from itertools import pairwise
+
+from memlane.extract._text import fold, gate, is_cjk, lower_ascii, parse_number
+from memlane.extract.config import CompiledConfig, ExtractConfig
+from memlane.extract.model import Mention, MentionKind
+
+__all__ = ["find_identifiers", "scan_identifiers"]
+
+_EMAIL = re.compile(
+    r"(?=[A-Za-z0-9._%+-])(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}"
+    r"(?![A-Za-z0-9-])"
+)
+_URL = re.compile(r"(?=[hw])(?<![a-z0-9])(?:https?://|www\.)[^\s<>\"'\u3000-\u303f\u4e00-\u9fff]+")
+_URL_TRAILING = ".,;:!?)]}'\""
+_PHONE_CANDIDATE = re.compile(
+    r"(?=[+(\d])(?<![A-Za-z0-9_+\-./@#])(?:\+\s?)?(?:\(\d{1,4}\)\s?)?\d{1,15}"
+    r"(?:[ \-.]\d{1,15}|\s?\(\d{1,4}\)\s?\d{1,15})*(?![0-9A-Za-z_])"
+)
+_PHONE_GROUP = re.compile(r"\(\d{1,4}\)|\d+")
+_CN_MOBILE = re.compile(r"1[3-9]\d{9}")
+_MAX_PHONE_GROUPS = 6
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_AMOUNT_PREFIX = re.compile(
+    r"(?=[uh$¥€£cregj])(?P<sym>us\$|hk\$|\$|¥|€|£|(?<![a-z])(?:usd|cny|rmb|eur|gbp|hkd|jpy)(?![a-z]))\s?"
+    rf"(?P<num>{_NUMBER})(?P<mult>万|千|亿|[kK](?![A-Za-z])|\s?(?:thousand|million|billion)\b)?"
+)
+_AMOUNT_SUFFIX = re.compile(
+    rf"(?=[\d零〇一二两三四五六七八九十百千万亿])(?<![\d.,a-z])(?:(?P<num>{_NUMBER})|(?P<cn>[零〇一二两三四五六七八九十百千万亿]+))"
+    r"\s?(?P<mult>万|千|百|亿|k(?![a-z]))?\s?"
+    r"(?P<unit>块钱|块|元|圆|美元|美金|欧元|英镑|日元|港币|港元|人民币"
+    r"|(?:usd|cny|rmb|eur|gbp|hkd|jpy)(?![a-z])|(?:dollars?|bucks|euros?|yuan|yen)\b)"
+)
+_AMOUNT_GATE = gate(
+    "$", "¥", "€", "£", "usd", "cny", "rmb", "eur", "gbp", "hkd", "jpy", "块", "元", "圆", "美",
+    "欧", "英镑", "日元", "港", "人民币", "dollar", "buck", "yuan", "yen",
+)  # fmt: skip
+_DIGIT_RUN = re.compile(r"\d{3}")
+_CURRENCIES = {
+    "$": "USD", "us$": "USD", "hk$": "HKD", "¥": "CNY", "€": "EUR", "£": "GBP",
+    "块钱": "CNY", "块": "CNY", "元": "CNY", "圆": "CNY", "人民币": "CNY", "rmb": "CNY",
+    "yuan": "CNY", "美元": "USD", "美金": "USD", "dollar": "USD", "dollars": "USD",
+    "bucks": "USD", "欧元": "EUR", "euro": "EUR", "euros": "EUR", "英镑": "GBP", "日元": "JPY",
+    "yen": "JPY", "港币": "HKD", "港元": "HKD",
+}  # fmt: skip
+_MULTIPLIERS = {
+    "万": 10_000, "千": 1_000, "百": 100, "亿": 100_000_000, "k": 1_000, "thousand": 1_000,
+    "million": 1_000_000, "billion": 1_000_000_000,
+}  # fmt: skip
+# After 块 (also "piece"), these keep the money reading: 300块的, 300块左右, 两块钱.
+_AFTER_KUAI = frozenset("了的左右多吧啊呢嘛钱")
+_CENT = Decimal("0.01")
+
+Span = tuple[int, int]
+
+
+def find_identifiers(text: str, config: ExtractConfig | None = None) -> list[Mention]:
+    """Return the identifiers and amounts in ``text``, ordered by position.
+
+    >>> [(m.kind, m.value) for m in find_identifiers("新手机号 +86 139-1111-2222")]
+    [('phone', '8613911112222')]
+
+    Raises:
+        InvalidInput: ``config`` holds a bad pattern.
+    """
+    compiled = (config or ExtractConfig()).compile()
+    return scan_identifiers(text, fold(text), compiled)
+
+
+def scan_identifiers(
+    text: str, folded: str, config: CompiledConfig, lowered: str | None = None
+) -> list[Mention]:
+    """:func:`find_identifiers` for a text already folded (and maybe lowered) by ``_text``."""
+    lowered = lower_ascii(folded) if lowered is None else lowered
+    found: list[Mention] = []
+    if "@" in folded:
+        found += _emails(text, folded)
+    if "http" in lowered or "www." in lowered:
+        found += [url for url in _urls(text, lowered) if not _overlaps(url.span, found)]
+    strong = [mention for mention in found if mention.kind == "email"]
+    configured: tuple[tuple[MentionKind, tuple[re.Pattern[str], ...]], ...] = (
+        ("order_id", config.order_patterns),
+        ("user_id", config.user_id_patterns),
+    )
+    for kind, patterns in configured:
+        for mention in _configured(text, kind, patterns):
+            if not _overlaps(mention.span, strong):
+                strong.append(mention)
+                found.append(mention)
+    if _DIGIT_RUN.search(folded):
+        found += [phone for phone in _phones(text, folded) if not _overlaps(phone.span, found)]
+    found += [money for money in _amounts(text, lowered) if not _overlaps(money.span, found)]
+    found.sort(key=lambda mention: mention.span)
+    return found
+
+
+def _overlaps(span: Span, mentions: list[Mention]) -> bool:
+    return any(span[0] < other.span[1] and other.span[0] < span[1] for other in mentions)
+
+
+def _mention(kind: MentionKind, text: str, start: int, end: int, value: object) -> Mention:
+    return Mention(kind, text[start:end], value, (start, end))
+
+
+def _emails(text: str, folded: str) -> list[Mention]:
+    return [
+        _mention("email", text, match.start(), match.end(), match[0].lower())
+        for match in _EMAIL.finditer(folded)
+    ]
+
+
+def _urls(text: str, lowered: str) -> list[Mention]:
+    found: list[Mention] = []
+    for match in _URL.finditer(lowered):
+        url = match[0].rstrip(_URL_TRAILING)
+        if url.lower() not in ("http://", "https://", "www."):
+            end = match.start() + len(url)
+            found.append(_mention("url", text, match.start(), end, text[match.start() : end]))
+    return found
+
+
+def _configured(
+    text: str, kind: MentionKind, patterns: tuple[re.Pattern[str], ...]
+) -> list[Mention]:
+    found: list[Mention] = []
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            group = 1 if pattern.groups else 0
+            start, end = match.span(group)
+            if start < 0 or start == end:
+                continue
+            mention = _mention(kind, text, start, end, text[start:end].strip())
+            if not _overlaps(mention.span, found):
+                found.append(mention)
+    return found
+
+
+# -- phones ---------------------------------------------------------------------------------
+
+
+def _phones(text: str, folded: str) -> list[Mention]:
+    found: list[Mention] = []
+    for candidate in _PHONE_CANDIDATE.finditer(folded):
+        plus = candidate[0].startswith("+")
+        groups = [
+            (group.start() + candidate.start(), group.end() + candidate.start(), group[0])
+            for group in _PHONE_GROUP.finditer(candidate[0])
+        ]
+        for start, end in _phone_windows(folded, groups, plus, candidate.start()):
+            digits = "".join(ch for ch in folded[start:end] if ch.isdigit())
+            found.append(_mention("phone", text, start, end, digits))
+    return found
+
+
+def _phone_windows(
+    folded: str, groups: list[tuple[int, int, str]], plus: bool, candidate_start: int
+) -> list[Span]:
+    """The phone numbers inside one run of digit groups: earliest first, longest first.
+
+    A number inside the run must be set off by white space from the groups around it, so
+    the digits after a decimal point or inside a version string never count.
+    """
+    spans: list[Span] = []
+    index = 0
+    while index < len(groups):
+        if index == 0 or folded[groups[index - 1][1] : groups[index][0]].isspace():
+            for stop in range(min(len(groups), index + _MAX_PHONE_GROUPS), index, -1):
+                window = groups[index:stop]
+                with_plus = plus and index == 0
+                spaced = (
+                    stop == len(groups) or folded[groups[stop - 1][1] : groups[stop][0]].isspace()
+                )
+                if spaced and _is_phone(folded, window, with_plus):
+                    spans.append((candidate_start if with_plus else window[0][0], window[-1][1]))
+                    index = stop - 1
+                    break
+        index += 1
+    return spans
+
+
+def _is_phone(folded: str, window: list[tuple[int, int, str]], plus: bool) -> bool:
+    parts = [group.strip("()") for _, _, group in window]
+    digits = "".join(parts)
+    if plus:
+        return _is_international(digits)
+    if _CN_MOBILE.fullmatch(digits) and len(parts[0]) >= 3:
+        return True
+    if len(digits) in (13, 15) and _CN_MOBILE.fullmatch(digits[-11:]):
+        return digits[:-11] in ("86", "0086") and (len(parts) == 1 or parts[0] in ("86", "0086"))
+    separators = {folded[left[1] : right[0]] for left, right in pairwise(window)}
+    parenthesized = window[0][2].startswith("(") or (
+        len(window) > 1 and window[1][2].startswith("(")
+    )
+    return _is_north_american(parts, separators, parenthesized) or _is_cn_landline(
+        parts, separators, parenthesized
+    )
+
+
+def _is_international(digits: str) -> bool:
+    if digits.startswith("86"):
+        national = digits[2:]
+        landline = 9 <= len(national) <= 11 and national[0] != "0"
+        return bool(_CN_MOBILE.fullmatch(national)) or landline
+    if digits.startswith("1"):
+        return len(digits) == 11 and digits[1] in "23456789"
+    return 8 <= len(digits) <= 15
+
+
+def _is_north_american(parts: list[str], separators: set[str], parenthesized: bool) -> bool:
+    if [len(part) for part in parts[-3:]] != [3, 3, 4] or len(parts) not in (3, 4):
+        return False
+    if len(parts) == 4 and parts[0] != "1":
+        return False
+    area, exchange = parts[-3], parts[-2]
+    grouped = parenthesized or separators in ({"-"}, {"."})
+    return grouped and area[0] in "23456789" and exchange[0] in "23456789"
+
+
+def _is_cn_landline(parts: list[str], separators: set[str], parenthesized: bool) -> bool:
+    if len(parts) not in (2, 3) or not parts[0].startswith("0") or len(parts[0]) not in (3, 4):
+        return False
+    number = "".join(parts[1:])
+    return len(number) in (7, 8) and number[0] not in "01" and (parenthesized or "-" in separators)
+
+
+# -- amounts --------------------------------------------------------------------------------
+
+
+def _amounts(text: str, lowered: str) -> list[Mention]:
+    found: list[Mention] = []
+    if not _AMOUNT_GATE.search(lowered):
+        return found
+    for match in _AMOUNT_PREFIX.finditer(lowered):
+        value = _amount_value(match["num"], None, match["mult"], match["sym"])
+        if value is not None:
+            found.append(_mention("amount", text, match.start(), match.end(), value))
+    for match in _AMOUNT_SUFFIX.finditer(lowered):
+        if _overlaps(match.span(), found) or not _money_reading(match):
+            continue
+        value = _amount_value(match["num"], match["cn"], match["mult"], match["unit"])
+        if value is not None:
+            found.append(_mention("amount", text, match.start(), match.end(), value))
+    return found
+
+
+def _money_reading(match: re.Match[str]) -> bool:
+    """Reject 块 as a measure word (三块蛋糕) and 元 in words (一元二次方程)."""
+    following = match.string[match.end() : match.end() + 1]
+    unit = match["unit"]
+    if unit == "块":
+        return not (following and is_cjk(following) and following not in _AFTER_KUAI)
+    if match["cn"] and unit in ("元", "圆"):
+        return not following or following not in "一二三四五六七八九十次旦宵素件"
+    return True
+
+
+def _amount_value(
+    number: str | None, chinese: str | None, multiplier: str | None, unit: str
+) -> dict[str, str] | None:
+    try:
+        if number is not None:
+            amount = Decimal(number.replace(",", ""))
+        else:
+            parsed = parse_number(chinese or "")
+            if parsed is None:
+                return None
+            amount = Decimal(parsed)
+        if multiplier:
+            amount *= _MULTIPLIERS[multiplier.strip().lower()]
+        currency = _CURRENCIES.get(unit.lower(), unit.upper())
+        exponent = amount.as_tuple().exponent
+        precise = isinstance(exponent, int) and exponent < -2
+        return {
+            "amount": f"{amount:f}" if precise else f"{amount.quantize(_CENT):f}",
+            "currency": currency,
+        }
+    except (InvalidOperation, ValueError):
+        return None

@@ -1,0 +1,113 @@
+"""Applying what an extractor found to the exact lane, without ever breaking a session.
+
+Extraction runs on every user turn and every ``remember``; its operations land in the exact
+lane with the turn as provenance. An operation the lane refuses (say the user defined
+``phone`` as one-valued and the extractor adds a second number) is logged and counted, and
+the turn goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memlane.errors import InvalidInput
+from memlane.extract.model import AttributeSpec, Extraction, FactOp
+from memlane.facts.lane import FactsLane
+from memlane.facts.model import Fact
+
+log = logging.getLogger("memlane.ingest")
+
+
+@dataclass
+class IngestStats:
+    """Counters a developer can read to see what extraction did."""
+
+    applied: int = 0
+    rejected: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+
+class FactIngester:
+    """Turns :class:`Extraction` results into exact-lane writes for one memory handle."""
+
+    def __init__(self, facts: FactsLane, specs: Sequence[AttributeSpec]) -> None:
+        self._facts = facts
+        self._specs = {spec.name: spec for spec in specs}
+        self._defined: set[str] = set()
+        self.stats = IngestStats()
+
+    def apply(
+        self,
+        subject: str,
+        extraction: Extraction,
+        *,
+        at: datetime,
+        provenance: Sequence[str],
+        source: str | None,
+    ) -> list[Fact]:
+        """Write every operation of ``extraction`` in one transaction; refused ones are skipped."""
+        written: list[Fact] = []
+        if not extraction.ops:
+            return written
+        with self._facts.batch():
+            for op in extraction.ops:
+                fact = self._apply_one(subject, op, at, provenance, source)
+                if fact is not None:
+                    written.append(fact)
+        return written
+
+    def _apply_one(
+        self,
+        subject: str,
+        op: FactOp,
+        at: datetime,
+        provenance: Sequence[str],
+        source: str | None,
+    ) -> Fact | None:
+        try:
+            self._ensure_defined(op.attribute)
+            valid_from = op.valid_from or at
+            reason = f"said: {op.evidence}" if op.evidence else None
+            if op.kind == "retract":
+                self._facts.retract(subject, op.attribute, valid_from, value=op.value)
+                self.stats.applied += 1
+                return None
+            many = self._facts.definition(op.attribute).cardinality == "many"
+            write = self._facts.add if many else self._facts.set
+            fact = write(
+                subject,
+                op.attribute,
+                op.value,
+                valid_from,
+                source=source,
+                reason=reason,
+                confidence=op.confidence,
+                provenance=provenance,
+            )
+        except InvalidInput as error:
+            self.stats.rejected += 1
+            self.stats.reasons.append(str(error))
+            log.warning("extracted %s for %s refused: %s", op.attribute, subject, error.field)
+            return None
+        self.stats.applied += 1
+        return fact
+
+    def _ensure_defined(self, attribute: str) -> None:
+        """Define an extractor's attribute the first time it is used, unless already defined."""
+        if attribute in self._defined:
+            return
+        spec = self._specs.get(attribute)
+        current = self._facts.definition(attribute, fresh=True)
+        undeclared = current.normalizer == "json" and current.cardinality == "one"
+        if spec is not None and undeclared and (spec.identifier or spec.cardinality == "many"):
+            try:
+                self._facts.define(
+                    attribute, cardinality=spec.cardinality, identifier=spec.identifier
+                )
+            except InvalidInput:
+                # Data already exists under another definition: keep the user's choice.
+                log.info("attribute %s keeps its existing definition", attribute)
+        self._defined.add(attribute)

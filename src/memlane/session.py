@@ -1,0 +1,204 @@
+"""A running conversation: window, extraction and summary folding for one session.
+
+``Memory.session(subject, session_id, window=N)`` returns a :class:`Session`. Each turn is
+added to the window; user turns are also run through the extractor (facts go to the exact
+lane) and the note extractor (notes go to the summary lane), with the turn as provenance.
+Rounds pushed out of the window — and, at :meth:`Session.close`, the rest — are folded into
+the session summary, so nothing is lost before it is summarized.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from typing import get_args
+
+from memlane.errors import InvalidInput, MemlaneError
+from memlane.extract.model import Extractor
+from memlane.ingest import FactIngester
+from memlane.storage.base import SummaryStore
+from memlane.summaries.lane import SummariesLane
+from memlane.summaries.model import Summary
+from memlane.summaries.notes import extract_notes
+from memlane.summaries.storyline import merge_storyline
+from memlane.summaries.summarizer import Summarizer
+from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant
+from memlane.window.buffer import WindowBuffer
+from memlane.window.model import Role, Turn
+
+log = logging.getLogger("memlane.session")
+
+MAX_TURN_CHARS = 100_000
+_TURN_NUMBER = re.compile(r"#(\d+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionServices:
+    """What a session needs from its memory: lanes, models, time."""
+
+    summaries: SummariesLane
+    ingester: FactIngester
+    extractor: Extractor
+    summarizer: Summarizer
+    clock: Clock
+    timezone: tzinfo
+    on_close: Callable[[Session], None]
+    retain: SummaryStore | None
+    tenant: str
+
+
+class Session:
+    """One conversation of one subject. Create it with ``Memory.session``."""
+
+    def __init__(
+        self, services: SessionServices, subject: str, session_id: str, window: int
+    ) -> None:
+        self._services = services
+        self.subject = subject
+        self.session_id = session_id
+        self._window = WindowBuffer(window)
+        self._summary = services.summaries.for_session(session_id, subject)
+        self._turns_seen = _last_turn_number(self._summary)
+        self.last_active = checked_now(services.clock)
+        self.closed = False
+
+    def add(
+        self, role: Role, content: str, at: TimeInput | None = None, *, speaker: str | None = None
+    ) -> Turn:
+        """Add a turn; user turns are extracted into facts and notes at once.
+
+        >>> s.add("user", "我上周搬到北京了，新手机号 139-1111-2222")  # doctest: +SKIP
+        Turn(id='s-42#1', role='user', ...)
+
+        Raises:
+            InvalidInput: unknown role, empty or huge content, bad time, closed session.
+        """
+        self._check_open()
+        turn = self._turn(role, content, at, speaker)
+        if self._services.retain is not None:
+            self._services.retain.put_turn(self._services.tenant, turn)
+        if role == "user":
+            self._extract(turn)
+        evicted = self._window.append(turn)
+        self.last_active = checked_now(self._services.clock)
+        if evicted:
+            self._fold(evicted)
+        return turn
+
+    def window(self) -> list[Turn]:
+        """The turns kept verbatim, oldest first: the last ``window`` rounds."""
+        return self._window.turns()
+
+    @property
+    def summary(self) -> Summary | None:
+        """The latest version of this session's summary."""
+        return self._summary
+
+    def close(self) -> Summary | None:
+        """Fold what is left into the summary, update the storyline, drop the window."""
+        if self.closed:
+            return self._summary
+        self._fold(self._window.drain())
+        self.closed = True
+        if self._summary is not None:
+            summaries = self._services.summaries
+            storyline = summaries.storyline(self.subject)
+            merged = merge_storyline(
+                None if storyline is None else storyline.content, self._summary.content
+            )
+            period_from = self._summary.period_from
+            if storyline is not None:
+                period_from = min(period_from, storyline.period_from)
+            provenance = (
+                *(() if storyline is None else storyline.provenance),
+                *self._summary.provenance,
+            )
+            summaries.record(
+                self.subject,
+                None,
+                merged,
+                (period_from, self._summary.period_to),
+                tuple(dict.fromkeys(provenance)),
+            )
+        self._services.on_close(self)
+        return self._summary
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise InvalidInput("session", f"session {self.session_id!r} is closed")
+
+    def _turn(self, role: Role, content: str, at: TimeInput | None, speaker: str | None) -> Turn:
+        if role not in get_args(Role):
+            raise InvalidInput("role", f"must be one of {', '.join(get_args(Role))}, got {role!r}")
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidInput("content", "must be a non-empty string")
+        if len(content) > MAX_TURN_CHARS:
+            raise InvalidInput("content", f"longer than {MAX_TURN_CHARS} characters")
+        if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
+            raise InvalidInput("speaker", "must be a non-empty string when given")
+        services = self._services
+        when = (
+            checked_now(services.clock)
+            if at is None
+            else parse_instant(at, services.timezone, "at")
+        )
+        self._turns_seen += 1
+        turn_id = f"{self.session_id}#{self._turns_seen}"
+        return Turn(turn_id, self.session_id, self.subject, role, content, when, speaker)
+
+    def _extract(self, turn: Turn) -> None:
+        services = self._services
+        try:
+            extraction = services.extractor.extract(
+                turn.content, at=turn.at, timezone=services.timezone
+            )
+        except MemlaneError as error:  # an extractor must not break the conversation
+            log.warning("extraction failed on %s: %s", turn.id, type(error).__name__)
+            return
+        services.ingester.apply(
+            self.subject, extraction, at=turn.at, provenance=(turn.id,), source=f"chat:{turn.id}"
+        )
+        drafts = extract_notes(turn, timezone=services.timezone, speaker_name=turn.speaker)
+        texts = [draft.text for draft in drafts] + [
+            note for note in extraction.notes if note not in {d.text for d in drafts}
+        ]
+        for text in texts:
+            services.summaries.add_note(
+                self.subject,
+                text,
+                at=turn.at,
+                session_id=self.session_id,
+                source=f"chat:{turn.id}",
+                provenance=(turn.id,),
+            )
+
+    def _fold(self, turns: Sequence[Turn]) -> None:
+        if not turns:
+            return
+        services = self._services
+        previous = self._summary
+        content = services.summarizer.update(None if previous is None else previous.content, turns)
+        period_from = turns[0].at if previous is None else min(previous.period_from, turns[0].at)
+        period_to = turns[-1].at if previous is None else max(previous.period_to, turns[-1].at)
+        provenance = (*(() if previous is None else previous.provenance), *(t.id for t in turns))
+        self._summary = services.summaries.record(
+            self.subject, self.session_id, content, (period_from, period_to), provenance
+        )
+
+
+def _last_turn_number(summary: Summary | None) -> int:
+    """Continue turn numbering after the turns an earlier run of the session folded."""
+    if summary is None:
+        return 0
+    numbers = [int(m.group(1)) for t in summary.provenance if (m := _TURN_NUMBER.search(t))]
+    return max(numbers, default=0)
+
+
+def idle_for(session: Session, now: datetime) -> timedelta:
+    """How long a session has had no turn."""
+    return now - session.last_active

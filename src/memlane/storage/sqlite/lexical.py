@@ -1,0 +1,115 @@
+"""Tokens for SQLite FTS5 that work for Chinese as well as English.
+
+FTS5's own tokenizers either keep a run of Chinese characters as one token (``unicode61``)
+or need three characters to match (``trigram``, so "北京" would never match). We index
+overlapping character bigrams of CJK runs (the classic CJK analyzer), lower-cased Latin
+words, and digit runs with their separators removed, then let ``unicode61`` split on spaces.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
+_DIGIT_GROUPS = re.compile(r"\+?\d[\d\s().-]{4,}\d")
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "的",
+        "了",
+        "是",
+        "吗",
+        "呢",
+        "吧",
+        "啊",
+    ]
+)
+
+
+def tokens(text: str) -> Iterator[str]:
+    """Index tokens: CJK bigrams (a lone character stays whole), words, joined digit runs."""
+    lowered = text.casefold()
+    for match in _TOKEN.finditer(lowered):
+        word = match.group()
+        if _is_cjk(word[0]):
+            if len(word) == 1:
+                yield word
+            else:
+                yield from (word[i : i + 2] for i in range(len(word) - 1))
+        else:
+            yield word
+    for match in _DIGIT_GROUPS.finditer(lowered):
+        digits = "".join(ch for ch in match.group() if ch.isdigit())
+        if digits != match.group():
+            yield digits
+
+
+def document(text: str) -> str:
+    """The text as FTS5 should index it."""
+    return " ".join(tokens(text))
+
+
+def query(text: str) -> str | None:
+    """An FTS5 ``MATCH`` expression: any of the query's tokens (stop words dropped)."""
+    unique = dict.fromkeys(t for t in tokens(text) if t not in _STOPWORDS)
+    if not unique:
+        return None
+    return " OR ".join('"' + token.replace('"', '""') + '"' for token in unique)
+
+
+def _is_cjk(character: str) -> bool:
+    return bool(re.match(f"[{_CJK}]", character))

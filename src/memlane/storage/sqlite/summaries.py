@@ -1,0 +1,337 @@
+"""The summary lane on SQLite: summary versions, notes, and their hybrid search index."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from memlane.facts.normalize import canonical_json
+from memlane.storage.base import DocKind
+from memlane.storage.sqlite import lexical
+from memlane.storage.sqlite.database import SQLiteDatabase
+from memlane.summaries.model import SECTIONS, Note, Summary, SummaryContent
+from memlane.timeutil import from_micros, to_micros
+from memlane.window.model import Turn
+
+STORYLINE = ""  # the session_id under which a subject's storyline is stored
+
+_SUMMARY_COLUMNS = (
+    "id, subject, session_id, version, content, period_from, period_to, tx_from, provenance"
+)
+_NOTE_COLUMNS = "id, subject, text, said_at, tx_from, session_id, source, provenance, deleted_at"
+
+
+class SQLiteSummaryStore:
+    """Summaries, storylines and notes of every tenant in one SQLite database."""
+
+    def __init__(self, database: SQLiteDatabase) -> None:
+        self.db = database
+
+    @contextmanager
+    def transaction(self) -> Iterator[SQLiteSummaryStore]:
+        """A write transaction; nested calls join the outer one."""
+        with self.db.write():
+            yield self
+
+    def next_tx(self, now: int) -> int:
+        """The next transaction time (shared with the exact lane)."""
+        return self.db.next_tx(now)
+
+    # -- summaries ----------------------------------------------------------------------
+
+    def put_summary(
+        self,
+        tenant: str,
+        subject: str,
+        session_id: str | None,
+        content: SummaryContent,
+        period: tuple[int, int],
+        provenance: Sequence[str],
+        tx: int,
+    ) -> Summary:
+        """Store a new version of a session summary (or, with ``session_id=None``, storyline).
+
+        The previous version stays, closed at ``tx``; only the new one is searchable.
+        """
+        self.db.wrote()
+        key = STORYLINE if session_id is None else session_id
+        previous = self.db.fetchall(
+            "UPDATE summaries SET tx_to = ? WHERE tenant = ? AND subject = ? AND session_id = ? "
+            "AND tx_to IS NULL RETURNING id, version",
+            (tx, tenant, subject, key),
+        )
+        version = previous[0][1] + 1 if previous else 1
+        for old_id, _ in previous:
+            self._drop_doc("summary", old_id)
+        cursor = self.db.execute(
+            "INSERT INTO summaries (tenant, subject, session_id, version, content, period_from, "
+            "period_to, tx_from, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                tenant,
+                subject,
+                key,
+                version,
+                _content_json(content),
+                period[0],
+                period[1],
+                tx,
+                canonical_json(list(provenance)),
+            ),
+        )
+        summary_id = cursor.lastrowid
+        assert summary_id is not None
+        self._add_doc(tenant, subject, "summary", summary_id, content.as_text())
+        return Summary(
+            id=summary_id,
+            subject=subject,
+            session_id=session_id,
+            content=content,
+            period_from=from_micros(period[0]),
+            period_to=from_micros(period[1]),
+            version=version,
+            tx_from=from_micros(tx),
+            provenance=tuple(provenance),
+        )
+
+    def current_summary(
+        self, tenant: str, session_id: str | None, subject: str | None
+    ) -> Summary | None:
+        """The latest version for a session (any subject if ``subject`` is None) or storyline."""
+        sql = (
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND session_id = ? "
+            "AND tx_to IS NULL AND deleted_at IS NULL"
+        )
+        parameters: tuple[Any, ...] = (tenant, STORYLINE if session_id is None else session_id)
+        if subject is not None:
+            sql += " AND subject = ?"
+            parameters += (subject,)
+        rows = self.db.fetchall(sql + " ORDER BY tx_from DESC LIMIT 1", parameters)
+        return _summary(rows[0]) if rows else None
+
+    def summary_versions(self, tenant: str, subject: str, session_id: str | None) -> list[Summary]:
+        """Every stored version of one summary, oldest first (deleted ones excluded)."""
+        rows = self.db.fetchall(
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND subject = ? "
+            "AND session_id = ? AND deleted_at IS NULL ORDER BY version",
+            (tenant, subject, STORYLINE if session_id is None else session_id),
+        )
+        return [_summary(row) for row in rows]
+
+    def summaries(self, tenant: str, ids: Sequence[int]) -> dict[int, Summary]:
+        """Summaries by id (only those of ``tenant``)."""
+        marks = ",".join("?" * len(ids))
+        rows = self.db.fetchall(
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND id IN ({marks})",
+            (tenant, *ids),
+        )
+        return {row[0]: _summary(row) for row in rows}
+
+    # -- notes --------------------------------------------------------------------------
+
+    def put_note(
+        self,
+        tenant: str,
+        subject: str,
+        text: str,
+        *,
+        said_at: int,
+        session_id: str | None,
+        source: str | None,
+        provenance: Sequence[str],
+        tx: int,
+    ) -> Note:
+        """Store a note and index it for search."""
+        self.db.wrote()
+        cursor = self.db.execute(
+            "INSERT INTO notes (tenant, subject, text, said_at, tx_from, session_id, source, "
+            "provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                tenant,
+                subject,
+                text,
+                said_at,
+                tx,
+                session_id,
+                source,
+                canonical_json(list(provenance)),
+            ),
+        )
+        note_id = cursor.lastrowid
+        assert note_id is not None
+        self._add_doc(tenant, subject, "note", note_id, text)
+        return Note(
+            id=note_id,
+            subject=subject,
+            text=text,
+            at=from_micros(said_at),
+            tx_from=from_micros(tx),
+            session_id=session_id,
+            source=source,
+            provenance=tuple(provenance),
+        )
+
+    def notes(self, tenant: str, subject: str) -> list[Note]:
+        """A subject's notes in the order they were said."""
+        rows = self.db.fetchall(
+            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = ? AND subject = ? "
+            "AND deleted_at IS NULL ORDER BY said_at, id",
+            (tenant, subject),
+        )
+        return [_note(row) for row in rows]
+
+    def notes_by_id(self, tenant: str, ids: Sequence[int]) -> dict[int, Note]:
+        """Notes by id (only those of ``tenant``)."""
+        marks = ",".join("?" * len(ids))
+        rows = self.db.fetchall(
+            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = ? AND id IN ({marks})",
+            (tenant, *ids),
+        )
+        return {row[0]: _note(row) for row in rows}
+
+    def put_turn(self, tenant: str, turn: Turn) -> None:
+        """Keep a raw turn (only for memories that retain transcripts)."""
+        with self.db.write():
+            self.db.wrote()
+            self.db.execute(
+                "INSERT OR REPLACE INTO turns (id, tenant, subject, session_id, role, speaker, "
+                "content, said_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    turn.id,
+                    tenant,
+                    turn.subject,
+                    turn.session_id,
+                    turn.role,
+                    turn.speaker,
+                    turn.content,
+                    to_micros(turn.at),
+                ),
+            )
+
+    def turns(self, tenant: str, session_id: str) -> list[Turn]:
+        """The retained turns of a session, in order."""
+        rows = self.db.fetchall(
+            "SELECT id, session_id, subject, role, content, said_at, speaker FROM turns "
+            "WHERE tenant = ? AND session_id = ? AND deleted_at IS NULL ORDER BY said_at, rowid",
+            (tenant, session_id),
+        )
+        return [
+            Turn(row[0], row[1], row[2], row[3], row[4], from_micros(row[5]), row[6])
+            for row in rows
+        ]
+
+    # -- search -------------------------------------------------------------------------
+
+    def pending_vectors(
+        self, tenant: str, subject: str | None, model: str, limit: int
+    ) -> list[tuple[int, str]]:
+        """Searchable items in scope that have no vector from ``model`` yet."""
+        where, parameters = _scope(tenant, subject, None)
+        rows = self.db.fetchall(
+            f"SELECT id, text FROM search_docs WHERE {where} "
+            "AND (model IS NULL OR model != ?) ORDER BY id LIMIT ?",
+            (*parameters, model, limit),
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
+        """Attach vectors (float32 bytes) to search items."""
+        with self.db.write():
+            self.db.wrote()
+            self.db.connection.executemany(
+                "UPDATE search_docs SET model = ?, vector = ? WHERE id = ?",
+                [(model, blob, doc_id) for doc_id, blob in vectors],
+            )
+
+    def vectors(
+        self, tenant: str, subject: str | None, kind: DocKind, model: str
+    ) -> list[tuple[int, int, bytes]]:
+        """``(doc id, owner id, vector)`` of every item in scope embedded by ``model``."""
+        where, parameters = _scope(tenant, subject, kind)
+        rows = self.db.fetchall(
+            f"SELECT id, owner_id, vector FROM search_docs WHERE {where} AND model = ?",
+            (*parameters, model),
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    def lexical(
+        self, tenant: str, subject: str | None, kind: DocKind, text: str, limit: int
+    ) -> list[int]:
+        """Owner ids of the items in scope that match ``text``, best BM25 first."""
+        expression = lexical.query(text)
+        if expression is None:
+            return []
+        where, parameters = _scope(tenant, subject, kind, alias="d.")
+        rows = self.db.fetchall(
+            "SELECT d.owner_id FROM search_fts JOIN search_docs AS d ON d.id = search_fts.rowid "
+            f"WHERE search_fts MATCH ? AND {where} ORDER BY bm25(search_fts), d.id LIMIT ?",
+            (expression, *parameters, limit),
+        )
+        return [row[0] for row in rows]
+
+    def _add_doc(self, tenant: str, subject: str, kind: DocKind, owner_id: int, text: str) -> None:
+        cursor = self.db.execute(
+            "INSERT INTO search_docs (tenant, subject, kind, owner_id, text) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (tenant, subject, kind, owner_id, text),
+        )
+        self.db.execute(
+            "INSERT INTO search_fts (rowid, tokens) VALUES (?, ?)",
+            (cursor.lastrowid, lexical.document(text)),
+        )
+
+    def _drop_doc(self, kind: DocKind, owner_id: int) -> None:
+        rows = self.db.fetchall(
+            "DELETE FROM search_docs WHERE kind = ? AND owner_id = ? RETURNING id", (kind, owner_id)
+        )
+        for (doc_id,) in rows:
+            self.db.execute("DELETE FROM search_fts WHERE rowid = ?", (doc_id,))
+
+
+def _scope(
+    tenant: str, subject: str | None, kind: DocKind | None, alias: str = ""
+) -> tuple[str, tuple[Any, ...]]:
+    """The filter every search applies before ranking: tenant, subject, kind, not deleted."""
+    clauses = [f"{alias}tenant = ?", f"{alias}deleted_at IS NULL"]
+    parameters: list[Any] = [tenant]
+    if subject is not None:
+        clauses.append(f"{alias}subject = ?")
+        parameters.append(subject)
+    if kind is not None:
+        clauses.append(f"{alias}kind = ?")
+        parameters.append(kind)
+    return " AND ".join(clauses), tuple(parameters)
+
+
+def _content_json(content: SummaryContent) -> str:
+    return canonical_json({name: list(lines) for name, lines in content.sections().items()})
+
+
+def _summary(row: Sequence[Any]) -> Summary:
+    sections = json.loads(row[4])
+    return Summary(
+        id=row[0],
+        subject=row[1],
+        session_id=row[2] or None,
+        version=row[3],
+        content=SummaryContent(**{name: tuple(sections.get(name, ())) for name in SECTIONS}),
+        period_from=from_micros(row[5]),
+        period_to=from_micros(row[6]),
+        tx_from=from_micros(row[7]),
+        provenance=tuple(json.loads(row[8])),
+    )
+
+
+def _note(row: Sequence[Any]) -> Note:
+    return Note(
+        id=row[0],
+        subject=row[1],
+        text=row[2],
+        at=from_micros(row[3]),
+        tx_from=from_micros(row[4]),
+        session_id=row[5],
+        source=row[6],
+        provenance=tuple(json.loads(row[7])),
+        deleted_at=None if row[8] is None else from_micros(row[8]),
+    )

@@ -1,0 +1,179 @@
+"""The summary lane (``mem.summaries``): versioned summaries, storylines and notes, searchable.
+
+Search is hybrid: exact nearest neighbours over embeddings and BM25 over FTS5, fused by
+reciprocal rank, always over the items of one tenant (and subject) that are not deleted —
+the filter comes before ranking, never after. Items are embedded lazily, at the first search
+that needs them, so writes never wait for an embedding model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import numpy as np
+
+from memlane.embed.base import Embedder
+from memlane.errors import InvalidInput
+from memlane.storage.base import DocKind, SummaryStore
+from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
+from memlane.summaries.search import fuse, nearest
+from memlane.timeutil import Clock, checked_now, to_micros
+from memlane.window.model import Turn
+
+EMBED_BATCH = 64
+MAX_QUERY_CHARS = 2_000
+MAX_K = 200
+
+
+class SummariesLane:
+    """Summaries and notes of one tenant. Reached as ``Memory.summaries``."""
+
+    def __init__(
+        self,
+        store: SummaryStore,
+        *,
+        tenant: str,
+        clock: Clock,
+        embedder: Callable[[], Embedder],
+    ) -> None:
+        self._store = store
+        self._tenant = tenant
+        self._clock = clock
+        self._embedder = embedder
+
+    # -- reads --------------------------------------------------------------------------
+
+    def for_session(self, session_id: str, subject: str | None = None) -> Summary | None:
+        """The latest version of a session's summary, or ``None``."""
+        return self._store.current_summary(self._tenant, _text("session_id", session_id), subject)
+
+    def storyline(self, subject: str) -> Summary | None:
+        """The latest version of the subject's rolling, cross-session storyline."""
+        return self._store.current_summary(self._tenant, None, _text("subject", subject))
+
+    def versions(self, subject: str, session_id: str | None = None) -> list[Summary]:
+        """Every version of a session summary (or of the storyline), oldest first."""
+        return self._store.summary_versions(self._tenant, _text("subject", subject), session_id)
+
+    def notes(self, subject: str) -> list[Note]:
+        """A subject's notes, in the order they were said."""
+        return self._store.notes(self._tenant, _text("subject", subject))
+
+    def transcript(self, session_id: str) -> list[Turn]:
+        """The raw turns of a session, if the memory retains transcripts (else empty)."""
+        return self._store.turns(self._tenant, _text("session_id", session_id))
+
+    def search(self, subject: str | None, query: str, k: int = 5) -> list[SummaryHit]:
+        """Summaries of ``subject`` (``None``: the whole tenant) that best match ``query``.
+
+        >>> mem.summaries.search("U-001", "居住地", k=5)  # doctest: +SKIP
+        [SummaryHit(summary=Summary(...), score=0.0328)]
+        """
+        ranked = self._rank(subject, query, k, "summary")
+        found = self._store.summaries(self._tenant, [owner for owner, _ in ranked])
+        return [SummaryHit(found[owner], score) for owner, score in ranked if owner in found]
+
+    def search_notes(self, subject: str | None, query: str, k: int = 5) -> list[NoteHit]:
+        """Notes of ``subject`` (``None``: the whole tenant) that best match ``query``."""
+        ranked = self._rank(subject, query, k, "note")
+        found = self._store.notes_by_id(self._tenant, [owner for owner, _ in ranked])
+        return [NoteHit(found[owner], score) for owner, score in ranked if owner in found]
+
+    def index(self, subject: str | None = None) -> int:
+        """Embed every item not embedded yet (e.g. after a bulk import); returns how many."""
+        return self._embed_pending(None if subject is None else _text("subject", subject))
+
+    # -- writes (used by sessions and remember) -----------------------------------------
+
+    def record(
+        self,
+        subject: str,
+        session_id: str | None,
+        content: SummaryContent,
+        period: tuple[datetime, datetime],
+        provenance: Sequence[str],
+    ) -> Summary:
+        """Store a new version of a session summary (``session_id=None``: the storyline)."""
+        with self._store.transaction() as store:
+            tx = store.next_tx(to_micros(checked_now(self._clock)))
+            summary = store.put_summary(
+                self._tenant,
+                subject,
+                session_id,
+                content,
+                (to_micros(period[0]), to_micros(period[1])),
+                provenance,
+                tx,
+            )
+        return summary
+
+    def add_note(
+        self,
+        subject: str,
+        text: str,
+        *,
+        at: datetime,
+        session_id: str | None = None,
+        source: str | None = None,
+        provenance: Sequence[str] = (),
+    ) -> Note:
+        """Store a note; it is searchable at once (lexically) and embedded lazily."""
+        with self._store.transaction() as store:
+            tx = store.next_tx(to_micros(checked_now(self._clock)))
+            note = store.put_note(
+                self._tenant,
+                _text("subject", subject),
+                _text("text", text),
+                said_at=to_micros(at),
+                session_id=session_id,
+                source=source,
+                provenance=provenance,
+                tx=tx,
+            )
+        return note
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _rank(
+        self, subject: str | None, query: str, k: int, kind: DocKind
+    ) -> list[tuple[int, float]]:
+        if subject is not None:
+            subject = _text("subject", subject)
+        query = _text("query", query)
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidInput("query", f"longer than {MAX_QUERY_CHARS} characters")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise InvalidInput("k", f"must be an integer from 1 to {MAX_K}, got {k!r}")
+        depth = max(4 * k, 20)
+        lexical = self._store.lexical(self._tenant, subject, kind, query, depth)
+        self._embed_pending(subject)
+        embedder = self._embedder()
+        rows = self._store.vectors(self._tenant, subject, kind, embedder.name)
+        semantic = []
+        if rows:
+            query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
+            semantic = nearest(query_vector, [r[1] for r in rows], [r[2] for r in rows], depth)
+        return fuse([semantic, lexical])[:k]
+
+    def _embed_pending(self, subject: str | None) -> int:
+        embedder = self._embedder()
+        done = 0
+        while pending := self._store.pending_vectors(
+            self._tenant, subject, embedder.name, EMBED_BATCH
+        ):
+            vectors = np.asarray(
+                embedder.embed_documents([text for _, text in pending]), dtype=np.float32
+            )
+            self._store.put_vectors(
+                embedder.name,
+                [(doc_id, vectors[i].tobytes()) for i, (doc_id, _) in enumerate(pending)],
+            )
+            done += len(pending)
+        return done
+
+
+def _text(field: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(field, "must be a non-empty string")
+    return value
