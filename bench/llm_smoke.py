@@ -44,7 +44,7 @@ ZONE = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 3, 10, 1, 0, tzinfo=UTC)
 
 STATEMENTS = (
-    "我上周搬到北京了，新手机号 139-1111-2222",
+    "我昨天搬到深圳了，新手机号 139-1111-2222",
     "My email is now alice.w@example.org, the old one is dead.",
     "订单 ORD-20260301 还没有发货，麻烦查一下",
     "I started working at Contoso as a data engineer last Monday.",
@@ -112,6 +112,8 @@ class Tally:
     fallbacks: int = 0
     requests: int = 0
     invalid_outputs: int = 0
+    model_ops: int = 0
+    rule_ops_added: int = 0
     seconds: list[float] = field(default_factory=list)
 
     def row(self) -> dict[str, Any]:
@@ -123,6 +125,8 @@ class Tally:
             "requests": self.requests,
             "invalid_outputs": self.invalid_outputs,
             "invalid_rate": round(self.invalid_outputs / self.requests, 3) if self.requests else 0,
+            "model_ops": self.model_ops,
+            "rule_ops_added": self.rule_ops_added,
             "median_s": round(statistics.median(self.seconds), 2) if self.seconds else 0,
         }
 
@@ -145,10 +149,13 @@ def run(client: ChatClient, verbose: bool) -> dict[str, Tally]:
     extractor = LLMExtractor(client, rule_extractor())
     extraction = Tally()
     for number, text in enumerate(STATEMENTS):
-        before, fallbacks, started = client.stats, extractor.stats.fallbacks, time.perf_counter()
+        before, mine, started = client.stats, extractor.stats, time.perf_counter()
         result = extractor.extract(text, at=START + timedelta(minutes=number), timezone=ZONE)
-        fell_back = extractor.stats.fallbacks > fallbacks
+        fell_back = extractor.stats.fallbacks > mine.fallbacks
         extraction.add(before, client.stats, time.perf_counter() - started, fell_back)
+        added = extractor.stats.rule_ops_added - mine.rule_ops_added
+        extraction.rule_ops_added += added
+        extraction.model_ops += 0 if fell_back else len(result.ops) - added
         if verbose:
             ops = [(op.kind, op.attribute, op.value, op.valid_from) for op in result.ops]
             print(f"\n{text}\n  ops: {ops}\n  notes: {list(result.notes)}")
@@ -238,6 +245,9 @@ def main() -> None:
     parser.add_argument("--max-retries", type=int, default=2)
     parser.add_argument("--context", type=int, default=4096)
     parser.add_argument("--out", default="llm_smoke.json")
+    parser.add_argument(
+        "--no-json-mode", action="store_true", help="do not send response_format (raw output)"
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
     if not args.serve_gemma and not args.url:
@@ -251,7 +261,11 @@ def main() -> None:
     with (
         server as base_url,
         ChatClient(
-            base_url, args.model, timeout=args.timeout, max_retries=args.max_retries
+            base_url,
+            args.model,
+            timeout=args.timeout,
+            max_retries=args.max_retries,
+            json_mode=not args.no_json_mode,
         ) as client,
     ):
         results = run(client, args.verbose)
@@ -260,6 +274,7 @@ def main() -> None:
         "url": "llama_cpp.server (gemma-3-270m Q4_K_M)" if args.serve_gemma else args.url,
         "model": args.model,
         "max_retries": args.max_retries,
+        "json_mode": not args.no_json_mode,
         "statements": len(STATEMENTS),
         "summary_rounds": len(CONVERSATION),
         "client_stats": dataclasses.asdict(stats),

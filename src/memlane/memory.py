@@ -13,16 +13,28 @@ from memlane.extract.model import Extractor
 from memlane.facts.lane import FactsLane
 from memlane.ingest import FactIngester
 from memlane.models import default_extractor, default_summarizer
+from memlane.privacy.model import Deletion, PurgeReport
+from memlane.privacy.views import Views
+from memlane.router import Recall, Router
 from memlane.session import Session, SessionServices, idle_for
 from memlane.storage import open_backend
+from memlane.storage.sqlite.privacy import mentions
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Note
 from memlane.summaries.summarizer import Summarizer
-from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant, resolve_timezone
+from memlane.timeutil import (
+    Clock,
+    TimeInput,
+    checked_now,
+    parse_instant,
+    resolve_timezone,
+    to_micros,
+)
 from memlane.timeutil import system_clock as _system_clock
 
 DEFAULT_TENANT = "default"
 DEFAULT_IDLE_TIMEOUT = timedelta(minutes=30)
+DEFAULT_RETENTION = timedelta(days=30)
 MAX_WINDOW_ROUNDS = 1_000
 
 
@@ -63,6 +75,7 @@ class Memory:
         summarizer: Summarizer | None = None,
         idle_timeout: timedelta = DEFAULT_IDLE_TIMEOUT,
         retain_transcripts: bool = False,
+        retention: timedelta = DEFAULT_RETENTION,
     ) -> None:
         if not isinstance(tenant, str) or not tenant.strip() or tenant != tenant.strip():
             raise InvalidInput("tenant", f"must be a non-empty name, got {tenant!r}")
@@ -70,6 +83,9 @@ class Memory:
             raise InvalidInput("clock", "must be a callable returning an aware datetime")
         if not isinstance(idle_timeout, timedelta) or idle_timeout <= timedelta(0):
             raise InvalidInput("idle_timeout", "must be a positive timedelta")
+        if not isinstance(retention, timedelta) or retention < timedelta(0):
+            raise InvalidInput("retention", "must be a timedelta of zero or more")
+        self.retention = retention
         self.tenant = tenant
         self.timezone = resolve_timezone(timezone)
         self.clock: Clock = clock or _system_clock
@@ -90,6 +106,19 @@ class Memory:
         self.extractor = extractor or default_extractor()
         self.summarizer = summarizer or default_summarizer(self.timezone)
         self.ingester = FactIngester(self.facts, self.extractor.attributes())
+        self.views = Views(
+            tenant=tenant,
+            facts=self.facts,
+            summaries=self._backend.summaries,
+            privacy=self._backend.privacy,
+        )
+        self.router = Router(
+            facts=self.facts,
+            summaries=self.summaries,
+            sessions=self.running_session,
+            clock=self.clock,
+            timezone=self.timezone,
+        )
         self._closed = False
 
     # -- models -------------------------------------------------------------------------
@@ -162,6 +191,52 @@ class Memory:
         )
         return note
 
+    def running_session(self, subject: str | None, session_id: str) -> Session | None:
+        """The open session ``session_id`` of ``subject`` (``None``: of any subject), if any."""
+        with self._lock:
+            if subject is not None:
+                found = self._sessions.get((subject, session_id))
+                return found if found is not None and not found.closed else None
+            for (_, running_id), session in self._sessions.items():
+                if running_id == session_id and not session.closed:
+                    return session
+        return None
+
+    # -- recall -------------------------------------------------------------------------
+
+    def recall(
+        self,
+        subject: str | None,
+        query: str,
+        session_id: str | None = None,
+        k: int = 8,
+        budget_tokens: int = 1500,
+        valid_at: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        *,
+        include_stale: bool = True,
+    ) -> Recall:
+        """What memory holds for ``query``: ranked items, the plan, a prompt block.
+
+        ``subject=None`` resolves the subject from an identifier in the query (an exact
+        lookup), else from the running session, else searches the whole tenant. How
+        routing works: docs/recall.md.
+
+        >>> r = mem.recall("U-001", "用户 138-0000-1234 的订单号是多少")  # doctest: +SKIP
+        >>> r.items, r.plan, r.text  # doctest: +SKIP
+        """
+        self.sweep()
+        return self.router.recall(
+            subject,
+            query,
+            session_id,
+            k,
+            budget_tokens,
+            valid_at,
+            known_at,
+            include_stale=include_stale,
+        )
+
     def sweep(self) -> list[Session]:
         """Fold and close sessions idle longer than ``idle_timeout``; return them."""
         now = checked_now(self.clock)
@@ -170,6 +245,59 @@ class Memory:
         for session in idle:
             session.close()
         return idle
+
+    # -- privacy ------------------------------------------------------------------------
+
+    def forget(
+        self,
+        subject: str,
+        attribute: str | None = None,
+        reason: str | None = None,
+        *,
+        requested_by: str | None = None,
+    ) -> Deletion:
+        """Logically delete a subject (or one attribute) across every lane, at once.
+
+        Facts, summaries, notes, search entries, retained turns and open windows: with an
+        attribute, its versions and every text that mentions one of its values. Nothing
+        deleted is visible to any active read from now on; :meth:`purge` removes the bytes.
+
+        >>> mem.forget("U-001", reason="GDPR erasure request")  # doctest: +SKIP
+        """
+        subject = _required("subject", subject)
+        if attribute is not None:
+            attribute = _required("attribute", attribute)
+        now = checked_now(self.clock)
+        needles = sorted({str(f.value) for f in self.facts.audit(subject, attribute)})
+        deletion = self._backend.privacy.forget(
+            self.tenant,
+            subject,
+            attribute,
+            now=to_micros(now),
+            purge_due=to_micros(now + self.retention),
+            reason=reason,
+            requested_by=requested_by,
+        )
+        with self._lock:
+            running = [s for (who, _), s in self._sessions.items() if who == subject]
+        for session in running:
+            if attribute is None:
+                session.discard()
+            else:
+                session.scrub(lambda text: mentions(text, needles))
+        return deletion
+
+    def purge(self, subject: str | None = None, immediately: bool = False) -> PurgeReport:
+        """Physically remove deleted data past its retention (or all of it, ``immediately``).
+
+        Afterwards the values no longer occur in the database files (FTS merged, WAL
+        checkpointed, file vacuumed).
+        """
+        if subject is not None:
+            subject = _required("subject", subject)
+        return self._backend.privacy.purge(
+            self.tenant, subject, now=to_micros(checked_now(self.clock)), immediately=immediately
+        )
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -215,3 +343,9 @@ class Memory:
         with self._lock:
             if self._sessions.get((session.subject, session.session_id)) is session:
                 del self._sessions[session.subject, session.session_id]
+
+
+def _required(field: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(field, "must be a non-empty string")
+    return value

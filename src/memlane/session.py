@@ -126,6 +126,16 @@ class Session:
         self._services.on_close(self)
         return self._summary
 
+    def discard(self) -> None:
+        """Drop the window without folding it (the subject was forgotten)."""
+        self._window.drain()
+        self.closed = True
+        self._services.on_close(self)
+
+    def scrub(self, mentions: Callable[[str], bool]) -> int:
+        """Remove from the window every turn whose text ``mentions`` forgotten values."""
+        return self._window.remove(lambda turn: mentions(turn.content))
+
     # -- internals ----------------------------------------------------------------------
 
     def _check_open(self) -> None:

@@ -92,13 +92,15 @@ def assert_well_formed(after: list[Span]) -> None:
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(believed_sets(), intervals(), payloads)
-def test_assert_holds_inside_and_changes_nothing_outside(believed, interval, new):
+def test_assert_holds_inside_and_changes_nothing_outside(
+    believed: list[Span], interval: tuple[int, int], new: Payload
+) -> None:
     start, end = interval
     plan = plan_assert(believed, new.value, start, end, new)
     covered = any(s.key == new.value and s.start <= start and end <= s.end for s in believed)
     assert (plan.unchanged is not None) == covered, "no-op iff a version already covers it"
     assert plan.is_noop == covered
-    if covered:
+    if plan.unchanged is not None:
         assert plan.unchanged in believed and plan.unchanged.key == new.value
         return
     after, inserted = apply(believed, plan)
@@ -117,7 +119,9 @@ def test_assert_holds_inside_and_changes_nothing_outside(believed, interval, new
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(believed_sets(), intervals(), payloads)
-def test_assert_supersedes_exactly_what_it_must(believed, interval, new):
+def test_assert_supersedes_exactly_what_it_must(
+    believed: list[Span], interval: tuple[int, int], new: Payload
+) -> None:
     start, end = interval
     plan = plan_assert(believed, new.value, start, end, new)
     if plan.unchanged is not None:
@@ -135,7 +139,9 @@ def test_assert_supersedes_exactly_what_it_must(believed, interval, new):
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(believed_sets(), intervals(), payloads)
-def test_coalesced_version_keeps_provenance_and_the_new_payload(believed, interval, new):
+def test_coalesced_version_keeps_provenance_and_the_new_payload(
+    believed: list[Span], interval: tuple[int, int], new: Payload
+) -> None:
     start, end = interval
     plan = plan_assert(believed, new.value, start, end, new)
     if plan.unchanged is not None:
@@ -159,7 +165,9 @@ def test_coalesced_version_keeps_provenance_and_the_new_payload(believed, interv
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(believed_sets(keys=("a",)), intervals(), payloads)
-def test_assert_within_one_value_of_a_many_valued_attribute(believed, interval, new):
+def test_assert_within_one_value_of_a_many_valued_attribute(
+    believed: list[Span], interval: tuple[int, int], new: Payload
+) -> None:
     # For a many-valued attribute storage hands over only the versions of the same value.
     new = Payload("a", new.source, new.reason, new.confidence, new.provenance)
     start, end = interval
@@ -174,7 +182,9 @@ def test_assert_within_one_value_of_a_many_valued_attribute(believed, interval, 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(believed_sets(), intervals())
-def test_retract_empties_the_interval_and_nothing_else(believed, interval):
+def test_retract_empties_the_interval_and_nothing_else(
+    believed: list[Span], interval: tuple[int, int]
+) -> None:
     start, end = interval
     plan = plan_retract(believed, start, end)
     assert plan.unchanged is None and plan.asserted is None
@@ -191,14 +201,14 @@ def test_retract_empties_the_interval_and_nothing_else(believed, interval):
 
 
 @pytest.mark.parametrize("start,end", [(5, 5), (6, 5), (FOREVER, FOREVER)])
-def test_empty_intervals_are_refused(start, end):
+def test_empty_intervals_are_refused(start: int, end: int) -> None:
     with pytest.raises(ValueError):
         plan_assert([], "a", start, end, Payload("a"))
     with pytest.raises(ValueError):
         plan_retract([], start, end)
 
 
-def test_plans_do_not_depend_on_input_order():
+def test_plans_do_not_depend_on_input_order() -> None:
     spans = [
         Span(1, "a", 0, 4, Payload("a", reason="r-a", provenance=("p1",))),
         Span(2, "b", 4, 8, Payload("b", provenance=("p2",))),

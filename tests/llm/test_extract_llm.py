@@ -42,9 +42,9 @@ def test_valid_answer_becomes_fact_ops(stub: OpenAIStub, extractor: LLMExtractor
     stub.reply(
         answer(
             fact("set", "location", "Berlin", valid_from="2026-03-02", evidence="moved to Berlin"),
-            fact("add", "phone", "139-1111-2222", valid_from=None),
+            fact("add", "phone", "139-1111-2222", valid_from=None, evidence=None),
             fact("set", "Favorite Team", "Chelsea", valid_from="2026-03-09T18:30"),
-            notes=["The user moved to Berlin in the week of 2026-03-02.", "  "],
+            notes=["The user moved to Berlin in the week of 2026-03-02.", "  ", "..."],
         )
     )
 

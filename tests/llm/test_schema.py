@@ -120,3 +120,11 @@ def test_union_tries_every_option_before_failing() -> None:
         item: Item | dict[str, Any]
 
     assert validate({"item": {"kind": "z"}}, Loose) == Loose({"kind": "z"})
+
+
+def test_reply_statements_need_words() -> None:
+    from memlane.llm.replies import WorkflowDescriptionReply
+
+    assert validate({"description": "退款流程。"}, WorkflowDescriptionReply).description
+    with pytest.raises(SchemaViolation, match="placeholder"):
+        validate({"description": "..."}, WorkflowDescriptionReply)

@@ -119,7 +119,7 @@ def test_read_summary_tidies_cosmetic_slips() -> None:
     content = read_summary(
         {
             "topic": "  Moving house ",
-            "facts": ["A", "", "  ", "A", "B "],
+            "facts": ["A", "", "  ", "A", "B ", "...", "-"],
             "mood": [],
             "comment": "ignored",
         }
@@ -132,6 +132,7 @@ def test_read_summary_tidies_cosmetic_slips() -> None:
     [
         ([], "expected an object"),
         ({"topic": [], "facts": []}, "every section is empty"),
+        ({name: ["..."] for name in ("topic", "facts", "mood")}, "every section is empty"),
         ({"facts": [None]}, "facts[0]: expected a string"),
         ({"facts": {"a": 1}}, "facts: expected an array"),
         ({"facts": ["x" * (STATEMENT_MAX_CHARS + 1)]}, "facts[0]: at most"),

@@ -6,7 +6,7 @@ import pytest
 
 import memlane
 from memlane.embed import HashEmbedder
-from memlane.summaries.search import fuse, nearest
+from memlane.summaries.search import as_matrix, fuse, nearest
 
 
 @pytest.fixture
@@ -83,6 +83,6 @@ def test_fusion_and_nearest_neighbours():
     assert fuse([[5], []]) == [(5, 1 / 61)]
     embedder = HashEmbedder(dim=64)
     vectors = embedder.embed_documents(["apples and pears", "train timetable", "pears"])
-    blobs = [row.tobytes() for row in vectors]
-    assert nearest(embedder.embed_query("pears"), [10, 20, 30], blobs, 2)[0] in {10, 30}
-    assert nearest(embedder.embed_query("x"), [], [], 3) == []
+    matrix = as_matrix([row.tobytes() for row in vectors])
+    assert nearest(embedder.embed_query("pears"), [10, 20, 30], matrix, 2)[0] in {10, 30}
+    assert nearest(embedder.embed_query("x"), [], as_matrix([]), 3) == []

@@ -73,8 +73,10 @@ def _register() -> None:
     from memlane.cli.bench import bench
     from memlane.cli.demo import demo
     from memlane.cli.facts import fact
+    from memlane.cli.recall import recall
 
     cli.add_command(fact)
+    cli.add_command(recall)
     cli.add_command(demo)
     cli.add_command(bench)
 

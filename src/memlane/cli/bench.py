@@ -35,3 +35,50 @@ def facts_command(scale: int, samples: int, out: str | None, workdir: str | None
     results.write(out)
     if out:
         click.echo(f"wrote {out}")
+
+
+@bench.command("summaries")
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A LoCoMo-format JSON file (e.g. locomo_dev.json); never shipped with memlane.",
+)
+@click.option(
+    "--search-scale",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Summaries per subject for the search-latency rows.",
+)
+@click.option(
+    "--samples", type=int, default=500, show_default=True, help="Queries per latency metric."
+)
+@click.option(
+    "--embedder",
+    default=None,
+    help="Embedder spec for ingestion and the throughput rows (default: the default model).",
+)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+def summaries_command(
+    data: str | None, search_scale: int, samples: int, embedder: str | None, out: str | None
+) -> None:
+    """Summary lane on LoCoMo: compression, retention, ingestion, search and embedding speed."""
+    from pathlib import Path
+
+    from memlane.bench.summaries import run
+    from memlane.errors import InvalidInput
+
+    if data is None:
+        raise InvalidInput("data", "give --data PATH to a LoCoMo-format JSON file")
+    results = run(
+        Path(data),
+        search_scale=search_scale,
+        samples=samples,
+        embedder_spec=embedder,
+        progress=click.echo,
+    )
+    click.echo(results.render())
+    results.write(out)
+    if out:
+        click.echo(f"wrote {out}")

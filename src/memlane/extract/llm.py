@@ -29,6 +29,7 @@ _log = logging.getLogger("memlane.llm.extract")
 
 _NOT_NAME_CHARS = re.compile(r"[\s\-./]+")
 _NOT_IDENTITY_CHARS = re.compile(r"[\W_]+")
+_WORD = re.compile(r"\w")
 _NO_TIME = frozenset({"", "null", "none", "unknown", "n/a"})
 
 
@@ -216,7 +217,9 @@ def _tidy(data: Any) -> Any:
     if isinstance(notes, str):
         notes = [notes]
     if isinstance(notes, list):
-        tidy["notes"] = [note for note in notes if not (isinstance(note, str) and not note.strip())]
+        tidy["notes"] = [
+            note for note in notes if not (isinstance(note, str) and not _WORD.search(note))
+        ]
     return tidy
 
 
@@ -226,6 +229,8 @@ def _tidy_fact(fact: Any) -> Any:
     tidy = dict(fact)
     if isinstance(tidy.get("op"), str):
         tidy["op"] = tidy["op"].strip().lower()
+    if tidy.get("evidence") is None:
+        tidy.pop("evidence", None)
     attribute = tidy.get("attribute")
     if isinstance(attribute, str):
         tidy["attribute"] = _NOT_NAME_CHARS.sub("_", attribute.strip()).strip("_").lower()

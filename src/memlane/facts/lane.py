@@ -377,7 +377,7 @@ class FactsLane:
             believed = writer.believed_near(
                 self._tenant, subject, attribute, key if many else None, start, end
             )
-            plan = plan_assert(believed, key, start, end, Payload(stored_value, **meta))
+            plan = plan_assert(believed, key, start, end, Payload(stored_value, stated=tx, **meta))
             return self._execute(writer, subject, attribute, plan, tx)
 
     def _execute(

@@ -18,13 +18,18 @@ FOREVER = 2**63 - 1
 
 @dataclass(frozen=True, slots=True)
 class Payload:
-    """What a version says, apart from its intervals: carried over when a version is split."""
+    """What a version says, apart from its intervals: carried over when a version is split.
+
+    ``stated`` is the transaction time at which this reason was given, which a re-inserted
+    remainder keeps (its own transaction time is newer); 0 means "the version's own".
+    """
 
     value: Any
     source: str | None = None
     reason: str | None = None
     confidence: float = 1.0
     provenance: tuple[str, ...] = ()
+    stated: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,11 +153,17 @@ def _coalesce(merged: Sequence[Span], new: Payload) -> Payload:
     for span in merged:
         provenance.update(dict.fromkeys(span.payload.provenance))
     provenance.update(dict.fromkeys(new.provenance))
-    reason = new.reason
-    if reason is None:
-        stated = [span for span in merged if span.payload.reason is not None]
-        reason = max(stated, key=lambda span: (span.tx, span.id)).payload.reason if stated else None
-    return replace(new, provenance=tuple(provenance), reason=reason)
+    if new.reason is None:
+        with_reason = [span for span in merged if span.payload.reason is not None]
+        if with_reason:
+            newest = max(with_reason, key=lambda span: (span.payload.stated or span.tx, span.id))
+            return replace(
+                new,
+                provenance=tuple(provenance),
+                reason=newest.payload.reason,
+                stated=newest.payload.stated or newest.tx,
+            )
+    return replace(new, provenance=tuple(provenance))
 
 
 def _check_interval(start: int, end: int) -> None:

@@ -228,7 +228,8 @@ Rules:
 - At most {SECTION_MAX_ITEMS} statements per section, each under {STATEMENT_MAX_CHARS} \
 characters; use [] for an empty section.
 
-Answer format: {_to_json({name: ["..."] for name in SUMMARY_SECTIONS})}"""
+Answer format, each section a list of strings: \
+{_to_json({name: [] for name in SUMMARY_SECTIONS})}"""
 
 
 def _render_sections(content: SummaryContent) -> str:
@@ -270,7 +271,7 @@ Rules:
 {_rules(_GROUNDED, _KEEP_LANGUAGE, _JSON_ONLY)}
 - At most {DESCRIPTION_MAX_CHARS} characters.
 
-Answer format: {_to_json({"description": "..."})}"""
+Answer format: {_to_json({"description": "<the paragraph>"})}"""
 
 
 def workflow_description(request: WorkflowInput) -> Prompt:

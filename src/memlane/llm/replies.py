@@ -17,12 +17,16 @@ SUMMARY_SECTIONS: tuple[str, ...] = ("topic", "facts", "open_items", "entities",
 SECTION_MAX_ITEMS = 20
 STATEMENT_MAX_CHARS = 300
 NOTES_MAX_ITEMS = 20
+FACTS_MAX_ITEMS = 50
 EVIDENCE_MAX_CHARS = 500
 DESCRIPTION_MAX_CHARS = 1200
 
 ATTRIBUTE_NAME = Pattern(r"[a-z][a-z0-9_]{0,63}", "a snake_case name such as favorite_team")
 
-Statement = Annotated[str, Length(1, STATEMENT_MAX_CHARS)]
+HAS_WORDS = Pattern(r"(?s).*\w.*", "a statement with words, not a placeholder such as ...")
+"""Small models copy a format's placeholders; a statement must hold a letter or digit."""
+
+Statement = Annotated[str, Length(1, STATEMENT_MAX_CHARS), HAS_WORDS]
 Section = Annotated[tuple[Statement, ...], Length(0, SECTION_MAX_ITEMS)]
 
 
@@ -41,7 +45,7 @@ class FactReply:
 class ExtractionReply:
     """The answer to the fact-extraction prompt."""
 
-    facts: tuple[FactReply, ...] = ()
+    facts: Annotated[tuple[FactReply, ...], Length(0, FACTS_MAX_ITEMS)] = ()
     notes: Annotated[tuple[Statement, ...], Length(0, NOTES_MAX_ITEMS)] = ()
 
 
@@ -60,4 +64,4 @@ class SummaryReply:
 class WorkflowDescriptionReply:
     """The answer to the workflow-description prompt."""
 
-    description: Annotated[str, Length(1, DESCRIPTION_MAX_CHARS)]
+    description: Annotated[str, Length(1, DESCRIPTION_MAX_CHARS), HAS_WORDS]

@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.temporal import Insert, Span
+from memlane.privacy.model import Deletion, PurgeReport
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.window.model import Turn
 
@@ -211,6 +212,12 @@ class SummaryStore(Protocol):
         """Attach float32 vectors to search items."""
         ...
 
+    def vector_state(
+        self, tenant: str, subject: str | None, kind: DocKind, model: str
+    ) -> tuple[int, int, int]:
+        """``(items in scope, items embedded by model, highest item id)``."""
+        ...
+
     def vectors(
         self, tenant: str, subject: str | None, kind: DocKind, model: str
     ) -> list[tuple[int, int, bytes]]:
@@ -223,6 +230,38 @@ class SummaryStore(Protocol):
         """Owner ids of the undeleted items in scope matching ``text``, best first."""
         ...
 
+    def audit(self, tenant: str, subject: str) -> tuple[list[Summary], list[Note]]:
+        """Every summary version and note of a subject, deleted ones included."""
+        ...
+
+
+class PrivacyStore(Protocol):
+    """Logical deletion across every lane, the deletion log, and physical purge."""
+
+    def forget(
+        self,
+        tenant: str,
+        subject: str,
+        attribute: str | None,
+        *,
+        now: int,
+        purge_due: int,
+        reason: str | None,
+        requested_by: str | None,
+    ) -> Deletion:
+        """Mark the subject's data (or an attribute and every text mentioning its values)."""
+        ...
+
+    def deletions(self, tenant: str) -> list[Deletion]:
+        """The deletion log of a tenant, oldest first."""
+        ...
+
+    def purge(
+        self, tenant: str, subject: str | None, *, now: int, immediately: bool
+    ) -> PurgeReport:
+        """Physically remove deleted data that is due (or all, ``immediately``)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Backend:
@@ -231,4 +270,5 @@ class Backend:
     url: str
     facts: FactStore
     summaries: SummaryStore
+    privacy: PrivacyStore
     close: Callable[[], None]

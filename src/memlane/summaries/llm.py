@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, tzinfo
@@ -18,6 +19,7 @@ from memlane.summaries.summarizer import Summarizer
 from memlane.window.model import Turn
 
 _log = logging.getLogger("memlane.llm.summaries")
+_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +81,9 @@ class LLMSummarizer:
 def read_summary(data: Any) -> SummaryContent:
     """Validate a decoded summary answer and return its five sections.
 
-    Forgives cosmetic slips (a bare string for a section, blank or repeated statements,
-    surrounding spaces) and rejects the rest, including an answer with every section empty.
+    Forgives cosmetic slips (a bare string for a section, blank, wordless or repeated
+    statements, surrounding spaces) and rejects the rest, including an answer with every
+    section empty.
 
     Raises:
         SchemaViolation: the answer does not have the five sections as lists of statements.
@@ -111,7 +114,8 @@ def _tidy_section(section: list[Any]) -> list[Any]:
     for item in section:
         if isinstance(item, str):
             item = item.strip()
-            if not item or item in seen:
+            # Wordless items ("...", "-") are copied placeholders, not statements.
+            if not _WORD.search(item) or item in seen:
                 continue
             seen.add(item)
         # Anything else is left for the validator to reject with a message the model can use.

@@ -45,6 +45,7 @@ class Summary:
     version: int
     tx_from: datetime
     provenance: tuple[str, ...]
+    deleted_at: datetime | None = None
 
     @property
     def topic(self) -> tuple[str, ...]:

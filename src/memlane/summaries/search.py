@@ -11,13 +11,22 @@ RRF_K = 60
 """The usual constant of reciprocal-rank fusion (Cormack et al. 2009): damps the top ranks."""
 
 
+def as_matrix(vectors: Sequence[bytes]) -> npt.NDArray[np.float32]:
+    """Stack float32 vector blobs into one ``(n, dim)`` matrix."""
+    if not vectors:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(vectors), -1)
+
+
 def nearest(
-    query: npt.NDArray[np.float32], owners: Sequence[int], vectors: Sequence[bytes], limit: int
+    query: npt.NDArray[np.float32],
+    owners: Sequence[int],
+    matrix: npt.NDArray[np.float32],
+    limit: int,
 ) -> list[int]:
-    """Owner ids of the ``limit`` vectors most similar to ``query`` (exact, by dot product)."""
+    """Owner ids of the ``limit`` rows of ``matrix`` most similar to ``query`` (exact)."""
     if not owners:
         return []
-    matrix = np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(owners), -1)
     scores = matrix @ query.reshape(-1)
     if limit < len(owners):
         top = np.argpartition(-scores, limit)[:limit]

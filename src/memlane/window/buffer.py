@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 from memlane.errors import InvalidInput
 from memlane.window.model import Turn
@@ -46,6 +47,13 @@ class WindowBuffer:
         turns = self.turns()
         self._rounds.clear()
         return turns
+
+    def remove(self, predicate: Callable[[Turn], bool]) -> int:
+        """Drop the turns for which ``predicate`` is true (for ``forget``); return how many."""
+        before = len(self)
+        kept = ([turn for turn in round_ if not predicate(turn)] for round_ in self._rounds)
+        self._rounds = deque(round_ for round_ in kept if round_)
+        return before - len(self)
 
     def __len__(self) -> int:
         return sum(len(round_) for round_ in self._rounds)

@@ -7,9 +7,16 @@ from pathlib import Path
 from memlane.storage.base import Backend
 from memlane.storage.sqlite.database import SQLiteDatabase
 from memlane.storage.sqlite.facts import SQLiteFactStore
+from memlane.storage.sqlite.privacy import SQLitePrivacyStore
 from memlane.storage.sqlite.summaries import SQLiteSummaryStore
 
-__all__ = ["SQLiteDatabase", "SQLiteFactStore", "SQLiteSummaryStore", "open_sqlite"]
+__all__ = [
+    "SQLiteDatabase",
+    "SQLiteFactStore",
+    "SQLitePrivacyStore",
+    "SQLiteSummaryStore",
+    "open_sqlite",
+]
 
 
 def open_sqlite(path: str | Path) -> Backend:
@@ -19,5 +26,6 @@ def open_sqlite(path: str | Path) -> Backend:
         url=str(path),
         facts=SQLiteFactStore(database),
         summaries=SQLiteSummaryStore(database),
+        privacy=SQLitePrivacyStore(database),
         close=database.close,
     )

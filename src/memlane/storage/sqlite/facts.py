@@ -107,7 +107,8 @@ class SQLiteFactStore:
         """Believed versions touching ``[start, end)``, of the value ``key`` if given."""
         sql = (
             "SELECT id, value_key, valid_from, valid_to, value, source, reason, confidence, "
-            "provenance, tx_from FROM facts WHERE tenant = ? AND subject = ? AND attribute = ? "
+            "provenance, tx_from, coalesce(stated_tx, tx_from) FROM facts "
+            "WHERE tenant = ? AND subject = ? AND attribute = ? "
             f"AND {_BELIEVED} AND valid_from <= ? AND valid_to >= ?"
         )
         parameters: tuple[Any, ...] = (tenant, subject, attribute, end, start)
@@ -120,7 +121,7 @@ class SQLiteFactStore:
                 row[1],
                 row[2],
                 row[3],
-                Payload(json.loads(row[4]), row[5], row[6], row[7], _provenance(row[8])),
+                Payload(json.loads(row[4]), row[5], row[6], row[7], _provenance(row[8]), row[10]),
                 row[9],
             )
             for row in self.db.fetchall(sql, parameters)
@@ -154,8 +155,8 @@ class SQLiteFactStore:
             value_json = canonical_json(payload.value)
             cursor = self.db.execute(
                 "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, "
-                "valid_to, tx_from, source, reason, confidence, provenance) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "valid_to, tx_from, source, reason, confidence, provenance, stated_tx) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     tenant,
                     subject,
@@ -169,6 +170,7 @@ class SQLiteFactStore:
                     payload.reason,
                     payload.confidence,
                     canonical_json(list(payload.provenance)) if payload.provenance else "[]",
+                    payload.stated or tx,
                 ),
             )
             assert cursor.lastrowid is not None

@@ -8,6 +8,7 @@ words, and digit runs with their separators removed, then let ``unicode61`` spli
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 
@@ -109,6 +110,17 @@ def query(text: str) -> str | None:
     if not unique:
         return None
     return " OR ".join('"' + token.replace('"', '""') + '"' for token in unique)
+
+
+def scope_token(*parts: str) -> str:
+    """A token that marks a document's tenant (and subject, and kind) inside FTS5.
+
+    Queries AND it with their words, so FTS5 itself narrows the match to the scope instead of
+    matching across every tenant and filtering afterwards. Hex digits after a prefix no text
+    token has, so it never collides with content.
+    """
+    digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=10).hexdigest()
+    return f"zzscope{digest}"
 
 
 def _is_cjk(character: str) -> bool:

@@ -96,7 +96,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             deleted_at INTEGER,
             UNIQUE (kind, owner_id)
         )""",
-        "CREATE INDEX search_docs_scope ON search_docs (tenant, subject, kind)",
+        # Covers the scope filter and the "what is embedded" signature of every search.
+        """CREATE INDEX search_docs_scope
+            ON search_docs (tenant, subject, kind, deleted_at, model)""",
         """CREATE VIRTUAL TABLE search_fts USING fts5(
             tokens, tokenize = 'unicode61 remove_diacritics 2'
         )""",
@@ -113,6 +115,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             deleted_at INTEGER,
             PRIMARY KEY (tenant, id)
         )""",
+    ),
+    # 3: deletions, for the compliance view and purge.
+    (
+        """CREATE TABLE deletions (
+            id INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            requested_at INTEGER NOT NULL,
+            requested_by TEXT,
+            reason TEXT,
+            purge_due INTEGER NOT NULL,
+            purged_at INTEGER,
+            counts TEXT NOT NULL
+        )""",
+        "CREATE INDEX deletions_by_tenant ON deletions (tenant, requested_at)",
+        "CREATE INDEX notes_deleted ON notes (tenant, subject) WHERE deleted_at IS NOT NULL",
+        # When a version's reason was stated (re-inserted remainders keep it); NULL: tx_from.
+        "ALTER TABLE facts ADD COLUMN stated_tx INTEGER",
     ),
 )
 

@@ -18,7 +18,8 @@ from memlane.window.model import Turn
 STORYLINE = ""  # the session_id under which a subject's storyline is stored
 
 _SUMMARY_COLUMNS = (
-    "id, subject, session_id, version, content, period_from, period_to, tx_from, provenance"
+    "id, subject, session_id, version, content, period_from, period_to, tx_from, provenance, "
+    "deleted_at"
 )
 _NOTE_COLUMNS = "id, subject, text, said_at, tx_from, session_id, source, provenance, deleted_at"
 
@@ -118,6 +119,20 @@ class SQLiteSummaryStore:
             (tenant, subject, STORYLINE if session_id is None else session_id),
         )
         return [_summary(row) for row in rows]
+
+    def audit(self, tenant: str, subject: str) -> tuple[list[Summary], list[Note]]:
+        """Every summary version and note of a subject, deleted ones included (flagged)."""
+        summaries = self.db.fetchall(
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND subject = ? "
+            "ORDER BY tx_from, id",
+            (tenant, subject),
+        )
+        notes = self.db.fetchall(
+            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = ? AND subject = ? "
+            "ORDER BY tx_from, id",
+            (tenant, subject),
+        )
+        return [_summary(row) for row in summaries], [_note(row) for row in notes]
 
     def summaries(self, tenant: str, ids: Sequence[int]) -> dict[int, Summary]:
         """Summaries by id (only those of ``tenant``)."""
@@ -244,6 +259,18 @@ class SQLiteSummaryStore:
                 [(model, blob, doc_id) for doc_id, blob in vectors],
             )
 
+    def vector_state(
+        self, tenant: str, subject: str | None, kind: DocKind, model: str
+    ) -> tuple[int, int, int]:
+        """``(items in scope, items embedded by model, highest item id)``: a cheap signature."""
+        where, parameters = _scope(tenant, subject, kind)
+        row = self.db.fetchall(
+            f"SELECT count(*), coalesce(sum(model = ?), 0), coalesce(max(id), 0) "
+            f"FROM search_docs WHERE {where}",
+            (model, *parameters),
+        )[0]
+        return int(row[0]), int(row[1]), int(row[2])
+
     def vectors(
         self, tenant: str, subject: str | None, kind: DocKind, model: str
     ) -> list[tuple[int, int, bytes]]:
@@ -262,6 +289,12 @@ class SQLiteSummaryStore:
         expression = lexical.query(text)
         if expression is None:
             return []
+        scope = (
+            lexical.scope_token(tenant, kind)
+            if subject is None
+            else lexical.scope_token(tenant, kind, subject)
+        )
+        expression = f'({expression}) AND "{scope}"'
         where, parameters = _scope(tenant, subject, kind, alias="d.")
         rows = self.db.fetchall(
             "SELECT d.owner_id FROM search_fts JOIN search_docs AS d ON d.id = search_fts.rowid "
@@ -276,9 +309,13 @@ class SQLiteSummaryStore:
             "VALUES (?, ?, ?, ?, ?)",
             (tenant, subject, kind, owner_id, text),
         )
+        scopes = (
+            lexical.scope_token(tenant, kind),
+            lexical.scope_token(tenant, kind, subject),
+        )
         self.db.execute(
             "INSERT INTO search_fts (rowid, tokens) VALUES (?, ?)",
-            (cursor.lastrowid, lexical.document(text)),
+            (cursor.lastrowid, " ".join((lexical.document(text), *scopes))),
         )
 
     def _drop_doc(self, kind: DocKind, owner_id: int) -> None:
@@ -320,6 +357,7 @@ def _summary(row: Sequence[Any]) -> Summary:
         period_to=from_micros(row[6]),
         tx_from=from_micros(row[7]),
         provenance=tuple(json.loads(row[8])),
+        deleted_at=None if row[9] is None else from_micros(row[9]),
     )
 
 

@@ -1,0 +1,1 @@
+"""Privacy: the active, audit and compliance views; logical deletion and physical purge."""

@@ -1,0 +1,389 @@
+"""Adjudication, separate from retrieval: which recalled statements still hold, and the ranking.
+
+Exact facts carry their status from the read (``current`` or ``historical``). Turns, notes
+and summary lines are judged here, claim by claim (see :mod:`memlane.router.claims`):
+
+1. **Against the exact lane** (claims about the subject on an attribute it holds): a
+   statement that names a value the exact lane has since superseded, and not the current
+   one, is stale ("U-001住在上海" while ``location`` is now 北京). A statement naming no known
+   value is stale when the current one-valued fact is newer than it (its valid time began
+   after the statement was made, or it was learned later) and did not come from it.
+2. **Against later statements** (knowledge updates, no LLM): of the statements with the same
+   holder and relation, the latest (by when said, then when stored) is current; earlier
+   ones saying something else are stale ("favourite team is Arsenal" then "... is now
+   Chelsea"). Summary lines are only superseded by statements made after the summary's
+   whole period; they supersede nothing, since they restate the same turns as notes.
+
+Ranking: every non-stale item before any stale one; then lane priority (exact answers,
+window, workflows, summaries and notes, exact profile supplement); then status (current
+before historical); then score; then recency.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, tzinfo
+
+from memlane.facts.model import Fact
+from memlane.router.claims import SELF, Claim, claims, mentions
+from memlane.router.model import RecallItem
+from memlane.summaries.model import Note
+
+TIER_ANSWER = 0
+TIER_WINDOW = 1
+TIER_WORKFLOW = 2
+TIER_SUMMARY = 3
+TIER_PROFILE = 4
+ON_TOPIC_BONUS = 0.15
+
+_ORIGIN = re.compile(r"#\d+$|^note:\d+$")
+_STATUS_ORDER = {"current": 0, "historical": 1, "stale": 2}
+# "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
+_NO_TIMING_RULE = frozenset({"employer"})
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A recalled item before judging and ranking.
+
+    ``said``/``learned`` order statements in time; ``said_late`` is when a summary's period
+    ends (statements after it may supersede its lines); ``turns`` are the turn ids and
+    ``note:<id>`` references it came from; ``lines`` are a summary's statements, ``label``
+    its heading, ``extras`` lines shown with them but not judged (mood); ``body`` the text
+    to judge when it differs from the item's text.
+    """
+
+    item: RecallItem
+    tier: int
+    said: datetime | None = None
+    learned: datetime | None = None
+    said_late: datetime | None = None
+    turns: frozenset[str] = frozenset()
+    judge: bool = False
+    lines: tuple[str, ...] = ()
+    label: str = ""
+    note: Note | None = None
+    body: str = ""
+    extras: tuple[str, ...] = ()
+
+    @property
+    def statement(self) -> str:
+        """The text to judge: a turn's content without its speaker label, else the item."""
+        return self.body or self.item.text
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """Evidence: a note or user turn of a subject, with its claims."""
+
+    subject: str
+    text: str
+    said: datetime
+    learned: datetime
+    turns: frozenset[str]
+    claims: tuple[Claim, ...]
+    ref: str
+    note: Note | None = None
+
+
+@dataclass(slots=True)
+class SubjectFacts:
+    """What the exact lane holds for one subject at the read point, history read lazily."""
+
+    subject: str
+    current: dict[str, list[Fact]]
+    many: set[str]
+    read_history: Callable[[str], list[Fact]]
+    _history: dict[str, list[Fact]] = field(default_factory=dict)
+
+    def history(self, attribute: str) -> list[Fact]:
+        """Every version of ``attribute`` on the valid-time line, cached."""
+        if attribute not in self._history:
+            self._history[attribute] = self.read_history(attribute)
+        return self._history[attribute]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Why a statement is stale, since when, and the statement that replaced it (if any)."""
+
+    reason: str
+    since: datetime | None
+    replacement: Statement | None = None
+
+
+def statement(
+    subject: str,
+    text: str,
+    *,
+    said: datetime,
+    learned: datetime,
+    turns: Iterable[str],
+    ref: str,
+    note: Note | None = None,
+) -> Statement:
+    """Build a :class:`Statement`, reading its claims."""
+    return Statement(
+        subject, text, said, learned, frozenset(turns), tuple(claims(text, subject)), ref, note
+    )
+
+
+class Adjudicator:
+    """Judges candidates of several subjects against facts and statements.
+
+    Args:
+        facts: the exact lane's view of a subject (see :class:`SubjectFacts`).
+        statements: a subject's notes and user turns, as evidence.
+        timezone: how dates in reasons are written.
+    """
+
+    def __init__(
+        self,
+        facts: Callable[[str], SubjectFacts],
+        statements: Callable[[str], Sequence[Statement]],
+        timezone: tzinfo,
+    ) -> None:
+        self._facts = facts
+        self._statements = statements
+        self._zone = timezone
+        self._by_key: dict[str, dict[tuple[str, str], list[tuple[Statement, Claim]]]] = {}
+
+    def judge(self, candidates: Sequence[Candidate], asked: Sequence[str] = ()) -> list[Candidate]:
+        """Mark stale candidates; split stale lines out of summaries; add replacements.
+
+        A note that supersedes a recalled one is added (as a summary-lane item) when it was
+        not recalled itself, so the agent sees the new value next to the old. Summary-lane
+        statements that claim an ``asked`` attribute score higher: they are on topic.
+        """
+        wanted = frozenset(asked)
+        judged: list[Candidate] = []
+        refs = {c.item.ref for c in candidates}
+        for candidate in candidates:
+            if not candidate.judge or candidate.item.subject is None:
+                judged.append(candidate)
+            elif candidate.lines:
+                judged.extend(self._judge_summary(candidate, wanted))
+            else:
+                judged.extend(self._judge_one(candidate, wanted, refs))
+        return judged
+
+    def _judge_one(
+        self, candidate: Candidate, wanted: frozenset[str], refs: set[str]
+    ) -> list[Candidate]:
+        subject = candidate.item.subject
+        assert subject is not None
+        found = claims(candidate.statement, subject)
+        candidate = _boost(candidate, found, wanted)
+        verdict = self._verdict(candidate, found)
+        out = [candidate if verdict is None else _stale(candidate, verdict)]
+        added = self._replacement(candidate, verdict, refs)
+        if added is not None:
+            refs.add(added.item.ref)
+            again = self._verdict(added, claims(added.statement, subject))
+            out.append(added if again is None else _stale(added, again))
+        return out
+
+    def _judge_summary(self, candidate: Candidate, wanted: frozenset[str]) -> list[Candidate]:
+        assert candidate.item.subject is not None
+        kept: list[str] = []
+        out: list[Candidate] = []
+        on_topic: list[Claim] = []
+        for index, line in enumerate(candidate.lines):
+            found = claims(line, candidate.item.subject)
+            verdict = self._verdict(candidate, found)
+            if verdict is None:
+                kept.append(line)
+                on_topic.extend(found)
+                continue
+            item = replace(
+                candidate.item,
+                text=f"{candidate.label}: {line}",
+                ref=f"{candidate.item.ref}#{index}",
+            )
+            out.append(_stale(replace(candidate, item=item, lines=()), verdict))
+        if kept:
+            text = f"{candidate.label}: " + "; ".join([*kept, *candidate.extras])
+            whole = replace(candidate, item=replace(candidate.item, text=text), lines=tuple(kept))
+            out.insert(0, _boost(whole, on_topic, wanted))
+        return out
+
+    def _verdict(self, candidate: Candidate, found: Sequence[Claim]) -> Verdict | None:
+        subject = candidate.item.subject
+        if subject is None or candidate.said is None or candidate.learned is None:
+            return None
+        for claim in found:
+            if claim.holder == SELF and claim.attribute is not None:
+                verdict = self._against_facts(claim, candidate, subject)
+                if verdict is not None:
+                    return verdict
+            verdict = self._against_statements(claim, candidate, subject)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
+        assert claim.attribute is not None and candidate.said and candidate.learned
+        held = self._facts(subject)
+        current = held.current.get(claim.attribute, [])
+        if any(mentions(claim.clause, fact.value) for fact in current):
+            return None
+        values = {_value_key(fact.value) for fact in current}
+        superseded = [
+            fact
+            for fact in held.history(claim.attribute)
+            if _value_key(fact.value) not in values and mentions(claim.clause, fact.value)
+        ]
+        if superseded:
+            old = superseded[-1]
+            since = current[0].valid_from if current else old.valid_to
+            return Verdict(self._now(claim.attribute, current, old), since)
+        if not current or claim.attribute in held.many or claim.attribute in _NO_TIMING_RULE:
+            return None
+        fact = current[0]
+        if origins(fact.provenance) & candidate.turns:
+            return None  # the fact was read from this very statement
+        if fact.valid_from > candidate.said or fact.tx_from > candidate.learned:
+            return Verdict(self._now(claim.attribute, current, None), fact.valid_from)
+        return None
+
+    def _against_statements(
+        self, claim: Claim, candidate: Candidate, subject: str
+    ) -> Verdict | None:
+        assert candidate.said and candidate.learned
+        after = (candidate.said_late or candidate.said, candidate.learned)
+        later = [
+            (found, found_claim)
+            for found, found_claim in self._keyed(subject).get(claim.key, [])
+            if (found.said, found.learned) > after and not found.turns & candidate.turns
+        ]
+        if not later:
+            return None
+        latest, latest_claim = max(later, key=lambda pair: (pair[0].said, pair[0].learned))
+        if latest_claim.value == claim.value:
+            return None
+        return Verdict(f"later: {latest.text}", latest.said, latest)
+
+    def _keyed(self, subject: str) -> dict[tuple[str, str], list[tuple[Statement, Claim]]]:
+        keyed = self._by_key.get(subject)
+        if keyed is None:
+            keyed = {}
+            for found in self._statements(subject):
+                for claim in found.claims:
+                    keyed.setdefault(claim.key, []).append((found, claim))
+            self._by_key[subject] = keyed
+        return keyed
+
+    def _replacement(
+        self, candidate: Candidate, verdict: Verdict | None, refs: set[str]
+    ) -> Candidate | None:
+        if verdict is None or verdict.replacement is None or verdict.replacement.note is None:
+            return None
+        found = verdict.replacement
+        if found.ref in refs:
+            return None
+        return note_candidate(found.note, found.subject, candidate.item.score, self._zone)
+
+    def _now(self, attribute: str, current: list[Fact], old: Fact | None) -> str:
+        if not current:
+            assert old is not None
+            ended = "" if old.valid_to is None else f" (ended {_day(old.valid_to, self._zone)})"
+            return f"{attribute} {_show(old.value)} no longer holds{ended}"
+        values = ", ".join(_show(fact.value) for fact in current)
+        return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
+
+
+def note_candidate(note: Note | None, subject: str, score: float, zone: tzinfo) -> Candidate:
+    """A summary-lane candidate for a note."""
+    assert note is not None
+    item = RecallItem(
+        lane="summary",
+        text=note.text,
+        score=score,
+        valid_from=note.at,
+        provenance=list(note.provenance),
+        subject=subject,
+        kind="note",
+        ref=f"note:{note.id}",
+        at=note.at,
+    )
+    return Candidate(
+        item,
+        TIER_SUMMARY,
+        said=note.at,
+        learned=note.tx_from,
+        turns=origins(note.provenance, note.id),
+        judge=True,
+        note=note,
+    )
+
+
+def origins(provenance: Iterable[str], note_id: int | None = None) -> frozenset[str]:
+    """The turn ids and ``note:<id>`` references in a provenance, plus the note itself.
+
+    Sources such as ``"remember"`` or ``"crm-import"`` are shared by unrelated statements,
+    so they never tie two statements together.
+    """
+    found = {ref for ref in provenance if _ORIGIN.search(ref)}
+    if note_id is not None:
+        found.add(f"note:{note_id}")
+    return frozenset(found)
+
+
+def rank(candidates: Sequence[Candidate], k: int, include_stale: bool) -> list[RecallItem]:
+    """The best ``k`` items: non-stale first, then lane tier, status, score, recency."""
+    kept = [c for c in candidates if include_stale or c.item.status != "stale"]
+    kept.sort(
+        key=lambda c: (
+            c.item.status == "stale",
+            c.tier,
+            _STATUS_ORDER[c.item.status],
+            -c.item.score,
+            -_timestamp(c.item.at or c.item.valid_from),
+        )
+    )
+    seen: set[str] = set()
+    ranked: list[RecallItem] = []
+    for candidate in kept:
+        if candidate.item.ref in seen:
+            continue
+        seen.add(candidate.item.ref)
+        ranked.append(candidate.item)
+    return ranked[:k]
+
+
+def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str]) -> Candidate:
+    """Raise a summary-lane statement that claims an asked attribute ("住在…" for location)."""
+    if candidate.item.lane != "summary" or not wanted:
+        return candidate
+    if not any(claim.attribute in wanted or claim.relation in wanted for claim in found):
+        return candidate
+    score = min(1.0, candidate.item.score + ON_TOPIC_BONUS)
+    return replace(candidate, item=replace(candidate.item, score=score))
+
+
+def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
+    item = replace(
+        candidate.item,
+        status="stale",
+        superseded_by=verdict.reason,
+        valid_to=verdict.since,
+    )
+    return replace(candidate, item=item)
+
+
+def _value_key(value: object) -> str:
+    return str(value).casefold()
+
+
+def _show(value: object) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def _day(instant: datetime, zone: tzinfo) -> str:
+    return instant.astimezone(zone).date().isoformat()
+
+
+def _timestamp(instant: datetime | None) -> float:
+    return 0.0 if instant is None else instant.timestamp()

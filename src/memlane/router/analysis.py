@@ -1,0 +1,191 @@
+"""Query analysis: identifiers, attribute intents, times and the kind of question, zh + en.
+
+Deterministic and model-free, so routing a query never waits for an embedding: identifiers
+come from :func:`memlane.extract.find_identifiers`, times from
+:func:`memlane.extract.resolve_times`, attributes from the :class:`SynonymRegistry`, and the
+kind of question (how-to, context, history) from short cue lists.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from datetime import datetime, tzinfo
+
+from memlane.errors import InvalidInput
+from memlane.extract import find_identifiers, resolve_times, time_interval
+from memlane.extract.model import Mention
+from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
+from memlane.router.synonyms import SynonymRegistry, compile_phrase
+
+MAX_QUERY_CHARS = 2_000
+
+# Mention kinds of the extractor → the exact-lane attribute they are stored under.
+IDENTIFIER_ATTRIBUTES: dict[str, str] = {
+    "phone": "phone",
+    "email": "email",
+    "order_id": "order",
+    "user_id": "user_id",
+}
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+_WORKFLOW = re.compile(
+    r"一般怎么|怎么(?!样|回事|了)|如何|怎样|步骤|流程|操作方法"
+    r"|\bhow\s+(?:do|does|can|could|should|would)\s+(?:i|we|you|one|they|agents?|users?)\b"
+    r"|\bhow\s+to\b|\bsteps?\s+(?:to|for)\b|\bwhat\s+are\s+the\s+steps\b|\bprocedure\b"
+    r"|\bprocess\s+(?:for|of|to)\b|\bworkflows?\b|\bbest\s+way\s+to\b"
+)
+_CONTEXT = re.compile(
+    r"喜欢|偏好|爱好|兴趣|习惯|口味|上次|那次|聊过|聊了|说过|说了什么|提到|提过|讲过|感觉|心情"
+    r"|情绪|投诉|抱怨|问题|问过|问了|经历|发生|计划|打算|为什么|怎么样|觉得|印象|进度|退款|记得"
+    r"|\b(?:likes?|liked|loves?|prefers?|preferences?|favou?rites?|hobby|hobbies|interests?"
+    r"|mention(?:ed)?|said|says?|talk(?:ed)?|told|discuss(?:ed)?|feel(?:s|ings?)?|felt|mood"
+    r"|complain(?:ed|ts?)?|issues?|problems?|happened|experiences?|plans?|planning|why"
+    r"|remember|last\s+time|story|progress|refunds?|opinions?|think|thinks|thought|ask(?:ed)?)\b"
+)
+_HISTORY = re.compile(
+    r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前"
+    r"|\b(?:before|previous(?:ly)?|used\s+to|former(?:ly)?|history|earlier|old|past|ever"
+    r"|changed?)\b"
+)
+
+
+def check_query(query: object) -> str:
+    """Validate a query and return it.
+
+    Raises:
+        InvalidInput: not a string, empty, longer than 2,000 characters, not valid Unicode
+            text (lone surrogates), holding control characters (binary data), or without
+            any letter or digit.
+    """
+    if not isinstance(query, str):
+        raise InvalidInput("query", f"must be a string, got {type(query).__name__}")
+    if not query.strip():
+        raise InvalidInput("query", "must not be empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput("query", f"longer than {MAX_QUERY_CHARS} characters")
+    if _SURROGATE.search(query):
+        raise InvalidInput("query", "is not valid Unicode text")
+    if _CONTROL.search(query):
+        raise InvalidInput("query", "contains control characters (binary data?)")
+    if not any(unicodedata.category(ch)[0] in "LN" for ch in query):
+        raise InvalidInput("query", "has no letters or digits to search for")
+    return query
+
+
+def analyze(
+    query: str, *, synonyms: SynonymRegistry, at: datetime, timezone: tzinfo
+) -> QueryAnalysis:
+    """Read what ``query`` asks for; relative times resolve against ``at`` in ``timezone``.
+
+    >>> from datetime import UTC, datetime
+    >>> a = analyze("用户 138-0000-1234 的订单号是多少", synonyms=SynonymRegistry(),
+    ...             at=datetime(2026, 7, 4, tzinfo=UTC), timezone=UTC)
+    >>> [(i.attribute, i.values) for i in a.identifiers], a.attributes
+    ([('phone', ('13800001234', '8613800001234'))], ('order',))
+
+    Raises:
+        InvalidInput: a bad query (see :func:`check_query`).
+    """
+    query = check_query(query)
+    mentions = [m for m in find_identifiers(query) if m.kind in IDENTIFIER_ATTRIBUTES]
+    identifiers = tuple(_identifier(mention) for mention in mentions)
+    intents = tuple(synonyms.match(_without(query, mentions)))
+    folded = unicodedata.normalize("NFKC", query).casefold()
+    return QueryAnalysis(
+        query=query,
+        identifiers=identifiers,
+        intents=intents,
+        attributes=_asked(intents, identifiers),
+        times=_times(query, mentions, at, timezone),
+        workflow=bool(_WORKFLOW.search(folded)),
+        context=asks_context(_blank(folded, [intent.span for intent in intents])),
+        history=bool(_HISTORY.search(folded)),
+    )
+
+
+def asks_context(text: str) -> bool:
+    """True if ``text`` asks about context, preferences or past episodes ("喜欢", "said")."""
+    return bool(_CONTEXT.search(unicodedata.normalize("NFKC", text).casefold()))
+
+
+def literal_attributes(query: str, names: Iterable[str]) -> dict[str, list[tuple[int, int]]]:
+    """Attribute names written out in the query ("tier", "favourite_team" as "favourite team").
+
+    Lets a query ask for any attribute a subject holds, registered or not. Returns the
+    spans (in the NFKC-folded query) where each name was found.
+    """
+    folded = unicodedata.normalize("NFKC", query).casefold()
+    found: dict[str, list[tuple[int, int]]] = {}
+    for name in names:
+        phrase = name.replace("_", " ").strip()
+        spans = [m.span() for m in compile_phrase(phrase).finditer(folded)] if phrase else []
+        if spans:
+            found[name] = spans
+    return found
+
+
+def context_beyond(query: str, spans: Iterable[tuple[int, int]]) -> bool:
+    """True if the query asks about context outside the given spans of its folded text.
+
+    "what is the favourite team" asks for a ``favourite_team`` fact, not for context,
+    once the span naming the attribute is set aside.
+    """
+    return asks_context(_blank(unicodedata.normalize("NFKC", query).casefold(), spans))
+
+
+def identifier_keys(attribute: str, value: str) -> tuple[str, ...]:
+    """Exact lookup keys of one identifier value: a Chinese mobile with and without ``86``."""
+    if attribute != "phone":
+        return (value,)
+    if len(value) == 13 and value.startswith("86") and value[2] == "1":
+        return (value, value[2:])
+    if len(value) == 11 and value.startswith("1"):
+        return (value, "86" + value)
+    return (value,)
+
+
+def _identifier(mention: Mention) -> IdentifierRef:
+    attribute = IDENTIFIER_ATTRIBUTES[mention.kind]
+    return IdentifierRef(attribute, mention.text, identifier_keys(attribute, str(mention.value)))
+
+
+def _without(query: str, mentions: list[Mention]) -> str:
+    """The query with identifiers blanked, so "ORD-7" is not read as the word "order"."""
+    return _blank(query, [mention.span for mention in mentions])
+
+
+def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    pieces = list(text)
+    for start, end in spans:
+        pieces[start:end] = " " * (end - start)
+    return "".join(pieces)
+
+
+def _asked(
+    intents: tuple[AttributeIntent, ...], identifiers: tuple[IdentifierRef, ...]
+) -> tuple[str, ...]:
+    named = list(dict.fromkeys(intent.attribute for intent in intents))
+    # "手机号 138… 的邮箱": the phone intent labels the identifier; email is the question.
+    labels = {ref.attribute for ref in identifiers}
+    asked = [attribute for attribute in named if attribute not in labels]
+    return tuple(asked or named)
+
+
+def _times(
+    query: str, mentions: list[Mention], at: datetime, timezone: tzinfo
+) -> tuple[TimeRef, ...]:
+    found: list[TimeRef] = []
+    for mention in resolve_times(query, at, timezone):
+        start, end = mention.span
+        if any(start < m.span[1] and m.span[0] < end for m in mentions):
+            continue  # digits of an identifier, not a date
+        try:
+            first, last = time_interval(mention.value, timezone)
+        except InvalidInput:
+            continue
+        found.append(TimeRef(mention.text, first, last))
+    return tuple(found)

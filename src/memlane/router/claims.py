@@ -1,0 +1,239 @@
+"""Claims: what a statement asserts about whom, so recall can tell new knowledge from old.
+
+A claim is ``(holder, relation, value)``: "Alice's favourite team is now Chelsea" claims
+``("alice", "my:favourite team", "alice's favourite team is chelsea")``. Two claims with
+the same holder and relation are about the same thing; the later one wins. Relations that
+name an exact-lane attribute (``location``, ``phone``...) are also checked against facts.
+
+First-person statements ("我搬到北京了", "my favourite team is Arsenal", as turns and
+``remember`` texts read) go through :func:`memlane.summaries.notes.relations`; third-person
+ones (notes rewrite "I" as the speaker: "U-001 moved to Beijing", "Alice's favourite team
+is ...", "U-001住在上海") through the patterns here. The holder is ``""`` when the statement
+is about the subject itself (first person, the subject id, "the user").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from memlane.extract import find_identifiers
+from memlane.summaries.notes import relations
+from memlane.summaries.text import is_question, normalize_for_dedupe
+
+SELF = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One relation a statement asserts.
+
+    Attributes:
+        holder: whom it is about, case-folded; ``""`` for the subject itself.
+        relation: ``location``, ``phone``... or ``my:<what>`` ("my:favourite team").
+        attribute: the exact-lane attribute the relation maps to, if any.
+        value: the clause, normalized, without fillers such as "now"/"现在": two claims
+            with equal values say the same thing.
+        clause: the clause as written.
+    """
+
+    holder: str
+    relation: str
+    attribute: str | None
+    value: str
+    clause: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What the claim is about: ``(holder, relation)``."""
+        return self.holder, self.relation
+
+
+_CLAUSE_BREAK = re.compile(r"[，。；;！!？?\n]+|[,.](?=\s|$)")
+_NAME = r"(?P<{group}>[A-Za-z][\w.-]*)"
+_ADVERBS = r"(?:(?:now|currently|recently|just|has|have|had|finally|already|also)\s+)*"
+_THIRD_PERSON = re.compile(
+    "|".join(
+        (
+            _NAME.format(group="possessor") + r"['’]s\s+(?P<what>(?:(?:new|current|old)\s+)?"
+            r"(?:favou?rite\s+)?[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was|were|has\s+been)\b",
+            _NAME.format(group="dweller") + r"\s+" + _ADVERBS + r"(?:lives|lived|is\s+living"
+            r"|was\s+living|moved|relocated|resides|resided|is\s+based|was\s+based|settled)"
+            r"\s+(?:in|to|into)\b",
+            _NAME.format(group="worker") + r"\s+" + _ADVERBS + r"(?:works|worked|is\s+working"
+            r"|was\s+working|started\s+working)\s+(?:at|for)\b",
+        )
+    ),
+    re.IGNORECASE,
+)
+_CJK_RELATIONS = re.compile(
+    r"(?P<location>住在|居住在|搬到|搬去|搬家到|定居在|家在)"
+    r"|(?P<employer>在[^，。！？\s]{1,12}(?:工作|上班)|就职于)"
+    r"|(?P<birthday>生日(?:是|在))"
+    r"|(?<!我)的(?P<zh>[^\s，。！？的是]{1,6})(?:是|叫)"
+)
+_NOT_HOLDERS = frozenset(
+    {"it", "that", "this", "what", "there", "here", "who", "which", "let", "i", "you", "we"}
+    | {"they", "he", "she", "everyone"}
+)
+_SELF_WORDS = frozenset({"i", "me", "my", "we", "our", "我", "我们", "user", "the user", "用户"})
+_NEGATION = re.compile(
+    r"\b(?:not|no\s+longer|never|don't|doesn't|didn't|isn't|aren't|wasn't)\b"
+    r"|不再|没有|不是|不住|没住|没在",
+    re.IGNORECASE,
+)
+_ASKED = re.compile(r"\basked:|问：")
+_FILLERS = re.compile(
+    r"\b(?:now|currently|still|just|recently|already|new|actually|also|finally|my|our|i|i'm"
+    r"|his|her|their)\b|['’]s\b|现在|目前|已经|还是|仍然|刚刚|刚|最近|新|也|了|我的|我们|我",
+    re.IGNORECASE,
+)
+_CJK_PREFIX_NOISE = re.compile(
+    r"[\d\s\-:/.年月日号]+|上上周|上周|下周|这周|本周|那周|上个月|下个月|去年|今年|昨天|今天|前天"
+    r"|最近|已经|现在|刚刚|刚|也|还|又|就|都|了|那个周末"
+)
+_ALIASES: dict[str, str] = {
+    "phone": "phone", "phone number": "phone", "mobile": "phone", "mobile number": "phone",
+    "cell": "phone", "number": "phone", "email": "email", "email address": "email",
+    "e-mail": "email", "address": "location", "home": "location", "home address": "location",
+    "city": "location", "name": "name", "full name": "name", "nickname": "preferred_name",
+    "birthday": "birthday", "job": "occupation", "occupation": "occupation",
+    "profession": "occupation", "employer": "employer", "company": "employer",
+    "hometown": "hometown", "age": "age", "手机": "phone", "手机号": "phone",
+    "手机号码": "phone", "电话": "phone", "电话号码": "phone", "邮箱": "email", "名字": "name",
+    "姓名": "name", "生日": "birthday", "地址": "location", "住址": "location",
+    "职业": "occupation", "工作": "employer", "公司": "employer", "老家": "hometown",
+    "家乡": "hometown",
+}  # fmt: skip
+_NAMED = frozenset({"location", "name", "phone", "email", "employer", "age", "birthday"})
+_NEEDS_IDENTIFIER = {"phone": "phone", "email": "email"}
+
+
+def claims(text: str, subject: str) -> list[Claim]:
+    """The claims of one statement of ``subject``'s memory, clause by clause.
+
+    Questions, negations ("I don't live there any more") and reported questions
+    ("U-001 asked: ...") claim nothing: they do not assert a value.
+
+    >>> [(c.holder, c.relation) for c in claims("Alice's favourite team is now Chelsea", "U-1")]
+    [('alice', 'my:favourite team')]
+    >>> [(c.holder, c.relation) for c in claims("U-1住在上海，在阿里巴巴工作", "U-1")]
+    [('', 'location'), ('', 'employer')]
+    """
+    if _ASKED.search(text):
+        return []
+    found: list[Claim] = []
+    holder = _leading_holder(text, subject)
+    for clause in _clauses(text):
+        if is_question(clause) or _NEGATION.search(clause):
+            continue
+        clause_claims = _third_person(clause, subject) + _cjk(clause, subject, holder)
+        covered = {claim.relation for claim in clause_claims}
+        for name in relations(clause):
+            relation, attribute = _relation(name)
+            if relation not in covered:
+                clause_claims.append(_claim(SELF, relation, attribute, clause))
+        for claim in clause_claims:
+            if _complete(claim) and claim.key not in {c.key for c in found}:
+                found.append(claim)
+    return found
+
+
+def _clauses(text: str) -> list[str]:
+    return [piece.strip() for piece in _CLAUSE_BREAK.split(text) if piece.strip()]
+
+
+def _third_person(clause: str, subject: str) -> list[Claim]:
+    found: list[Claim] = []
+    for match in _THIRD_PERSON.finditer(clause):
+        name = match["possessor"] or match["dweller"] or match["worker"]
+        if name.casefold() in _NOT_HOLDERS:
+            continue
+        holder = _holder(name, subject)
+        if match["what"]:
+            relation, attribute = _relation("my:" + match["what"].lower())
+        else:
+            relation = attribute = "location" if match["dweller"] else "employer"
+        found.append(_claim(holder, relation, attribute, clause, drop=name))
+    return found
+
+
+def _cjk(clause: str, subject: str, holder: str) -> list[Claim]:
+    found: list[Claim] = []
+    for match in _CJK_RELATIONS.finditer(clause):
+        group = match.lastgroup
+        if group is None or "我" in clause[: match.start()]:
+            continue  # first person: relations() reads it
+        raw = clause[: match.start()].strip()
+        prefix = _CJK_PREFIX_NOISE.sub("", raw).rstrip("的")
+        if raw.casefold().startswith(subject.casefold()):
+            who, prefix = SELF, raw
+        else:
+            who = _holder(prefix, subject) if prefix else holder
+        if group == "zh":
+            relation, attribute = _relation("my:" + match["zh"])
+        else:
+            relation = attribute = group
+        found.append(_claim(who, relation, attribute, clause, drop=prefix))
+    return found
+
+
+def _leading_holder(text: str, subject: str) -> str:
+    """Who a note is about: notes start with their speaker ("U-001 moved...", "Alice的...")."""
+    if text.casefold().startswith(subject.casefold()):
+        return SELF
+    match = re.match(r"\s*([A-Za-z][\w.-]*)", text)
+    if match and match.group(1).casefold() not in _NOT_HOLDERS | _SELF_WORDS:
+        return _holder(match.group(1), subject)
+    return SELF
+
+
+def _holder(name: str, subject: str) -> str:
+    folded = name.strip().casefold()
+    if folded == subject.casefold() or folded in _SELF_WORDS:
+        return SELF
+    return folded
+
+
+def _relation(name: str) -> tuple[str, str | None]:
+    """A relation key and its exact-lane attribute: "my:favorite team" → "my:favourite team"."""
+    if not name.startswith("my:"):
+        return name, name if name in _NAMED else None
+    what = re.sub(r"^(?:new|current|old)\s+", "", name[3:].strip()).replace("favorite", "favourite")
+    attribute = _ALIASES.get(what)
+    if attribute is not None:
+        return attribute, attribute
+    return "my:" + what, re.sub(r"\s+", "_", what)
+
+
+def _claim(holder: str, relation: str, attribute: str | None, clause: str, drop: str = "") -> Claim:
+    text = clause if not drop else clause.replace(drop, " ", 1)
+    return Claim(holder, relation, attribute, normalize_for_dedupe(_FILLERS.sub(" ", text)), clause)
+
+
+def _complete(claim: Claim) -> bool:
+    """A phone or e-mail claim needs the number or address itself, not just the word."""
+    kind = _NEEDS_IDENTIFIER.get(claim.relation)
+    if kind is None:
+        return bool(claim.value)
+    return any(m.kind == kind for m in find_identifiers(claim.clause))
+
+
+def mentions(text: str, value: object) -> bool:
+    """True if ``text`` names a fact ``value``: "139-1111-2222" names ``"13911112222"``.
+
+    Compared after NFKC case-folding with spaces dropped; digit-only values compare on the
+    text's digits, so any separators match.
+    """
+    needle = _plain(value if isinstance(value, str) else str(value))
+    if not needle:
+        return False
+    haystack = _plain(text)
+    if needle.isdigit() and len(needle) >= 5:
+        return needle in "".join(ch for ch in haystack if ch.isdigit())
+    return needle in haystack
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).casefold())

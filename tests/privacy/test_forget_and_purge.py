@@ -1,0 +1,132 @@
+"""forget hides a subject from every read path at once; purge removes the bytes."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+import memlane
+
+SECRETS = ("Shanghaiville", "13800001234", "138-0000-1234", "zed@example.org")
+
+
+@pytest.fixture
+def mem(tmp_path, clock):
+    memory = memlane.Memory(
+        tmp_path / "p.db",
+        clock=clock,
+        embedder="hash",
+        retention=timedelta(days=30),
+        retain_transcripts=True,
+    )
+    yield memory
+    memory.close()
+
+
+def fill(mem: memlane.Memory) -> None:
+    s = mem.session("U-001", session_id="s-1", window=1)
+    s.add("user", "I live in Shanghaiville now and my phone is 138-0000-1234")
+    s.add("assistant", "Noted.")
+    s.add("user", "my email is zed@example.org")
+    mem.remember("U-001", "U-001 supports the Quokkaberry team")
+    mem.session("U-002", session_id="s-2", window=1).add("user", "I live in Lisbon")
+    mem.summaries.index()
+
+
+def everything_visible(mem: memlane.Memory, subject: str = "U-001") -> str:
+    """Every active read path, rendered to one string."""
+    facts = mem.facts
+    parts: list[object] = [
+        facts.profile(subject),
+        facts.profile(subject, known_at="2100-01-01"),
+        facts.history(subject, "location"),
+        facts.get_all(subject, "phone"),
+        facts.lookup("phone", "13800001234"),
+        facts.lookup("email", "zed@example.org"),
+        mem.summaries.for_session("s-1"),
+        mem.summaries.storyline(subject),
+        mem.summaries.versions(subject, "s-1"),
+        mem.summaries.notes(subject),
+        mem.summaries.transcript("s-1"),
+        mem.views.active(subject),
+    ]
+    for query in ("Shanghaiville", "phone 138-0000-1234", "Quokkaberry", "zed@example.org"):
+        parts += [mem.summaries.search(subject, query, k=10)]
+        parts += [mem.summaries.search_notes(subject, query, k=10)]
+        parts += [mem.summaries.search(None, query, k=10)]
+        parts += [mem.summaries.search_notes(None, query, k=10)]
+    running = mem.running_session(subject, "s-1")
+    if running is not None:
+        parts.append(running.window())
+    return repr(parts)
+
+
+def test_forgetting_a_subject_hides_it_everywhere_at_once(mem):
+    fill(mem)
+    assert "Quokkaberry" in everything_visible(mem)
+    deletion = mem.forget("U-001", reason="GDPR erasure request")
+    assert deletion.scope == "subject" and deletion.counts["facts"] >= 3
+    visible = everything_visible(mem)
+    for secret in (*SECRETS, "Quokkaberry"):
+        assert secret not in visible
+    assert "Lisbon" in repr(mem.facts.profile("U-002"))  # other subjects untouched
+
+
+def test_forgetting_an_attribute_hides_its_values_in_every_text(mem):
+    fill(mem)
+    mem.forget("U-001", "phone", reason="user asked")
+    visible = everything_visible(mem)
+    assert "13800001234" not in visible and "138-0000-1234" not in visible
+    assert "zed@example.org" in visible  # the rest of the subject stays
+
+
+def test_audit_flags_deleted_versions_and_compliance_lists_deletions(mem, clock):
+    fill(mem)
+    mem.forget("U-001", reason="GDPR")
+    audit = mem.views.audit("U-001")
+    assert audit.facts and all(f.deleted_at is not None for f in audit.facts)
+    assert audit.notes and all(n.deleted_at is not None for n in audit.notes)
+    [entry] = mem.views.compliance()
+    assert (entry.subject, entry.scope, entry.reason) == ("U-001", "subject", "GDPR")
+    assert entry.purge_due == entry.requested_at + timedelta(days=30)
+    assert entry.purged_at is None
+    assert "Shanghaiville" not in repr(entry)  # the log holds no content
+
+
+def db_bytes(path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+
+
+def test_purge_waits_for_retention_then_removes_the_bytes(mem, tmp_path, clock):
+    fill(mem)
+    mem.forget("U-001", reason="GDPR")
+    assert mem.purge().deletions == ()  # retention has not passed
+    assert mem.views.audit("U-001").facts
+    clock.advance(days=31)
+    report = mem.purge()
+    assert report.deletions == (1,) and report.rows["facts"] >= 3 and report.vacuumed
+    assert mem.views.audit("U-001").facts == []
+    assert mem.views.compliance()[0].purged_at == clock.now
+    mem.close()
+    raw = db_bytes(tmp_path / "p.db")
+    for secret in (*SECRETS, "Quokkaberry"):
+        assert secret.encode() not in raw, secret
+    assert b"Lisbon" in raw
+
+
+def test_purge_immediately_for_one_subject(mem, tmp_path):
+    fill(mem)
+    mem.forget("U-001", "email")
+    report = mem.purge(subject="U-001", immediately=True)
+    assert report.total_rows >= 1
+    mem.close()
+    assert b"zed@example.org" not in db_bytes(tmp_path / "p.db")
+
+
+def test_bad_forget_input(mem):
+    with pytest.raises(memlane.InvalidInput):
+        mem.forget("")
+    with pytest.raises(memlane.InvalidInput):
+        mem.forget("U-1", attribute=" ")

@@ -1,0 +1,57 @@
+"""Fixtures of the router tests: a memory on a fake clock, and an embedder that counts calls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+import memlane
+from memlane.embed import HashEmbedder
+from memlane.embed.base import Vectors
+from tests.conftest import FakeClock
+
+
+class CountingEmbedder:
+    """A hash embedder that counts its calls, or refuses them all (``refuse=True``)."""
+
+    def __init__(self, refuse: bool = False) -> None:
+        self.inner = HashEmbedder(dim=256)
+        self.refuse = refuse
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        return self._count(lambda: self.inner.embed_documents(texts))
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._count(lambda: self.inner.embed_query(text))
+
+    def _count(self, compute):
+        self.calls += 1
+        if self.refuse:
+            raise AssertionError("no embedding may be computed on this path")
+        return compute()
+
+
+@pytest.fixture
+def embedder() -> CountingEmbedder:
+    return CountingEmbedder()
+
+
+@pytest.fixture
+def mem(clock: FakeClock, embedder: CountingEmbedder) -> Iterator[memlane.Memory]:
+    clock.set("2026-03-02T02:00:00+00:00")  # 10:00 in Shanghai
+    with memlane.Memory(
+        ":memory:", clock=clock, timezone="Asia/Shanghai", embedder=embedder
+    ) as memory:
+        memory.facts.define("phone", cardinality="many", identifier=True)
+        memory.facts.define("order", cardinality="many", identifier=True)
+        yield memory
