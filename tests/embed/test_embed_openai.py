@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memlane.embed import Embedder, EmbeddingError, HashEmbedder, OpenAIEmbedder
+from memlane.embed import CachedEmbedder, Embedder, EmbeddingError, HashEmbedder, OpenAIEmbedder
 from memlane.embed.openai_compat import embeddings_url
 from memlane.errors import InvalidInput, MemlaneError
 
@@ -251,3 +251,17 @@ def test_name_tells_endpoints_apart() -> None:
     with OpenAIEmbedder("http://a:1/v1", "m") as one, OpenAIEmbedder("http://b:1/v1", "m") as two:
         assert one.name != two.name
         assert one.name == "openai:m@http://a:1/v1/embeddings"
+
+
+def test_cache_in_front_of_the_endpoint_sends_each_text_once(
+    state: StubState, base_url: str
+) -> None:
+    with OpenAIEmbedder(base_url, "stub-model", batch_size=2) as client:
+        cached = CachedEmbedder(client)
+        assert cached.embed_documents([]).shape == (0, 0)  # no request just to learn dim
+        assert state.requests == []
+        cached.embed_documents(["a", "b", "a", "c"])
+        cached.embed_documents(["c", "b"])
+        cached.embed_query("a")
+        cached.embed_query("a")
+    assert [r["input"] for r in state.requests] == [["a", "b"], ["c"], ["a"]]

@@ -130,3 +130,16 @@ def test_bad_forget_input(mem):
         mem.forget("")
     with pytest.raises(memlane.InvalidInput):
         mem.forget("U-1", attribute=" ")
+
+
+def test_recall_never_returns_forgotten_data(mem):
+    fill(mem)
+    before = mem.recall("U-001", "where does the user live and what is the phone number")
+    assert "Shanghaiville" in before.text or "138" in before.text
+    mem.forget("U-001", reason="GDPR")
+    for query in ("where does the user live", "phone 138-0000-1234", "Quokkaberry team"):
+        for subject in ("U-001", None):
+            recalled = mem.recall(subject, query)
+            rendered = recalled.text + repr([item.text for item in recalled.items])
+            for secret in (*SECRETS, "Quokkaberry"):
+                assert secret not in rendered, (subject, query, secret)

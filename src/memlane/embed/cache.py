@@ -18,7 +18,6 @@ from memlane.embed.base import (
     Vectors,
     check_query,
     check_texts,
-    empty_vectors,
 )
 from memlane.errors import InvalidInput
 
@@ -110,7 +109,8 @@ class CachedEmbedder:
         """Embed texts, calling the inner embedder only for texts not seen before."""
         items = check_texts(texts)
         if not items:
-            return empty_vectors(self.dim)
+            # Asked of the inner embedder, because reading its ``dim`` may cost a request.
+            return self._inner.embed_documents([])
         return np.stack(self._lookup(items, "document"))
 
     def embed_query(self, text: str) -> Vectors:
