@@ -12,7 +12,7 @@ from memlane.errors import InvalidInput
 from memlane.extract.model import Extractor
 from memlane.facts.lane import FactsLane
 from memlane.ingest import FactIngester
-from memlane.models import default_extractor, default_summarizer
+from memlane.models import default_models
 from memlane.privacy.model import Deletion, PurgeReport
 from memlane.privacy.views import Views
 from memlane.router import Recall, Router
@@ -103,8 +103,10 @@ class Memory:
         self.summaries = SummariesLane(
             self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
         )
-        self.extractor = extractor or default_extractor()
-        self.summarizer = summarizer or default_summarizer(self.timezone)
+        models = default_models(self.timezone)
+        self.extractor = extractor or models.extractor
+        self.summarizer = summarizer or models.summarizer
+        self._llm_client = models.client
         self.ingester = FactIngester(self.facts, self.extractor.attributes())
         self.views = Views(
             tenant=tenant,
@@ -311,6 +313,8 @@ class Memory:
             session.close()
         self._closed = True
         self._backend.close()
+        if self._llm_client is not None:
+            self._llm_client.close()
 
     def __enter__(self) -> Memory:
         return self

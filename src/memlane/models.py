@@ -2,35 +2,36 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import tzinfo
 
 from memlane.extract.model import Extractor
 from memlane.extract.rules import RuleExtractor
+from memlane.llm import ChatClient, from_env
 from memlane.summaries.offline import OfflineSummarizer
 from memlane.summaries.summarizer import Summarizer
 
 
-def default_extractor() -> Extractor:
-    """Rules; with ``MEMLANE_LLM_URL`` set, the LLM extractor falling back to the rules."""
-    rules = RuleExtractor()
-    from memlane.llm import from_env
+@dataclass(frozen=True, slots=True)
+class Models:
+    """The extractor and summarizer of a memory, and the chat client they share (if any)."""
 
+    extractor: Extractor
+    summarizer: Summarizer
+    client: ChatClient | None
+
+
+def default_models(timezone: tzinfo) -> Models:
+    """Rules offline; with ``MEMLANE_LLM_URL`` set, the LLM ones, falling back to the rules."""
+    rules, offline = RuleExtractor(), OfflineSummarizer()
     client = from_env()
     if client is None:
-        return rules
+        return Models(rules, offline, None)
     from memlane.extract.llm import LLMExtractor
-
-    return LLMExtractor(client, fallback=rules)
-
-
-def default_summarizer(timezone: tzinfo) -> Summarizer:
-    """The offline summarizer; with ``MEMLANE_LLM_URL`` set, the LLM one falling back to it."""
-    offline = OfflineSummarizer()
-    from memlane.llm import from_env
-
-    client = from_env()
-    if client is None:
-        return offline
     from memlane.summaries.llm import LLMSummarizer
 
-    return LLMSummarizer(client, fallback=offline, timezone=timezone)
+    return Models(
+        LLMExtractor(client, fallback=rules),
+        LLMSummarizer(client, fallback=offline, timezone=timezone),
+        client,
+    )
