@@ -31,6 +31,7 @@ from memlane.timeutil import (
     to_micros,
 )
 from memlane.timeutil import system_clock as _system_clock
+from memlane.workflows.lane import WorkflowsLane
 
 DEFAULT_TENANT = "default"
 DEFAULT_IDLE_TIMEOUT = timedelta(minutes=30)
@@ -121,6 +122,10 @@ class Memory:
             clock=self.clock,
             timezone=self.timezone,
         )
+        self.workflows = WorkflowsLane(
+            self._backend.workflows, tenant=tenant, clock=self.clock, embedder=self.embedder
+        )
+        self.router.workflows = self.workflows
         self._closed = False
 
     # -- models -------------------------------------------------------------------------
@@ -280,6 +285,8 @@ class Memory:
             reason=reason,
             requested_by=requested_by,
         )
+        # Workflows keep task texts and parameter values, not subjects: scrub the values.
+        self.workflows.scrub([*needles, subject] if attribute is None else needles)
         with self._lock:
             running = [s for (who, _), s in self._sessions.items() if who == subject]
         for session in running:

@@ -143,3 +143,18 @@ def test_recall_never_returns_forgotten_data(mem):
             rendered = recalled.text + repr([item.text for item in recalled.items])
             for secret in (*SECRETS, "Quokkaberry"):
                 assert secret not in rendered, (subject, query, secret)
+
+
+def test_forget_scrubs_workflow_parameters(mem):
+    fill(mem)
+    for order in ("ORD-1", "ORD-2"):
+        mem.workflows.record(
+            task=f"Refund order {order} for U-001 at 138-0000-1234",
+            task_type="order_refund",
+            steps=[{"action": "refund", "args": {"order": order, "phone": "13800001234"}}],
+            success=True,
+        )
+    mem.forget("U-001", reason="GDPR")
+    shown = repr(mem.workflows.trajectories("order_refund")) + repr(mem.workflows.all())
+    assert "13800001234" not in shown and "U-001" not in shown
+    assert "138-0000-1234" not in shown

@@ -50,7 +50,6 @@ def test_recall_prints_items_and_plan(db):
     assert "lane" in output and "asked" in output and "why" in output
     for lane in ("exact", "window", "summary", "workflow"):
         assert lane in output
-    assert "workflow lane not available" in output
 
 
 def test_recall_json_has_items_plan_and_text(db):

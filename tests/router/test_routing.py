@@ -159,13 +159,27 @@ def test_identifier_shared_by_two_subjects_reads_both(mem):
     ]
 
 
-def test_how_to_question_records_that_no_workflow_lane_exists(mem):
+def test_how_to_question_asks_the_workflow_lane_even_when_it_is_empty(mem):
     mem.remember("U-1", "Last refund took three days because the receipt was missing")
     r = mem.recall("U-1", "退款一般怎么做")
-    step = r.step("workflow")
-    assert not step.asked and step.reason == "workflow lane not available"
-    assert not any(item.lane == "workflow" for item in r.items)
+    assert r.step("workflow").asked
+    assert not any(item.lane == "workflow" for item in r.items)  # nothing recorded yet
     assert r.analysis.workflow and r.step("summary").asked
+
+
+def test_how_to_question_finds_a_recorded_workflow(mem):
+    for order in ("ORD-1", "ORD-2"):
+        steps = [
+            {"action": "validate_order", "args": {"order": order}},
+            {"action": "issue_refund", "args": {"order": order}},
+        ]
+        mem.workflows.record(
+            task=f"Refund order {order}", task_type="order_refund", steps=steps, success=True
+        )
+    r = mem.recall("U-1", "how do I refund an order?")
+    workflow_items = [item for item in r.items if item.lane == "workflow"]
+    assert workflow_items and "issue_refund" in workflow_items[0].text
+    assert r.step("workflow").asked
 
 
 @dataclass

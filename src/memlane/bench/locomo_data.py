@@ -48,11 +48,15 @@ _EVIDENCE = re.compile(r"D(\d+)\s*:\s*(\d+)", re.IGNORECASE)
 
 @dataclass(frozen=True, slots=True)
 class LocomoTurn:
-    """One utterance: ``dia_id`` like ``"D3:7"`` (session 3, turn 7)."""
+    """One utterance: ``dia_id`` like ``"D3:7"`` (session 3, turn 7).
+
+    ``caption`` describes the image the speaker shared with it (``""`` when none).
+    """
 
     dia_id: str
     speaker: str
     text: str
+    caption: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +156,12 @@ def _conversation(sample: dict[str, Any], index: int) -> Conversation:
                 LocomoSession(
                     number,
                     parse_session_date(talk[f"{key}_date_time"]),
-                    tuple(LocomoTurn(t["dia_id"], t["speaker"], t["text"]) for t in turns),
+                    tuple(
+                        LocomoTurn(
+                            t["dia_id"], t["speaker"], t["text"], str(t.get("blip_caption") or "")
+                        )
+                        for t in turns
+                    ),
                 )
             )
         questions = tuple(

@@ -73,12 +73,18 @@ def _register() -> None:
     from memlane.cli.bench import bench
     from memlane.cli.demo import demo
     from memlane.cli.facts import fact
+    from memlane.cli.keys import keys
+    from memlane.cli.mcp_command import mcp
     from memlane.cli.recall import recall
+    from memlane.cli.serve import serve
 
     cli.add_command(fact)
     cli.add_command(recall)
     cli.add_command(demo)
     cli.add_command(bench)
+    cli.add_command(keys)
+    cli.add_command(serve)
+    cli.add_command(mcp)
 
 
 _register()

@@ -82,3 +82,132 @@ def summaries_command(
     results.write(out)
     if out:
         click.echo(f"wrote {out}")
+
+
+@bench.command("failure-modes")
+@click.option("--scale", type=int, default=2_000, show_default=True, help="Number of users.")
+@click.option(
+    "--embedder",
+    default=None,
+    help="Embedder spec shared by every system (default: memlane's default model).",
+)
+@click.option("--k", "k", type=int, default=5, show_default=True, help="Hits per question.")
+@click.option(
+    "--questions",
+    type=int,
+    default=None,
+    help="Users asked about per failure mode (default: all of them).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Generator seed.")
+@click.option(
+    "--with-mem0",
+    is_flag=True,
+    help="Also run mem0 (mem0ai 2.2.1, offline) when it is installed; never required.",
+)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Draw a PNG here (needs matplotlib: memlane[bench]).",
+)
+def failure_modes_command(
+    scale: int,
+    embedder: str | None,
+    k: int,
+    questions: int | None,
+    seed: int,
+    with_mem0: bool,
+    out: str | None,
+    plot_path: str | None,
+) -> None:
+    """Vector-only memory's three failures (identifiers, moves, preferences), zh and en."""
+    from memlane.bench.failure_modes import plot, run
+
+    results = run(
+        scale=scale,
+        embedder_spec=embedder,
+        k=k,
+        questions=questions,
+        seed=seed,
+        with_mem0=with_mem0,
+        progress=click.echo,
+    )
+    click.echo(results.render())
+    results.write(out)
+    if out:
+        click.echo(f"wrote {out}")
+    if plot_path:
+        drawn = plot(results, plot_path)
+        click.echo(f"wrote {plot_path}" if drawn else "no plot: matplotlib is not installed")
+
+
+@bench.command("locomo")
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="A LoCoMo-format JSON file (e.g. locomo_dev.json); never shipped with memlane.",
+)
+@click.option(
+    "--embedder",
+    default=None,
+    help="Embedder spec for memlane and the baselines alike (default: the default model).",
+)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@click.option(
+    "--limit-conversations",
+    type=int,
+    default=None,
+    help="Only the first N conversations of the file.",
+)
+def locomo_command(
+    data: str, embedder: str | None, out: str | None, limit_conversations: int | None
+) -> None:
+    """Recall on LoCoMo: evidence and answer recall against vector, BM25 and RRF baselines."""
+    from pathlib import Path
+
+    from memlane.bench.locomo import run
+
+    results = run(
+        Path(data),
+        embedder_spec=embedder,
+        limit_conversations=limit_conversations,
+        progress=click.echo,
+    )
+    click.echo(results.render())
+    results.write(out)
+    if out:
+        click.echo(f"wrote {out}")
+
+
+@bench.command("workflows")
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="A WebArena-format task config JSON (e.g. webarena_tasks_dev.json); never shipped.",
+)
+@click.option("--seed", type=int, default=7, show_default=True, help="Simulator seed.")
+@click.option("--types", type=int, default=12, show_default=True, help="Simulated task types.")
+@click.option("--runs", type=int, default=8, show_default=True, help="Simulated runs per type.")
+@click.option(
+    "--confirm", type=int, default=3, show_default=True, help="Runs confirming a shortcut."
+)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+def workflows_command(
+    data: str, seed: int, types: int, runs: int, confirm: int, out: str | None
+) -> None:
+    """Workflow lane: task typing and matching on WebArena tasks, induction and evolution."""
+    from pathlib import Path
+
+    from memlane.bench.workflows import run
+
+    results = run(
+        Path(data), seed=seed, types=types, runs=runs, confirm=confirm, progress=click.echo
+    )
+    click.echo(results.render())
+    results.write(out)
+    if out:
+        click.echo(f"wrote {out}")

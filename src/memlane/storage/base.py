@@ -14,8 +14,10 @@ from typing import Literal, Protocol
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.temporal import Insert, Span
 from memlane.privacy.model import Deletion, PurgeReport
+from memlane.server.model import ApiKey
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.window.model import Turn
+from memlane.workflows.model import Action, Trajectory, Workflow
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +265,71 @@ class PrivacyStore(Protocol):
         ...
 
 
+class KeyStore(Protocol):
+    """API keys of every tenant: stored by public id, the secret only as its hash."""
+
+    def put_key(self, key: ApiKey) -> None:
+        """Store a new key."""
+        ...
+
+    def key(self, key_id: str) -> ApiKey | None:
+        """The key with this public id, revoked or not."""
+        ...
+
+    def keys(self, tenant: str | None) -> list[ApiKey]:
+        """Every key of ``tenant`` (``None``: of every tenant), oldest first."""
+        ...
+
+    def revoke(self, key_id: str, tenant: str | None, *, now: int) -> ApiKey | None:
+        """Revoke a key (of ``tenant``, if given); ``None`` if there is no such key."""
+        ...
+
+
+class WorkflowStore(Protocol):
+    """Persistence of the workflow lane: recorded runs and every workflow revision."""
+
+    def transaction(self) -> AbstractContextManager[WorkflowStore]:
+        """A write transaction; nested calls join the outer one."""
+        ...
+
+    def next_tx(self, now: int) -> int:
+        """The next transaction time (shared with the other lanes); only in a transaction."""
+        ...
+
+    def put_run(
+        self,
+        tenant: str,
+        task: str,
+        task_type: str,
+        steps: Sequence[Action],
+        success: bool,
+        reason: str | None,
+        tx: int,
+    ) -> Trajectory:
+        """Store one recorded run."""
+        ...
+
+    def runs(self, tenant: str, task_type: str | None) -> list[Trajectory]:
+        """Recorded runs (of one type, or all), oldest first."""
+        ...
+
+    def put_workflow(self, tenant: str, workflow: Workflow, tx: int) -> Workflow:
+        """Store a new revision; the previous one stays, closed at ``tx``."""
+        ...
+
+    def current(self, tenant: str, task_type: str | None) -> list[Workflow]:
+        """The current revision of one workflow (or of each), by task type."""
+        ...
+
+    def revisions(self, tenant: str, task_type: str) -> list[Workflow]:
+        """Every stored revision of one workflow, oldest first."""
+        ...
+
+    def rewrite(self, tenant: str, edit: Callable[[str], str]) -> int:
+        """Apply ``edit`` to every text of the tenant's runs and revisions; rows changed."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Backend:
     """The stores of one database, as handed to the lanes."""
@@ -272,3 +339,5 @@ class Backend:
     summaries: SummaryStore
     privacy: PrivacyStore
     close: Callable[[], None]
+    keys: KeyStore
+    workflows: WorkflowStore

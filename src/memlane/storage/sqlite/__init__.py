@@ -7,14 +7,18 @@ from pathlib import Path
 from memlane.storage.base import Backend
 from memlane.storage.sqlite.database import SQLiteDatabase
 from memlane.storage.sqlite.facts import SQLiteFactStore
+from memlane.storage.sqlite.keys import SQLiteKeyStore
 from memlane.storage.sqlite.privacy import SQLitePrivacyStore
 from memlane.storage.sqlite.summaries import SQLiteSummaryStore
+from memlane.storage.sqlite.workflows import SQLiteWorkflowStore
 
 __all__ = [
     "SQLiteDatabase",
     "SQLiteFactStore",
+    "SQLiteKeyStore",
     "SQLitePrivacyStore",
     "SQLiteSummaryStore",
+    "SQLiteWorkflowStore",
     "open_sqlite",
 ]
 
@@ -28,4 +32,6 @@ def open_sqlite(path: str | Path) -> Backend:
         summaries=SQLiteSummaryStore(database),
         privacy=SQLitePrivacyStore(database),
         close=database.close,
+        keys=SQLiteKeyStore(database),
+        workflows=SQLiteWorkflowStore(database),
     )

@@ -135,6 +135,45 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # When a version's reason was stated (re-inserted remainders keep it); NULL: tx_from.
         "ALTER TABLE facts ADD COLUMN stated_tx INTEGER",
     ),
+    # API keys of the HTTP API: bound to one tenant and role; only the secret's hash is kept.
+    (
+        """CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('agent', 'auditor', 'compliance', 'admin')),
+            secret_hash TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            revoked_at INTEGER,
+            label TEXT
+        )""",
+        "CREATE INDEX api_keys_by_tenant ON api_keys (tenant, created_at)",
+    ),
+    # The workflow lane: recorded runs, and every revision of every workflow (JSON body).
+    (
+        """CREATE TABLE workflow_runs (
+            id INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            task_type TEXT NOT NULL,
+            task TEXT NOT NULL,
+            steps TEXT NOT NULL,
+            success INTEGER NOT NULL,
+            reason TEXT,
+            recorded_at INTEGER NOT NULL,
+            deleted_at INTEGER
+        )""",
+        "CREATE INDEX workflow_runs_by_type ON workflow_runs (tenant, task_type, id)",
+        """CREATE TABLE workflows (
+            id INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            task_type TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            tx_from INTEGER NOT NULL,
+            tx_to INTEGER,
+            deleted_at INTEGER
+        )""",
+        "CREATE INDEX workflows_by_type ON workflows (tenant, task_type, tx_from)",
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

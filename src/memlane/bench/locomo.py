@@ -1,0 +1,601 @@
+"""``memlane bench locomo``: recall on LoCoMo against plain retrieval baselines.
+
+Each conversation is replayed through the session API with
+:func:`memlane.bench.summaries.replay` (one subject per conversation, one session per
+LoCoMo session, turns in order at the session's date, sessions closed), then the memory
+file is reopened as of the conversation's end and every question is asked through
+``mem.recall``. Turn ``n`` of session ``S`` is memlane turn ``"<subject>-S<S>#<n>"`` and
+LoCoMo turn ``"D<S>:<n>"``. A turn that shared an image is said as
+``"text [shared an image: caption]"``, to memlane and to the baselines alike.
+
+Two scores, per LoCoMo category and overall (categories 1–4):
+
+* evidence recall at ``k`` turns: recall's ranked items are expanded into their provenance
+  turns in rank order, deduplicated and cut at ``k`` (an item covering many turns spends
+  that many of the ``k``) → turn recall@k, turn hit@k and session recall@k;
+* answer recall at equal context: does ``r.text`` at ``budget_tokens=B`` contain the
+  normalized gold answer, against each baseline's top turns joined up to the same ``B``
+  tokens (:func:`~memlane.summaries.text.estimate_tokens`).
+
+Baselines, same data and embedder: flat vector retrieval over turns, BM25 over turns and
+their reciprocal-rank fusion. Category 5 (adversarial: the answer was never said) is
+reported apart, as abstention: how often nothing comes back, and how often the context
+carries the adversarial answer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+import tempfile
+import time
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from memlane.bench.locomo_data import Conversation, LocomoQuestion, load_conversations
+from memlane.bench.report import Results
+from memlane.bench.summaries import TURN_GAP, Dialogue, DialogueSession, replay
+from memlane.embed import Embedder, make_embedder
+from memlane.errors import InvalidInput
+from memlane.extract import RuleExtractor
+from memlane.memory import Memory
+from memlane.router import Recall
+from memlane.summaries.offline import OfflineSummarizer
+from memlane.summaries.text import clip_line, estimate_tokens
+
+SYSTEM = "memlane"
+BASELINES = ("vector", "bm25", "bm25+vector-rrf")
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+ADVERSARIAL = 5
+KS = (1, 5, 10)
+BUDGETS = (200, 500, 1000)
+ITEMS_PER_TOKENS = 10
+"""memlane is asked for ``B / 10`` items (at least 20), enough to fill ``B`` tokens."""
+MIN_ITEMS = 20
+RRF_K = 60
+BM25_K1 = 1.2
+BM25_B = 0.75
+EMBED_BATCH = 32
+MIN_CLIP_TOKENS = 8
+
+Progress = Callable[[str], None]
+Ranker = Callable[[str], list[int]]
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_ARTICLES = frozenset({"a", "an", "the"})
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_DAY_MONTH_YEAR = re.compile(r"^(\d{1,2}) ([a-z]+) (\d{4})$")
+_MONTH_DAY_YEAR = re.compile(r"^([a-z]+) (\d{1,2}) (\d{4})$")
+_TURN_ID = re.compile(r"^D(\d+):(\d+)$")
+
+
+# -- metrics -------------------------------------------------------------------------------
+
+
+def expand_turns(
+    provenances: Iterable[Sequence[str]], known: Mapping[str, str], k: int
+) -> list[str]:
+    """LoCoMo turn ids of ranked items, in rank order, deduplicated, at most ``k``.
+
+    Each item spends as many of the ``k`` as it has turns (in its provenance order); ids
+    that name no turn of the conversation (sources, notes) spend nothing.
+
+    >>> known = {"c-S1#1": "D1:1", "c-S1#2": "D1:2"}
+    >>> expand_turns([["c-S1#2", "c-S1#1"], ["c-S1#2", "x"]], known, 5)
+    ['D1:2', 'D1:1']
+    """
+    found: list[str] = []
+    for provenance in provenances:
+        for turn_id in provenance:
+            dia_id = known.get(turn_id)
+            if dia_id is not None and dia_id not in found:
+                found.append(dia_id)
+                if len(found) >= k:
+                    return found
+    return found
+
+
+def session_of(dia_id: str) -> int:
+    """The session number of a LoCoMo turn id: ``"D3:7"`` → 3.
+
+    Raises:
+        InvalidInput: not a normalized turn id.
+    """
+    match = _TURN_ID.match(dia_id)
+    if match is None:
+        raise InvalidInput("dia_id", f"not a LoCoMo turn id: {dia_id!r}")
+    return int(match.group(1))
+
+
+def turn_recall(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """Share of the gold turns among the first ``k`` ranked turns."""
+    wanted = set(gold)
+    return len(wanted & set(ranked[:k])) / len(wanted) if wanted else 0.0
+
+
+def turn_hit(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """1.0 when at least one gold turn is among the first ``k`` ranked turns."""
+    return 1.0 if set(gold) & set(ranked[:k]) else 0.0
+
+
+def session_recall(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """Share of the gold turns' sessions among the sessions of the first ``k`` turns."""
+    wanted = {session_of(dia_id) for dia_id in gold}
+    got = {session_of(dia_id) for dia_id in ranked[:k]}
+    return len(wanted & got) / len(wanted) if wanted else 0.0
+
+
+def normalize_answer(text: str) -> str:
+    """Lower case, no punctuation, no articles, single spaces: ``"The Sun!"`` → ``"sun"``."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(w for w in _WORD.findall(folded) if w not in _ARTICLES)
+
+
+def answer_forms(gold: str) -> set[str]:
+    """Normalized forms of a gold answer; a full date also in ISO form (``2023 05 07``)."""
+    normal = normalize_answer(gold)
+    forms = {normal} if normal else set()
+    for pattern, day_at, month_at in ((_DAY_MONTH_YEAR, 1, 2), (_MONTH_DAY_YEAR, 2, 1)):
+        match = pattern.match(normal)
+        if match and match.group(month_at) in _MONTHS:
+            month = _MONTHS.index(match.group(month_at)) + 1
+            forms.add(f"{match.group(3)} {month:02d} {int(match.group(day_at)):02d}")
+    return forms
+
+
+def contains_answer(context: str, gold: str) -> bool:
+    """True when the normalized context contains a normalized form of ``gold`` as words."""
+    haystack = f" {normalize_answer(context)} "
+    return any(f" {form} " in haystack for form in answer_forms(gold))
+
+
+def answer_token_recall(context: str, gold: str) -> float:
+    """Share of the gold answer's content words found in the context (softer than exact)."""
+    wanted = {w for w in normalize_answer(gold).split() if w not in _STOPWORDS}
+    if not wanted:
+        return 0.0
+    return len(wanted & set(normalize_answer(context).split())) / len(wanted)
+
+
+def fill_budget(lines: Iterable[str], budget_tokens: int) -> str:
+    """Lines joined in order while they fit ``budget_tokens``; one that does not is shortened.
+
+    Like memlane's renderer: a line too long for the room left is clipped at clause
+    boundaries when at least ``MIN_CLIP_TOKENS`` remain, else left out.
+    """
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        room = budget_tokens - used - (1 if kept else 0)
+        if room < MIN_CLIP_TOKENS:
+            break
+        if estimate_tokens(line) > room:
+            line = clip_line(line, room)
+            if estimate_tokens(line) > room:
+                continue
+        kept.append(line)
+        used = estimate_tokens("\n".join(kept))
+    return "\n".join(kept)
+
+
+# -- baselines -----------------------------------------------------------------------------
+
+
+def bm25_tokens(text: str) -> list[str]:
+    """BM25 terms: lower-cased words without stopwords, a trailing plural ``s`` dropped."""
+    terms = []
+    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if word in _STOPWORDS:
+            continue
+        terms.append(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return terms
+
+
+class BM25Index:
+    """Okapi BM25 over a fixed list of documents."""
+
+    def __init__(self, documents: Sequence[str]) -> None:
+        self._docs = [Counter(bm25_tokens(doc)) for doc in documents]
+        lengths = [sum(doc.values()) for doc in self._docs]
+        self._lengths = lengths
+        self._average = max(sum(lengths) / max(len(lengths), 1), 1e-9)
+        frequency: Counter[str] = Counter()
+        for doc in self._docs:
+            frequency.update(doc.keys())
+        count = len(self._docs)
+        self._idf = {t: math.log(1 + (count - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
+
+    def rank(self, query: str) -> list[int]:
+        """Document indexes with a positive score, best first (ties: earlier first)."""
+        terms = [t for t in dict.fromkeys(bm25_tokens(query)) if t in self._idf]
+        scored = []
+        for index, doc in enumerate(self._docs):
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[index] / self._average)
+            score = sum(
+                self._idf[t] * doc[t] * (BM25_K1 + 1) / (doc[t] + norm) for t in terms if t in doc
+            )
+            if score > 0:
+                scored.append((-score, index))
+        return [index for _, index in sorted(scored)]
+
+
+class VectorIndex:
+    """Exact cosine nearest neighbours over a fixed list of documents."""
+
+    def __init__(self, embedder: Embedder, documents: Sequence[str]) -> None:
+        self._embedder = embedder
+        parts = [
+            embedder.embed_documents(list(documents[i : i + EMBED_BATCH]))
+            for i in range(0, len(documents), EMBED_BATCH)
+        ]
+        self._vectors = np.vstack(parts) if parts else np.zeros((0, 1), dtype=np.float32)
+
+    def rank(self, query: str) -> list[int]:
+        """Every document index, most similar first."""
+        if not len(self._vectors):
+            return []
+        scores = self._vectors @ self._embedder.embed_query(query)
+        return [int(i) for i in np.argsort(-scores, kind="stable")]
+
+
+def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[int]:
+    """Reciprocal-rank fusion: ``sum(1 / (k + rank))`` over the rankings, best first.
+
+    >>> rrf([[0, 1, 2], [2, 1]])
+    [2, 1, 0]
+    """
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, index in enumerate(ranking, start=1):
+            scores[index] = scores.get(index, 0.0) + 1.0 / (k + rank)
+    return sorted(scores, key=lambda index: (-scores[index], index))
+
+
+# -- ingestion -----------------------------------------------------------------------------
+
+
+def turn_content(text: str, caption: str) -> str:
+    """What is said for a turn: its text, plus the caption of an image it shared."""
+    text = text.strip()
+    return f"{text} [shared an image: {caption.strip()}]" if caption.strip() else text
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """A conversation as replayed.
+
+    ``to_dia`` maps memlane turn ids to LoCoMo ids; the baselines' documents are, in order,
+    ``dia_ids``, ``documents`` (indexed: ``"Caroline: text"``) and ``lines`` (put in a
+    prompt: ``"[2023-05-08 13:56] Caroline: text"``).
+    """
+
+    dialogue: Dialogue
+    to_dia: dict[str, str]
+    dia_ids: list[str]
+    documents: list[str]
+    lines: list[str]
+
+
+def transcript(conversation: Conversation) -> Transcript:
+    """The dialogue to replay and both directions of the turn id map.
+
+    Empty turns are not said, so they get no memlane id and no baseline line.
+    """
+    subject = conversation.sample_id
+    sessions: list[DialogueSession] = []
+    to_dia: dict[str, str] = {}
+    dia_ids: list[str] = []
+    documents: list[str] = []
+    lines: list[str] = []
+    for part in conversation.sessions:
+        said: list[tuple[str, str]] = []
+        for turn in part.turns:
+            content = turn_content(turn.text, turn.caption)
+            if not content:
+                continue
+            at = part.started + len(said) * TURN_GAP
+            said.append((turn.speaker, content))
+            to_dia[f"{subject}-S{part.number}#{len(said)}"] = turn.dia_id
+            dia_ids.append(turn.dia_id)
+            documents.append(f"{turn.speaker}: {content}")
+            lines.append(f"[{at:%Y-%m-%d %H:%M}] {documents[-1]}")
+        sessions.append(DialogueSession(part.number, part.started, tuple(said)))
+    return Transcript(Dialogue(subject, tuple(sessions)), to_dia, dia_ids, documents, lines)
+
+
+# -- scoring -------------------------------------------------------------------------------
+
+
+@dataclass
+class Scores:
+    """Per-question values of every metric, per system and group, averaged at the end."""
+
+    values: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
+
+    def add(self, system: str, metric: str, groups: Sequence[str], value: float) -> None:
+        """Record one question's ``value`` in each of ``groups``."""
+        for group in groups:
+            self.values.setdefault((system, metric, group), []).append(value)
+
+    def put_into(self, results: Results) -> None:
+        """Means into ``results``, systems and metrics in first-seen order."""
+        for (system, metric, group), series in self.values.items():
+            results.put(system, metric, group, statistics.fmean(series))
+
+
+def score_evidence(
+    scores: Scores, system: str, groups: Sequence[str], ranked: Sequence[str], gold: Sequence[str]
+) -> None:
+    """Turn recall, turn hit and session recall at every ``k`` of ``KS``."""
+    for k in KS:
+        scores.add(system, f"turn_recall@{k}", groups, turn_recall(ranked, gold, k))
+        scores.add(system, f"turn_hit@{k}", groups, turn_hit(ranked, gold, k))
+        scores.add(system, f"session_recall@{k}", groups, session_recall(ranked, gold, k))
+
+
+def score_answer(
+    scores: Scores, system: str, groups: Sequence[str], budget: int, context: str, gold: str
+) -> None:
+    """Exact containment and content-word recall of the gold answer in ``context``."""
+    scores.add(system, f"answer@{budget}", groups, float(contains_answer(context, gold)))
+    scores.add(system, f"answer_words@{budget}", groups, answer_token_recall(context, gold))
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """One question as scored: its gold turns (known ones only) and groups."""
+
+    question: LocomoQuestion
+    gold: tuple[str, ...]
+    groups: tuple[str, ...]
+
+
+def asked_questions(conversation: Conversation, known: set[str]) -> list[Asked]:
+    """Questions with evidence naming turns of the conversation, with their groups."""
+    asked = []
+    for question in conversation.questions:
+        gold = tuple(dia_id for dia_id in question.evidence if dia_id in known)
+        if question.category == ADVERSARIAL:
+            asked.append(Asked(question, gold, ("adversarial",)))
+        elif question.category in CATEGORIES and gold:
+            asked.append(Asked(question, gold, (CATEGORIES[question.category], "all")))
+    return asked
+
+
+def items_for(budget: int) -> int:
+    """How many items memlane is asked for at ``budget`` tokens (enough to fill it)."""
+    return min(100, max(MIN_ITEMS, budget // ITEMS_PER_TOKENS))
+
+
+def score_memlane(
+    scores: Scores, mem: Memory, subject: str, item: Asked, to_dia: Mapping[str, str]
+) -> float:
+    """Ask memlane at every budget; return the milliseconds of the first recall."""
+    question, groups = item.question, item.groups
+    elapsed = 0.0
+    for index, budget in enumerate(BUDGETS):
+        started = time.perf_counter()
+        result = mem.recall(subject, question.question, k=items_for(budget), budget_tokens=budget)
+        if index == 0:
+            elapsed = (time.perf_counter() - started) * 1000
+            _score_items(scores, result, item, to_dia)
+        score_answer(scores, SYSTEM, groups, budget, result.text, question.answer)
+    return elapsed
+
+
+def _score_items(scores: Scores, result: Recall, item: Asked, to_dia: Mapping[str, str]) -> None:
+    """Evidence recall of memlane's items, and what kind of items came back."""
+    groups, gold = item.groups, item.gold
+    ranked = expand_turns((i.provenance for i in result.items), to_dia, max(KS))
+    if gold:
+        score_evidence(scores, SYSTEM, groups, ranked, gold)
+    items = result.items
+    scores.add(SYSTEM, "empty", groups, 0.0 if items else 1.0)
+    scores.add(SYSTEM, "items", groups, float(len(items)))
+    if items:
+        scores.add(
+            SYSTEM, "turns_per_item", groups, statistics.fmean(len(i.provenance) for i in items)
+        )
+        top = items[0]
+        for kind in ("fact", "note", "summary"):
+            scores.add(SYSTEM, f"top_is_{kind}", groups, float(top.kind == kind))
+
+
+def score_baseline(
+    scores: Scores,
+    name: str,
+    order: Sequence[int],
+    item: Asked,
+    script: Transcript,
+) -> None:
+    """Evidence and answer scores of one baseline's ranking of the turns."""
+    ranked = [script.dia_ids[i] for i in order]
+    if item.gold:
+        score_evidence(scores, name, item.groups, ranked, item.gold)
+    for budget in BUDGETS:
+        context = fill_budget((script.lines[i] for i in order), budget)
+        score_answer(scores, name, item.groups, budget, context, item.question.answer)
+
+
+# -- the suite -----------------------------------------------------------------------------
+
+
+def run(
+    data: Path,
+    *,
+    embedder_spec: str | None = None,
+    limit_conversations: int | None = None,
+    progress: Progress = print,
+) -> Results:
+    """Run the suite on the LoCoMo-format file ``data``.
+
+    Raises:
+        InvalidInput: ``data`` is missing or not LoCoMo, or the limit is not positive.
+    """
+    if limit_conversations is not None and (
+        isinstance(limit_conversations, bool)
+        or not isinstance(limit_conversations, int)
+        or limit_conversations < 1
+    ):
+        raise InvalidInput("limit_conversations", "must be a positive integer")
+    conversations = [c for c in load_conversations(data) if c.sessions]
+    conversations = conversations[:limit_conversations]
+    if not conversations:
+        raise InvalidInput("data", f"no conversation with turns in {data}")
+    embedder = make_embedder(embedder_spec)
+    results = Results(
+        "locomo",
+        {
+            "data": str(data),
+            "conversations": len(conversations),
+            "embedder": embedder.name,
+            "ks": list(KS),
+            "budgets": list(BUDGETS),
+            "items_asked": {str(b): items_for(b) for b in BUDGETS},
+            "rrf_k": RRF_K,
+            "bm25": {"k1": BM25_K1, "b": BM25_B},
+            "extractor": "rules",
+            "summarizer": "offline",
+            "categories": {str(n): name for n, name in CATEGORIES.items()} | {"5": "adversarial"},
+        },
+    )
+    scores = Scores()
+    latencies: list[float] = []
+    questions = Counter[str]()
+    with tempfile.TemporaryDirectory(prefix="memlane-locomo-") as name:
+        for conversation in conversations:
+            folder = Path(name) / conversation.sample_id
+            folder.mkdir()
+            asked = _conversation(conversation, folder, embedder, scores, latencies, progress)
+            for item in asked:
+                questions.update(item.groups)
+    results.systems = {SYSTEM: {}, **{b: {} for b in BASELINES}}
+    for group in ("all", *CATEGORIES.values(), "adversarial"):
+        if questions[group]:
+            results.put(SYSTEM, "questions", group, questions[group])
+    scores.put_into(results)
+    if latencies:
+        results.put(SYSTEM, "recall_p50_ms", "all", statistics.median(latencies))
+    return results
+
+
+def _conversation(
+    conversation: Conversation,
+    folder: Path,
+    embedder: Embedder,
+    scores: Scores,
+    latencies: list[float],
+    progress: Progress,
+) -> list[Asked]:
+    """Replay, index the baselines, ask every question; return the questions scored."""
+    script = transcript(conversation)
+    tally = replay(folder, script.dialogue, embedder.name)
+    progress(f"{conversation.sample_id}: replayed {tally.turns} turns in {tally.seconds:.1f}s")
+    started = time.perf_counter()
+    vector = VectorIndex(embedder, script.documents)
+    bm25 = BM25Index(script.documents)
+    progress(f"{conversation.sample_id}: baselines indexed in {time.perf_counter() - started:.1f}s")
+    asked = asked_questions(conversation, set(script.dia_ids))
+    last = script.dialogue.sessions[-1]
+    end = last.started + len(last.turns) * TURN_GAP
+    database = next(folder.glob("*/memlane.db"))
+    started = time.perf_counter()
+    with Memory(
+        database,
+        clock=lambda: end,
+        timezone="UTC",
+        embedder=embedder,
+        extractor=RuleExtractor(),
+        summarizer=OfflineSummarizer(),
+    ) as mem:
+        for item in asked:
+            latencies.append(
+                score_memlane(scores, mem, script.dialogue.subject, item, script.to_dia)
+            )
+            by_vector = vector.rank(item.question.question)
+            by_bm25 = bm25.rank(item.question.question)
+            for name, order in zip(
+                BASELINES, (by_vector, by_bm25, rrf([by_bm25, by_vector])), strict=True
+            ):
+                score_baseline(scores, name, order, item, script)
+    progress(
+        f"{conversation.sample_id}: {len(asked)} questions in {time.perf_counter() - started:.1f}s"
+    )
+    return asked

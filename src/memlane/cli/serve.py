@@ -1,0 +1,45 @@
+"""``memlane serve``: the HTTP API (needs the ``server`` extra)."""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from memlane.cli import Settings
+from memlane.memory import Memory
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", type=int, default=8765, show_default=True, help="Port to listen on.")
+@click.option(
+    "--max-body",
+    type=int,
+    default=1024 * 1024,
+    show_default=True,
+    help="Largest request body in bytes (larger: 413).",
+)
+@click.option("--log-level", default="info", show_default=True, help="Python log level.")
+@click.pass_obj
+def serve(settings: Settings, host: str, port: int, max_body: int, log_level: str) -> None:
+    """Serve the HTTP API at /v1 (OpenAPI at /openapi.json) over the memory at --url.
+
+    Every request needs `Authorization: Bearer <key>`; make keys with `memlane keys create`.
+    """
+    try:
+        import uvicorn
+
+        from memlane.server.app import create_app
+    except ImportError as missing:
+        raise click.ClickException(
+            f"memlane serve needs the server extra: pip install 'memlane[server]' ({missing})"
+        ) from missing
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+
+    def open_memory(tenant: str) -> Memory:
+        return Memory(settings.url, tenant=tenant, timezone=settings.timezone)
+
+    app = create_app(settings.url, memory_factory=open_memory, max_body_bytes=max_body)
+    # uvicorn's own access log prints paths with query strings (subjects); ours does not.
+    uvicorn.run(app, host=host, port=port, access_log=False, log_level=log_level.lower())

@@ -1,0 +1,129 @@
+"""memlane as an MCP server: tools over one tenant's ``Memory`` (needs the ``mcp`` extra).
+
+Tools: ``remember``, ``recall``, ``get_fact``, ``fact_history``, ``forget``. Run it with
+``memlane mcp`` (stdio) or ``memlane mcp --http`` (streamable HTTP); see docs/mcp.md.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
+
+from memlane.memory import Memory
+from memlane.server.serialize import deletion_dict, note_dict
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+INSTRUCTIONS = (
+    "Long-term memory. `remember` free-text statements about a subject; `recall` what is "
+    "known before answering; `get_fact`/`fact_history` read exact facts on both time axes "
+    "(times are ISO-8601); `forget` erases a subject or one attribute in every lane."
+)
+
+Subject = Annotated[str, Field(description="Whose memory: a user or entity id, e.g. U-001.")]
+Instant = Annotated[
+    str | None, Field(description="ISO-8601 instant, e.g. 2026-07-01 or 2026-07-01T09:30Z.")
+]
+
+
+class MemoryTools:
+    """The tool functions, bound to one memory; calls are serialized by a lock."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self._lock = threading.Lock()
+
+    def remember(
+        self,
+        subject: Subject,
+        text: Annotated[str, Field(description="The statement to keep, in any language.")],
+        at: Instant = None,
+        source: Annotated[str | None, Field(description="Where it came from.")] = None,
+    ) -> dict[str, Any]:
+        """Keep a free-text statement about a subject; facts it states become exact facts."""
+        with self._lock:
+            note = self.memory.remember(subject, text, at=at, source=source)
+        return {"note": note_dict(note)}
+
+    def recall(
+        self,
+        query: Annotated[str, Field(description="The question, as the user asked it.")],
+        subject: Annotated[
+            str | None, Field(description="Whose memory; omit to resolve it from the query.")
+        ] = None,
+        session_id: Annotated[str | None, Field(description="A running session's id.")] = None,
+        k: Annotated[int, Field(ge=1, le=100, description="At most this many items.")] = 8,
+        budget_tokens: Annotated[
+            int, Field(ge=1, le=100_000, description="Token budget of the text block.")
+        ] = 1500,
+        valid_at: Instant = None,
+        known_at: Instant = None,
+    ) -> dict[str, Any]:
+        """Recall what memory holds for a question: a prompt-ready text block and the items."""
+        with self._lock:
+            result = self.memory.recall(
+                subject, query, session_id, k, budget_tokens, valid_at, known_at
+            )
+        return result.to_dict()
+
+    def get_fact(
+        self,
+        subject: Subject,
+        attribute: Annotated[str, Field(description="e.g. location, phone, email.")],
+        valid_at: Instant = None,
+        known_at: Instant = None,
+    ) -> dict[str, Any]:
+        """The exact value(s) of an attribute at a point in time (default: now)."""
+        with self._lock:
+            facts = self.memory.facts
+            if facts.definition(attribute).cardinality == "many":
+                found = facts.get_all(subject, attribute, valid_at, known_at)
+                return {"facts": [f.to_dict() for f in found]}
+            one = facts.get(subject, attribute, valid_at, known_at)
+        return {"facts": [] if one is None else [one.to_dict()]}
+
+    def fact_history(
+        self,
+        subject: Subject,
+        attribute: Annotated[str, Field(description="e.g. location.")],
+        known_at: Instant = None,
+    ) -> dict[str, Any]:
+        """Every value an attribute had over time, as believed at ``known_at`` (default now)."""
+        with self._lock:
+            found = self.memory.facts.history(subject, attribute, known_at)
+        return {"facts": [f.to_dict() for f in found]}
+
+    def forget(
+        self,
+        subject: Subject,
+        attribute: Annotated[
+            str | None, Field(description="Only this attribute; omit to forget the subject.")
+        ] = None,
+        reason: Annotated[str | None, Field(description="Why, for the deletion log.")] = None,
+    ) -> dict[str, Any]:
+        """Erase a subject (or one attribute, and every text mentioning its values) everywhere."""
+        with self._lock:
+            deletion = self.memory.forget(subject, attribute, reason, requested_by="mcp")
+        return {"deletion": deletion_dict(deletion)}
+
+
+def build_server(memory: Memory) -> MCPServer:
+    """An MCP server exposing ``memory`` through the five tools.
+
+    Raises:
+        ImportError: the ``mcp`` extra is not installed.
+    """
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError as missing:
+        raise ImportError(
+            "the memlane MCP server needs the MCP SDK: pip install 'memlane[mcp]'"
+        ) from missing
+    tools = MemoryTools(memory)
+    server: MCPServer = MCPServer("memlane", instructions=INSTRUCTIONS, log_level="WARNING")
+    for tool in (tools.remember, tools.recall, tools.get_fact, tools.fact_history, tools.forget):
+        server.add_tool(tool, name=tool.__name__)
+    return server

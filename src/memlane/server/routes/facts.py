@@ -1,0 +1,179 @@
+"""``/v1/facts/...``: the exact lane, named as in ``mem.facts``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from memlane.facts.model import Cardinality
+from memlane.server.auth import Auditor, Reader, Writer
+from memlane.server.errors import not_found
+from memlane.server.routes.common import Body, KnownAt, Page, ValidAt, known_subject
+from memlane.server.serialize import profile_dict
+
+router = APIRouter(prefix="/v1/facts", tags=["facts"])
+
+
+class FactWrite(Body):
+    """The body of ``set`` and ``add``."""
+
+    subject: str
+    attribute: str
+    value: Any
+    valid_from: str | None = None
+    valid_to: str | None = None
+    source: str | None = None
+    reason: str | None = None
+    confidence: float = 1.0
+
+
+class Retraction(Body):
+    """The body of ``retract``."""
+
+    subject: str
+    attribute: str
+    valid_from: str | None = None
+    valid_to: str | None = None
+    value: Any = None
+
+
+class Definition(Body):
+    """The body of ``define``."""
+
+    attribute: str
+    cardinality: Cardinality = "one"
+    identifier: bool = False
+    normalizer: str | None = None
+
+
+@router.get("/get")
+def get(
+    caller: Reader, subject: str, attribute: str, valid_at: ValidAt = None, known_at: KnownAt = None
+) -> dict[str, Any]:
+    """``facts.get``: the version valid at ``valid_at`` as believed at ``known_at`` (404: none)."""
+    with caller.memory() as memory:
+        found = memory.facts.get(subject, attribute, valid_at, known_at)
+    if found is None:
+        raise not_found()
+    return {"fact": found.to_dict()}
+
+
+@router.get("/get_all")
+def get_all(
+    caller: Reader, subject: str, attribute: str, valid_at: ValidAt = None, known_at: KnownAt = None
+) -> dict[str, Any]:
+    """``facts.get_all``: every value of a many-valued attribute at that point."""
+    with caller.memory() as memory:
+        found = memory.facts.get_all(subject, attribute, valid_at, known_at)
+    return {"facts": [f.to_dict() for f in found]}
+
+
+@router.get("/history")
+def history(
+    caller: Reader, paging: Page, subject: str, attribute: str, known_at: KnownAt = None
+) -> dict[str, Any]:
+    """``facts.history``: the valid-time timeline believed at ``known_at``."""
+    with caller.memory() as memory:
+        known_subject(memory, subject)
+        found = memory.facts.history(subject, attribute, known_at)
+    return paging.of([f.to_dict() for f in found])
+
+
+@router.get("/audit")
+def audit(
+    caller: Auditor, paging: Page, subject: str, attribute: str | None = None
+) -> dict[str, Any]:
+    """``facts.audit``: every version ever stored, deleted ones flagged (auditor role)."""
+    with caller.memory() as memory:
+        known_subject(memory, subject)
+        found = memory.facts.audit(subject, attribute)
+    return paging.of([f.to_dict() for f in found])
+
+
+@router.get("/lookup")
+def lookup(
+    caller: Reader,
+    paging: Page,
+    attribute: str,
+    value: str,
+    valid_at: ValidAt = None,
+    known_at: KnownAt = None,
+) -> dict[str, Any]:
+    """``facts.lookup``: subjects whose identifier is exactly ``value``."""
+    with caller.memory() as memory:
+        subjects = memory.facts.lookup(attribute, value, valid_at, known_at)
+    return paging.of(subjects)
+
+
+@router.get("/profile")
+def profile(
+    caller: Reader, subject: str, valid_at: ValidAt = None, known_at: KnownAt = None
+) -> dict[str, Any]:
+    """``facts.profile``: every attribute of a subject at that point."""
+    with caller.memory() as memory:
+        known_subject(memory, subject)
+        found = memory.facts.profile(subject, valid_at, known_at)
+    return {"subject": subject, "profile": profile_dict(found)}
+
+
+@router.post("/set")
+def set_fact(caller: Writer, body: FactWrite) -> dict[str, Any]:
+    """``facts.set``: a one-valued attribute holds ``value`` on ``[valid_from, valid_to)``."""
+    with caller.memory() as memory:
+        written = memory.facts.set(
+            body.subject,
+            body.attribute,
+            body.value,
+            body.valid_from,
+            body.valid_to,
+            source=body.source,
+            reason=body.reason,
+            confidence=body.confidence,
+        )
+    return {"fact": written.to_dict()}
+
+
+@router.post("/add")
+def add_fact(caller: Writer, body: FactWrite) -> dict[str, Any]:
+    """``facts.add``: one more value of a many-valued attribute."""
+    with caller.memory() as memory:
+        written = memory.facts.add(
+            body.subject,
+            body.attribute,
+            body.value,
+            body.valid_from,
+            body.valid_to,
+            source=body.source,
+            reason=body.reason,
+            confidence=body.confidence,
+        )
+    return {"fact": written.to_dict()}
+
+
+@router.post("/retract")
+def retract(caller: Writer, body: Retraction) -> dict[str, Any]:
+    """``facts.retract``: end what holds (one value, if given) on the interval."""
+    with caller.memory() as memory:
+        ended = memory.facts.retract(
+            body.subject, body.attribute, body.valid_from, body.valid_to, value=body.value
+        )
+    return {"superseded": [f.to_dict() for f in ended]}
+
+
+@router.post("/define")
+def define(caller: Writer, body: Definition) -> dict[str, Any]:
+    """``facts.define``: an attribute's cardinality and whether it is an identifier."""
+    with caller.memory() as memory:
+        definition = memory.facts.define(
+            body.attribute,
+            cardinality=body.cardinality,
+            identifier=body.identifier,
+            normalizer=body.normalizer,
+        )
+    return {
+        "attribute": definition.name,
+        "cardinality": definition.cardinality,
+        "identifier": definition.identifier,
+        "normalizer": definition.normalizer,
+    }

@@ -1,0 +1,64 @@
+"""``/v1/forget``, ``/v1/purge`` and the audit and compliance views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from memlane.server.auth import Auditor, Compliance
+from memlane.server.routes.common import Body, Page, known_subject
+from memlane.server.serialize import audit_dict, deletion_dict, purge_dict
+
+router = APIRouter(prefix="/v1", tags=["privacy"])
+
+
+class ForgetRequest(Body):
+    """The body of ``forget``."""
+
+    subject: str
+    attribute: str | None = None
+    reason: str | None = None
+
+
+class PurgeRequest(Body):
+    """The body of ``purge``."""
+
+    subject: str | None = None
+    immediately: bool = False
+
+
+@router.post("/forget")
+def forget(caller: Compliance, body: ForgetRequest) -> dict[str, Any]:
+    """``mem.forget``: logically delete a subject (or attribute) in every lane at once."""
+    with caller.memory() as memory:
+        known_subject(memory, body.subject)
+        deletion = memory.forget(
+            body.subject, body.attribute, body.reason, requested_by=f"key:{caller.key.id}"
+        )
+    return {"deletion": deletion_dict(deletion)}
+
+
+@router.post("/purge")
+def purge(caller: Compliance, body: PurgeRequest) -> dict[str, Any]:
+    """``mem.purge``: physically remove deleted data past retention (or now)."""
+    with caller.memory() as memory:
+        report = memory.purge(body.subject, body.immediately)
+    return {"report": purge_dict(report)}
+
+
+@router.get("/views/compliance")
+def compliance(caller: Compliance, paging: Page) -> dict[str, Any]:
+    """``views.compliance``: the deletion log, oldest first."""
+    with caller.memory() as memory:
+        deletions = memory.views.compliance()
+    return paging.of([deletion_dict(d) for d in deletions])
+
+
+@router.get("/views/audit")
+def audit(caller: Auditor, subject: str) -> dict[str, Any]:
+    """``views.audit``: every version in every lane, deleted ones flagged."""
+    with caller.memory() as memory:
+        known_subject(memory, subject)
+        view = memory.views.audit(subject)
+    return audit_dict(view)
