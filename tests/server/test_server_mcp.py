@@ -48,7 +48,37 @@ def test_remember_then_recall_over_stdio(tmp_path: Path) -> None:
     async def session() -> dict[str, Any]:
         async with Client(_server(db, "acme"), read_timeout_seconds=60) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
-            assert names == {"remember", "recall", "get_fact", "fact_history", "forget"}
+            assert names == {
+                "remember",
+                "recall",
+                "get_fact",
+                "fact_history",
+                "forget",
+                "record_trajectory",
+                "find_workflow",
+            }
+            for order in ("ORD-1", "ORD-2"):
+                steps = [
+                    {"action": "validate_order", "args": {"order": order}},
+                    {"action": "issue_refund", "args": {"order": order}},
+                ]
+                recorded = _payload(
+                    await client.call_tool(
+                        "record_trajectory",
+                        {
+                            "task": f"Refund order {order}",
+                            "task_type": "order_refund",
+                            "steps": steps,
+                            "success": True,
+                        },
+                    )
+                )
+                assert recorded["trajectory"]["task_type"] == "order_refund"
+            found = _payload(
+                await client.call_tool("find_workflow", {"task": "please refund my order"})
+            )
+            assert found["workflows"][0]["workflow"]["task_type"] == "order_refund"
+            assert "issue_refund" in found["workflows"][0]["instructions"]
             remember = await client.call_tool(
                 "remember", {"subject": "U-7", "text": "I moved to Berlin last week"}
             )

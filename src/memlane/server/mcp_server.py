@@ -1,6 +1,7 @@
 """memlane as an MCP server: tools over one tenant's ``Memory`` (needs the ``mcp`` extra).
 
-Tools: ``remember``, ``recall``, ``get_fact``, ``fact_history``, ``forget``. Run it with
+Tools: ``remember``, ``recall``, ``get_fact``, ``fact_history``, ``forget``,
+``record_trajectory`` and ``find_workflow``. Run it with
 ``memlane mcp`` (stdio) or ``memlane mcp --http`` (streamable HTTP); see docs/mcp.md.
 """
 
@@ -20,8 +21,14 @@ if TYPE_CHECKING:
 INSTRUCTIONS = (
     "Long-term memory. `remember` free-text statements about a subject; `recall` what is "
     "known before answering; `get_fact`/`fact_history` read exact facts on both time axes "
-    "(times are ISO-8601); `forget` erases a subject or one attribute in every lane."
+    "(times are ISO-8601); `forget` erases a subject or one attribute in every lane; "
+    "`record_trajectory` after a task, `find_workflow` before one, to reuse what worked."
 )
+
+StepList = Annotated[
+    list[dict[str, Any]],
+    Field(description='The actions taken, in order: [{"action": "search", "args": {...}}, ...]'),
+]
 
 Subject = Annotated[str, Field(description="Whose memory: a user or entity id, e.g. U-001.")]
 Instant = Annotated[
@@ -109,9 +116,49 @@ class MemoryTools:
             deletion = self.memory.forget(subject, attribute, reason, requested_by="mcp")
         return {"deletion": deletion_dict(deletion)}
 
+    def record_trajectory(
+        self,
+        task: Annotated[str, Field(description="The task as it was asked.")],
+        steps: StepList,
+        success: Annotated[bool, Field(description="Did the run achieve the task?")],
+        task_type: Annotated[
+            str | None, Field(description="A name for the kind of task; omit to infer it.")
+        ] = None,
+        reason: Annotated[str | None, Field(description="Why it failed, if it did.")] = None,
+    ) -> dict[str, Any]:
+        """Record one run of a task; workflows are induced and evolved from such runs."""
+        with self._lock:
+            run = self.memory.workflows.record(
+                task=task, steps=steps, success=success, task_type=task_type, reason=reason
+            )
+            workflow = self.memory.workflows.get(run.task_type)
+        return {
+            "trajectory": {"id": run.id, "task_type": run.task_type, "success": run.success},
+            "workflow": None if workflow is None else workflow.as_dict(),
+        }
+
+    def find_workflow(
+        self,
+        task: Annotated[str, Field(description="The task about to be done.")],
+        k: Annotated[int, Field(ge=1, le=20, description="At most this many workflows.")] = 3,
+    ) -> dict[str, Any]:
+        """Workflows that fit a task, best first, each with steps an agent can follow."""
+        with self._lock:
+            hits = self.memory.workflows.match(task, k=k)
+            return {
+                "workflows": [
+                    {
+                        "score": hit.score,
+                        "workflow": hit.workflow.as_dict(),
+                        "instructions": self.memory.workflows.render(hit.workflow),
+                    }
+                    for hit in hits
+                ]
+            }
+
 
 def build_server(memory: Memory) -> MCPServer:
-    """An MCP server exposing ``memory`` through the five tools.
+    """An MCP server exposing ``memory`` through its tools.
 
     Raises:
         ImportError: the ``mcp`` extra is not installed.
@@ -124,6 +171,14 @@ def build_server(memory: Memory) -> MCPServer:
         ) from missing
     tools = MemoryTools(memory)
     server: MCPServer = MCPServer("memlane", instructions=INSTRUCTIONS, log_level="WARNING")
-    for tool in (tools.remember, tools.recall, tools.get_fact, tools.fact_history, tools.forget):
+    for tool in (
+        tools.remember,
+        tools.recall,
+        tools.get_fact,
+        tools.fact_history,
+        tools.forget,
+        tools.record_trajectory,
+        tools.find_workflow,
+    ):
         server.add_tool(tool, name=tool.__name__)
     return server
