@@ -75,6 +75,7 @@ def _register() -> None:
     from memlane.cli.facts import fact
     from memlane.cli.keys import keys
     from memlane.cli.mcp_command import mcp
+    from memlane.cli.privacy import forget, purge
     from memlane.cli.recall import recall
     from memlane.cli.serve import serve
 
@@ -85,6 +86,8 @@ def _register() -> None:
     cli.add_command(keys)
     cli.add_command(serve)
     cli.add_command(mcp)
+    cli.add_command(forget)
+    cli.add_command(purge)
 
 
 _register()

@@ -1,0 +1,64 @@
+"""``memlane forget`` and ``memlane purge``: deletion from the shell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from memlane.cli import Settings, emit_json
+from memlane.privacy.model import Deletion
+
+
+def _deletion(deletion: Deletion) -> dict[str, Any]:
+    return {
+        "id": deletion.id,
+        "subject": deletion.subject,
+        "scope": deletion.scope,
+        "requested_at": deletion.requested_at.isoformat(),
+        "reason": deletion.reason,
+        "purge_due": deletion.purge_due.isoformat(),
+        "purged_at": None if deletion.purged_at is None else deletion.purged_at.isoformat(),
+        "counts": dict(deletion.counts),
+    }
+
+
+@click.command()
+@click.argument("subject")
+@click.option("--attribute", default=None, help="Forget only this attribute (and its mentions).")
+@click.option("--reason", default=None, help="Why, for the deletion log.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def forget(
+    settings: Settings, subject: str, attribute: str | None, reason: str | None, as_json: bool
+) -> None:
+    """Logically delete SUBJECT (or one attribute) across every lane, at once."""
+    with settings.open() as mem:
+        deletion = mem.forget(subject, attribute, reason, requested_by="cli")
+    if as_json:
+        emit_json(_deletion(deletion))
+    else:
+        rows = sum(deletion.counts.values())
+        click.echo(
+            f"forgot {deletion.scope} of {subject}: {rows} rows hidden now; "
+            f"bytes purged after {deletion.purge_due:%Y-%m-%d} (or: memlane purge --immediately)"
+        )
+
+
+@click.command()
+@click.option("--subject", default=None, help="Only this subject's deleted data.")
+@click.option("--immediately", is_flag=True, help="Do not wait for the retention period.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def purge(settings: Settings, subject: str | None, immediately: bool, as_json: bool) -> None:
+    """Physically remove deleted data past its retention (or all of it, --immediately)."""
+    with settings.open() as mem:
+        report = mem.purge(subject=subject, immediately=immediately)
+    if as_json:
+        emit_json(
+            {"deletions": list(report.deletions), "rows": report.rows, "vacuumed": report.vacuumed}
+        )
+    elif report.deletions:
+        click.echo(f"purged {len(report.deletions)} deletion(s), {report.total_rows} rows")
+    else:
+        click.echo("nothing due for purge")
