@@ -211,3 +211,18 @@ def workflows_command(
     results.write(out)
     if out:
         click.echo(f"wrote {out}")
+
+
+@bench.command("server")
+@click.option("--clients", type=int, default=4, show_default=True, help="Concurrent clients.")
+@click.option("--seconds", type=float, default=10.0, show_default=True, help="How long to load.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+def server_command(clients: int, seconds: float, out: str | None) -> None:
+    """HTTP load on loopback: throughput, p50/p99, errors, acknowledged writes present."""
+    from memlane.bench.server import run
+
+    results = run(clients=clients, seconds=seconds, progress=click.echo)
+    click.echo(results.render())
+    results.write(out)
+    if out:
+        click.echo(f"wrote {out}")
