@@ -16,10 +16,10 @@ except ImportError as missing:  # pragma: no cover - exercised without the extra
         "the memlane HTTP server needs FastAPI and uvicorn: pip install 'memlane[server]'"
     ) from missing
 
-from memlane.server import errors
+from memlane.server import errors, ui
 from memlane.server.auth import KeyGate
 from memlane.server.middleware import DEFAULT_MAX_BODY, AccessLog, BodyLimit
-from memlane.server.routes import facts, keys, memory, privacy
+from memlane.server.routes import facts, inspector, keys, memory, privacy
 from memlane.server.state import MemoryFactory, ServerState
 from memlane.timeutil import Clock
 
@@ -63,7 +63,7 @@ def create_app(
     )
     app.state.memlane = state
     errors.install(app)
-    for module in (facts, memory, privacy, keys):
+    for module in (facts, memory, privacy, keys, inspector, ui):
         app.include_router(module.router)
 
     @app.get("/healthz", tags=["health"])
