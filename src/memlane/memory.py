@@ -31,11 +31,13 @@ from memlane.timeutil import (
     to_micros,
 )
 from memlane.timeutil import system_clock as _system_clock
+from memlane.window.redis import RedisWindow, connect, forget_windows, window_key
 from memlane.workflows.lane import WorkflowsLane
 
 DEFAULT_TENANT = "default"
 DEFAULT_IDLE_TIMEOUT = timedelta(minutes=30)
 DEFAULT_RETENTION = timedelta(days=30)
+ENV_REDIS_URL = "MEMLANE_REDIS_URL"
 MAX_WINDOW_ROUNDS = 1_000
 
 
@@ -56,6 +58,10 @@ class Memory:
         summarizer: folds rounds into summaries; default chosen like ``extractor``.
         idle_timeout: a session with no turn for this long is folded and closed.
         retain_transcripts: keep raw turns after they leave the window (off by default).
+        window_url: a Redis URL (``redis://host:6379/0``): session windows and turn numbers
+            are kept there, shared by every worker on it (needs ``memlane[redis]``);
+            ``None`` reads ``MEMLANE_REDIS_URL`` and falls back to process memory. Idle
+            windows expire after twice ``idle_timeout``.
 
     Example:
         >>> with Memory(":memory:", timezone="Asia/Shanghai") as mem:
@@ -77,6 +83,7 @@ class Memory:
         idle_timeout: timedelta = DEFAULT_IDLE_TIMEOUT,
         retain_transcripts: bool = False,
         retention: timedelta = DEFAULT_RETENTION,
+        window_url: str | None = None,
     ) -> None:
         if not isinstance(tenant, str) or not tenant.strip() or tenant != tenant.strip():
             raise InvalidInput("tenant", f"must be a non-empty name, got {tenant!r}")
@@ -96,6 +103,10 @@ class Memory:
         self._embedder: Embedder | None = None
         self._lock = threading.RLock()
         self._sessions: dict[tuple[str, str], Session] = {}
+        if window_url is not None and not isinstance(window_url, str):
+            raise InvalidInput("window_url", "must be a redis:// URL or None")
+        window_url = (window_url or os.environ.get(ENV_REDIS_URL, "")).strip()
+        self._redis = connect(window_url) if window_url else None
         self._backend = open_backend(url)
         self.url = self._backend.url
         self.facts = FactsLane(
@@ -294,6 +305,8 @@ class Memory:
                 session.discard()
             else:
                 session.scrub(lambda text: mentions(text, needles))
+        if attribute is None and self._redis is not None:  # windows other workers hold
+            forget_windows(self._redis, self.tenant, subject)
         return deletion
 
     def purge(self, subject: str | None = None, immediately: bool = False) -> PurgeReport:
@@ -320,6 +333,8 @@ class Memory:
             session.close()
         self._closed = True
         self._backend.close()
+        if self._redis is not None:
+            self._redis.close()
         if self._llm_client is not None:
             self._llm_client.close()
 
@@ -348,7 +363,13 @@ class Memory:
             on_close=self._forget_session,
             retain=self._backend.summaries if self.retain_transcripts else None,
             tenant=self.tenant,
+            window_factory=None if self._redis is None else self._redis_window,
         )
+
+    def _redis_window(self, subject: str, session_id: str, rounds: int) -> RedisWindow:
+        assert self._redis is not None
+        key = window_key(self.tenant, subject, session_id)
+        return RedisWindow(self._redis, key, rounds, ttl=2 * self.idle_timeout)
 
     def _forget_session(self, session: Session) -> None:
         with self._lock:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import get_args
@@ -26,6 +27,7 @@ from memlane.summaries.notes import extract_notes
 from memlane.summaries.storyline import merge_storyline
 from memlane.summaries.summarizer import Summarizer
 from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant
+from memlane.window.base import SharedWindow, Window
 from memlane.window.buffer import WindowBuffer
 from memlane.window.model import Role, Turn
 
@@ -48,6 +50,8 @@ class SessionServices:
     on_close: Callable[[Session], None]
     retain: SummaryStore | None
     tenant: str
+    # (subject, session_id, rounds) -> window; None keeps windows in process memory.
+    window_factory: Callable[[str, str, int], Window] | None = None
 
 
 class Session:
@@ -59,7 +63,12 @@ class Session:
         self._services = services
         self.subject = subject
         self.session_id = session_id
-        self._window = WindowBuffer(window)
+        factory = services.window_factory
+        self._window: Window = (
+            WindowBuffer(window) if factory is None else factory(subject, session_id, window)
+        )
+        # A shared window (Redis) numbers turns and orders folds across worker processes.
+        self._shared = self._window if isinstance(self._window, SharedWindow) else None
         self._summary = services.summaries.for_session(session_id, subject)
         self._turns_seen = _last_turn_number(self._summary)
         self.last_active = checked_now(services.clock)
@@ -84,6 +93,8 @@ class Session:
             self._extract(turn)
         evicted = self._window.append(turn)
         self.last_active = checked_now(self._services.clock)
+        if self._shared is not None:  # so other workers do not take the session for idle
+            self._shared.mark_active(self.last_active)
         if evicted:
             self._fold(evicted)
         return turn
@@ -102,6 +113,8 @@ class Session:
         if self.closed:
             return self._summary
         self._fold(self._window.drain())
+        if self._shared is not None:  # other workers may have folded rounds of the session
+            self._summary = self._services.summaries.for_session(self.session_id, self.subject)
         self.closed = True
         if self._summary is not None:
             summaries = self._services.summaries
@@ -157,7 +170,10 @@ class Session:
             if at is None
             else parse_instant(at, services.timezone, "at")
         )
-        self._turns_seen += 1
+        if self._shared is not None:
+            self._turns_seen = self._shared.next_turn_number(self._turns_seen)
+        else:
+            self._turns_seen += 1
         turn_id = f"{self.session_id}#{self._turns_seen}"
         return Turn(turn_id, self.session_id, self.subject, role, content, when, speaker)
 
@@ -190,7 +206,16 @@ class Session:
     def _fold(self, turns: Sequence[Turn]) -> None:
         if not turns:
             return
+        with self._fold_lock():
+            self._fold_locked(turns)
+
+    def _fold_lock(self) -> AbstractContextManager[None]:
+        return nullcontext() if self._shared is None else self._shared.fold_lock()
+
+    def _fold_locked(self, turns: Sequence[Turn]) -> None:
         services = self._services
+        if self._shared is not None:  # extend the latest version, whichever worker wrote it
+            self._summary = services.summaries.for_session(self.session_id, self.subject)
         previous = self._summary
         content = services.summarizer.update(None if previous is None else previous.content, turns)
         period_from = turns[0].at if previous is None else min(previous.period_from, turns[0].at)
@@ -210,5 +235,7 @@ def _last_turn_number(summary: Summary | None) -> int:
 
 
 def idle_for(session: Session, now: datetime) -> timedelta:
-    """How long a session has had no turn."""
-    return now - session.last_active
+    """How long a session has had no turn (from any worker, when its window is shared)."""
+    last = session.last_active
+    shared = session._shared.last_active() if session._shared is not None else None
+    return now - (last if shared is None else max(last, shared))
