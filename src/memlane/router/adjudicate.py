@@ -15,8 +15,10 @@ and summary lines are judged here, claim by claim (see :mod:`memlane.router.clai
    whole period; they supersede nothing, since they restate the same turns as notes.
 
 Ranking: every non-stale item before any stale one; then lane priority (exact answers,
-window, workflows, summaries and notes, exact profile supplement); then status (current
-before historical); then score; then recency.
+window, workflows, notes, summaries, exact profile supplement); then status (current
+before historical); then score; then recency. Notes come before summaries because a note
+is one statement with its one turn of provenance, while a summary restates a whole
+session: when both match, the precise one answers and the summary adds context.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ from memlane.summaries.model import Note
 TIER_ANSWER = 0
 TIER_WINDOW = 1
 TIER_WORKFLOW = 2
-TIER_SUMMARY = 3
-TIER_PROFILE = 4
+TIER_NOTE = 3
+TIER_SUMMARY = 4
+TIER_PROFILE = 5
 ON_TOPIC_BONUS = 0.15
 
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
@@ -310,7 +313,7 @@ def note_candidate(note: Note | None, subject: str, score: float, zone: tzinfo) 
     )
     return Candidate(
         item,
-        TIER_SUMMARY,
+        TIER_NOTE,
         said=note.at,
         learned=note.tx_from,
         turns=origins(note.provenance, note.id),
