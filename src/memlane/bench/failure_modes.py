@@ -161,7 +161,9 @@ def generate(scale: int, *, seed: int = 0, questions: int | None = None) -> Data
     rng = random.Random(seed)
     statements: list[Statement] = []
     cases: list[Case] = []
-    asked = set(rng.sample(range(scale), min(scale, questions or scale)))
+    # Its own generator, so that asking fewer questions never changes the statements.
+    picker = random.Random(seed + 1_000_003)
+    asked = set(picker.sample(range(scale), min(scale, questions or scale)))
     for i in range(scale):
         lang = "zh" if i % 2 == 0 else "en"
         said: list[tuple[str, datetime]] = []
