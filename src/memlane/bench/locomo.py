@@ -46,6 +46,7 @@ from memlane.errors import InvalidInput
 from memlane.extract import RuleExtractor
 from memlane.memory import Memory
 from memlane.router import Recall
+from memlane.storage.sqlite.lexical import STOPWORDS
 from memlane.summaries.offline import OfflineSummarizer
 from memlane.summaries.text import clip_line, estimate_tokens
 
@@ -69,64 +70,8 @@ Ranker = Callable[[str], list[int]]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ARTICLES = frozenset({"a", "an", "the"})
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "his",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "she",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
-)
+# Words that say nothing about an answer: the search stop words, plus a few pronouns.
+_STOPWORDS = STOPWORDS | {"whom", "you", "your"}
 _MONTHS = [
     "january",
     "february",

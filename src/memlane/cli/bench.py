@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    from memlane.bench.report import Results
+
+
+def _report(results: Results, out: str | None) -> None:
+    """Print a suite's table and write its JSON (if ``out``)."""
+    click.echo(results.render())
+    results.write(out)
+    if out:
+        click.echo(f"wrote {out}")
 
 
 @click.group()
@@ -31,10 +44,7 @@ def facts_command(scale: int, samples: int, out: str | None, workdir: str | None
     from memlane.bench.facts import run
 
     results = run(scale=scale, samples=samples, workdir=workdir, progress=click.echo)
-    click.echo(results.render())
-    results.write(out)
-    if out:
-        click.echo(f"wrote {out}")
+    _report(results, out)
 
 
 @bench.command("summaries")
@@ -78,10 +88,7 @@ def summaries_command(
         embedder_spec=embedder,
         progress=click.echo,
     )
-    click.echo(results.render())
-    results.write(out)
-    if out:
-        click.echo(f"wrote {out}")
+    _report(results, out)
 
 
 @bench.command("failure-modes")
@@ -134,10 +141,7 @@ def failure_modes_command(
         with_mem0=with_mem0,
         progress=click.echo,
     )
-    click.echo(results.render())
-    results.write(out)
-    if out:
-        click.echo(f"wrote {out}")
+    _report(results, out)
     if plot_path:
         drawn = plot(results, plot_path)
         click.echo(f"wrote {plot_path}" if drawn else "no plot: matplotlib is not installed")
@@ -176,10 +180,7 @@ def locomo_command(
         limit_conversations=limit_conversations,
         progress=click.echo,
     )
-    click.echo(results.render())
-    results.write(out)
-    if out:
-        click.echo(f"wrote {out}")
+    _report(results, out)
 
 
 @bench.command("workflows")
@@ -207,10 +208,7 @@ def workflows_command(
     results = run(
         Path(data), seed=seed, types=types, runs=runs, confirm=confirm, progress=click.echo
     )
-    click.echo(results.render())
-    results.write(out)
-    if out:
-        click.echo(f"wrote {out}")
+    _report(results, out)
 
 
 @bench.command("server")
@@ -222,7 +220,4 @@ def server_command(clients: int, seconds: float, out: str | None) -> None:
     from memlane.bench.server import run
 
     results = run(clients=clients, seconds=seconds, progress=click.echo)
-    click.echo(results.render())
-    results.write(out)
-    if out:
-        click.echo(f"wrote {out}")
+    _report(results, out)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _DIGIT_GROUPS = re.compile(r"\+?\d[\d\s().-]{4,}\d")
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     [
         "a",
         "an",
@@ -106,7 +106,7 @@ def document(text: str) -> str:
 
 def query(text: str) -> str | None:
     """An FTS5 ``MATCH`` expression: any of the query's tokens (stop words dropped)."""
-    unique = dict.fromkeys(t for t in tokens(text) if t not in _STOPWORDS)
+    unique = dict.fromkeys(t for t in tokens(text) if t not in STOPWORDS)
     if not unique:
         return None
     return " OR ".join('"' + token.replace('"', '""') + '"' for token in unique)
