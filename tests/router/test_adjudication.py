@@ -63,6 +63,15 @@ def test_knowledge_update_between_notes_without_an_llm(mem, clock: FakeClock):
     ]
 
 
+def test_chinese_knowledge_update_between_notes(mem, clock: FakeClock):
+    mem.remember("U-1", "我最喜欢的球队是湖人")
+    clock.advance(days=10)
+    mem.remember("U-1", "我最喜欢的球队现在是勇士")
+    r = mem.recall("U-1", "我最喜欢的球队是哪个？")
+    notes = [(item.text, item.status) for item in r.items if item.kind == "note"]
+    assert notes == [("我最喜欢的球队现在是勇士", "current"), ("我最喜欢的球队是湖人", "stale")]
+
+
 def test_a_superseding_note_is_added_when_only_the_old_one_was_found(mem, clock: FakeClock):
     mem.remember("U-1", "Bob's favourite team is Arsenal FC from north London")
     clock.advance(days=1)

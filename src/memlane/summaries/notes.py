@@ -195,7 +195,9 @@ _RELATION_PATTERNS = re.compile(
             (
                 "generic",
                 r"\bmy (?P<mine>(?:favou?rite )?[a-z]+(?: [a-z]+)?) (?:is|are)\b"
-                r"|我的(?P<wode>[^\s，。！？的是]{1,6})是",
+                r"|我的(?P<wode>[^\s，。！？的是]{1,6})是"
+                # "我最喜欢的球队(现在)是…": the Chinese "my favourite X is (now) …"
+                r"|我最?喜欢的(?P<xihuan>[^\s，。！？的是现目如]{1,6})(?:现在|目前|如今)?是",
             ),
         )
     ),
@@ -215,8 +217,9 @@ def relations(text: str) -> list[str]:
     found: list[str] = []
     for match in _RELATION_PATTERNS.finditer(text):
         name = match.lastgroup
-        if name in ("mine", "wode", "generic"):
-            name = "my:" + (match["mine"] or match["wode"]).lower()
+        if name in ("mine", "wode", "xihuan", "generic"):
+            favourite = match["xihuan"] and "最喜欢的" + match["xihuan"]
+            name = "my:" + (match["mine"] or match["wode"] or favourite).lower()
         if name and name not in found:
             found.append(name)
     return found
