@@ -357,10 +357,17 @@ def rank(candidates: Sequence[Candidate], k: int, include_stale: bool) -> list[R
 
 
 def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str]) -> Candidate:
-    """Raise a summary-lane statement that claims an asked attribute ("住在…" for location)."""
+    """Raise a summary-lane statement that claims an asked attribute ("住在…" for location).
+
+    Only claims about the subject itself count: "my brother's favourite team is …" claims
+    the asked relation, but of someone else, so it is not an answer about the subject.
+    """
     if candidate.item.lane != "summary" or not wanted:
         return candidate
-    if not any(claim.attribute in wanted or claim.relation in wanted for claim in found):
+    if not any(
+        claim.holder == SELF and (claim.attribute in wanted or claim.relation in wanted)
+        for claim in found
+    ):
         return candidate
     score = min(1.0, candidate.item.score + ON_TOPIC_BONUS)
     return replace(candidate, item=replace(candidate.item, score=score))
