@@ -72,6 +72,28 @@ def test_chinese_knowledge_update_between_notes(mem, clock: FakeClock):
     assert notes == [("我最喜欢的球队现在是勇士", "current"), ("我最喜欢的球队是湖人", "stale")]
 
 
+def test_statements_about_someone_else_rank_after_the_subjects_own(mem, clock: FakeClock):
+    mem.remember("U-1", "My favourite team is Arsenal")
+    clock.advance(days=5)
+    mem.remember("U-1", "My brother's favourite team is Brentford")
+    clock.advance(days=5)
+    mem.remember("U-1", "My favourite team is now Everton")
+    r = mem.recall("U-1", "what is the user's favourite team?")
+    assert (r.items[0].text, r.items[0].status) == ("My favourite team is now Everton", "current")
+    named = mem.recall("U-1", "what is my brother's favourite team?")
+    assert named.items[0].text == "My brother's favourite team is Brentford"
+
+
+def test_chinese_statements_about_kin_rank_after_the_subjects_own(mem, clock: FakeClock):
+    mem.remember("U-2", "我最喜欢的球队是湖人")
+    clock.advance(days=5)
+    mem.remember("U-2", "我朋友最喜欢的球队是火箭")
+    clock.advance(days=5)
+    mem.remember("U-2", "我最喜欢的球队现在是勇士")
+    r = mem.recall("U-2", "用户最喜欢的球队是哪个?")
+    assert (r.items[0].text, r.items[0].status) == ("我最喜欢的球队现在是勇士", "current")
+
+
 def test_a_superseding_note_is_added_when_only_the_old_one_was_found(mem, clock: FakeClock):
     mem.remember("U-1", "Bob's favourite team is Arsenal FC from north London")
     clock.advance(days=1)

@@ -38,7 +38,8 @@ TIER_WINDOW = 1
 TIER_WORKFLOW = 2
 TIER_NOTE = 3
 TIER_SUMMARY = 4
-TIER_PROFILE = 5
+TIER_OTHERS = 5  # statements only about someone else the question does not name
+TIER_PROFILE = 6
 ON_TOPIC_BONUS = 0.15
 
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
@@ -152,15 +153,21 @@ class Adjudicator:
         self._statements = statements
         self._zone = timezone
         self._by_key: dict[str, dict[tuple[str, str], list[tuple[Statement, Claim]]]] = {}
+        self._query = ""
 
-    def judge(self, candidates: Sequence[Candidate], asked: Sequence[str] = ()) -> list[Candidate]:
+    def judge(
+        self, candidates: Sequence[Candidate], asked: Sequence[str] = (), query: str = ""
+    ) -> list[Candidate]:
         """Mark stale candidates; split stale lines out of summaries; add replacements.
 
         A note that supersedes a recalled one is added (as a summary-lane item) when it was
         not recalled itself, so the agent sees the new value next to the old. Summary-lane
-        statements that claim an ``asked`` attribute score higher: they are on topic.
+        statements that claim an ``asked`` attribute score higher: they are on topic. A
+        statement whose every claim is about someone else ("my brother's favourite team is
+        …") ranks after the subject's own, unless the ``query`` names that someone.
         """
         wanted = frozenset(asked)
+        self._query = query.casefold()
         judged: list[Candidate] = []
         refs = {c.item.ref for c in candidates}
         for candidate in candidates:
@@ -179,6 +186,8 @@ class Adjudicator:
         assert subject is not None
         found = claims(candidate.statement, subject)
         candidate = _boost(candidate, found, wanted)
+        if found and all(c.holder != SELF and c.holder not in self._query for c in found):
+            candidate = replace(candidate, tier=max(candidate.tier, TIER_OTHERS))
         verdict = self._verdict(candidate, found)
         out = [candidate if verdict is None else _stale(candidate, verdict)]
         added = self._replacement(candidate, verdict, refs)

@@ -73,6 +73,10 @@ _CJK_RELATIONS = re.compile(
     r"|(?P<birthday>生日(?:是|在))"
     r"|(?<!我)的(?P<zh>[^\s，。！？的是]{1,6})(?:是|叫)"
 )
+# "我朋友/我哥哥…的X是": about someone close to the speaker, not the speaker.
+_CJK_KIN = re.compile(
+    r"我(?P<kin>朋友|哥哥|姐姐|弟弟|妹妹|妈妈|爸爸|母亲|父亲|妻子|丈夫|老公|老婆|同事|儿子|女儿|室友)"
+)
 _NOT_HOLDERS = frozenset(
     {"it", "that", "this", "what", "there", "here", "who", "which", "let", "i", "you", "we"}
     | {"they", "he", "she", "everyone"}
@@ -163,8 +167,16 @@ def _cjk(clause: str, subject: str, holder: str) -> list[Claim]:
     found: list[Claim] = []
     for match in _CJK_RELATIONS.finditer(clause):
         group = match.lastgroup
-        if group is None or "我" in clause[: match.start()]:
+        kin = _CJK_KIN.search(clause[: match.start()])
+        if group is None or ("我" in clause[: match.start()] and kin is None):
             continue  # first person: relations() reads it
+        if kin is not None:
+            if group == "zh":
+                relation, attribute = _relation("my:" + match["zh"])
+            else:
+                relation = attribute = group
+            found.append(_claim("我" + kin["kin"], relation, attribute, clause, drop=kin[0]))
+            continue
         raw = clause[: match.start()].strip()
         prefix = _CJK_PREFIX_NOISE.sub("", raw).rstrip("的")
         if raw.casefold().startswith(subject.casefold()):

@@ -157,7 +157,7 @@ class Router:
         self._ask_workflow(run)
         self._ask_summary(run)
         judged = self._adjudicator(run).judge(
-            run.candidates, [*analysis.attributes, *run.exact.asked]
+            run.candidates, [*analysis.attributes, *run.exact.asked], query
         )
         items = rank(judged, request.k, request.include_stale)
         subjects = list(
