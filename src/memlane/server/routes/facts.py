@@ -120,25 +120,20 @@ def profile(
 @router.post("/set")
 def set_fact(caller: Writer, body: FactWrite) -> dict[str, Any]:
     """``facts.set``: a one-valued attribute holds ``value`` on ``[valid_from, valid_to)``."""
-    with caller.memory() as memory:
-        written = memory.facts.set(
-            body.subject,
-            body.attribute,
-            body.value,
-            body.valid_from,
-            body.valid_to,
-            source=body.source,
-            reason=body.reason,
-            confidence=body.confidence,
-        )
-    return {"fact": written.to_dict()}
+    return _write(caller, body, "set")
 
 
 @router.post("/add")
 def add_fact(caller: Writer, body: FactWrite) -> dict[str, Any]:
     """``facts.add``: one more value of a many-valued attribute."""
+    return _write(caller, body, "add")
+
+
+def _write(caller: Writer, body: FactWrite, operation: str) -> dict[str, Any]:
+    """Run ``facts.set`` or ``facts.add`` with the body's fields."""
     with caller.memory() as memory:
-        written = memory.facts.add(
+        write = memory.facts.set if operation == "set" else memory.facts.add
+        written = write(
             body.subject,
             body.attribute,
             body.value,
