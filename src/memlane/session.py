@@ -72,7 +72,16 @@ class Session:
         self._summary = services.summaries.for_session(session_id, subject)
         self._turns_seen = _last_turn_number(self._summary)
         self.last_active = checked_now(services.clock)
-        self.closed = False
+        self._closed = False
+        # A shared session closed by any worker is closed for this handle too.
+        self._close_mark = None if self._shared is None else self._shared.close_mark()
+
+    @property
+    def closed(self) -> bool:
+        """True once this session was closed, here or (shared windows) on another worker."""
+        if not self._closed and self._shared is not None:
+            self._closed = self._shared.close_mark() != self._close_mark
+        return self._closed
 
     def add(
         self, role: Role, content: str, at: TimeInput | None = None, *, speaker: str | None = None
@@ -115,7 +124,8 @@ class Session:
         self._fold(self._window.drain())
         if self._shared is not None:  # other workers may have folded rounds of the session
             self._summary = self._services.summaries.for_session(self.session_id, self.subject)
-        self.closed = True
+            self._shared.mark_closed()
+        self._closed = True
         if self._summary is not None:
             summaries = self._services.summaries
             storyline = summaries.storyline(self.subject)
@@ -142,7 +152,7 @@ class Session:
     def discard(self) -> None:
         """Drop the window without folding it (the subject was forgotten)."""
         self._window.drain()
-        self.closed = True
+        self._closed = True
         self._services.on_close(self)
 
     def scrub(self, mentions: Callable[[str], bool]) -> int:

@@ -54,3 +54,11 @@ class SharedWindow(Window, Protocol):
     def last_active(self) -> datetime | None:
         """When any worker last used the session; ``None`` once the window expired."""
         ...
+
+    def mark_closed(self) -> None:
+        """Record that a worker closed the session, so every worker's handle on it closes."""
+        ...
+
+    def close_mark(self) -> str | None:
+        """The mark of the session's latest close (``None``: never closed, or expired)."""
+        ...

@@ -122,7 +122,8 @@ class RedisWindow:
     Args:
         client: a ``redis.Redis`` client (see :func:`connect`).
         key: the window's key (see :func:`window_key`); ``{key}:turns`` numbers turns and
-            ``{key}:fold`` orders folds, ``{key}:active`` holds the last activity.
+            ``{key}:fold`` orders folds, ``{key}:active`` holds the last activity and
+            ``{key}:closed`` the mark of the latest close.
         rounds: how many rounds are kept.
         ttl: how long an idle window lives; refreshed on each append.
     """
@@ -143,6 +144,7 @@ class RedisWindow:
         self._counter = f"{key}:turns"
         self._lock_key = f"{key}:fold"
         self._active = f"{key}:active"
+        self._closed = f"{key}:closed"
         self._mark = client.register_script(_MARK)
         self._append = client.register_script(_APPEND)
         self._drain = client.register_script(_DRAIN)
@@ -217,6 +219,16 @@ class RedisWindow:
         """When any worker last used the session; ``None`` once it expired."""
         raw = _guard(lambda: self._client.get(self._active))
         return None if raw is None else from_micros(int(raw))
+
+    def mark_closed(self) -> None:
+        """Record a close under a fresh mark; handles opened before it see themselves closed."""
+        _guard(lambda: self._client.set(self._closed, uuid.uuid4().hex, px=self._ttl_ms()))
+        _guard(lambda: self._client.delete(self._active))
+
+    def close_mark(self) -> str | None:
+        """The mark of the latest close, or ``None``."""
+        raw = _guard(lambda: self._client.get(self._closed))
+        return None if raw is None else raw.decode() if isinstance(raw, bytes) else str(raw)
 
     def __len__(self) -> int:
         return len(self.turns())
