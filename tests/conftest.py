@@ -1,13 +1,21 @@
-"""Fixtures shared by every test: a controllable clock and memories on it."""
+"""Fixtures shared by every test: a controllable clock, and memories on it on a backend.
+
+``backend`` is ``"sqlite"`` here; the contract suites (facts, sessions, router, privacy,
+workflows) override it in their own conftest with every backend, so each of their tests runs
+on SQLite and on PostgreSQL.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 import memlane
+
+pytest_plugins = ["tests.support.services"]
 
 
 class FakeClock:
@@ -36,12 +44,40 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def mem(clock: FakeClock) -> Iterator[memlane.Memory]:
-    with memlane.Memory(":memory:", clock=clock) as memory:
-        yield memory
+def backend() -> str:
+    """The storage backend a test's memories use (see the module docstring)."""
+    return "sqlite"
 
 
 @pytest.fixture
-def file_mem(tmp_path, clock: FakeClock) -> Iterator[memlane.Memory]:
-    with memlane.Memory(tmp_path / "memlane.db", clock=clock) as memory:
+def new_memory_url(backend: str, tmp_path, request: pytest.FixtureRequest) -> Callable[[], str]:
+    """Make locations of new, empty memories on the test's backend."""
+    if backend == "postgresql":
+        factory: Callable[[], str] = request.getfixturevalue("new_postgres_url")
+        return factory
+    counter = itertools.count()
+    return lambda: str(tmp_path / f"memlane-{next(counter)}.db")
+
+
+@pytest.fixture
+def memory_url(new_memory_url: Callable[[], str]) -> str:
+    """The location of one new, empty memory that several handles can open."""
+    return new_memory_url()
+
+
+@pytest.fixture
+def new_scratch_url(backend: str, new_memory_url: Callable[[], str]) -> Callable[[], str]:
+    """Make places for memories only one handle opens: SQLite in memory, or new databases."""
+    return (lambda: ":memory:") if backend == "sqlite" else new_memory_url
+
+
+@pytest.fixture
+def scratch_url(new_scratch_url: Callable[[], str]) -> str:
+    """The place of one memory only one handle opens (see :func:`new_scratch_url`)."""
+    return new_scratch_url()
+
+
+@pytest.fixture
+def mem(clock: FakeClock, scratch_url: str) -> Iterator[memlane.Memory]:
+    with memlane.Memory(scratch_url, clock=clock) as memory:
         yield memory

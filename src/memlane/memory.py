@@ -18,7 +18,7 @@ from memlane.privacy.views import Views
 from memlane.router import Recall, Router
 from memlane.session import Session, SessionServices, idle_for
 from memlane.storage import open_backend
-from memlane.storage.sqlite.privacy import mentions
+from memlane.storage.redaction import mentions
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Note
 from memlane.summaries.summarizer import Summarizer

@@ -72,8 +72,8 @@ def test_bad_read_is_refused(seeded, field, read):
     assert raised.value.field == field
 
 
-def test_ambiguous_and_missing_local_times_are_refused(clock):
-    with memlane.Memory(":memory:", timezone="America/New_York", clock=clock) as mem:
+def test_ambiguous_and_missing_local_times_are_refused(clock, scratch_url):
+    with memlane.Memory(scratch_url, timezone="America/New_York", clock=clock) as mem:
         with pytest.raises(memlane.InvalidInput, match="occurs twice"):
             mem.facts.set("U-1", "x", 1, valid_from="2026-11-01T01:30")
         with pytest.raises(memlane.InvalidInput, match="does not exist"):
@@ -82,8 +82,8 @@ def test_ambiguous_and_missing_local_times_are_refused(clock):
         assert fact.valid_from.isoformat() == "2026-11-01T05:30:00+00:00"
 
 
-def test_dates_are_read_in_the_memory_time_zone(clock):
-    with memlane.Memory(":memory:", timezone="Asia/Shanghai", clock=clock) as mem:
+def test_dates_are_read_in_the_memory_time_zone(clock, scratch_url):
+    with memlane.Memory(scratch_url, timezone="Asia/Shanghai", clock=clock) as mem:
         fact = mem.facts.set("U-1", "x", 1, valid_from="2026-03-01")
         assert fact.valid_from.isoformat() == "2026-02-28T16:00:00+00:00"
 
@@ -120,12 +120,28 @@ def test_bad_memory_arguments(tmp_path):
         mem.facts.set("U-1", "x", 1)
 
 
-def test_a_database_from_a_newer_memlane_is_refused(tmp_path):
-    path = tmp_path / "future.db"
-    memlane.Memory(path).close()
-    import sqlite3
+def test_a_database_from_a_newer_memlane_is_refused(backend, memory_url):
+    memlane.Memory(memory_url).close()
+    if backend == "sqlite":
+        import sqlite3
 
-    with sqlite3.connect(path) as connection:
-        connection.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+        with sqlite3.connect(memory_url) as connection:
+            connection.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+    else:
+        import psycopg
+
+        from memlane.storage.postgres.schema import LATEST_VERSION as PG_LATEST
+
+        with psycopg.connect(memory_url, autocommit=True) as connection:
+            connection.execute("INSERT INTO memlane_schema VALUES (%s)", (PG_LATEST + 1,))
     with pytest.raises(memlane.SchemaError, match="newer"):
-        memlane.Memory(path)
+        memlane.Memory(memory_url)
+
+
+def test_an_unreachable_postgresql_server_is_a_clear_storage_error():
+    from tests.support.services import free_port
+
+    url = f"postgresql://memlane@127.0.0.1:{free_port()}/nowhere?connect_timeout=1"
+    with pytest.raises(memlane.StorageError, match="cannot open PostgreSQL") as raised:
+        memlane.Memory(url)
+    assert "127.0.0.1" in str(raised.value)

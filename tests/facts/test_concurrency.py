@@ -1,8 +1,9 @@
 """Invariant 5: concurrent writers (processes and threads) cannot break invariants 1-4.
 
-Writers hammer one subject of one SQLite file with random, overlapping writes. Each records
-what every call returned; afterwards the stored versions must be exactly what a serial
-replay of those writes, in transaction-time order, produces in the reference model.
+Writers hammer two subjects of one memory (a SQLite file, or a PostgreSQL database) with
+random, overlapping writes. Each records what every call returned; afterwards the stored
+versions must be exactly what a serial replay of those writes, in transaction-time order,
+produces in the reference model, and every acknowledged write must be in ``audit()``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import threading
 import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,14 +28,16 @@ from memlane.facts.model import Fact
 from memlane.timeutil import to_micros
 
 SUBJECT = "U-1"
+SUBJECTS = ("U-1", "U-2")
 LOCATIONS = ("Shanghai", "Beijing", "Hangzhou")
 PHONES = ("138-0000-1234", "13800001234", "139 0000 1234", "+86 139 0000 1234")
-PROCESSES, WRITES_PER_PROCESS = 4, 150
+PROCESSES, WRITES_PER_PROCESS = 8, 120
 THREADS, WRITES_PER_THREAD = 4, 100
 TIME_BUDGET = 12.0  # seconds of writing per worker, at most
 
-# (kind, attribute, value, start, end, reason, tag, tx or None if a no-op, ids returned)
-Record = tuple[str, str, Any, str | None, str | None, str, str, int | None, tuple[int, ...]]
+# (kind, attribute, value, start, end, reason, tag, tx or None if a no-op, ids returned,
+#  subject)
+Record = tuple[str, str, Any, str | None, str | None, str, str, int | None, tuple[int, ...], str]
 
 
 def _day(rng: random.Random) -> int:
@@ -54,19 +56,20 @@ def _one_write(mem: memlane.Memory, rng: random.Random, tag: str) -> Record:
     end = None if end_day is None else (datetime(2026, 3, 1) + timedelta(days=end_day - 1))
     end_text = None if end is None else end.date().isoformat()
     reason = rng.choice(("r1", "r2", "r3"))
+    subject = rng.choice(SUBJECTS)
     if kind == "retract":
         chosen = value if rng.random() < 0.5 else None
-        ended = mem.facts.retract(SUBJECT, attribute, start, end_text, value=chosen)
+        ended = mem.facts.retract(subject, attribute, start, end_text, value=chosen)
         stamps = {to_micros(f.tx_to) for f in ended if f.tx_to is not None}
         assert len(stamps) <= 1 and len(stamps) == (1 if ended else 0)
         tx = stamps.pop() if stamps else None
         return (kind, attribute, chosen, start, end_text, reason, tag, tx,
-                tuple(f.id for f in ended))  # fmt: skip
+                tuple(f.id for f in ended), subject)  # fmt: skip
     call = mem.facts.set if kind == "set" else mem.facts.add
-    fact = call(SUBJECT, attribute, value, start, end_text, reason=reason, provenance=[tag])
+    fact = call(subject, attribute, value, start, end_text, reason=reason, provenance=[tag])
     # The unique tag is in the returned version iff this call wrote it (else: a no-op).
     tx = to_micros(fact.tx_from) if tag in fact.provenance else None
-    return (kind, attribute, value, start, end_text, reason, tag, tx, (fact.id,))
+    return (kind, attribute, value, start, end_text, reason, tag, tx, (fact.id,), subject)
 
 
 def run_writes(
@@ -131,18 +134,18 @@ def replay(records: list[Record]) -> Reference:
     """Apply every write that wrote something to the model, in transaction-time order."""
     ref = Reference()
     ref.define("phone", many=True, normalize=phone_key)
-    for kind, attribute, value, start, end, reason, tag, tx, _ in sorted(
+    for kind, attribute, value, start, end, reason, tag, tx, _, subject in sorted(
         (r for r in records if r[7] is not None), key=lambda r: r[7] or 0
     ):
         assert tx is not None
         begin = tx if start is None else _micros(start)
         assert begin is not None
         if kind == "retract":
-            assert ref.overlapping(SUBJECT, attribute, begin, _micros(end), value)
-            ref.retract(SUBJECT, attribute, begin, _micros(end), tx, value)
+            assert ref.overlapping(subject, attribute, begin, _micros(end), value)
+            ref.retract(subject, attribute, begin, _micros(end), tx, value)
         else:
-            assert ref.covering(SUBJECT, attribute, value, begin, _micros(end)) is None
-            ref.assert_value(SUBJECT, attribute, value, begin, _micros(end), tx,
+            assert ref.covering(subject, attribute, value, begin, _micros(end)) is None
+            ref.assert_value(subject, attribute, value, begin, _micros(end), tx,
                              reason=reason, provenance=frozenset({tag}))  # fmt: skip
     return ref
 
@@ -155,9 +158,11 @@ def interleavings(records: list[Record]) -> int:
 
 def check_store(mem: memlane.Memory, records: list[Record]) -> None:
     """Invariants 1, 2 and 4 on the audit, and agreement with a serial replay."""
-    audit = mem.facts.audit(SUBJECT)
-    stamps = [to_micros(f.tx_from) for f in audit]
-    assert stamps == sorted(stamps), "audit not ordered by tx_from"
+    audits = {subject: mem.facts.audit(subject) for subject in SUBJECTS}
+    for subject_audit in audits.values():
+        stamps = [to_micros(f.tx_from) for f in subject_audit]
+        assert stamps == sorted(stamps), "audit not ordered by tx_from"
+    audit = [fact for subject_audit in audits.values() for fact in subject_audit]
     txs = [r[7] for r in records if r[7] is not None]
     assert len(txs) == len(set(txs)), "two writes got the same transaction time"
     assert len(txs) > len(records) // 3, "too few writes wrote anything to prove much"
@@ -166,7 +171,7 @@ def check_store(mem: memlane.Memory, records: list[Record]) -> None:
         assert to_micros(fact.tx_from) in known, f"stray version {fact}"
         assert fact.tx_to is None or to_micros(fact.tx_to) in known, f"stray close {fact}"
     by_id = {f.id: f for f in audit}
-    for kind, _, _, _, _, _, tag, tx, ids in records:
+    for kind, _, _, _, _, _, tag, tx, ids, _ in records:
         for fact_id in ids:
             assert fact_id in by_id, "a returned version is missing from audit"
             fact = by_id[fact_id]
@@ -177,7 +182,7 @@ def check_store(mem: memlane.Memory, records: list[Record]) -> None:
     believed = [f for f in audit if f.believed]
     for i, a in enumerate(believed):
         for b in believed[i + 1 :]:
-            same_group = a.attribute == b.attribute and (
+            same_group = (a.subject, a.attribute) == (b.subject, b.attribute) and (
                 a.attribute == "location" or a.value == b.value
             )
             overlap = (a.valid_to is None or b.valid_from < a.valid_to) and (
@@ -185,10 +190,11 @@ def check_store(mem: memlane.Memory, records: list[Record]) -> None:
             )
             assert not (same_group and overlap), f"invariant 1/2 broken: {a} / {b}"
     model = replay(records)
-    assert Counter(_row(f) for f in audit) == Counter(v.row() for v in model.audit(SUBJECT))
+    expected = [version for subject in SUBJECTS for version in model.audit(subject)]
+    assert Counter(_row(f) for f in audit) == Counter(v.row() for v in expected)
 
 
-def _prepare(path: Path) -> None:
+def _prepare(path: str) -> None:
     with memlane.Memory(path) as mem:
         mem.facts.define("phone", cardinality="many", identifier=True)
 
@@ -197,8 +203,8 @@ def _prepare(path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_processes_writing_one_key_at_once(tmp_path: Path) -> None:
-    path = tmp_path / "shared.db"
+def test_processes_writing_the_same_keys_at_once(memory_url: str) -> None:
+    path = memory_url
     _prepare(path)
     context = multiprocessing.get_context("spawn")
     start, queue = context.Barrier(PROCESSES), context.Queue()
@@ -222,8 +228,8 @@ def test_processes_writing_one_key_at_once(tmp_path: Path) -> None:
         check_store(mem, records)
 
 
-def test_threads_sharing_one_handle(tmp_path: Path) -> None:
-    path = tmp_path / "threads.db"
+def test_threads_sharing_one_handle(memory_url: str) -> None:
+    path = memory_url
     _prepare(path)
     results: dict[int, list[Record]] = {}
     errors: list[BaseException] = []
@@ -250,8 +256,8 @@ def test_threads_sharing_one_handle(tmp_path: Path) -> None:
         check_store(mem, records)
 
 
-def test_a_batch_that_raises_midway_leaves_no_trace(tmp_path: Path) -> None:
-    path = tmp_path / "batch.db"
+def test_a_batch_that_raises_midway_leaves_no_trace(memory_url: str) -> None:
+    path = memory_url
     _prepare(path)
     with memlane.Memory(path) as mem, memlane.Memory(path) as other:
         mem.facts.set(SUBJECT, "location", "Shanghai", "2026-03-01")
@@ -281,8 +287,8 @@ def test_a_batch_that_raises_midway_leaves_no_trace(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_process_dying_inside_a_batch_leaves_no_trace(tmp_path: Path) -> None:
-    path = tmp_path / "crash.db"
+def test_a_process_dying_inside_a_batch_leaves_no_trace(memory_url: str) -> None:
+    path = memory_url
     _prepare(path)
     with memlane.Memory(path) as mem:
         mem.facts.set(SUBJECT, "location", "Shanghai", "2026-03-01")
@@ -303,8 +309,8 @@ def test_a_process_dying_inside_a_batch_leaves_no_trace(tmp_path: Path) -> None:
     "commit, so a known_at=T read of a moment inside a still-open batch can change when the "
     "batch commits (see README, 'Batches')",
 )
-def test_known_at_reads_do_not_change_when_an_open_batch_commits(tmp_path: Path) -> None:
-    path = tmp_path / "open.db"
+def test_known_at_reads_do_not_change_when_an_open_batch_commits(memory_url: str) -> None:
+    path = memory_url
     writer_clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     reader_clock = FakeClock(datetime(2026, 3, 2, 9, 10, tzinfo=UTC))
     with (

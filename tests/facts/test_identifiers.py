@@ -78,8 +78,8 @@ def test_callable_normalizer(mem):
     assert mem.facts.lookup("sku", "AB12") == ["P-1"]
 
 
-def test_tenants_are_isolated(tmp_path, clock):
-    path = tmp_path / "shared.db"
+def test_tenants_are_isolated(memory_url, clock):
+    path = memory_url
     with (
         memlane.Memory(path, tenant="acme", clock=clock) as acme,
         memlane.Memory(path, tenant="globex", clock=clock) as globex,
@@ -96,8 +96,8 @@ def test_tenants_are_isolated(tmp_path, clock):
         assert acme.facts.get_all("U-1", "phone")[0].value == "13800001234"
 
 
-def test_facts_persist_across_reopen(tmp_path, clock):
-    path = tmp_path / "m.db"
+def test_facts_persist_across_reopen(memory_url, clock):
+    path = memory_url
     with memlane.Memory(path, clock=clock) as mem:
         mem.facts.define("phone", cardinality="many", identifier=True)
         written = mem.facts.add("U-1", "phone", "138-0000-1234", source="chat:s-1#3")

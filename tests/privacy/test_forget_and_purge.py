@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
+from tests.support.services import stored_bytes
 
 import memlane
 
@@ -13,9 +13,9 @@ SECRETS = ("Shanghaiville", "13800001234", "138-0000-1234", "zed@example.org")
 
 
 @pytest.fixture
-def mem(tmp_path, clock):
+def mem(memory_url, clock):
     memory = memlane.Memory(
-        tmp_path / "p.db",
+        memory_url,
         clock=clock,
         embedder="hash",
         retention=timedelta(days=30),
@@ -95,11 +95,7 @@ def test_audit_flags_deleted_versions_and_compliance_lists_deletions(mem, clock)
     assert "Shanghaiville" not in repr(entry)  # the log holds no content
 
 
-def db_bytes(path: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
-
-
-def test_purge_waits_for_retention_then_removes_the_bytes(mem, tmp_path, clock):
+def test_purge_waits_for_retention_then_removes_the_bytes(mem, memory_url, clock):
     fill(mem)
     mem.forget("U-001", reason="GDPR")
     assert mem.purge().deletions == ()  # retention has not passed
@@ -110,19 +106,19 @@ def test_purge_waits_for_retention_then_removes_the_bytes(mem, tmp_path, clock):
     assert mem.views.audit("U-001").facts == []
     assert mem.views.compliance()[0].purged_at == clock.now
     mem.close()
-    raw = db_bytes(tmp_path / "p.db")
+    raw = stored_bytes(memory_url)
     for secret in (*SECRETS, "Quokkaberry"):
         assert secret.encode() not in raw, secret
     assert b"Lisbon" in raw
 
 
-def test_purge_immediately_for_one_subject(mem, tmp_path):
+def test_purge_immediately_for_one_subject(mem, memory_url):
     fill(mem)
     mem.forget("U-001", "email")
     report = mem.purge(subject="U-001", immediately=True)
     assert report.total_rows >= 1
     mem.close()
-    assert b"zed@example.org" not in db_bytes(tmp_path / "p.db")
+    assert b"zed@example.org" not in stored_bytes(memory_url)
 
 
 def test_bad_forget_input(mem):

@@ -47,11 +47,17 @@ def embedder() -> CountingEmbedder:
 
 
 @pytest.fixture
-def mem(clock: FakeClock, embedder: CountingEmbedder) -> Iterator[memlane.Memory]:
+def mem(clock: FakeClock, scratch_url: str, embedder: CountingEmbedder) -> Iterator[memlane.Memory]:
     clock.set("2026-03-02T02:00:00+00:00")  # 10:00 in Shanghai
     with memlane.Memory(
-        ":memory:", clock=clock, timezone="Asia/Shanghai", embedder=embedder
+        scratch_url, clock=clock, timezone="Asia/Shanghai", embedder=embedder
     ) as memory:
         memory.facts.define("phone", cardinality="many", identifier=True)
         memory.facts.define("order", cardinality="many", identifier=True)
         yield memory
+
+
+@pytest.fixture
+def backend(every_backend: str) -> str:
+    """This suite is part of the contract: it runs on every backend."""
+    return every_backend

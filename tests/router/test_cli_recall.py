@@ -18,8 +18,8 @@ NOW = datetime(2026, 7, 4, 2, tzinfo=UTC)
 
 
 @pytest.fixture
-def db(tmp_path, monkeypatch):
-    path = tmp_path / "cli.db"
+def db(memory_url, monkeypatch):
+    path = memory_url
     monkeypatch.setenv("MEMLANE_URL", str(path))
     # The CLI builds the default embedder; keep these tests on the lexical one.
     monkeypatch.setattr(memlane.embed, "make_embedder", lambda spec=None: HashEmbedder(dim=256))

@@ -7,8 +7,8 @@ from tests.conftest import FakeClock
 from tests.router.conftest import CountingEmbedder
 
 
-def test_tenants_sharing_a_database_never_see_each_other(tmp_path, clock: FakeClock):
-    path = tmp_path / "shared.db"
+def test_tenants_sharing_a_database_never_see_each_other(memory_url, clock: FakeClock):
+    path = memory_url
     with (
         memlane.Memory(path, tenant="acme", clock=clock, embedder=CountingEmbedder()) as acme,
         memlane.Memory(path, tenant="globex", clock=clock, embedder=CountingEmbedder()) as globex,

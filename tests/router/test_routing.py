@@ -33,9 +33,11 @@ def test_identifier_query_resolves_the_subject_and_short_circuits(mem, embedder)
     assert "ord-7001" in r.text and "ord-8002" not in r.text
 
 
-def test_exact_answer_computes_no_embedding_even_with_a_broken_model(clock: FakeClock):
+def test_exact_answer_computes_no_embedding_even_with_a_broken_model(
+    clock: FakeClock, scratch_url: str
+):
     refusing = CountingEmbedder(refuse=True)
-    with memlane.Memory(":memory:", clock=clock, embedder=refusing) as mem:
+    with memlane.Memory(scratch_url, clock=clock, embedder=refusing) as mem:
         session = mem.session("U-1", session_id="s-1")
         session.add("user", "I moved to Berlin last week")
         mem.remember("U-1", "My favourite team is Arsenal")

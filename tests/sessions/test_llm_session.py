@@ -17,7 +17,7 @@ def configure(monkeypatch, stub: OpenAIStub) -> None:
     monkeypatch.setenv("MEMLANE_LLM_TIMEOUT", "5")
 
 
-def test_llm_extraction_and_summaries_flow_into_the_lanes(monkeypatch, clock):
+def test_llm_extraction_and_summaries_flow_into_the_lanes(monkeypatch, clock, scratch_url):
     summary = {
         "topic": ["moving to Berlin"],
         "facts": ["U-1 moved to Berlin; phone 138-0000-1234"],
@@ -40,7 +40,7 @@ def test_llm_extraction_and_summaries_flow_into_the_lanes(monkeypatch, clock):
     with OpenAIStub() as stub:
         configure(monkeypatch, stub)
         stub.reply(json.dumps(facts), json.dumps(summary))
-        with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
             assert isinstance(mem.extractor, LLMExtractor)
             assert isinstance(mem.summarizer, LLMSummarizer)
             s = mem.session("U-1", session_id="s-1", window=3)
@@ -55,14 +55,14 @@ def test_llm_extraction_and_summaries_flow_into_the_lanes(monkeypatch, clock):
         assert len(stub.chat_requests) == 2
 
 
-def test_garbage_timeouts_and_errors_fall_back_to_the_rules(monkeypatch, clock):
+def test_garbage_timeouts_and_errors_fall_back_to_the_rules(monkeypatch, clock, scratch_url):
     monkeypatch.setenv("MEMLANE_LLM_MAX_RETRIES", "1")
     with OpenAIStub() as stub:
         configure(monkeypatch, stub)
         monkeypatch.setenv("MEMLANE_LLM_TIMEOUT", "0.5")
         stub.reply("Sure! Here are the facts: none, I think.", "{not json")  # extraction
         stub.fail(500, times=1).stall(2.0)  # the summary: a 500, then a timeout
-        with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
             s = mem.session("U-2", session_id="s-2", window=3)
             s.add("user", "我上周搬到北京了，新手机号 139-1111-2222")
             assert mem.facts.get("U-2", "location").value == "北京"

@@ -12,10 +12,10 @@ from memlane.embed import HashEmbedder
 
 
 @pytest.fixture
-def mem(clock):
+def mem(clock, scratch_url):
     clock.set("2026-07-04T02:00:00+00:00")  # 10:00 in Shanghai, a Saturday
     with memlane.Memory(
-        ":memory:", clock=clock, timezone="Asia/Shanghai", embedder=HashEmbedder(dim=256)
+        scratch_url, clock=clock, timezone="Asia/Shanghai", embedder=HashEmbedder(dim=256)
     ) as memory:
         yield memory
 
@@ -88,10 +88,10 @@ def test_assistant_turns_state_no_user_facts(mem):
     assert mem.summaries.notes("U-1") == []
 
 
-def test_unclosed_sessions_fold_after_idle_timeout_and_at_close(clock):
+def test_unclosed_sessions_fold_after_idle_timeout_and_at_close(clock, scratch_url):
     clock.set("2026-07-04T02:00:00+00:00")
     with memlane.Memory(
-        ":memory:", clock=clock, idle_timeout=timedelta(minutes=10), embedder="hash"
+        scratch_url, clock=clock, idle_timeout=timedelta(minutes=10), embedder="hash"
     ) as mem:
         s = mem.session("U-1", session_id="s-idle")
         s.add("user", "remember that I prefer tea")
@@ -104,8 +104,8 @@ def test_unclosed_sessions_fold_after_idle_timeout_and_at_close(clock):
         s.add("user", "too late")
 
 
-def test_memory_close_folds_open_sessions(tmp_path, clock):
-    path = tmp_path / "m.db"
+def test_memory_close_folds_open_sessions(memory_url, clock):
+    path = memory_url
     with memlane.Memory(path, clock=clock, embedder="hash") as mem:
         mem.session("U-1", session_id="s-open").add("user", "I work at Acme now")
     with memlane.Memory(path, clock=clock, embedder="hash") as mem:
@@ -120,11 +120,13 @@ def test_the_same_session_is_returned_while_running(mem):
     assert mem.session("U-1", session_id="s-1", window=3) is first
 
 
-def test_transcripts_are_not_kept_unless_asked(clock):
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+def test_transcripts_are_not_kept_unless_asked(clock, new_scratch_url):
+    with memlane.Memory(new_scratch_url(), clock=clock, embedder="hash") as mem:
         mem.session("U-1", session_id="s-1").add("user", "secret plan")
         assert mem.summaries.transcript("s-1") == []
-    with memlane.Memory(":memory:", clock=clock, embedder="hash", retain_transcripts=True) as mem:
+    with memlane.Memory(
+        new_scratch_url(), clock=clock, embedder="hash", retain_transcripts=True
+    ) as mem:
         mem.session("U-1", session_id="s-1").add("user", "secret plan")
         assert [t.content for t in mem.summaries.transcript("s-1")] == ["secret plan"]
 

@@ -10,8 +10,8 @@ from memlane.summaries.search import as_matrix, fuse, nearest
 
 
 @pytest.fixture
-def shared(tmp_path, clock):
-    path = tmp_path / "shared.db"
+def shared(memory_url, clock):
+    path = memory_url
     opened = []
 
     def open_memory(tenant: str) -> memlane.Memory:

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -25,72 +21,9 @@ from memlane.window.base import SharedWindow, Window
 from memlane.window.buffer import WindowBuffer
 from memlane.window.model import Role, Turn
 from memlane.window.redis import RedisWindow, connect, window_key
+from tests.support.services import free_port
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("MEMLANE_REQUIRE_SERVICES") == "1":
-        pytest.fail(f"{reason} (MEMLANE_REQUIRE_SERVICES=1: services must not be skipped)")
-    pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A throwaway redis-server on a free loopback port, without persistence."""
-    binary = shutil.which("redis-server") or (
-        "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
-    )
-    if binary is None:
-        _unavailable("redis-server is not installed (Debian package: redis-server)")
-    try:
-        import redis
-    except ImportError:
-        _unavailable("the redis client is not installed (pip install 'memlane[redis]')")
-    assert binary is not None
-    workdir = tmp_path_factory.mktemp("redis")
-    port = _free_port()
-    args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly"]
-    args += ["no", "--dir", str(workdir), "--daemonize", "no", "--loglevel", "warning"]
-    with (workdir / "redis.log").open("wb") as log:
-        process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log_text = (workdir / "redis.log").read_text(errors="replace")
-                    pytest.fail(f"redis-server did not start: {log_text[-500:]}")
-                time.sleep(0.02)
-        yield url
-    finally:
-        client.close()
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-@pytest.fixture
-def redis_url(redis_server: str) -> Iterator[str]:
-    client = connect(redis_server)
-    client.flushdb()
-    yield redis_server
-    client.flushdb()
-    client.close()
 
 
 @pytest.fixture
@@ -265,7 +198,7 @@ def test_concurrent_appends_hand_each_evicted_round_to_one_caller(client) -> Non
 
 def test_a_failing_server_is_a_storage_error() -> None:
     pytest.importorskip("redis")
-    window = RedisWindow(connect(f"redis://127.0.0.1:{_free_port()}/0"), "k", 1)
+    window = RedisWindow(connect(f"redis://127.0.0.1:{free_port()}/0"), "k", 1)
     with pytest.raises(memlane.MemlaneError, match="redis"):
         window.turns()
 
@@ -376,3 +309,21 @@ def test_a_session_busy_on_another_worker_is_not_swept(workers, clock) -> None:
     assert [s.session_id for s in swept] == ["s-6"] and swept[0].closed
     assert two.session("U-1", session_id="s-6").window() == []
     assert set(one.summaries.for_session("s-6").provenance) == {"s-6#1", "s-6#2"}
+
+
+def test_a_close_on_one_worker_closes_the_session_for_every_worker(workers) -> None:
+    one, two = workers
+    started = one.session("U-1", session_id="s-7")
+    started.add("user", "I moved to Lisbon")
+    two.session("U-1", session_id="s-7").add("user", "and I like green tea")
+    assert one.running_session("U-1", "s-7") is started
+    summary = two.running_session("U-1", "s-7").close()
+    assert set(summary.provenance) == {"s-7#1", "s-7#2"}
+    assert started.closed and one.running_session("U-1", "s-7") is None
+    with pytest.raises(InvalidInput, match="closed"):
+        started.add("user", "too late on this handle")
+    # Opening it again (on either worker) resumes it, numbering after what was folded.
+    resumed = one.session("U-1", session_id="s-7")
+    assert resumed is not started and not resumed.closed
+    assert resumed.add("user", "back again").id == "s-7#3"
+    assert not two.session("U-1", session_id="s-7").closed

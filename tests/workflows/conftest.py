@@ -93,6 +93,12 @@ def refund(order: str, user: str, *, extra: bool = True) -> list[dict[str, objec
 
 
 @pytest.fixture
-def wmem(clock: FakeClock) -> Iterator[memlane.Memory]:
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as memory:
+def wmem(clock: FakeClock, scratch_url: str) -> Iterator[memlane.Memory]:
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as memory:
         yield memory
+
+
+@pytest.fixture
+def backend(every_backend: str) -> str:
+    """This suite is part of the contract: it runs on every backend."""
+    return every_backend

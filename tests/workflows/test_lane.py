@@ -163,8 +163,8 @@ def test_match_with_nothing_learned_and_bad_input(wmem: memlane.Memory) -> None:
     assert wmem.workflows.trajectories() == []
 
 
-def test_persisted_across_handles(tmp_path: Path, clock: FakeClock) -> None:
-    path = tmp_path / "w.db"
+def test_persisted_across_handles(memory_url: Path, clock: FakeClock) -> None:
+    path = memory_url
     with memlane.Memory(path, clock=clock, embedder="hash") as mem:
         _seed(mem, clock)
     with memlane.Memory(path, clock=clock, embedder="hash") as mem:

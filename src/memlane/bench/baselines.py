@@ -15,7 +15,7 @@ import numpy as np
 
 from memlane.embed import Embedder, Vectors
 from memlane.errors import InvalidInput
-from memlane.storage.sqlite.lexical import tokens
+from memlane.storage.lexical import tokens
 
 Hits = list[tuple[str, float]]
 

@@ -46,7 +46,7 @@ from memlane.errors import InvalidInput
 from memlane.extract import RuleExtractor
 from memlane.memory import Memory
 from memlane.router import Recall
-from memlane.storage.sqlite.lexical import STOPWORDS
+from memlane.storage.lexical import STOPWORDS
 from memlane.summaries.offline import OfflineSummarizer
 from memlane.summaries.text import clip_line, estimate_tokens
 

@@ -70,6 +70,7 @@ def emit_json(payload: Any) -> None:
 
 
 def _register() -> None:
+    from memlane.cli.archive import export_command, import_command
     from memlane.cli.bench import bench
     from memlane.cli.demo import demo
     from memlane.cli.facts import fact
@@ -88,6 +89,8 @@ def _register() -> None:
     cli.add_command(mcp)
     cli.add_command(forget)
     cli.add_command(purge)
+    cli.add_command(export_command)
+    cli.add_command(import_command)
 
 
 _register()

@@ -17,21 +17,27 @@ def open_backend(url: str | os.PathLike[str] | None) -> Backend:
     """Open the backend a location names.
 
     ``None`` reads ``MEMLANE_URL`` and falls back to ``./memlane.db``. A file path,
-    ``sqlite:///path`` or ``:memory:`` opens SQLite.
+    ``sqlite:///path`` or ``:memory:`` opens SQLite; ``postgresql://...`` opens PostgreSQL.
 
     Raises:
         InvalidInput: the location is empty or names a backend this build cannot open.
+        StorageError: the database cannot be opened or reached.
     """
     location = os.fspath(url) if url is not None else os.environ.get("MEMLANE_URL", DEFAULT_URL)
     if not location.strip():
         raise InvalidInput("url", "empty memory location")
     scheme = location.split("://", 1)[0].lower() if "://" in location else ""
     if scheme in {"postgres", "postgresql"}:
-        raise InvalidInput(
-            "url",
-            "the PostgreSQL backend is not part of this memlane version yet; "
-            "use a SQLite file path",
-        )
+        try:
+            import psycopg  # noqa: F401
+            import psycopg_pool  # noqa: F401
+        except ImportError as error:
+            raise InvalidInput(
+                "url", "the PostgreSQL backend needs psycopg: pip install 'memlane[postgres]'"
+            ) from error
+        from memlane.storage.postgres import open_postgres
+
+        return open_postgres(location)
     if scheme == "sqlite":
         # sqlite:///relative.db, sqlite:////absolute.db, sqlite:///:memory: (as SQLAlchemy)
         rest = location.split("://", 1)[1]

@@ -11,6 +11,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.temporal import Insert, Span
 from memlane.privacy.model import Deletion, PurgeReport
@@ -220,10 +223,20 @@ class SummaryStore(Protocol):
         """``(items in scope, items embedded by model, highest item id)``."""
         ...
 
-    def vectors(
-        self, tenant: str, subject: str | None, kind: DocKind, model: str
-    ) -> list[tuple[int, int, bytes]]:
-        """``(doc id, owner id, vector)`` of the undeleted items in scope."""
+    def nearest(
+        self,
+        tenant: str,
+        subject: str | None,
+        kind: DocKind,
+        model: str,
+        query: Sequence[float] | npt.NDArray[np.float32],
+        limit: int,
+    ) -> list[int]:
+        """Owner ids of the undeleted items in scope embedded by ``model``, nearest first.
+
+        Nearest is the largest inner product with ``query`` (ties by doc id); at most
+        ``limit`` ids. Items embedded by another model, or not yet, are not searched.
+        """
         ...
 
     def lexical(
@@ -330,6 +343,63 @@ class WorkflowStore(Protocol):
         ...
 
 
+# -- archive: ``memlane export`` / ``memlane import`` -------------------------------------
+
+ArchiveValue = int | float | str | bytes | None
+"""A stored value as an archive moves it: integer, float, text, vector bytes or NULL."""
+
+ArchiveRow = dict[str, ArchiveValue]
+"""One row of a logical table by column name (the columns :mod:`memlane.storage.archive` lists)."""
+
+
+class ArchiveReader(Protocol):
+    """One consistent snapshot of every table, read for an export."""
+
+    def count(self, table: str) -> int:
+        """The number of rows in ``table``."""
+        ...
+
+    def rows(self, table: str, chunk: int) -> Iterator[list[ArchiveRow]]:
+        """Every row of ``table`` in export order, at most ``chunk`` rows at a time."""
+        ...
+
+
+class ArchiveStore(Protocol):
+    """Exact copies of every tenant's rows out of and into one database.
+
+    Rows keep their ids and every time column. Derived data (search tokens, full-text rows,
+    PostgreSQL's ``facts.slot``, ``search_docs.dims``, ``turns.seq``) is never part of a row:
+    :meth:`load` computes it.
+    """
+
+    def snapshot(self) -> AbstractContextManager[ArchiveReader]:
+        """A read-only view of the database as of one instant, for a consistent export."""
+        ...
+
+    def match(self, table: str, rows: Sequence[ArchiveRow]) -> int:
+        """How many of ``rows`` are stored already, identical; writes nothing.
+
+        Raises:
+            ArchiveConflict: a row's key is stored with different data.
+        """
+        ...
+
+    def load(self, table: str, rows: Sequence[ArchiveRow]) -> int:
+        """Insert the rows not stored yet, in one transaction; return how many were inserted.
+
+        Rows stored already and identical are skipped, so loading again resumes a load.
+        ``tx_clock`` is not inserted but raised to the loaded value if that is later.
+
+        Raises:
+            ArchiveConflict: a row's key is stored with different data (nothing is written).
+        """
+        ...
+
+    def finish(self) -> None:
+        """After a load: make new writes follow the loaded data (ids, indexes)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Backend:
     """The stores of one database, as handed to the lanes."""
@@ -341,3 +411,4 @@ class Backend:
     close: Callable[[], None]
     keys: KeyStore
     workflows: WorkflowStore
+    archive: ArchiveStore

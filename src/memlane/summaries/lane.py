@@ -1,9 +1,10 @@
 """The summary lane (``mem.summaries``): versioned summaries, storylines and notes, searchable.
 
-Search is hybrid: exact nearest neighbours over embeddings and BM25 over FTS5, fused by
-reciprocal rank, always over the items of one tenant (and subject) that are not deleted —
-the filter comes before ranking, never after. Items are embedded lazily, at the first search
-that needs them, so writes never wait for an embedding model.
+Search is hybrid: nearest neighbours over embeddings (exact on SQLite, an HNSW index on
+PostgreSQL) and a lexical ranking (FTS5's BM25, or ``ts_rank_cd``), fused by reciprocal rank,
+always over the items of one tenant (and subject) that are not deleted — the backend applies
+that filter inside each ranking query, never after it. Items are embedded lazily, at the first
+search that needs them, so writes never wait for an embedding model.
 """
 
 from __future__ import annotations
@@ -12,19 +13,16 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import numpy as np
-import numpy.typing as npt
 
 from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.storage.base import DocKind, SummaryStore
 from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
-from memlane.summaries.search import as_matrix, fuse, nearest
+from memlane.summaries.search import fuse
 from memlane.timeutil import Clock, checked_now, to_micros
 from memlane.window.model import Turn
 
 EMBED_BATCH = 64
-MATRIX_CACHE_ENTRIES = 64
-Matrix = npt.NDArray[np.float32]
 MAX_QUERY_CHARS = 2_000
 MAX_K = 200
 
@@ -44,10 +42,6 @@ class SummariesLane:
         self._tenant = tenant
         self._clock = clock
         self._embedder = embedder
-        # Per scope: the signature it was loaded at, the owner ids and their vectors.
-        self._matrices: dict[
-            tuple[str | None, DocKind, str], tuple[tuple[int, int, int], list[int], Matrix]
-        ] = {}
 
     # -- reads --------------------------------------------------------------------------
 
@@ -154,31 +148,21 @@ class SummariesLane:
             raise InvalidInput("k", f"must be an integer from 1 to {MAX_K}, got {k!r}")
         depth = max(4 * k, 20)
         lexical = self._store.lexical(self._tenant, subject, kind, query, depth)
-        owners, matrix = self._vectors(subject, kind)
-        semantic = []
-        if owners:
-            embedder = self._embedder()
-            query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
-            semantic = nearest(query_vector, owners, matrix, depth)
-        return fuse([semantic, lexical])[:k]
+        return fuse([self._semantic(subject, query, kind, depth), lexical])[:k]
 
-    def _vectors(self, subject: str | None, kind: DocKind) -> tuple[list[int], Matrix]:
-        """The scope's vectors, embedding what is missing; cached until the scope changes."""
-        model = self._embedder().name
-        state = self._store.vector_state(self._tenant, subject, kind, model)
-        if state[0] != state[1]:
+    def _semantic(self, subject: str | None, query: str, kind: DocKind, depth: int) -> list[int]:
+        """Nearest neighbours of the query, embedding what is missing first.
+
+        An empty scope asks the embedder for nothing, not even the query's vector.
+        """
+        embedder = self._embedder()
+        in_scope, embedded, _ = self._store.vector_state(self._tenant, subject, kind, embedder.name)
+        if not in_scope:
+            return []
+        if embedded != in_scope:
             self._embed_pending(subject)
-            state = self._store.vector_state(self._tenant, subject, kind, model)
-        key = (subject, kind, model)
-        cached = self._matrices.get(key)
-        if cached is not None and cached[0] == state:
-            return cached[1], cached[2]
-        rows = self._store.vectors(self._tenant, subject, kind, model)
-        owners, matrix = [row[1] for row in rows], as_matrix([row[2] for row in rows])
-        if len(self._matrices) >= MATRIX_CACHE_ENTRIES:
-            self._matrices.pop(next(iter(self._matrices)))
-        self._matrices[key] = (state, owners, matrix)
-        return owners, matrix
+        query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
+        return self._store.nearest(self._tenant, subject, kind, embedder.name, query_vector, depth)
 
     def _embed_pending(self, subject: str | None) -> int:
         embedder = self._embedder()

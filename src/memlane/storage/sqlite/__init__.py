@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memlane.storage.base import Backend
+from memlane.storage.sqlite.archive import SQLiteArchiveStore
 from memlane.storage.sqlite.database import SQLiteDatabase
 from memlane.storage.sqlite.facts import SQLiteFactStore
 from memlane.storage.sqlite.keys import SQLiteKeyStore
@@ -13,6 +14,7 @@ from memlane.storage.sqlite.summaries import SQLiteSummaryStore
 from memlane.storage.sqlite.workflows import SQLiteWorkflowStore
 
 __all__ = [
+    "SQLiteArchiveStore",
     "SQLiteDatabase",
     "SQLiteFactStore",
     "SQLiteKeyStore",
@@ -34,4 +36,5 @@ def open_sqlite(path: str | Path) -> Backend:
         close=database.close,
         keys=SQLiteKeyStore(database),
         workflows=SQLiteWorkflowStore(database),
+        archive=SQLiteArchiveStore(database),
     )

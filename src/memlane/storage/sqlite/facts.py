@@ -11,14 +11,12 @@ from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import FOREVER, Insert, Payload, Span
+from memlane.storage import rows as decode
 from memlane.storage.base import Applied, Scope, iter_chunks
 from memlane.storage.sqlite.database import SQLiteDatabase
 from memlane.timeutil import from_micros
 
-_COLUMNS = (
-    "id, subject, attribute, value, valid_from, valid_to, tx_from, tx_to, "
-    "source, reason, confidence, provenance, deleted_at"
-)
+_COLUMNS = decode.FACT_COLUMNS
 _BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
 _KNOWN_AT = "tx_from <= :known AND (tx_to IS NULL OR tx_to > :known) AND deleted_at IS NULL"
 
@@ -60,7 +58,7 @@ class SQLiteFactStore:
             "WHERE tenant = ? AND name = ?",
             (tenant, name),
         )
-        definition = _definition(rows[0]) if rows else None
+        definition = decode.definition(rows[0]) if rows else None
         if in_transaction:
             self._tx_definitions[tenant, name] = definition
         return definition
@@ -72,7 +70,7 @@ class SQLiteFactStore:
             "WHERE tenant = ? ORDER BY name",
             (tenant,),
         )
-        return [_definition(row) for row in rows]
+        return [decode.definition(row) for row in rows]
 
     def put_attribute(self, tenant: str, definition: AttributeDef, now: int) -> None:
         """Store a definition, replacing an earlier one."""
@@ -121,7 +119,9 @@ class SQLiteFactStore:
                 row[1],
                 row[2],
                 row[3],
-                Payload(json.loads(row[4]), row[5], row[6], row[7], _provenance(row[8]), row[10]),
+                Payload(
+                    json.loads(row[4]), row[5], row[6], row[7], decode.provenance(row[8]), row[10]
+                ),
                 row[9],
             )
             for row in self.db.fetchall(sql, parameters)
@@ -148,7 +148,7 @@ class SQLiteFactStore:
             ).fetchall()
             if len(rows) != len(chunk):
                 raise StorageError("a version to supersede was no longer believed")
-            superseded.extend(_fact(row) for row in rows)
+            superseded.extend(decode.fact(row) for row in rows)
         inserted = []
         for item in insert:
             payload = item.payload
@@ -199,7 +199,7 @@ class SQLiteFactStore:
         rows = self.db.fetchall(
             f"SELECT {_COLUMNS} FROM facts WHERE tenant = ? AND id = ?", (tenant, fact_id)
         )
-        return _fact(rows[0]) if rows else None
+        return decode.fact(rows[0]) if rows else None
 
     def valid_at(
         self, tenant: str, subject: str, attribute: str, scope: Scope, limit: int | None
@@ -221,11 +221,11 @@ class SQLiteFactStore:
             # Believed versions of a one-valued attribute never overlap, so the latest start
             # at or before the instant is the only candidate: one index seek, no scan.
             rows = self.db.fetchall(sql + "ORDER BY valid_from DESC LIMIT 1", parameters)
-            return [_fact(row) for row in rows if row[5] > scope.valid_at]
+            return [decode.fact(row) for row in rows if row[5] > scope.valid_at]
         sql += "AND valid_to > :valid ORDER BY valid_from DESC, value_key"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [_fact(row) for row in self.db.fetchall(sql, parameters)]
+        return [decode.fact(row) for row in self.db.fetchall(sql, parameters)]
 
     def timeline(
         self, tenant: str, subject: str, attribute: str, known_at: int | None
@@ -239,7 +239,7 @@ class SQLiteFactStore:
         rows = self.db.fetchall(
             sql, {"tenant": tenant, "subject": subject, "attribute": attribute, "known": known_at}
         )
-        return [_fact(row) for row in rows]
+        return [decode.fact(row) for row in rows]
 
     def versions(self, tenant: str, subject: str, attribute: str | None) -> list[Fact]:
         """Every version ever stored, by transaction time."""
@@ -249,7 +249,7 @@ class SQLiteFactStore:
             sql += " AND attribute = ?"
             parameters += (attribute,)
         rows = self.db.fetchall(sql + " ORDER BY tx_from, id", parameters)
-        return [_fact(row) for row in rows]
+        return [decode.fact(row) for row in rows]
 
     def subjects_with(self, tenant: str, attribute: str, key: str, scope: Scope) -> list[str]:
         """Subjects whose ``attribute`` holds the value with normalized ``key``."""
@@ -282,35 +282,8 @@ class SQLiteFactStore:
                 "known": scope.known_at,
             },
         )
-        return [_fact(row) for row in rows]
+        return [decode.fact(row) for row in rows]
 
     def close(self) -> None:
         """Close the underlying database."""
         self.db.close()
-
-
-def _definition(row: Sequence[Any]) -> AttributeDef:
-    return AttributeDef(name=row[0], cardinality=row[1], identifier=bool(row[2]), normalizer=row[3])
-
-
-def _provenance(text: str) -> tuple[str, ...]:
-    return () if text == "[]" else tuple(json.loads(text))
-
-
-def _fact(row: Sequence[Any]) -> Fact:
-    valid_to, tx_to, deleted_at = row[5], row[7], row[12]
-    return Fact(
-        id=row[0],
-        subject=row[1],
-        attribute=row[2],
-        value=json.loads(row[3]),
-        valid_from=from_micros(row[4]),
-        valid_to=None if valid_to == FOREVER else from_micros(valid_to),
-        tx_from=from_micros(row[6]),
-        tx_to=None if tx_to is None else from_micros(tx_to),
-        source=row[8],
-        reason=row[9],
-        confidence=float(row[10]),
-        provenance=_provenance(row[11]),
-        deleted_at=None if deleted_at is None else from_micros(deleted_at),
-    )

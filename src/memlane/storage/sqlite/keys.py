@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
-
-from memlane.server.model import ApiKey, Role
+from memlane.server.model import ApiKey
+from memlane.storage.key_rows import KEY_COLUMNS as _COLUMNS
+from memlane.storage.key_rows import key as _key
+from memlane.storage.key_rows import key_row
 from memlane.storage.sqlite.database import SQLiteDatabase
-from memlane.timeutil import from_micros, to_micros
-
-_COLUMNS = "id, tenant, role, secret_hash, created_at, revoked_at, label"
 
 
 class SQLiteKeyStore:
@@ -23,15 +21,7 @@ class SQLiteKeyStore:
             self.db.wrote()
             self.db.execute(
                 f"INSERT INTO api_keys ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    key.id,
-                    key.tenant,
-                    key.role,
-                    key.secret_hash,
-                    to_micros(key.created_at),
-                    None if key.revoked_at is None else to_micros(key.revoked_at),
-                    key.label,
-                ),
+                key_row(key),
             )
 
     def key(self, key_id: str) -> ApiKey | None:
@@ -65,16 +55,3 @@ class SQLiteKeyStore:
             )
             rows = self.db.fetchall(f"SELECT {_COLUMNS} FROM api_keys WHERE {scope}", parameters)
         return _key(rows[0]) if rows else None
-
-
-def _key(row: Any) -> ApiKey:
-    key_id, tenant, role, secret_hash, created_at, revoked_at, label = row
-    return ApiKey(
-        id=key_id,
-        tenant=tenant,
-        role=cast(Role, role),
-        secret_hash=secret_hash,
-        created_at=from_micros(created_at),
-        revoked_at=None if revoked_at is None else from_micros(revoked_at),
-        label=label,
-    )

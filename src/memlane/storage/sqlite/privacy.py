@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from memlane.privacy.model import Deletion, PurgeReport
+from memlane.storage.redaction import (
+    DELETION_COLUMNS,
+    TEXT_TABLES,
+    counts_json,
+    deletion,
+    mentions,
+    needles,
+    scope_name,
+)
 from memlane.storage.sqlite.database import SQLiteDatabase
 from memlane.timeutil import from_micros
-
-# Tables holding a subject's data, with the column their text is in (None: no free text).
-_TEXT_TABLES = (
-    ("summaries", "content"),
-    ("notes", "text"),
-    ("search_docs", "text"),
-    ("turns", "content"),
-)
-_DIGITS = re.compile(r"\D+")
-_DELETION_COLUMNS = (
-    "id, subject, scope, requested_at, reason, purge_due, purged_at, requested_by, counts"
-)
 
 
 class SQLitePrivacyStore:
@@ -50,7 +45,7 @@ class SQLitePrivacyStore:
             counts: dict[str, int] = {}
             if attribute is None:
                 counts["facts"] = self._mark("facts", tenant, subject, now)
-                for table, _ in _TEXT_TABLES:
+                for table, _ in TEXT_TABLES:
                     counts[table] = self._mark(table, tenant, subject, now)
             else:
                 values = self._values(tenant, subject, attribute)
@@ -61,9 +56,9 @@ class SQLitePrivacyStore:
                 counts["facts"] += self._mark_mentions(
                     "facts", "value || ' ' || coalesce(reason, '')", tenant, subject, values, now
                 )
-                for table, column in _TEXT_TABLES:
+                for table, column in TEXT_TABLES:
                     counts[table] = self._mark_mentions(table, column, tenant, subject, values, now)
-            scope = "subject" if attribute is None else f"attribute:{attribute}"
+            scope = scope_name(attribute)
             cursor = self.db.execute(
                 "INSERT INTO deletions (tenant, subject, scope, requested_at, requested_by, "
                 "reason, purge_due, counts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -75,7 +70,7 @@ class SQLitePrivacyStore:
                     requested_by,
                     reason,
                     purge_due,
-                    json.dumps(counts, sort_keys=True),
+                    counts_json(counts),
                 ),
             )
             assert cursor.lastrowid is not None
@@ -94,9 +89,9 @@ class SQLitePrivacyStore:
     def deletions(self, tenant: str) -> list[Deletion]:
         """Every deletion of a tenant, oldest first."""
         rows = self.db.fetchall(
-            f"SELECT {_DELETION_COLUMNS} FROM deletions WHERE tenant = ? ORDER BY id", (tenant,)
+            f"SELECT {DELETION_COLUMNS} FROM deletions WHERE tenant = ? ORDER BY id", (tenant,)
         )
-        return [_deletion(row) for row in rows]
+        return [deletion(row) for row in rows]
 
     def purge(
         self, tenant: str, subject: str | None, *, now: int, immediately: bool
@@ -155,18 +150,12 @@ class SQLitePrivacyStore:
             "AND attribute = ?",
             (tenant, subject, attribute),
         )
-        needles: set[str] = set()
-        for value_json, key in rows:
-            value = json.loads(value_json)
-            for text in (value if isinstance(value, str) else value_json, key):
-                if text and len(text.strip()) >= 2:
-                    needles.add(text.strip())
-        return sorted(needles)
+        return needles(rows)
 
     def _mark_mentions(
-        self, table: str, column: str, tenant: str, subject: str, needles: Sequence[str], now: int
+        self, table: str, column: str, tenant: str, subject: str, values: Sequence[str], now: int
     ) -> int:
-        if not needles:
+        if not values:
             return 0
         key = "rowid"
         candidates = self.db.fetchall(
@@ -174,7 +163,7 @@ class SQLitePrivacyStore:
             "AND deleted_at IS NULL",
             (tenant, subject),
         )
-        hits = [row[0] for row in candidates if mentions(row[1], needles)]
+        hits = [row[0] for row in candidates if mentions(row[1], values)]
         for start in range(0, len(hits), 500):
             chunk = hits[start : start + 500]
             self.db.execute(
@@ -192,7 +181,7 @@ class SQLitePrivacyStore:
         for (doc_id,) in docs:
             self.db.execute("DELETE FROM search_fts WHERE rowid = ?", (doc_id,))
         rows["search_fts"] = rows.get("search_fts", 0) + len(docs)
-        for table in ("facts", *(name for name, _ in _TEXT_TABLES)):
+        for table in ("facts", *(name for name, _ in TEXT_TABLES)):
             cursor = self.db.execute(
                 f"DELETE FROM {table} WHERE tenant = ? AND subject = ? AND deleted_at IS NOT NULL",
                 (tenant, subject),
@@ -208,30 +197,3 @@ class SQLitePrivacyStore:
             self.db.execute("VACUUM")
             if self.db.path != ":memory:":
                 self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
-def mentions(text: str, needles: Iterable[str]) -> bool:
-    """True if ``text`` contains a needle, ignoring case, or its digits (for phone numbers)."""
-    folded = text.casefold()
-    digits = _DIGITS.sub("", text)
-    for needle in needles:
-        if needle.casefold() in folded:
-            return True
-        needle_digits = _DIGITS.sub("", needle)
-        if len(needle_digits) >= 6 and needle_digits == needle and needle_digits in digits:
-            return True
-    return False
-
-
-def _deletion(row: Sequence[Any]) -> Deletion:
-    return Deletion(
-        id=row[0],
-        subject=row[1],
-        scope=row[2],
-        requested_at=from_micros(row[3]),
-        reason=row[4],
-        purge_due=from_micros(row[5]),
-        purged_at=None if row[6] is None else from_micros(row[6]),
-        requested_by=row[7],
-        counts=json.loads(row[8]),
-    )

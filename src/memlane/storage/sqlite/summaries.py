@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
-import json
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from memlane.facts.normalize import canonical_json
+from memlane.storage import lexical
+from memlane.storage import rows as decode
 from memlane.storage.base import DocKind
-from memlane.storage.sqlite import lexical
 from memlane.storage.sqlite.database import SQLiteDatabase
-from memlane.summaries.model import SECTIONS, Note, Summary, SummaryContent
+from memlane.summaries import search
+from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.timeutil import from_micros, to_micros
 from memlane.window.model import Turn
 
 STORYLINE = ""  # the session_id under which a subject's storyline is stored
+MATRIX_CACHE_ENTRIES = 64
+"""How many scopes' vector matrices a store keeps in memory."""
+Matrix = npt.NDArray[np.float32]
 
-_SUMMARY_COLUMNS = (
-    "id, subject, session_id, version, content, period_from, period_to, tx_from, provenance, "
-    "deleted_at"
-)
-_NOTE_COLUMNS = "id, subject, text, said_at, tx_from, session_id, source, provenance, deleted_at"
+_SUMMARY_COLUMNS = decode.SUMMARY_COLUMNS
+_NOTE_COLUMNS = decode.NOTE_COLUMNS
 
 
 class SQLiteSummaryStore:
@@ -29,6 +34,11 @@ class SQLiteSummaryStore:
 
     def __init__(self, database: SQLiteDatabase) -> None:
         self.db = database
+        # Per scope: the vector_state it was loaded at, its owner ids and their vectors.
+        self._matrices: dict[
+            tuple[str, str | None, DocKind, str], tuple[tuple[int, int, int], list[int], Matrix]
+        ] = {}
+        self._matrices_lock = threading.Lock()
 
     @contextmanager
     def transaction(self) -> Iterator[SQLiteSummaryStore]:
@@ -109,7 +119,7 @@ class SQLiteSummaryStore:
             sql += " AND subject = ?"
             parameters += (subject,)
         rows = self.db.fetchall(sql + " ORDER BY tx_from DESC LIMIT 1", parameters)
-        return _summary(rows[0]) if rows else None
+        return decode.summary(rows[0]) if rows else None
 
     def summary_versions(self, tenant: str, subject: str, session_id: str | None) -> list[Summary]:
         """Every stored version of one summary, oldest first (deleted ones excluded)."""
@@ -118,7 +128,7 @@ class SQLiteSummaryStore:
             "AND session_id = ? AND deleted_at IS NULL ORDER BY version",
             (tenant, subject, STORYLINE if session_id is None else session_id),
         )
-        return [_summary(row) for row in rows]
+        return [decode.summary(row) for row in rows]
 
     def audit(self, tenant: str, subject: str) -> tuple[list[Summary], list[Note]]:
         """Every summary version and note of a subject, deleted ones included (flagged)."""
@@ -132,7 +142,7 @@ class SQLiteSummaryStore:
             "ORDER BY tx_from, id",
             (tenant, subject),
         )
-        return [_summary(row) for row in summaries], [_note(row) for row in notes]
+        return [decode.summary(row) for row in summaries], [decode.note(row) for row in notes]
 
     def summaries(self, tenant: str, ids: Sequence[int]) -> dict[int, Summary]:
         """Summaries by id (only those of ``tenant``)."""
@@ -141,7 +151,7 @@ class SQLiteSummaryStore:
             f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND id IN ({marks})",
             (tenant, *ids),
         )
-        return {row[0]: _summary(row) for row in rows}
+        return {row[0]: decode.summary(row) for row in rows}
 
     # -- notes --------------------------------------------------------------------------
 
@@ -194,7 +204,7 @@ class SQLiteSummaryStore:
             "AND deleted_at IS NULL ORDER BY said_at, id",
             (tenant, subject),
         )
-        return [_note(row) for row in rows]
+        return [decode.note(row) for row in rows]
 
     def notes_by_id(self, tenant: str, ids: Sequence[int]) -> dict[int, Note]:
         """Notes by id (only those of ``tenant``)."""
@@ -203,7 +213,7 @@ class SQLiteSummaryStore:
             f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = ? AND id IN ({marks})",
             (tenant, *ids),
         )
-        return {row[0]: _note(row) for row in rows}
+        return {row[0]: decode.note(row) for row in rows}
 
     def put_turn(self, tenant: str, turn: Turn) -> None:
         """Keep a raw turn (only for memories that retain transcripts)."""
@@ -271,22 +281,51 @@ class SQLiteSummaryStore:
         )[0]
         return int(row[0]), int(row[1]), int(row[2])
 
-    def vectors(
+    def nearest(
+        self,
+        tenant: str,
+        subject: str | None,
+        kind: DocKind,
+        model: str,
+        query: Sequence[float] | npt.NDArray[np.float32],
+        limit: int,
+    ) -> list[int]:
+        """Owner ids of the items in scope embedded by ``model``, largest inner product first.
+
+        Exact: the scope's vectors as one matrix (kept until the scope's signature changes)
+        times the query.
+        """
+        owners, matrix = self._matrix(tenant, subject, kind, model)
+        vector = np.asarray(query, dtype=np.float32).reshape(-1)
+        return search.nearest(vector, owners, matrix, limit)
+
+    def _matrix(
         self, tenant: str, subject: str | None, kind: DocKind, model: str
-    ) -> list[tuple[int, int, bytes]]:
-        """``(doc id, owner id, vector)`` of every item in scope embedded by ``model``."""
+    ) -> tuple[list[int], Matrix]:
+        """The scope's owner ids and vectors, loaded again only when the scope changed."""
+        key = (tenant, subject, kind, model)
+        state = self.vector_state(tenant, subject, kind, model)
+        with self._matrices_lock:
+            cached = self._matrices.get(key)
+        if cached is not None and cached[0] == state:
+            return cached[1], cached[2]
         where, parameters = _scope(tenant, subject, kind)
         rows = self.db.fetchall(
-            f"SELECT id, owner_id, vector FROM search_docs WHERE {where} AND model = ?",
+            f"SELECT owner_id, vector FROM search_docs WHERE {where} AND model = ? ORDER BY id",
             (*parameters, model),
         )
-        return [(row[0], row[1], row[2]) for row in rows]
+        owners, matrix = [row[0] for row in rows], search.as_matrix([row[1] for row in rows])
+        with self._matrices_lock:
+            if len(self._matrices) >= MATRIX_CACHE_ENTRIES:
+                self._matrices.pop(next(iter(self._matrices)))
+            self._matrices[key] = (state, owners, matrix)
+        return owners, matrix
 
     def lexical(
         self, tenant: str, subject: str | None, kind: DocKind, text: str, limit: int
     ) -> list[int]:
         """Owner ids of the items in scope that match ``text``, best BM25 first."""
-        expression = lexical.query(text)
+        expression = _match_expression(lexical.terms(text))
         if expression is None:
             return []
         scope = (
@@ -341,35 +380,12 @@ def _scope(
     return " AND ".join(clauses), tuple(parameters)
 
 
+def _match_expression(terms: Sequence[str]) -> str | None:
+    """An FTS5 ``MATCH`` expression matching any of ``terms`` (``None``: nothing to match)."""
+    if not terms:
+        return None
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
 def _content_json(content: SummaryContent) -> str:
     return canonical_json({name: list(lines) for name, lines in content.sections().items()})
-
-
-def _summary(row: Sequence[Any]) -> Summary:
-    sections = json.loads(row[4])
-    return Summary(
-        id=row[0],
-        subject=row[1],
-        session_id=row[2] or None,
-        version=row[3],
-        content=SummaryContent(**{name: tuple(sections.get(name, ())) for name in SECTIONS}),
-        period_from=from_micros(row[5]),
-        period_to=from_micros(row[6]),
-        tx_from=from_micros(row[7]),
-        provenance=tuple(json.loads(row[8])),
-        deleted_at=None if row[9] is None else from_micros(row[9]),
-    )
-
-
-def _note(row: Sequence[Any]) -> Note:
-    return Note(
-        id=row[0],
-        subject=row[1],
-        text=row[2],
-        at=from_micros(row[3]),
-        tx_from=from_micros(row[4]),
-        session_id=row[5],
-        source=row[6],
-        provenance=tuple(json.loads(row[7])),
-        deleted_at=None if row[8] is None else from_micros(row[8]),
-    )

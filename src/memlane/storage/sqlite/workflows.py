@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from memlane.facts.normalize import canonical_json
+from memlane.storage import workflow_rows as rows
 from memlane.storage.sqlite.database import SQLiteDatabase
 from memlane.timeutil import from_micros
 from memlane.workflows.model import Action, Trajectory, Workflow
-
-_RUN_COLUMNS = "id, task, task_type, steps, success, reason, recorded_at"
 
 
 class SQLiteWorkflowStore:
@@ -46,7 +43,7 @@ class SQLiteWorkflowStore:
         cursor = self.db.execute(
             "INSERT INTO workflow_runs (tenant, task_type, task, steps, success, reason, "
             "recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (tenant, task_type, task, _steps_json(steps), int(success), reason, tx),
+            (tenant, task_type, task, rows.steps_json(steps), int(success), reason, tx),
         )
         run_id = cursor.lastrowid
         assert run_id is not None
@@ -54,12 +51,14 @@ class SQLiteWorkflowStore:
 
     def runs(self, tenant: str, task_type: str | None) -> list[Trajectory]:
         """Recorded runs (of one type, or all), oldest first."""
-        sql = f"SELECT {_RUN_COLUMNS} FROM workflow_runs WHERE tenant = ? AND deleted_at IS NULL"
+        sql = (
+            f"SELECT {rows.RUN_COLUMNS} FROM workflow_runs WHERE tenant = ? AND deleted_at IS NULL"
+        )
         parameters: tuple[Any, ...] = (tenant,)
         if task_type is not None:
             sql += " AND task_type = ?"
             parameters += (task_type,)
-        return [_run(row) for row in self.db.fetchall(sql + " ORDER BY id", parameters)]
+        return [rows.run(row) for row in self.db.fetchall(sql + " ORDER BY id", parameters)]
 
     def put_workflow(self, tenant: str, workflow: Workflow, tx: int) -> Workflow:
         """Store a new revision of a workflow; the previous one stays, closed at ``tx``."""
@@ -71,7 +70,7 @@ class SQLiteWorkflowStore:
         self.db.execute(
             "INSERT INTO workflows (tenant, task_type, version, body, tx_from) "
             "VALUES (?, ?, ?, ?, ?)",
-            (tenant, workflow.task_type, workflow.version, _body(workflow), tx),
+            (tenant, workflow.task_type, workflow.version, rows.body_json(workflow), tx),
         )
         return Workflow.from_dict(workflow.as_dict(), from_micros(tx))
 
@@ -85,17 +84,17 @@ class SQLiteWorkflowStore:
         if task_type is not None:
             sql += " AND task_type = ?"
             parameters += (task_type,)
-        rows = self.db.fetchall(sql + " ORDER BY task_type", parameters)
-        return [Workflow.from_dict(json.loads(b), from_micros(t)) for b, t in rows]
+        found = self.db.fetchall(sql + " ORDER BY task_type", parameters)
+        return [rows.workflow(body, tx_from) for body, tx_from in found]
 
     def revisions(self, tenant: str, task_type: str) -> list[Workflow]:
         """Every stored revision of one workflow, oldest first."""
-        rows = self.db.fetchall(
+        found = self.db.fetchall(
             "SELECT body, tx_from FROM workflows WHERE tenant = ? AND task_type = ? "
             "AND deleted_at IS NULL ORDER BY tx_from, id",
             (tenant, task_type),
         )
-        return [Workflow.from_dict(json.loads(b), from_micros(t)) for b, t in rows]
+        return [rows.workflow(body, tx_from) for body, tx_from in found]
 
     def rewrite(self, tenant: str, edit: Callable[[str], str]) -> int:
         """Apply ``edit`` to every text of the tenant's runs and revisions; rows changed."""
@@ -106,7 +105,7 @@ class SQLiteWorkflowStore:
             ):
                 new = (
                     edit(task),
-                    _edit_json(steps, edit),
+                    rows.edit_json(steps, edit),
                     None if reason is None else edit(reason),
                 )
                 if new != (task, steps, reason):
@@ -119,46 +118,9 @@ class SQLiteWorkflowStore:
             for row_id, body in self.db.fetchall(
                 "SELECT id, body FROM workflows WHERE tenant = ?", (tenant,)
             ):
-                edited = _edit_json(body, edit)
+                edited = rows.edit_json(body, edit)
                 if edited != body:
                     self.db.wrote()
                     self.db.execute("UPDATE workflows SET body = ? WHERE id = ?", (edited, row_id))
                     changed += 1
         return changed
-
-
-def _steps_json(steps: Sequence[Action]) -> str:
-    return canonical_json([s.as_dict() for s in steps])
-
-
-def _body(workflow: Workflow) -> str:
-    return canonical_json(workflow.as_dict())
-
-
-def _run(row: Sequence[Any]) -> Trajectory:
-    steps = tuple(
-        Action(s["action"], s.get("args") or {}, s.get("note", "")) for s in json.loads(row[3])
-    )
-    return Trajectory(
-        id=row[0],
-        task=row[1],
-        task_type=row[2],
-        steps=steps,
-        success=bool(row[4]),
-        reason=row[5],
-        recorded_at=from_micros(row[6]),
-    )
-
-
-def _edit_json(text: str, edit: Callable[[str], str]) -> str:
-    return canonical_json(_walk(json.loads(text), edit))
-
-
-def _walk(value: Any, edit: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return edit(value)
-    if isinstance(value, list):
-        return [_walk(v, edit) for v in value]
-    if isinstance(value, dict):
-        return {k: _walk(v, edit) for k, v in value.items()}
-    return value

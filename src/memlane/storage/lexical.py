@@ -1,9 +1,12 @@
-"""Tokens for SQLite FTS5 that work for Chinese as well as English.
+"""Search tokens that work for Chinese as well as English, shared by every backend.
 
-FTS5's own tokenizers either keep a run of Chinese characters as one token (``unicode61``)
-or need three characters to match (``trigram``, so "北京" would never match). We index
-overlapping character bigrams of CJK runs (the classic CJK analyzer), lower-cased Latin
-words, and digit runs with their separators removed, then let ``unicode61`` split on spaces.
+Neither SQLite FTS5's tokenizers (``unicode61`` keeps a run of Chinese characters as one
+token, ``trigram`` needs three characters, so "北京" would never match) nor PostgreSQL's
+text-search parser split Chinese usefully. We index overlapping character bigrams of CJK runs
+(the classic CJK analyzer), lower-cased Latin words, and digit runs with their separators
+removed, as one space-separated string; each backend then only splits it on spaces (FTS5's
+``unicode61``, PostgreSQL's ``to_tsvector('simple', ...)``). A query is its unique tokens
+minus stop words (:func:`terms`), which each backend writes in its own query syntax.
 """
 
 from __future__ import annotations
@@ -100,20 +103,23 @@ def tokens(text: str) -> Iterator[str]:
 
 
 def document(text: str) -> str:
-    """The text as FTS5 should index it."""
+    """The text as a search index should receive it: its tokens, space-separated."""
     return " ".join(tokens(text))
 
 
-def query(text: str) -> str | None:
-    """An FTS5 ``MATCH`` expression: any of the query's tokens (stop words dropped)."""
-    unique = dict.fromkeys(t for t in tokens(text) if t not in STOPWORDS)
-    if not unique:
-        return None
-    return " OR ".join('"' + token.replace('"', '""') + '"' for token in unique)
+def terms(text: str) -> list[str]:
+    """A query's tokens without stop words, each once, in the order they first appear.
+
+    A search matches a document holding any of them; an empty list matches nothing.
+
+    >>> terms("Where is the 北京 office? The office!")
+    ['北京', 'office']
+    """
+    return list(dict.fromkeys(t for t in tokens(text) if t not in STOPWORDS))
 
 
 def scope_token(*parts: str) -> str:
-    """A token that marks a document's tenant (and subject, and kind) inside FTS5.
+    """A token that marks a document's tenant (and subject, and kind) inside SQLite's FTS5.
 
     Queries AND it with their words, so FTS5 itself narrows the match to the scope instead of
     matching across every tenant and filtering afterwards. Hex digits after a prefix no text

@@ -1,0 +1,288 @@
+"""The exact lane on PostgreSQL: executes the plans of :mod:`memlane.facts.temporal`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from memlane.errors import StorageError
+from memlane.facts.model import AttributeDef, Fact
+from memlane.facts.normalize import canonical_json
+from memlane.facts.temporal import FOREVER, Insert, Payload, Span
+from memlane.storage import rows as decode
+from memlane.storage.base import Applied, Scope
+from memlane.storage.postgres.database import PostgresDatabase
+from memlane.timeutil import from_micros
+
+_COLUMNS = decode.FACT_COLUMNS
+_BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
+_KNOWN_AT = "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to > %(known)s) AND deleted_at IS NULL"
+# The slot a new version occupies in the exclusion constraint: every value of a one-valued
+# (or undeclared) attribute shares '', each value of a many-valued attribute has its own.
+_SLOT = (
+    "coalesce((SELECT CASE cardinality WHEN 'many' THEN %(key)s ELSE '' END FROM attributes "
+    "WHERE tenant = %(tenant)s AND name = %(attribute)s), '')"
+)
+
+
+class PostgresFactStore:
+    """:class:`memlane.storage.base.FactStore` and its writer on one PostgreSQL database."""
+
+    def __init__(self, database: PostgresDatabase) -> None:
+        self.db = database
+
+    @contextmanager
+    def transaction(self) -> Iterator[PostgresFactStore]:
+        """A write transaction holding the write lock; nested calls join the outer one."""
+        with self.db.write():
+            yield self
+
+    def next_tx(self, now: int) -> int:
+        """A transaction time above every earlier one, even if the clock stood still."""
+        return self.db.next_tx(now)
+
+    # -- attribute definitions ----------------------------------------------------------
+
+    def attribute(self, tenant: str, name: str) -> AttributeDef | None:
+        """A tenant's definition of ``name``, or ``None``."""
+        row = self.db.fetchone(
+            "SELECT name, cardinality, identifier, normalizer FROM attributes "
+            "WHERE tenant = %s AND name = %s",
+            (tenant, name),
+        )
+        return decode.definition(row) if row else None
+
+    def attributes(self, tenant: str) -> list[AttributeDef]:
+        """Every definition of a tenant."""
+        rows = self.db.fetchall(
+            "SELECT name, cardinality, identifier, normalizer FROM attributes "
+            'WHERE tenant = %s ORDER BY name COLLATE "C"',
+            (tenant,),
+        )
+        return [decode.definition(row) for row in rows]
+
+    def put_attribute(self, tenant: str, definition: AttributeDef, now: int) -> None:
+        """Store a definition, replacing an earlier one."""
+        self.db.wrote()
+        self.db.execute(
+            "INSERT INTO attributes (tenant, name, cardinality, identifier, normalizer, "
+            "defined_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (tenant, name) DO UPDATE "
+            "SET cardinality = excluded.cardinality, identifier = excluded.identifier, "
+            "normalizer = excluded.normalizer, defined_at = excluded.defined_at",
+            (
+                tenant,
+                definition.name,
+                definition.cardinality,
+                int(definition.identifier),
+                definition.normalizer,
+                now,
+            ),
+        )
+
+    def attribute_in_use(self, tenant: str, name: str) -> bool:
+        """True if any version of ``name`` exists in the tenant."""
+        return (
+            self.db.fetchone(
+                "SELECT 1 FROM facts WHERE tenant = %s AND attribute = %s LIMIT 1", (tenant, name)
+            )
+            is not None
+        )
+
+    # -- writes -------------------------------------------------------------------------
+
+    def believed_near(
+        self, tenant: str, subject: str, attribute: str, key: str | None, start: int, end: int
+    ) -> list[Span]:
+        """Believed versions touching ``[start, end)``, of the value ``key`` if given."""
+        sql = (
+            "SELECT id, value_key, valid_from, valid_to, value, source, reason, confidence, "
+            "provenance, tx_from, coalesce(stated_tx, tx_from) FROM facts "
+            "WHERE tenant = %s AND subject = %s AND attribute = %s "
+            f"AND {_BELIEVED} AND valid_from <= %s AND valid_to >= %s"
+        )
+        parameters: tuple[Any, ...] = (tenant, subject, attribute, end, start)
+        if key is not None:
+            sql += " AND value_key = %s"
+            parameters += (key,)
+        return [
+            Span(
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                Payload(
+                    json.loads(row[4]),
+                    row[5],
+                    row[6],
+                    row[7],
+                    decode.provenance(row[8]),
+                    row[10],
+                ),
+                row[9],
+            )
+            for row in self.db.fetchall(sql, parameters)
+        ]
+
+    def apply(
+        self,
+        tenant: str,
+        subject: str,
+        attribute: str,
+        supersede: Sequence[int],
+        insert: Sequence[Insert],
+        tx: int,
+    ) -> Applied:
+        """Close ``supersede`` at ``tx``; insert ``insert``; return what changed."""
+        self.db.wrote()
+        superseded: list[Fact] = []
+        if supersede:
+            rows = self.db.fetchall(
+                f"UPDATE facts SET tx_to = %s WHERE id = ANY(%s) AND tx_to IS NULL "
+                f"RETURNING {_COLUMNS}",
+                (tx, list(supersede)),
+            )
+            if len(rows) != len(set(supersede)):
+                raise StorageError("a version to supersede was no longer believed")
+            superseded = [decode.fact(row) for row in rows]
+        inserted = []
+        for item in insert:
+            payload = item.payload
+            row = self.db.fetchone(
+                "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, "
+                "valid_to, tx_from, source, reason, confidence, provenance, stated_tx, slot) "
+                "VALUES (%(tenant)s, %(subject)s, %(attribute)s, %(value)s, %(key)s, %(start)s, "
+                "%(end)s, %(tx)s, %(source)s, %(reason)s, %(confidence)s, %(provenance)s, "
+                f"%(stated)s, {_SLOT}) RETURNING id",
+                {
+                    "tenant": tenant,
+                    "subject": subject,
+                    "attribute": attribute,
+                    "value": canonical_json(payload.value),
+                    "key": item.key,
+                    "start": item.start,
+                    "end": item.end,
+                    "tx": tx,
+                    "source": payload.source,
+                    "reason": payload.reason,
+                    "confidence": payload.confidence,
+                    "provenance": canonical_json(list(payload.provenance))
+                    if payload.provenance
+                    else "[]",
+                    "stated": payload.stated or tx,
+                },
+            )
+            inserted.append(
+                Fact(
+                    id=int(row[0]),
+                    subject=subject,
+                    attribute=attribute,
+                    value=payload.value,
+                    valid_from=from_micros(item.start),
+                    valid_to=None if item.end == FOREVER else from_micros(item.end),
+                    tx_from=from_micros(tx),
+                    tx_to=None,
+                    source=payload.source,
+                    reason=payload.reason,
+                    confidence=payload.confidence,
+                    provenance=payload.provenance,
+                )
+            )
+        return Applied(sorted(superseded, key=lambda fact: fact.id), inserted)
+
+    # -- reads --------------------------------------------------------------------------
+
+    def fact(self, tenant: str, fact_id: int) -> Fact | None:
+        """One version by id, or ``None``."""
+        row = self.db.fetchone(
+            f"SELECT {_COLUMNS} FROM facts WHERE tenant = %s AND id = %s", (tenant, fact_id)
+        )
+        return decode.fact(row) if row else None
+
+    def valid_at(
+        self, tenant: str, subject: str, attribute: str, scope: Scope, limit: int | None
+    ) -> list[Fact]:
+        """Versions of one key valid at ``scope.valid_at``, latest start first."""
+        parameters = {
+            "tenant": tenant,
+            "subject": subject,
+            "attribute": attribute,
+            "valid": scope.valid_at,
+            "known": scope.known_at,
+        }
+        condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        sql = (
+            f"SELECT {_COLUMNS} FROM facts WHERE tenant = %(tenant)s AND subject = %(subject)s "
+            f"AND attribute = %(attribute)s AND {condition} AND valid_from <= %(valid)s "
+        )
+        if limit == 1 and scope.known_at is None:
+            # Believed versions of a one-valued attribute never overlap (the exclusion
+            # constraint guarantees it), so the latest start is the only candidate.
+            rows = self.db.fetchall(sql + "ORDER BY valid_from DESC LIMIT 1", parameters)
+            return [decode.fact(row) for row in rows if row[5] > scope.valid_at]
+        sql += 'AND valid_to > %(valid)s ORDER BY valid_from DESC, value_key COLLATE "C"'
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [decode.fact(row) for row in self.db.fetchall(sql, parameters)]
+
+    def timeline(
+        self, tenant: str, subject: str, attribute: str, known_at: int | None
+    ) -> list[Fact]:
+        """Every version of one key believed at ``known_at``, by valid time."""
+        condition = _BELIEVED if known_at is None else _KNOWN_AT
+        rows = self.db.fetchall(
+            f"SELECT {_COLUMNS} FROM facts WHERE tenant = %(tenant)s AND subject = %(subject)s "
+            f"AND attribute = %(attribute)s AND {condition} "
+            'ORDER BY valid_from, value_key COLLATE "C", id',
+            {"tenant": tenant, "subject": subject, "attribute": attribute, "known": known_at},
+        )
+        return [decode.fact(row) for row in rows]
+
+    def versions(self, tenant: str, subject: str, attribute: str | None) -> list[Fact]:
+        """Every version ever stored, by transaction time."""
+        sql = f"SELECT {_COLUMNS} FROM facts WHERE tenant = %s AND subject = %s"
+        parameters: tuple[str, ...] = (tenant, subject)
+        if attribute is not None:
+            sql += " AND attribute = %s"
+            parameters += (attribute,)
+        rows = self.db.fetchall(sql + " ORDER BY tx_from, id", parameters)
+        return [decode.fact(row) for row in rows]
+
+    def subjects_with(self, tenant: str, attribute: str, key: str, scope: Scope) -> list[str]:
+        """Subjects whose ``attribute`` holds the value with normalized ``key``."""
+        condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        rows = self.db.fetchall(
+            'SELECT DISTINCT subject COLLATE "C" FROM facts WHERE tenant = %(tenant)s '
+            "AND attribute = %(attribute)s AND value_key = %(key)s "
+            f"AND {condition} AND valid_from <= %(valid)s AND valid_to > %(valid)s "
+            'ORDER BY subject COLLATE "C"',
+            {
+                "tenant": tenant,
+                "attribute": attribute,
+                "key": key,
+                "valid": scope.valid_at,
+                "known": scope.known_at,
+            },
+        )
+        return [row[0] for row in rows]
+
+    def profile(self, tenant: str, subject: str, scope: Scope) -> list[Fact]:
+        """Every version of a subject valid at ``scope.valid_at``."""
+        condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        rows = self.db.fetchall(
+            f"SELECT {_COLUMNS} FROM facts WHERE tenant = %(tenant)s AND subject = %(subject)s "
+            f"AND {condition} AND valid_from <= %(valid)s AND valid_to > %(valid)s "
+            'ORDER BY attribute COLLATE "C", valid_from, value_key COLLATE "C"',
+            {
+                "tenant": tenant,
+                "subject": subject,
+                "valid": scope.valid_at,
+                "known": scope.known_at,
+            },
+        )
+        return [decode.fact(row) for row in rows]
+
+    def close(self) -> None:
+        """Close the underlying pool."""
+        self.db.close()

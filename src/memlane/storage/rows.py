@@ -1,0 +1,89 @@
+"""Rows to model objects, for the SQL backends (their tables share column names and types)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from memlane.facts.model import AttributeDef, Fact
+from memlane.facts.temporal import FOREVER
+from memlane.summaries.model import SECTIONS, Note, Summary, SummaryContent
+from memlane.timeutil import from_micros
+
+FACT_COLUMNS = (
+    "id, subject, attribute, value, valid_from, valid_to, tx_from, tx_to, "
+    "source, reason, confidence, provenance, deleted_at"
+)
+"""The columns :func:`fact` reads, in order."""
+
+SUMMARY_COLUMNS = (
+    "id, subject, session_id, version, content, period_from, period_to, tx_from, provenance, "
+    "deleted_at"
+)
+"""The columns :func:`summary` reads, in order."""
+
+NOTE_COLUMNS = "id, subject, text, said_at, tx_from, session_id, source, provenance, deleted_at"
+"""The columns :func:`note` reads, in order."""
+
+
+def definition(row: Sequence[Any]) -> AttributeDef:
+    """``name, cardinality, identifier, normalizer`` as a definition."""
+    return AttributeDef(name=row[0], cardinality=row[1], identifier=bool(row[2]), normalizer=row[3])
+
+
+def provenance(text: str) -> tuple[str, ...]:
+    """A stored JSON list of provenance ids."""
+    return () if text == "[]" else tuple(json.loads(text))
+
+
+def fact(row: Sequence[Any]) -> Fact:
+    """A row of :data:`FACT_COLUMNS` as a fact version."""
+    valid_to, tx_to, deleted_at = row[5], row[7], row[12]
+    return Fact(
+        id=row[0],
+        subject=row[1],
+        attribute=row[2],
+        value=json.loads(row[3]),
+        valid_from=from_micros(row[4]),
+        valid_to=None if valid_to == FOREVER else from_micros(valid_to),
+        tx_from=from_micros(row[6]),
+        tx_to=None if tx_to is None else from_micros(tx_to),
+        source=row[8],
+        reason=row[9],
+        confidence=float(row[10]),
+        provenance=provenance(row[11]),
+        deleted_at=None if deleted_at is None else from_micros(deleted_at),
+    )
+
+
+def summary(row: Sequence[Any]) -> Summary:
+    """A row of :data:`SUMMARY_COLUMNS` as a summary version."""
+    sections = json.loads(row[4])
+    return Summary(
+        id=row[0],
+        subject=row[1],
+        session_id=row[2] or None,
+        version=row[3],
+        content=SummaryContent(**{name: tuple(sections.get(name, ())) for name in SECTIONS}),
+        period_from=from_micros(row[5]),
+        period_to=from_micros(row[6]),
+        tx_from=from_micros(row[7]),
+        provenance=tuple(json.loads(row[8])),
+        deleted_at=None if row[9] is None else from_micros(row[9]),
+    )
+
+
+def note(row: Sequence[Any]) -> Note:
+    """A row of :data:`NOTE_COLUMNS` as a note."""
+    return Note(
+        id=row[0],
+        subject=row[1],
+        text=row[2],
+        at=from_micros(row[3]),
+        tx_from=from_micros(row[4]),
+        session_id=row[5],
+        source=row[6],
+        provenance=tuple(json.loads(row[7])),
+        deleted_at=None if row[8] is None else from_micros(row[8]),
+    )
