@@ -145,3 +145,11 @@ def test_an_unreachable_postgresql_server_is_a_clear_storage_error():
     with pytest.raises(memlane.StorageError, match="cannot open PostgreSQL") as raised:
         memlane.Memory(url)
     assert "127.0.0.1" in str(raised.value)
+
+
+def test_a_postgresql_url_without_psycopg_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    with pytest.raises(memlane.InvalidInput, match=r"memlane\[postgres\]"):
+        memlane.Memory("postgresql://memlane@localhost/memlane")
