@@ -39,6 +39,7 @@ TIER_WORKFLOW = 2
 TIER_NOTE = 3
 TIER_SUMMARY = 4
 TIER_OTHERS = 5  # statements only about someone else the question does not name
+TIER_CONTEXT = 5  # summaries found as a whole, none of whose lines is about the query
 TIER_PROFILE = 6
 ON_TOPIC_BONUS = 0.15
 
@@ -56,7 +57,9 @@ class Candidate:
     ends (statements after it may supersede its lines); ``turns`` are the turn ids and
     ``note:<id>`` references it came from; ``lines`` are a summary's statements, ``label``
     its heading, ``extras`` lines shown with them but not judged (mood); ``body`` the text
-    to judge when it differs from the item's text.
+    to judge when it differs from the item's text. ``line_sources`` are the turns each of
+    ``lines`` cites (empty when unknown) and ``whole`` the summary's own provenance, cited
+    when no line can be tied to its turns.
     """
 
     item: RecallItem
@@ -71,6 +74,14 @@ class Candidate:
     note: Note | None = None
     body: str = ""
     extras: tuple[str, ...] = ()
+    line_sources: tuple[tuple[str, ...], ...] = ()
+    whole: tuple[str, ...] = ()
+
+    def cited(self, indexes: Iterable[int]) -> list[str]:
+        """The turns the given lines cite, in order, or the whole summary's if none is known."""
+        sources = self.line_sources
+        found = [turn for i in indexes if i < len(sources) for turn in sources[i]]
+        return list(dict.fromkeys(found)) or list(self.whole or self.item.provenance)
 
     @property
     def statement(self) -> str:
@@ -199,25 +210,31 @@ class Adjudicator:
 
     def _judge_summary(self, candidate: Candidate, wanted: frozenset[str]) -> list[Candidate]:
         assert candidate.item.subject is not None
-        kept: list[str] = []
+        kept: list[int] = []
         out: list[Candidate] = []
         on_topic: list[Claim] = []
         for index, line in enumerate(candidate.lines):
             found = claims(line, candidate.item.subject)
             verdict = self._verdict(candidate, found)
             if verdict is None:
-                kept.append(line)
+                kept.append(index)
                 on_topic.extend(found)
                 continue
             item = replace(
                 candidate.item,
                 text=f"{candidate.label}: {line}",
                 ref=f"{candidate.item.ref}#{index}",
+                provenance=candidate.cited([index]),
             )
             out.append(_stale(replace(candidate, item=item, lines=()), verdict))
         if kept:
-            text = f"{candidate.label}: " + "; ".join([*kept, *candidate.extras])
-            whole = replace(candidate, item=replace(candidate.item, text=text), lines=tuple(kept))
+            lines = tuple(candidate.lines[i] for i in kept)
+            text = f"{candidate.label}: " + "; ".join([*lines, *candidate.extras])
+            item = replace(candidate.item, text=text, provenance=candidate.cited(kept))
+            sources = tuple(
+                candidate.line_sources[i] for i in kept if i < len(candidate.line_sources)
+            )
+            whole = replace(candidate, item=item, lines=lines, line_sources=sources)
             out.insert(0, _boost(whole, on_topic, wanted))
         return out
 

@@ -15,11 +15,8 @@ from memlane.router.lanes import (
     ExactQuery,
     ExactRead,
     Resolution,
-    SummaryFilters,
     WorkflowMatcher,
-    note_statements,
     read_exact,
-    read_summaries,
     read_window,
     read_workflows,
     resolve,
@@ -36,6 +33,7 @@ from memlane.router.plan import (
     workflow_decision,
 )
 from memlane.router.render import render
+from memlane.router.summary_lane import SummaryFilters, note_statements, read_summaries
 from memlane.router.synonyms import SynonymRegistry
 from memlane.session import Session
 from memlane.summaries.lane import SummariesLane

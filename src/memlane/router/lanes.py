@@ -1,6 +1,7 @@
-"""Reading each lane into candidates: subjects, exact facts, the window, summaries, workflows.
+"""Reading lanes into candidates: subjects, exact facts, the window, workflows.
 
-Every reader here only reads; judging and ranking happen in :mod:`memlane.router.adjudicate`.
+The summary lane is read in :mod:`memlane.router.summary_lane`. Every reader here only reads;
+judging and ranking happen in :mod:`memlane.router.adjudicate`.
 """
 
 from __future__ import annotations
@@ -12,26 +13,20 @@ from datetime import datetime, tzinfo
 from typing import Any, Protocol
 
 from memlane.errors import InvalidInput
-from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.facts.lane import FactsLane
 from memlane.facts.model import Fact
 from memlane.router.adjudicate import (
     TIER_ANSWER,
     TIER_PROFILE,
-    TIER_SUMMARY,
     TIER_WINDOW,
     TIER_WORKFLOW,
     Candidate,
     Statement,
     SubjectFacts,
-    note_candidate,
-    origins,
     statement,
 )
-from memlane.router.analysis import IDENTIFIER_ATTRIBUTES, identifier_keys, literal_attributes
+from memlane.router.analysis import literal_attributes
 from memlane.router.model import IdentifierRef, QueryAnalysis, RecallItem, Status
-from memlane.summaries.lane import SummariesLane
-from memlane.summaries.model import Note, Summary
 from memlane.window.model import Turn
 
 MAX_SUBJECTS = 5
@@ -315,201 +310,6 @@ def turn_statements(turns: Sequence[Turn], until: datetime | None) -> list[State
         for turn in turns
         if turn.role == "user" and (until is None or turn.at <= until)
     ]
-
-
-# -- summary lane ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryFilters:
-    """What summary-lane items must satisfy, beyond matching the query.
-
-    ``known_at`` hides what was stored (or said) after it; ``said_before`` (an explicit
-    ``valid_at``) hides what was said after it; ``period`` keeps items said in it or naming
-    a date in it; ``identifiers`` keeps items naming one of them exactly.
-    """
-
-    known_at: datetime | None
-    said_before: datetime | None
-    period: tuple[datetime, datetime] | None
-    identifiers: tuple[IdentifierRef, ...]
-    timezone: tzinfo
-
-    @property
-    def narrowing(self) -> bool:
-        """True when filters may drop hits, so search should dig deeper."""
-        return self.period is not None or bool(self.identifiers)
-
-    def visible(self, said: datetime, stored: datetime) -> bool:
-        """Not hidden by ``known_at`` or ``said_before``."""
-        limit = min((t for t in (self.known_at, self.said_before) if t is not None), default=None)
-        if self.known_at is not None and stored > self.known_at:
-            return False
-        return limit is None or said <= limit
-
-    def keeps(self, text: str, said: datetime, until: datetime) -> bool:
-        """Within ``period`` (by when said or by a date named) and naming the identifiers."""
-        if self.identifiers and not names_identifier(text, self.identifiers):
-            return False
-        if self.period is None:
-            return True
-        start, end = self.period
-        if said < end and start <= until:
-            return True
-        for mention in resolve_times(text, said, self.timezone):
-            try:
-                first, last = time_interval(mention.value, self.timezone)
-            except InvalidInput:
-                continue
-            if first < end and start < last:
-                return True
-        return False
-
-
-@dataclass(slots=True)
-class SummaryRead:
-    """Candidates of the summary lane and how many hits the filters dropped."""
-
-    candidates: list[Candidate] = field(default_factory=list)
-    hits: int = 0
-    dropped: int = 0
-
-
-def read_summaries(
-    lane: SummariesLane,
-    query: str,
-    scopes: Sequence[str | None],
-    k: int,
-    filters: SummaryFilters,
-    window_turns: frozenset[str],
-) -> SummaryRead:
-    """Search summaries and notes in each scope (a subject, or ``None`` for the tenant)."""
-    read = SummaryRead()
-    depth = min(3 * k, 200) if filters.narrowing else k
-    seen_lines: set[str] = set()
-    for scope in scopes:
-        note_hits = lane.search_notes(scope, query, depth)
-        summary_hits = lane.search(scope, query, depth)
-        read.hits += len(note_hits) + len(summary_hits)
-        best = max((hit.score for hit in note_hits), default=1.0) or 1.0
-        for note_hit in note_hits:
-            note = note_hit.note
-            if _keeps_note(note, filters, window_turns):
-                score = 0.8 * note_hit.score / best
-                read.candidates.append(note_candidate(note, note.subject, score, filters.timezone))
-            else:
-                read.dropped += 1
-        best = max((hit.score for hit in summary_hits), default=1.0) or 1.0
-        for summary_hit in summary_hits:
-            summary = _as_known(lane, summary_hit.summary, filters.known_at)
-            if summary is None or not _keeps_summary(summary, filters):
-                read.dropped += 1
-                continue
-            found = summary_candidate(summary, 0.7 * summary_hit.score / best, filters, seen_lines)
-            if found is not None:
-                read.candidates.append(found)
-    return read
-
-
-def _keeps_note(note: Note, filters: SummaryFilters, window_turns: frozenset[str]) -> bool:
-    if note.provenance and set(note.provenance) <= window_turns:
-        return False  # the window holds the turn itself, verbatim
-    return filters.visible(note.at, note.tx_from) and filters.keeps(note.text, note.at, note.at)
-
-
-def _keeps_summary(summary: Summary, filters: SummaryFilters) -> bool:
-    return filters.visible(summary.period_from, summary.tx_from) and filters.keeps(
-        summary.content.as_text(), summary.period_from, summary.period_to
-    )
-
-
-def _as_known(lane: SummariesLane, summary: Summary, known_at: datetime | None) -> Summary | None:
-    """The version of a summary believed at ``known_at`` (search only sees the latest)."""
-    if known_at is None or summary.tx_from <= known_at:
-        return summary
-    versions = lane.versions(summary.subject, summary.session_id)
-    believed = [version for version in versions if version.tx_from <= known_at]
-    return believed[-1] if believed else None
-
-
-def summary_candidate(
-    summary: Summary, score: float, filters: SummaryFilters, seen_lines: set[str]
-) -> Candidate | None:
-    """A candidate for a summary's lines not already shown by a better summary."""
-    lines = []
-    mood = ("mood: " + ", ".join(summary.mood),) if summary.mood else ()
-    for line in summary_lines(summary):
-        key = unicodedata.normalize("NFKC", line).casefold().strip()
-        if key not in seen_lines:
-            seen_lines.add(key)
-            lines.append(line)
-    if not lines:
-        return None
-    zone = filters.timezone
-    period = f"{day(summary.period_from, zone)} → {day(summary.period_to, zone)}"
-    name = "storyline" if summary.session_id is None else f"session {summary.session_id}"
-    label = f"{name} ({period})"
-    item = RecallItem(
-        lane="summary",
-        text=f"{label}: " + "; ".join([*lines, *mood]),
-        score=score,
-        valid_from=summary.period_from,
-        provenance=list(summary.provenance),
-        subject=summary.subject,
-        kind="summary",
-        ref=f"summary:{summary.id}",
-        at=summary.period_to,
-    )
-    return Candidate(
-        item,
-        TIER_SUMMARY,
-        said=summary.period_from,
-        learned=summary.tx_from,
-        said_late=summary.period_to,
-        turns=origins(summary.provenance),
-        judge=True,
-        lines=tuple(lines),
-        label=label,
-        extras=mood,
-    )
-
-
-def summary_lines(summary: Summary) -> list[str]:
-    """The statements of a summary worth a prompt: facts and open items, else its topics."""
-    lines = [*summary.facts, *(f"to do: {item}" for item in summary.open_items)]
-    if not lines and summary.topic:
-        lines.append("about: " + ", ".join(summary.topic))
-    return lines
-
-
-def note_statements(notes: Sequence[Note], filters: SummaryFilters) -> list[Statement]:
-    """A subject's notes visible at the read point, as evidence for adjudication."""
-    return [
-        statement(
-            note.subject,
-            note.text,
-            said=note.at,
-            learned=note.tx_from,
-            turns=origins(note.provenance, note.id),
-            ref=f"note:{note.id}",
-            note=note,
-        )
-        for note in notes
-        if filters.visible(note.at, note.tx_from)
-    ]
-
-
-def names_identifier(text: str, refs: Sequence[IdentifierRef]) -> bool:
-    """True if ``text`` names one of the identifiers exactly (after normalization)."""
-    wanted = {(ref.attribute, value.casefold()) for ref in refs for value in ref.values}
-    for mention in find_identifiers(text):
-        attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)
-        if attribute is None:
-            continue
-        keys = identifier_keys(attribute, str(mention.value))
-        if any((attribute, key.casefold()) in wanted for key in keys):
-            return True
-    return False
 
 
 # -- workflow lane --------------------------------------------------------------------------

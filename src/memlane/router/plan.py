@@ -94,7 +94,7 @@ def summary_decision(
     if filter_ids:
         why += f"; only items naming {_refs(filter_ids)} exactly"
     if analysis.period is not None:
-        why += f"; only items from {', '.join(t.text for t in analysis.times)}"
+        why += f"; items from {', '.join(t.text for t in analysis.times)} (its years) first"
     return Decision(True, why)
 
 

@@ -1,0 +1,285 @@
+"""Reading the summary lane into candidates: notes and the lines of summaries a query is about.
+
+Every reader here only reads; judging and ranking happen in :mod:`memlane.router.adjudicate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+
+from memlane.errors import InvalidInput
+from memlane.extract import find_identifiers, resolve_times, time_interval
+from memlane.router.adjudicate import (
+    ON_TOPIC_BONUS,
+    TIER_CONTEXT,
+    TIER_OTHERS,
+    TIER_SUMMARY,
+    Candidate,
+    Statement,
+    note_candidate,
+    origins,
+    statement,
+)
+from memlane.router.analysis import IDENTIFIER_ATTRIBUTES, identifier_keys
+from memlane.router.lanes import day
+from memlane.router.model import IdentifierRef, RecallItem
+from memlane.summaries.lane import SummariesLane
+from memlane.summaries.model import Note, Summary
+from memlane.summaries.sources import (
+    NoteIndex,
+    line_words,
+    seen_key,
+    speakers,
+    without_speakers,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryFilters:
+    """What summary-lane items must satisfy, beyond matching the query, and what ranks first.
+
+    ``known_at`` hides what was stored (or said) after it; ``said_before`` (an explicit
+    ``valid_at``) hides what was said after it; ``identifiers`` keeps items naming one of
+    them exactly. ``period`` (a time named in the query) filters nothing: a relative time
+    ("4 years ago") is rarely meant to the day, so items said in the period's years, or
+    naming a date in them, score higher (see :meth:`in_period`).
+    """
+
+    known_at: datetime | None
+    said_before: datetime | None
+    period: tuple[datetime, datetime] | None
+    identifiers: tuple[IdentifierRef, ...]
+    timezone: tzinfo
+
+    @property
+    def narrowing(self) -> bool:
+        """True when filters may drop hits (or a period reorders them): search deeper."""
+        return self.period is not None or bool(self.identifiers)
+
+    def visible(self, said: datetime, stored: datetime) -> bool:
+        """Not hidden by ``known_at`` or ``said_before``."""
+        limit = min((t for t in (self.known_at, self.said_before) if t is not None), default=None)
+        if self.known_at is not None and stored > self.known_at:
+            return False
+        return limit is None or said <= limit
+
+    def keeps(self, text: str) -> bool:
+        """Naming the identifiers, when the query is about identifiers no subject holds."""
+        return not self.identifiers or names_identifier(text, self.identifiers)
+
+    def in_period(self, text: str, said: datetime, until: datetime) -> bool:
+        """Said in the years of ``period``, or naming a date in them (``False`` if no period)."""
+        if self.period is None:
+            return False
+        start, end = _whole_years(self.period, self.timezone)
+        if said < end and start <= until:
+            return True
+        for mention in resolve_times(text, said, self.timezone):
+            try:
+                first, last = time_interval(mention.value, self.timezone)
+            except InvalidInput:
+                continue
+            if first < end and start < last:
+                return True
+        return False
+
+
+def _whole_years(period: tuple[datetime, datetime], zone: tzinfo) -> tuple[datetime, datetime]:
+    """The calendar years (local time) that ``period`` touches, as a half-open interval."""
+    first = period[0].astimezone(zone)
+    last = (period[1] - timedelta(microseconds=1)).astimezone(zone)
+    start = first.replace(month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
+    end = last.replace(year=last.year + 1, month=1, day=1, hour=0, minute=0, second=0)
+    return start, end.replace(microsecond=0)
+
+
+@dataclass(slots=True)
+class SummaryRead:
+    """Candidates of the summary lane and how many hits the filters dropped."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    hits: int = 0
+    dropped: int = 0
+
+
+PERIOD_BONUS = ON_TOPIC_BONUS
+"""Added to the score of a statement from the period the query names (as for an asked topic)."""
+
+
+def read_summaries(
+    lane: SummariesLane,
+    query: str,
+    scopes: Sequence[str | None],
+    k: int,
+    filters: SummaryFilters,
+    window_turns: frozenset[str],
+) -> SummaryRead:
+    """Search summaries and notes in each scope (a subject, or ``None`` for the tenant).
+
+    A subject's search leaves out the names of the people its storyline quotes (see
+    :func:`~memlane.summaries.sources.without_speakers`); notes that do not name the
+    person asked about then rank after those that do, as statements about others.
+    """
+    read = SummaryRead()
+    depth = min(3 * k, 200) if filters.narrowing else k
+    seen_lines: set[str] = set()
+    for scope in scopes:
+        index = NoteIndex(lane.notes(scope) if scope is not None else ())
+        focused, named = query, frozenset[str]()
+        if scope is not None:
+            people = speakers(lane.storyline(scope))
+            focused = without_speakers(query, people)
+            named = line_words(query) & people if focused != query else named
+        note_hits = lane.search_notes(scope, focused, depth)
+        summary_hits = lane.search(scope, focused, depth)
+        read.hits += len(note_hits) + len(summary_hits)
+        best = max((hit.score for hit in note_hits), default=1.0) or 1.0
+        for note_hit in note_hits:
+            note = note_hit.note
+            if _keeps_note(note, filters, window_turns):
+                score = 0.8 * note_hit.score / best
+                if filters.in_period(note.text, note.at, note.at):
+                    score += PERIOD_BONUS
+                candidate = note_candidate(note, note.subject, score, filters.timezone)
+                if named and not line_words(note.text) & named:
+                    candidate.tier = TIER_OTHERS  # someone else's statement on the topic
+                read.candidates.append(candidate)
+            else:
+                read.dropped += 1
+        best = max((hit.score for hit in summary_hits), default=1.0) or 1.0
+        for summary_hit in summary_hits:
+            summary = _as_known(lane, summary_hit.summary, filters.known_at)
+            if summary is None or not _keeps_summary(summary, filters):
+                read.dropped += 1
+                continue
+            score = 0.7 * summary_hit.score / best
+            text = summary.content.as_text()
+            if filters.in_period(text, summary.period_from, summary.period_to):
+                score += PERIOD_BONUS
+            shown = SummaryShown(query, index, filters, seen_lines)
+            found = summary_candidate(summary, score, shown)
+            if found is not None:
+                read.candidates.append(found)
+    return read
+
+
+def _keeps_note(note: Note, filters: SummaryFilters, window_turns: frozenset[str]) -> bool:
+    if note.provenance and set(note.provenance) <= window_turns:
+        return False  # the window holds the turn itself, verbatim
+    return filters.visible(note.at, note.tx_from) and filters.keeps(note.text)
+
+
+def _keeps_summary(summary: Summary, filters: SummaryFilters) -> bool:
+    return filters.visible(summary.period_from, summary.tx_from) and filters.keeps(
+        summary.content.as_text()
+    )
+
+
+def _as_known(lane: SummariesLane, summary: Summary, known_at: datetime | None) -> Summary | None:
+    """The version of a summary believed at ``known_at`` (search only sees the latest)."""
+    if known_at is None or summary.tx_from <= known_at:
+        return summary
+    versions = lane.versions(summary.subject, summary.session_id)
+    believed = [version for version in versions if version.tx_from <= known_at]
+    return believed[-1] if believed else None
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryShown:
+    """How a summary's lines are chosen for a query.
+
+    ``index`` holds the subject's notes (to weigh words and cite each line's turns);
+    ``seen_lines`` are the lines better summaries already show, in normalized form.
+    """
+
+    query: str
+    index: NoteIndex
+    filters: SummaryFilters
+    seen_lines: set[str]
+
+
+def summary_candidate(summary: Summary, score: float, shown: SummaryShown) -> Candidate | None:
+    """A candidate for the lines of a summary the query is about, each citing its turns.
+
+    Lines a better summary already shows are left out; a summary whose lines about the
+    query are all shown already gives no candidate, and one with no line about the query
+    ranks as context, after the statements that are. The item's provenance is the turns of
+    the lines shown, most relevant line first; when no line can be tied to its turns, it is
+    the whole summary's.
+    """
+    choice = shown.index.choose(summary_lines(summary), shown.query, frozenset(summary.provenance))
+    choice = choice.without(shown.seen_lines)
+    if not choice.lines:
+        return None
+    shown.seen_lines.update(seen_key(line) for line in choice.lines)
+    lines = choice.lines
+    mood = ("mood: " + ", ".join(summary.mood),) if summary.mood else ()
+    zone = shown.filters.timezone
+    period = f"{day(summary.period_from, zone)} → {day(summary.period_to, zone)}"
+    name = "storyline" if summary.session_id is None else f"session {summary.session_id}"
+    label = f"{name} ({period})"
+    item = RecallItem(
+        lane="summary",
+        text=f"{label}: " + "; ".join([*lines, *mood]),
+        score=score,
+        valid_from=summary.period_from,
+        provenance=list(choice.provenance or summary.provenance),
+        subject=summary.subject,
+        kind="summary",
+        ref=f"summary:{summary.id}",
+        at=summary.period_to,
+    )
+    return Candidate(
+        item,
+        TIER_SUMMARY if choice.matched else TIER_CONTEXT,
+        said=summary.period_from,
+        learned=summary.tx_from,
+        said_late=summary.period_to,
+        turns=origins(summary.provenance),
+        judge=True,
+        lines=lines,
+        label=label,
+        extras=mood,
+        line_sources=choice.sources,
+        whole=tuple(summary.provenance),
+    )
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    """The statements of a summary worth a prompt: facts and open items, else its topics."""
+    lines = [*summary.facts, *(f"to do: {item}" for item in summary.open_items)]
+    if not lines and summary.topic:
+        lines.append("about: " + ", ".join(summary.topic))
+    return lines
+
+
+def note_statements(notes: Sequence[Note], filters: SummaryFilters) -> list[Statement]:
+    """A subject's notes visible at the read point, as evidence for adjudication."""
+    return [
+        statement(
+            note.subject,
+            note.text,
+            said=note.at,
+            learned=note.tx_from,
+            turns=origins(note.provenance, note.id),
+            ref=f"note:{note.id}",
+            note=note,
+        )
+        for note in notes
+        if filters.visible(note.at, note.tx_from)
+    ]
+
+
+def names_identifier(text: str, refs: Sequence[IdentifierRef]) -> bool:
+    """True if ``text`` names one of the identifiers exactly (after normalization)."""
+    wanted = {(ref.attribute, value.casefold()) for ref in refs for value in ref.values}
+    for mention in find_identifiers(text):
+        attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)
+        if attribute is None:
+            continue
+        keys = identifier_keys(attribute, str(mention.value))
+        if any((attribute, key.casefold()) in wanted for key in keys):
+            return True
+    return False

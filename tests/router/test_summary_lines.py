@@ -1,0 +1,75 @@
+"""Summary items show the lines a query is about and cite only those lines' turns."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import memlane
+from memlane.router.summary_lane import SummaryFilters
+from tests.conftest import FakeClock
+
+CONVERSATION = [
+    ("Caroline", "I went to a support group yesterday and it was so powerful."),
+    ("Melanie", "I painted that lake sunrise last year, it was beautiful!"),
+    ("Caroline", "I'm researching adoption agencies for my future family."),
+    ("Melanie", "We went camping in the mountains with the kids."),
+    ("Caroline", "The counseling workshop taught me a lot about trans youth."),
+    ("Melanie", "My pottery class made a black and white bowl."),
+]
+
+
+def _replay(mem: memlane.Memory, clock: FakeClock) -> None:
+    session = mem.session("chat", "chat-S1", window=1)
+    for speaker, text in CONVERSATION:
+        clock.advance(minutes=1)
+        session.add("user", text, speaker=speaker)
+    session.close()
+
+
+def test_a_summary_item_cites_the_turns_of_the_lines_it_shows(mem, clock: FakeClock):
+    _replay(mem, clock)
+    r = mem.recall("chat", "Which adoption agencies is Caroline researching?", k=20)
+    summaries = [item for item in r.items if item.kind == "summary"]
+    assert summaries, [item.text for item in r.items]
+    for item in summaries:
+        assert "adoption" in item.text
+        assert "pottery" not in item.text and "camping" not in item.text
+        assert item.provenance == ["chat-S1#3"]
+
+
+def test_a_speakers_name_does_not_pull_in_all_their_statements(mem, clock: FakeClock):
+    _replay(mem, clock)
+    r = mem.recall("chat", "What did Melanie make in her pottery class?", k=3)
+    assert r.items[0].kind == "note"
+    assert "pottery" in r.items[0].text
+    assert r.items[0].provenance == ["chat-S1#6"]
+
+
+def test_a_question_naming_a_person_ranks_their_statements_first(mem, clock: FakeClock):
+    _replay(mem, clock)
+    r = mem.recall("chat", "What did Caroline paint?", k=20)
+    notes = [item for item in r.items if item.kind == "note"]
+    first_other = next(i for i, item in enumerate(notes) if "Caroline" not in item.text)
+    assert all("Caroline" not in item.text for item in notes[first_other:])
+
+
+def test_a_relative_time_ranks_that_year_first_and_filters_nothing(mem, clock: FakeClock):
+    clock.set("2026-03-02T02:00:00+00:00")
+    mem.remember("U-1", "We visited Kyoto and loved the temples", at="2023-05-10")
+    mem.remember("U-1", "We are planning another Kyoto trip", at="2026-02-01")
+    r = mem.recall("U-1", "What did we do in Kyoto 3 years ago?", k=5)
+    texts = [item.text for item in r.items]
+    assert len(texts) == 2, texts
+    assert "temples" in texts[0]
+    assert r.analysis.times  # the time was read, and only reorders
+
+
+def test_the_period_is_read_at_year_granularity():
+    day = (datetime(2023, 3, 2, tzinfo=UTC), datetime(2023, 3, 3, tzinfo=UTC))
+    filters = SummaryFilters(None, None, day, (), UTC)
+    inside = datetime(2023, 11, 30, tzinfo=UTC)
+    outside = datetime(2024, 1, 1, tzinfo=UTC)
+    assert filters.in_period("", inside, inside)
+    assert not filters.in_period("", outside, outside)
+    assert filters.in_period("we married on 2023-07-01", outside, outside)
+    assert not SummaryFilters(None, None, None, (), UTC).in_period("", inside, inside)

@@ -1,0 +1,81 @@
+"""Line provenance and line choice of summaries, read back from notes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memlane.summaries.model import Note, Summary, SummaryContent
+from memlane.summaries.sources import NoteIndex, speakers, without_speakers
+
+AT = datetime(2023, 5, 8, tzinfo=UTC)
+
+
+def _notes(*texts: str) -> list[Note]:
+    return [
+        Note(i, "c", text, AT, AT, provenance=(f"c-S1#{i}",)) for i, text in enumerate(texts, 1)
+    ]
+
+
+NOTES = _notes(
+    "Caroline went to a support group and it was so powerful.",
+    "Caroline is researching adoption agencies for a future family.",
+    "Melanie painted a lake sunrise in 2022.",
+    "Caroline said: Thanks for listening.",
+    "Melanie said: Our camping trip in the mountains was great.",
+    "Caroline loves her guinea pig Oscar.",
+)
+
+
+def test_a_line_cites_the_turn_of_the_note_saying_the_same():
+    index = NoteIndex(NOTES)
+    assert index.sources("Caroline: I'm researching adoption agencies!") == ("c-S1#2",)
+    assert index.sources("Melanie: I painted that lake sunrise last year!") == ("c-S1#3",)
+
+
+def test_an_earlier_line_cites_each_of_its_pieces_and_unknown_lines_cite_nothing():
+    index = NoteIndex(NOTES)
+    earlier = "earlier: camping trip mountains; lake sunrise 2022"
+    assert index.sources(earlier) == ("c-S1#5", "c-S1#3")
+    assert index.sources("Caroline: The weather is nice today.") == ()
+    assert index.sources("Melanie: lake sunrise", within=frozenset({"c-S1#1"})) == ()
+
+
+def test_choose_keeps_the_lines_about_the_query_best_first():
+    index = NoteIndex(NOTES)
+    lines = [
+        "Caroline: I went to a support group.",
+        "Caroline: I'm researching adoption agencies.",
+        "Melanie: I painted a lake sunrise.",
+    ]
+    choice = index.choose(lines, "Which adoption agencies is Caroline researching?")
+    assert choice.matched and choice.lines == (lines[1],)
+    assert choice.provenance == ("c-S1#2",)
+    fallback = index.choose(lines, "What is the weather like?")
+    assert not fallback.matched and fallback.lines == tuple(lines)
+    assert fallback.without({"caroline: i went to a support group."}).lines == tuple(lines[1:])
+
+
+def test_a_name_said_in_most_notes_weighs_nothing():
+    index = NoteIndex(NOTES)
+    assert index.idf("caroline") == 0.0
+    assert index.idf("adoption") > index.idf("melanie") > 0.0
+
+
+def test_speakers_are_the_labels_of_the_lines_and_leave_the_query_when_it_asks_more():
+    summary = Summary(
+        1,
+        "c",
+        None,
+        SummaryContent(facts=("Caroline: I moved.", "assistant: noted", "earlier: a 2023")),
+        AT,
+        AT,
+        1,
+        AT,
+        (),
+    )
+    names = speakers(summary)
+    assert names == frozenset({"caroline"})
+    assert without_speakers("What pet does Caroline have?", names) == "What pet does have?"
+    assert without_speakers("Who is Caroline?", names) == "Who is Caroline?"
+    assert without_speakers("What pet do you have?", names) == "What pet do you have?"
+    assert speakers(None) == frozenset()
