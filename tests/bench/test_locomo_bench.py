@@ -224,3 +224,18 @@ def test_cli_writes_json(data, tmp_path):
     assert document["suite"] == "locomo" and document["params"]["conversations"] == 1
     assert "turn_hit@10" in document["systems"]["bm25+vector-rrf"]
     assert "bm25+vector-rrf" in result.output
+
+
+def test_the_plot_shows_every_category_of_every_system(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    from memlane.bench.locomo import CATEGORIES, plot
+    from memlane.bench.report import Results
+
+    results = Results("locomo", {"embedder": "hash"})
+    for system in ("memlane", "bm25"):
+        for group in ("all", *CATEGORIES.values()):
+            for metric in ("turn_hit@10", "turn_recall@10", "answer@500"):
+                results.put(system, metric, group, 0.5)
+    target = tmp_path / "locomo.png"
+    assert plot(results, target)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -43,7 +43,6 @@ current* unless memlane marked it ``stale`` or ``historical``):
 
 from __future__ import annotations
 
-import importlib
 import random
 import tempfile
 import time
@@ -55,6 +54,7 @@ from pathlib import Path
 from typing import Protocol
 
 from memlane.bench.baselines import BM25Index, FlatVectorIndex
+from memlane.bench.plots import grouped_bars
 from memlane.bench.report import Results, percentile
 from memlane.embed import Embedder, make_embedder
 from memlane.errors import InvalidInput
@@ -503,30 +503,11 @@ def _measure(results: Results, system: System, cases: Sequence[Case], k: int) ->
 
 
 def plot(results: Results, path: str | Path) -> bool:
-    """Draw accuracy, stale and conflict rates per mode; ``False`` when matplotlib is missing.
-
-    matplotlib is the optional extra ``memlane[bench]``; it is imported here only.
-    """
-    try:
-        matplotlib = importlib.import_module("matplotlib")
-        matplotlib.use("Agg")
-        plt = importlib.import_module("matplotlib.pyplot")
-    except ImportError:
-        return False
-    metrics = ("accuracy_at_1", "stale_rate", "conflict_rate")
-    systems = list(results.systems)
-    figure, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 4), sharey=True)
-    width = 0.8 / max(1, len(systems))
-    for axis, metric in zip(axes, metrics, strict=True):
-        for n, system in enumerate(systems):
-            values = [results.systems[system].get(metric, {}).get(m, 0.0) for m in MODES]
-            axis.bar([x + n * width for x in range(len(MODES))], values, width, label=system)
-        axis.set_xticks([x + width * (len(systems) - 1) / 2 for x in range(len(MODES))], MODES)
-        axis.set_title(metric)
-        axis.set_ylim(0, 1.05)
-    axes[0].legend()
-    figure.suptitle(f"failure modes at scale {results.params['scale']:,}")
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return True
+    """Draw accuracy, stale and conflict rates per mode; ``False`` when matplotlib is missing."""
+    return grouped_bars(
+        results,
+        ("accuracy_at_1", "stale_rate", "conflict_rate"),
+        MODES,
+        path,
+        title=f"failure modes at scale {results.params['scale']:,}",
+    )

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from memlane.bench.locomo_data import Conversation, LocomoQuestion, load_conversations
+from memlane.bench.plots import grouped_bars
 from memlane.bench.report import Results
 from memlane.bench.summaries import TURN_GAP, Dialogue, DialogueSession, replay
 from memlane.embed import Embedder, make_embedder
@@ -544,3 +545,14 @@ def _conversation(
         f"{conversation.sample_id}: {len(asked)} questions in {time.perf_counter() - started:.1f}s"
     )
     return asked
+
+
+def plot(results: Results, path: str | Path) -> bool:
+    """Turn hit@10, recall@10 and answer@500 per category, every system side by side."""
+    return grouped_bars(
+        results,
+        ("turn_hit@10", "turn_recall@10", "answer@500"),
+        ("all", *CATEGORIES.values()),
+        path,
+        title=f"LoCoMo ({results.params.get('embedder', '?')}), categories 1-4",
+    )

@@ -166,13 +166,24 @@ def failure_modes_command(
     default=None,
     help="Only the first N conversations of the file.",
 )
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Draw hit@10, recall@10 and answer@500 per category to this PNG.",
+)
 def locomo_command(
-    data: str, embedder: str | None, out: str | None, limit_conversations: int | None
+    data: str,
+    embedder: str | None,
+    out: str | None,
+    limit_conversations: int | None,
+    plot_path: str | None,
 ) -> None:
     """Recall on LoCoMo: evidence and answer recall against vector, BM25 and RRF baselines."""
     from pathlib import Path
 
-    from memlane.bench.locomo import run
+    from memlane.bench.locomo import plot, run
 
     results = run(
         Path(data),
@@ -181,6 +192,9 @@ def locomo_command(
         progress=click.echo,
     )
     _report(results, out)
+    if plot_path:
+        drawn = plot(results, plot_path)
+        click.echo(f"wrote {plot_path}" if drawn else "no plot: matplotlib is not installed")
 
 
 @bench.command("workflows")
