@@ -7,15 +7,30 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memlane.bench.report import Results
 
 
-def _report(results: Results, out: str | None) -> None:
-    """Print a suite's table and write its JSON (if ``out``)."""
+def _report(
+    results: Results,
+    out: str | None,
+    plot_path: str | None = None,
+    plot: Callable[[Results, str], bool | None] | None = None,
+) -> None:
+    """Print a suite's table, write its JSON (if ``out``) and draw its plot (if ``plot_path``).
+
+    ``plot`` returns ``False`` when matplotlib is missing (the suite still succeeds).
+    """
     click.echo(results.render())
     results.write(out)
     if out:
         click.echo(f"wrote {out}")
+    if plot is not None and plot_path:
+        drawn = plot(results, plot_path)
+        click.echo(
+            "no plot: matplotlib is not installed" if drawn is False else f"wrote {plot_path}"
+        )
 
 
 @click.group()
@@ -141,10 +156,7 @@ def failure_modes_command(
         with_mem0=with_mem0,
         progress=click.echo,
     )
-    _report(results, out)
-    if plot_path:
-        drawn = plot(results, plot_path)
-        click.echo(f"wrote {plot_path}" if drawn else "no plot: matplotlib is not installed")
+    _report(results, out, plot_path, plot)
 
 
 @bench.command("locomo")
@@ -191,10 +203,7 @@ def locomo_command(
         limit_conversations=limit_conversations,
         progress=click.echo,
     )
-    _report(results, out)
-    if plot_path:
-        drawn = plot(results, plot_path)
-        click.echo(f"wrote {plot_path}" if drawn else "no plot: matplotlib is not installed")
+    _report(results, out, plot_path, plot)
 
 
 @bench.command("workflows")
@@ -310,7 +319,4 @@ def backends_command(
         load_budget=pg_load_budget,
         progress=click.echo,
     )
-    _report(results, out)
-    if plot_path:
-        plot(results, plot_path)
-        click.echo(f"wrote {plot_path}")
+    _report(results, out, plot_path, plot)

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from memlane.facts.model import AttributeDef, Fact
-from memlane.facts.temporal import FOREVER
+from memlane.facts.temporal import FOREVER, Insert, Payload, Span
 from memlane.summaries.model import SECTIONS, Note, Summary, SummaryContent
-from memlane.timeutil import from_micros
+from memlane.timeutil import from_micros, to_micros
+from memlane.window.model import Turn
 
 FACT_COLUMNS = (
     "id, subject, attribute, value, valid_from, valid_to, tx_from, tx_to, "
@@ -25,6 +26,15 @@ SUMMARY_COLUMNS = (
 
 NOTE_COLUMNS = "id, subject, text, said_at, tx_from, session_id, source, provenance, deleted_at"
 """The columns :func:`note` reads, in order."""
+
+SPAN_COLUMNS = (
+    "id, value_key, valid_from, valid_to, value, source, reason, confidence, provenance, "
+    "tx_from, coalesce(stated_tx, tx_from)"
+)
+"""The columns :func:`span` reads, in order."""
+
+TURN_COLUMNS = "id, session_id, subject, role, content, said_at, speaker"
+"""The columns :func:`turn` reads, in order."""
 
 
 def definition(row: Sequence[Any]) -> AttributeDef:
@@ -54,6 +64,50 @@ def fact(row: Sequence[Any]) -> Fact:
         confidence=float(row[10]),
         provenance=provenance(row[11]),
         deleted_at=None if deleted_at is None else from_micros(deleted_at),
+    )
+
+
+def span(row: Sequence[Any]) -> Span:
+    """A row of :data:`SPAN_COLUMNS` as a believed span, for write planning."""
+    payload = Payload(json.loads(row[4]), row[5], row[6], row[7], provenance(row[8]), row[10])
+    return Span(row[0], row[1], row[2], row[3], payload, row[9])
+
+
+def inserted(fact_id: int, subject: str, attribute: str, item: Insert, tx: int) -> Fact:
+    """The version a backend just inserted for ``item`` at ``tx``, as a fact."""
+    payload = item.payload
+    return Fact(
+        id=fact_id,
+        subject=subject,
+        attribute=attribute,
+        value=payload.value,
+        valid_from=from_micros(item.start),
+        valid_to=None if item.end == FOREVER else from_micros(item.end),
+        tx_from=from_micros(tx),
+        tx_to=None,
+        source=payload.source,
+        reason=payload.reason,
+        confidence=payload.confidence,
+        provenance=payload.provenance,
+    )
+
+
+def turn(row: Sequence[Any]) -> Turn:
+    """A row of :data:`TURN_COLUMNS` as a turn."""
+    return Turn(row[0], row[1], row[2], row[3], row[4], from_micros(row[5]), row[6])
+
+
+def turn_values(tenant: str, kept: Turn) -> tuple[Any, ...]:
+    """``id, tenant, subject, session_id, role, speaker, content, said_at`` of a turn to keep."""
+    return (
+        kept.id,
+        tenant,
+        kept.subject,
+        kept.session_id,
+        kept.role,
+        kept.speaker,
+        kept.content,
+        to_micros(kept.at),
     )
 
 

@@ -18,7 +18,7 @@ from memlane.errors import StorageError
 from memlane.storage.archive import CLOCK, Key, Table, partition, table_named
 from memlane.storage.base import ArchiveRow
 from memlane.storage.postgres.database import PostgresDatabase
-from memlane.storage.postgres.summaries import HNSW_MAX_DIMS, index_tokens, vector_literal
+from memlane.storage.postgres.summaries import ensure_vector_index, index_tokens, vector_literal
 
 _IDENTITY_TABLES = (
     "facts",
@@ -132,7 +132,7 @@ class PostgresArchiveStore:
                 "SELECT DISTINCT dims FROM search_docs WHERE dims IS NOT NULL ORDER BY dims"
             )
             for (dims,) in widths:
-                _ensure_index(self.db, int(dims))
+                ensure_vector_index(self.db, int(dims))
         for name in (*_IDENTITY_TABLES, "attributes", "turns", "api_keys"):
             self.db.execute(f"ANALYZE {name}")
 
@@ -207,13 +207,3 @@ def _insert(spec: Table, rows: Sequence[ArchiveRow]) -> tuple[str, list[list[Any
         "ORDER BY u.position"
     )
     return sql, [arrays[name] for name in names]
-
-
-def _ensure_index(database: PostgresDatabase, dims: int) -> None:
-    """The partial HNSW index of one vector width, as the summary store creates it."""
-    if not 0 < dims <= HNSW_MAX_DIMS:
-        return
-    database.execute(
-        f"CREATE INDEX IF NOT EXISTS search_docs_hnsw_{dims} ON search_docs USING hnsw "
-        f"((vector::vector({dims})) vector_ip_ops) WHERE dims = {dims}"
-    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -10,11 +9,10 @@ from typing import Any
 from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.normalize import canonical_json
-from memlane.facts.temporal import FOREVER, Insert, Payload, Span
+from memlane.facts.temporal import Insert, Span
 from memlane.storage import rows as decode
 from memlane.storage.base import Applied, Scope
 from memlane.storage.postgres.database import PostgresDatabase
-from memlane.timeutil import from_micros
 
 _COLUMNS = decode.FACT_COLUMNS
 _BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
@@ -97,8 +95,7 @@ class PostgresFactStore:
     ) -> list[Span]:
         """Believed versions touching ``[start, end)``, of the value ``key`` if given."""
         sql = (
-            "SELECT id, value_key, valid_from, valid_to, value, source, reason, confidence, "
-            "provenance, tx_from, coalesce(stated_tx, tx_from) FROM facts "
+            f"SELECT {decode.SPAN_COLUMNS} FROM facts "
             "WHERE tenant = %s AND subject = %s AND attribute = %s "
             f"AND {_BELIEVED} AND valid_from <= %s AND valid_to >= %s"
         )
@@ -106,24 +103,7 @@ class PostgresFactStore:
         if key is not None:
             sql += " AND value_key = %s"
             parameters += (key,)
-        return [
-            Span(
-                row[0],
-                row[1],
-                row[2],
-                row[3],
-                Payload(
-                    json.loads(row[4]),
-                    row[5],
-                    row[6],
-                    row[7],
-                    decode.provenance(row[8]),
-                    row[10],
-                ),
-                row[9],
-            )
-            for row in self.db.fetchall(sql, parameters)
-        ]
+        return [decode.span(row) for row in self.db.fetchall(sql, parameters)]
 
     def apply(
         self,
@@ -173,22 +153,7 @@ class PostgresFactStore:
                     "stated": payload.stated or tx,
                 },
             )
-            inserted.append(
-                Fact(
-                    id=int(row[0]),
-                    subject=subject,
-                    attribute=attribute,
-                    value=payload.value,
-                    valid_from=from_micros(item.start),
-                    valid_to=None if item.end == FOREVER else from_micros(item.end),
-                    tx_from=from_micros(tx),
-                    tx_to=None,
-                    source=payload.source,
-                    reason=payload.reason,
-                    confidence=payload.confidence,
-                    provenance=payload.provenance,
-                )
-            )
+            inserted.append(decode.inserted(int(row[0]), subject, attribute, item, tx))
         return Applied(sorted(superseded, key=lambda fact: fact.id), inserted)
 
     # -- reads --------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from memlane.storage import rows as decode
 from memlane.storage.base import DocKind
 from memlane.storage.postgres.database import PostgresDatabase
 from memlane.summaries.model import Note, Summary, SummaryContent
-from memlane.timeutil import from_micros, to_micros
+from memlane.timeutil import from_micros
 from memlane.window.model import Turn
 
 STORYLINE = ""  # the session_id under which a subject's storyline is stored
@@ -284,29 +284,17 @@ class PostgresSummaryStore:
                 "session_id = excluded.session_id, role = excluded.role, "
                 "speaker = excluded.speaker, content = excluded.content, "
                 "said_at = excluded.said_at, deleted_at = NULL, seq = DEFAULT",
-                (
-                    turn.id,
-                    tenant,
-                    turn.subject,
-                    turn.session_id,
-                    turn.role,
-                    turn.speaker,
-                    turn.content,
-                    to_micros(turn.at),
-                ),
+                decode.turn_values(tenant, turn),
             )
 
     def turns(self, tenant: str, session_id: str) -> list[Turn]:
         """The retained turns of a session, in order."""
         rows = self.db.fetchall(
-            "SELECT id, session_id, subject, role, content, said_at, speaker FROM turns "
+            f"SELECT {decode.TURN_COLUMNS} FROM turns "
             "WHERE tenant = %s AND session_id = %s AND deleted_at IS NULL ORDER BY said_at, seq",
             (tenant, session_id),
         )
-        return [
-            Turn(row[0], row[1], row[2], row[3], row[4], from_micros(row[5]), row[6])
-            for row in rows
-        ]
+        return [decode.turn(row) for row in rows]
 
     # -- search -------------------------------------------------------------------------
 

@@ -7,10 +7,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from memlane.errors import StorageError
-from memlane.storage import lexical
 from memlane.storage.archive import CLOCK, Key, Table, partition, table_named
 from memlane.storage.base import ArchiveRow
 from memlane.storage.sqlite.database import SQLiteDatabase
+from memlane.storage.sqlite.summaries import fts_tokens
 
 _LOOKUP_CHUNK = 400
 """Keys per lookup statement (two parameters each at most; SQLite allows 32,766)."""
@@ -141,12 +141,6 @@ class SQLiteArchiveStore:
 
 
 def _fts_tokens(row: ArchiveRow) -> str:
-    """What the summary store indexes for a search item: its tokens and two scope tokens."""
+    """What the summary store indexes for a loaded search item."""
     tenant, subject, kind, text = (str(row[name]) for name in ("tenant", "subject", "kind", "text"))
-    return " ".join(
-        (
-            lexical.document(text),
-            lexical.scope_token(tenant, kind),
-            lexical.scope_token(tenant, kind, subject),
-        )
-    )
+    return fts_tokens(tenant, subject, kind, text)

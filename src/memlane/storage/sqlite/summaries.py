@@ -17,7 +17,7 @@ from memlane.storage.base import DocKind
 from memlane.storage.sqlite.database import SQLiteDatabase
 from memlane.summaries import search
 from memlane.summaries.model import Note, Summary, SummaryContent
-from memlane.timeutil import from_micros, to_micros
+from memlane.timeutil import from_micros
 from memlane.window.model import Turn
 
 STORYLINE = ""  # the session_id under which a subject's storyline is stored
@@ -222,29 +222,17 @@ class SQLiteSummaryStore:
             self.db.execute(
                 "INSERT OR REPLACE INTO turns (id, tenant, subject, session_id, role, speaker, "
                 "content, said_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    turn.id,
-                    tenant,
-                    turn.subject,
-                    turn.session_id,
-                    turn.role,
-                    turn.speaker,
-                    turn.content,
-                    to_micros(turn.at),
-                ),
+                decode.turn_values(tenant, turn),
             )
 
     def turns(self, tenant: str, session_id: str) -> list[Turn]:
         """The retained turns of a session, in order."""
         rows = self.db.fetchall(
-            "SELECT id, session_id, subject, role, content, said_at, speaker FROM turns "
+            f"SELECT {decode.TURN_COLUMNS} FROM turns "
             "WHERE tenant = ? AND session_id = ? AND deleted_at IS NULL ORDER BY said_at, rowid",
             (tenant, session_id),
         )
-        return [
-            Turn(row[0], row[1], row[2], row[3], row[4], from_micros(row[5]), row[6])
-            for row in rows
-        ]
+        return [decode.turn(row) for row in rows]
 
     # -- search -------------------------------------------------------------------------
 
@@ -348,13 +336,9 @@ class SQLiteSummaryStore:
             "VALUES (?, ?, ?, ?, ?)",
             (tenant, subject, kind, owner_id, text),
         )
-        scopes = (
-            lexical.scope_token(tenant, kind),
-            lexical.scope_token(tenant, kind, subject),
-        )
         self.db.execute(
             "INSERT INTO search_fts (rowid, tokens) VALUES (?, ?)",
-            (cursor.lastrowid, " ".join((lexical.document(text), *scopes))),
+            (cursor.lastrowid, fts_tokens(tenant, subject, kind, text)),
         )
 
     def _drop_doc(self, kind: DocKind, owner_id: int) -> None:
@@ -363,6 +347,17 @@ class SQLiteSummaryStore:
         )
         for (doc_id,) in rows:
             self.db.execute("DELETE FROM search_fts WHERE rowid = ?", (doc_id,))
+
+
+def fts_tokens(tenant: str, subject: str, kind: str, text: str) -> str:
+    """What FTS5 indexes for a search item: the text's tokens and its two scope tokens."""
+    return " ".join(
+        (
+            lexical.document(text),
+            lexical.scope_token(tenant, kind),
+            lexical.scope_token(tenant, kind, subject),
+        )
+    )
 
 
 def _scope(
