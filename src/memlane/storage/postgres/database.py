@@ -12,6 +12,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from memlane.errors import InvalidInput, StorageError
+from memlane.storage.nesting import Nesting
 from memlane.storage.postgres.schema import migrate
 
 LOCK_TIMEOUT_SECONDS = 30.0
@@ -70,44 +71,34 @@ class PostgresDatabase:
         self.lock = threading.RLock()
         self._connection: Any = None
         self._owner: int | None = None
-        self._depth = 0
-        self._writes = 0
-        self._poisoned = False
+        self._nesting = Nesting()
         self._last_tx: int | None = None
 
     @property
     def in_transaction(self) -> bool:
         """True inside :meth:`write`, on the thread that opened it."""
-        return self._depth > 0 and self._owner == threading.get_ident()
+        return self._nesting.depth > 0 and self._owner == threading.get_ident()
 
     @contextmanager
     def write(self) -> Iterator[None]:
         """A write transaction holding the database's write lock; nested calls join it."""
         with self.lock:
-            if self._depth:
-                yield from self._nested()
+            if self._nesting.depth:
+                with self._nesting.nested():
+                    yield
                 return
             try:
                 with self.pool.connection() as connection, connection.transaction():
                     self._take_write_lock(connection)
-                    self._connection, self._owner, self._depth = (
-                        connection,
-                        threading.get_ident(),
-                        1,
-                    )
+                    self._connection, self._owner = connection, threading.get_ident()
                     try:
-                        yield
-                        if self._poisoned:
-                            raise StorageError(
-                                "a write inside this batch failed; the batch was rolled back"
-                            )
+                        with self._nesting.outermost():
+                            yield
                         connection.execute(
                             "UPDATE tx_clock SET last_tx = %s WHERE id = 1", (self._last_tx,)
                         )
                     finally:
-                        self._connection, self._owner, self._depth = None, None, 0
-                        self._poisoned = False
-                        self._last_tx = None
+                        self._connection, self._owner, self._last_tx = None, None, None
             except psycopg.Error as error:
                 raise StorageError(f"PostgreSQL error: {error}") from error
 
@@ -120,7 +111,7 @@ class PostgresDatabase:
 
     def wrote(self) -> None:
         """Record that the current transaction has written (see the nested rule above)."""
-        self._writes += 1
+        self._nesting.wrote()
 
     # -- statements ---------------------------------------------------------------------
 
@@ -181,18 +172,6 @@ class PostgresDatabase:
                 f"{self.lock_timeout:g} s: {error}"
             ) from error
         self._last_tx = int(row[0])
-
-    def _nested(self) -> Iterator[None]:
-        writes_before = self._writes
-        self._depth += 1
-        try:
-            yield
-        except BaseException:
-            if self._writes != writes_before:
-                self._poisoned = True
-            raise
-        finally:
-            self._depth -= 1
 
 
 def _pool_size_from_env() -> int:

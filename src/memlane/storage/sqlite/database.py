@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memlane.errors import StorageError
+from memlane.storage.nesting import Nesting
 from memlane.storage.sqlite.schema import migrate
 
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -45,9 +46,7 @@ class SQLiteDatabase:
         except sqlite3.Error as error:
             raise StorageError(f"cannot open SQLite database {self.path!r}: {error}") from error
         self.lock = threading.RLock()
-        self._depth = 0
-        self._writes = 0
-        self._poisoned = False
+        self._nesting = Nesting()
         self._before_commit: list[Callable[[], None]] = [self._save_clock]
         self._after_rollback: list[Callable[[], None]] = [self._forget_clock]
         self._last_tx: int | None = None
@@ -55,7 +54,7 @@ class SQLiteDatabase:
     @property
     def in_transaction(self) -> bool:
         """True inside :meth:`write`."""
-        return self._depth > 0
+        return self._nesting.depth > 0
 
     def on_commit(self, before: Callable[[], None], rollback: Callable[[], None]) -> None:
         """Run ``before`` just before the outermost COMMIT, ``rollback`` after a ROLLBACK."""
@@ -66,26 +65,20 @@ class SQLiteDatabase:
     def write(self) -> Iterator[None]:
         """A write transaction; nested calls join the outermost one."""
         with self.lock:
-            if self._depth:
-                yield from self._nested()
+            if self._nesting.depth:
+                with self._nesting.nested():
+                    yield
                 return
             self._begin()
-            self._depth = 1
             try:
-                yield
-                if self._poisoned:
-                    raise StorageError(
-                        "a write inside this batch failed; the batch was rolled back"
-                    )
+                with self._nesting.outermost():
+                    yield
                 for hook in self._before_commit:
                     hook()
                 self.execute("COMMIT")
             except BaseException:
                 self._rollback()
                 raise
-            finally:
-                self._depth = 0
-                self._poisoned = False
 
     def next_tx(self, now: int) -> int:
         """A transaction time ``>= now`` above every one issued before, in any process.
@@ -122,24 +115,12 @@ class SQLiteDatabase:
 
     def wrote(self) -> None:
         """Record that the current transaction has written (see the nested rule above)."""
-        self._writes += 1
+        self._nesting.wrote()
 
     def close(self) -> None:
         """Close the connection (rolling back an unfinished transaction)."""
         with self.lock:
             self.connection.close()
-
-    def _nested(self) -> Iterator[None]:
-        writes_before = self._writes
-        self._depth += 1
-        try:
-            yield
-        except BaseException:
-            if self._writes != writes_before:
-                self._poisoned = True
-            raise
-        finally:
-            self._depth -= 1
 
     def _begin(self) -> None:
         try:
