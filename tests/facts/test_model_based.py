@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import psycopg
 import pytest
 from hypothesis import HealthCheck, Phase, event, settings
 from hypothesis import strategies as st
@@ -29,7 +28,6 @@ import memlane
 from memlane.errors import InvalidInput
 from memlane.facts import temporal
 from memlane.facts.model import Fact
-from memlane.storage.postgres import facts as postgres_facts
 from memlane.storage.sqlite import facts as sqlite_facts
 from memlane.storage.sqlite.facts import SQLiteFactStore
 from memlane.timeutil import to_micros
@@ -576,58 +574,6 @@ def test_the_machine_finds_a_planted_bug(bug: str, monkeypatch: pytest.MonkeyPat
     )
     with pytest.raises(AssertionError):
         run_state_machine_as_test(ExactLaneMachine, settings=quick)
-
-
-def test_the_machine_finds_a_planted_bug_on_postgresql(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(
-        postgres_facts,
-        "_KNOWN_AT",
-        "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to >= %(known)s) AND deleted_at IS NULL",
-    )
-    with pytest.raises(AssertionError):
-        run_state_machine_as_test(
-            _on_postgresql(postgres_url),
-            settings=settings(
-                POSTGRES_SETTINGS,
-                max_examples=100,
-                phases=[Phase.generate],
-                report_multiple_bugs=False,
-            ),
-        )
-
-
-def test_the_exact_lane_on_postgresql_matches_the_model(postgres_url: str) -> None:
-    """The same machine on PostgreSQL (fewer runs: every read is a round trip)."""
-    run_state_machine_as_test(_on_postgresql(postgres_url), settings=POSTGRES_SETTINGS)
-
-
-POSTGRES_SETTINGS = settings(
-    max_examples=40,
-    stateful_step_count=30,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
-
-
-def _on_postgresql(url: str) -> type[ExactLaneMachine]:
-    """The machine on one PostgreSQL database, emptied before each run."""
-
-    def empty_memory() -> str:
-        with psycopg.connect(url, autocommit=True) as connection:
-            connection.execute(
-                "TRUNCATE attributes, facts RESTART IDENTITY; UPDATE tx_clock SET last_tx = 0"
-            )
-        return url
-
-    return type(
-        "PostgresExactLaneMachine",
-        (ExactLaneMachine,),
-        {"empty_memory": staticmethod(empty_memory)},
-    )
 
 
 FUZZ = int(os.environ.get("MEMLANE_FUZZ", "0"))
