@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from memlane import lang
 from memlane.extract._text import word_set as _words
 
 _ZH_ADVERB = (
@@ -59,9 +60,6 @@ _HYPOTHETICAL = re.compile(
     r"|unless|whether|in\s+case)\b",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(
-    r"不|没|别|未|非|无|\b(?:not|never|no|nor|don't|doesn't|didn't|stop)\b|n't\b", re.IGNORECASE
-)
 _REQUEST = re.compile(r"可以|能|请|\b(?:can|could|would|will|please)\b", re.IGNORECASE)
 
 
@@ -81,8 +79,8 @@ def is_hypothetical(sentence: str) -> bool:
 
 
 def is_negated(text: str) -> bool:
-    """Whether ``text`` holds a negation word (不, 没, 别, not, n't, never, …)."""
-    return _NEGATION.search(text) is not None
+    """Whether ``text`` holds a negation word (see :func:`memlane.lang.is_negated`)."""
+    return lang.is_negated(text)
 
 
 def is_request(text: str) -> bool:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from memlane.extract._text import is_cjk, word_set
 from memlane.extract.gazetteer import is_en_place, longest_zh_place_prefix
+from memlane.lang import en
 
 if TYPE_CHECKING:
     from memlane.extract._statements import Doc
@@ -121,7 +122,11 @@ def en_name(doc: Doc, start: int, limit: int) -> Span | None:
     first = doc.text[words[0][0] : words[0][1]]
     if not first[0].isupper():
         end = _trim(doc.text, words[0][0], words[0][1])
-        return None if first.lower() in _EN_STOP else (words[0][0], end)
+        # A lower-case word followed by a preposition heads a phrase ("instead of texting").
+        following = doc.text[words[1][0] : words[1][1]].lower() if len(words) > 1 else ""
+        if first.lower() in _EN_STOP or following in en.PREPOSITIONS:
+            return None
+        return (words[0][0], end)
     chosen = [words[0]]
     for word_start, word_end in words[1:]:
         if not doc.text[word_start].isupper() or doc.text[word_start:word_end] == "I":

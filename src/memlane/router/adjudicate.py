@@ -29,6 +29,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
 from memlane.facts.model import Fact
+from memlane.lang.changes import Retraction, retractions
+from memlane.lang.words import shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions
 from memlane.router.model import RecallItem
 from memlane.router.slots import clauses, restates
@@ -167,6 +169,7 @@ class Adjudicator:
         self._zone = timezone
         self._by_key: dict[str, dict[tuple[str, str], list[tuple[Statement, Claim]]]] = {}
         self._by_clauses: dict[str, list[tuple[Statement, list[str]]]] = {}
+        self._by_retraction: dict[str, list[tuple[Statement, list[Retraction]]]] = {}
         self._query = ""
 
     def judge(
@@ -253,7 +256,9 @@ class Adjudicator:
             verdict = self._against_statements(claim, candidate, subject)
             if verdict is not None:
                 return verdict
-        return self._against_slots(text, candidate, subject)
+        return self._against_slots(text, candidate, subject) or self._against_retractions(
+            text, candidate, subject
+        )
 
     def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
         assert claim.attribute is not None and candidate.said and candidate.learned
@@ -315,6 +320,33 @@ class Adjudicator:
             return None
         latest = max(later, key=lambda found: (found.said, found.learned))
         return Verdict(f"later: {latest.text}", latest.said, latest)
+
+    def _against_retractions(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
+        """A later statement that says a value ``text`` names no longer holds ("我离开华为了")."""
+        assert candidate.said and candidate.learned
+        after = (candidate.said_late or candidate.said, candidate.learned)
+        later = [
+            found
+            for found, retracted in self._retractions(subject)
+            if (found.said, found.learned) > after
+            and not found.turns & candidate.turns
+            and any(shares_term(old.terms, text) for old in retracted)
+        ]
+        if not later:
+            return None
+        latest = max(later, key=lambda found: (found.said, found.learned))
+        return Verdict(f"later: {latest.text}", latest.said, latest)
+
+    def _retractions(self, subject: str) -> list[tuple[Statement, list[Retraction]]]:
+        cached = self._by_retraction.get(subject)
+        if cached is None:
+            cached = [
+                (found, retracted)
+                for found in self._statements(subject)
+                if (retracted := retractions(found.text))
+            ]
+            self._by_retraction[subject] = cached
+        return cached
 
     def _clauses(self, subject: str) -> list[tuple[Statement, list[str]]]:
         cached = self._by_clauses.get(subject)

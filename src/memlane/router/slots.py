@@ -62,11 +62,16 @@ def clauses(text: str, speaker: str = "") -> list[str]:
         clause = piece.lstrip()
         if label and clause.startswith(label):
             clause = _SPEAKER.sub("", clause[len(label) :])
-        clause = _NUMBERING.sub("", clause)
+        clause = strip_numbering(clause)
         clause = " ".join(clause.split()).strip(_EDGE_PUNCT)
         if clause:
             found.append(clause)
     return found
+
+
+def strip_numbering(text: str) -> str:
+    """``text`` without the numbering in front of it ("22、", "(3) ", "Fact 12: ")."""
+    return _NUMBERING.sub("", text)
 
 
 def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
