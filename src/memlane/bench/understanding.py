@@ -11,8 +11,8 @@ suggests, and scores every question:
   none of the near misses (``wrong``) — the strict reading; a question about an identifier
   nobody holds must return nothing at all.
 
-Besides the pass rate per category and language it counts ``wrong_exact`` (an exact-lane
-fact served that holds a wrong value: the failure an id lookup must never commit) and, for
+Besides the pass rate per category and language it counts ``wrong_exact`` (the top item is
+an exact-lane fact holding a wrong value: an exact answer that is wrong) and, for
 knowledge updates, ``stale_at_1`` (the top item holds a superseded value).
 
 Each case gets a fresh in-memory ``Memory`` whose clock follows the events, so transaction
@@ -77,7 +77,7 @@ def judge(case: dict[str, Any], question: dict[str, Any], recall: Recall) -> Ver
     items = recall.items
     gold, wrong = question["gold"], question["wrong"]
     top = items[0] if items else None
-    wrong_exact = any(i.lane == "exact" and _holds(i, wrong) and not _holds(i, gold) for i in items)
+    wrong_exact = top is not None and top.lane == "exact" and _holds(top, wrong)
     stale_at_1 = top is not None and _holds(top, wrong) and not _holds(top, gold)
     if question["expect"] == "nothing":
         unknown_id = case["category"] == "identifiers"

@@ -15,10 +15,12 @@ never listed.
 from memlane.lang.changes import Retraction, retractions
 from memlane.lang.script import CJK_RANGES, is_cjk
 from memlane.lang.words import (
+    asks_about_plans,
     is_negated,
     mentions_value,
     names_other_person,
     negates_next,
+    owner_of,
     salient_terms,
     shares_term,
 )
@@ -26,11 +28,13 @@ from memlane.lang.words import (
 __all__ = [
     "CJK_RANGES",
     "Retraction",
+    "asks_about_plans",
     "is_cjk",
     "is_negated",
     "mentions_value",
     "names_other_person",
     "negates_next",
+    "owner_of",
     "retractions",
     "salient_terms",
     "shares_term",

@@ -62,6 +62,12 @@ REPLACEMENT = (
 )
 """Cues that a value of some kind replaces another of the same kind ("new email: …")."""
 
+PLANS = (
+    r"\b(?:plan(?:s|ning|ned)?\s+to|planning|considering|thinking\s+(?:of|about)|going\s+to"
+    r"|want(?:s|ed)?\s+to|hoping\s+to|will\s+be|next\s+(?:week|month|year|time))\b"
+)
+"""Cues that a question is about a plan, not a value that holds now."""
+
 SELF = ("i", "me", "my", "mine", "we", "our", "the user", "user", "the customer", "customer",
         "this user", "this customer", "this person", "he", "she", "his", "her", "they", "their",
         "them", "you", "your")  # fmt: skip
@@ -73,6 +79,6 @@ OTHER_PEOPLE = (
     "coworker", "boss", "manager", "roommate", "neighbor", "neighbour", "doctor", "dentist",
     "dog", "cat", "pet", "family", "parents", "parent", "grandma", "grandpa", "grandmother",
     "grandfather", "aunt", "uncle", "cousin", "boyfriend", "girlfriend", "fiance", "fiancee",
-    "landlord", "assistant", "team", "clinic", "baby",
+    "landlord", "assistant", "clinic", "baby",
 )  # fmt: skip
 """Nouns for someone (or something) other than the subject: "my wife's e-mail" is not mine."""

@@ -128,6 +128,8 @@ def names_other_person(text: str) -> bool:
     folded = fold(text)
     if any(word in folded for word in zh.OTHER_PEOPLE if len(word) > 1 or word in "娃狗猫"):
         return True
+    if re.search(zh.KIN_AFTER_OWNER, folded):
+        return True
     return _other_people_en().search(folded) is not None
 
 
@@ -135,6 +137,28 @@ def names_other_person(text: str) -> bool:
 def _other_people_en() -> re.Pattern[str]:
     words = "|".join(sorted(map(re.escape, en.OTHER_PEOPLE), key=len, reverse=True))
     return re.compile(rf"\b(?:{words})(?:'s|s)?\b")
+
+
+def asks_about_plans(text: str) -> bool:
+    """Whether ``text`` asks about a plan or the future ("下周要飞去哪", "considering moving")."""
+    folded = fold(text)
+    return bool(re.search(zh.PLANS, folded) or re.search(en.PLANS, folded))
+
+
+def owner_of(text: str, end: int) -> str | None:
+    """The word an English phrase ending at ``end`` belongs to: "number of *kids*".
+
+    ``None`` when no "of …" follows or when it names the subject itself ("name of the user").
+    """
+    match = _OF_OWNER.match(fold(text), end)
+    if match is None or match["owner"] in en.SELF or match["owner"] in en.STOP_WORDS:
+        return None
+    return match["owner"]
+
+
+_OF_OWNER = re.compile(
+    r"\s+of\s+(?:(?:the|a|an|my|his|her|their|our|your|this|that)\s+)?(?P<owner>[a-z]+)"
+)
 
 
 def _stem(word: str) -> str:

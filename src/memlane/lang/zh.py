@@ -47,6 +47,13 @@ REPLACEMENT = (
 )
 """Cues that a value of some kind replaces another of the same kind ("换成+86 199…")."""
 
+PLANS = r"打算|计划|准备|想要|想去|想搬|考虑|要去|要飞|将要|下次|以后去"
+"""Cues that a question is about a plan, not a value that holds now."""
+
+KIN_AFTER_OWNER = r"(?:我|他|她|您|你|用户|客户)的?[哥姐弟妹妈爸]"
+"""A one-character kinship word is only read after its owner ("我哥的手机号"): alone it is
+too often part of another word (哥伦比亚)."""
+
 SELF = (
     "我",
     "我们",

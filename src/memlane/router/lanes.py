@@ -148,7 +148,7 @@ def read_exact(
         read.facts[subject] = held
         if resolution.unmatched and not resolution.matched.get(subject):
             continue  # the query is about an identifier this subject does not hold
-        literal = literal_attributes(analysis.query, held.current)
+        literal = literal_attributes(analysis.query, held.current) if analysis.own_value else {}
         read.literal_spans.extend(span for spans in literal.values() for span in spans)
         asked = list(dict.fromkeys([*analysis.attributes, *literal]))
         read.asked.extend(name for name in asked if name not in read.asked)
@@ -188,17 +188,25 @@ def _answer(
                     answered = True
             continue
         current = held.current.get(attribute, [])
-        for fact in current:
-            chosen[fact.id] = fact_candidate(fact, "current", 1.0, TIER_ANSWER, query)
-        answered = answered or bool(current)
-        if analysis.history or not current:
-            older = [
-                fact
-                for fact in held.history(attribute)
-                if fact.id not in current_ids and fact.valid_from <= query.read_at
-            ]
-            for fact in older if analysis.history else older[-1:]:
-                chosen[fact.id] = fact_candidate(fact, "historical", 0.7, TIER_ANSWER, query)
+        older = [
+            fact
+            for fact in held.history(attribute)
+            if fact.id not in current_ids and fact.valid_from <= query.read_at
+        ]
+        # The value asked about answers: earlier ones for "以前 / before", else the current
+        # one. The other kind only supplements, so a question about the past is never
+        # answered by the present, nor the present by a value that has ended.
+        if analysis.history:
+            answers, others = older, current
+        else:
+            answers, others = current, [] if current else older[-1:]
+        for fact in answers:
+            status: Status = "current" if fact.id in current_ids else "historical"
+            chosen[fact.id] = fact_candidate(fact, status, 1.0, TIER_ANSWER, query)
+        for fact in others:
+            status = "current" if fact.id in current_ids else "historical"
+            chosen[fact.id] = fact_candidate(fact, status, 0.7, TIER_PROFILE, query)
+        answered = answered or bool(answers)
     return answered
 
 
