@@ -181,11 +181,9 @@ def _answer(
     answered = False
     for attribute in asked:
         if period is not None:
-            for fact in held.history(attribute):
-                if _overlaps(fact, period):
-                    status: Status = "current" if fact.id in current_ids else "historical"
-                    chosen[fact.id] = fact_candidate(fact, status, 1.0, TIER_ANSWER, query)
-                    answered = True
+            during = [fact for fact in held.history(attribute) if _overlaps(fact, period)]
+            _choose(chosen, during, current_ids, 1.0, TIER_ANSWER, query)
+            answered = answered or bool(during)
             continue
         current = held.current.get(attribute, [])
         older = [
@@ -200,14 +198,23 @@ def _answer(
             answers, others = older, current
         else:
             answers, others = current, [] if current else older[-1:]
-        for fact in answers:
-            status: Status = "current" if fact.id in current_ids else "historical"
-            chosen[fact.id] = fact_candidate(fact, status, 1.0, TIER_ANSWER, query)
-        for fact in others:
-            status = "current" if fact.id in current_ids else "historical"
-            chosen[fact.id] = fact_candidate(fact, status, 0.7, TIER_PROFILE, query)
+        _choose(chosen, answers, current_ids, 1.0, TIER_ANSWER, query)
+        _choose(chosen, others, current_ids, 0.7, TIER_PROFILE, query)
         answered = answered or bool(answers)
     return answered
+
+
+def _choose(
+    chosen: dict[int, Candidate],
+    facts: list[Fact],
+    current_ids: set[int],
+    score: float,
+    tier: int,
+    query: ExactQuery,
+) -> None:
+    for fact in facts:
+        status: Status = "current" if fact.id in current_ids else "historical"
+        chosen[fact.id] = fact_candidate(fact, status, score, tier, query)
 
 
 def _overlaps(fact: Fact, period: tuple[datetime, datetime]) -> bool:
