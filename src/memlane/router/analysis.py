@@ -97,13 +97,15 @@ def analyze(
     intents = tuple(synonyms.match(_without(query, mentions)))
     folded = unicodedata.normalize("NFKC", query).casefold()
     context = asks_context(_blank(folded, [intent.span for intent in intents]))
-    own = _asks_own_value(query, intents)
+    times = _times(query, mentions, at, timezone)
+    # A question about the future ("下周去哪") is not answered by the value that holds now.
+    own = _asks_own_value(query, intents) and not any(t.start > at for t in times)
     return QueryAnalysis(
         query=query,
         identifiers=identifiers,
         intents=intents,
         attributes=_asked(intents, identifiers) if own and not context else (),
-        times=_times(query, mentions, at, timezone),
+        times=times,
         workflow=bool(_WORKFLOW.search(folded)),
         context=context,
         history=bool(_HISTORY.search(folded)),
