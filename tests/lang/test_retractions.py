@@ -31,10 +31,12 @@ def _current(mem: memlane.Memory, attribute: str) -> list[object]:
 @pytest.mark.parametrize(
     ("before", "change", "attribute", "old"),
     [
-        ("I live in Shanghai", "I moved from Shanghai to Beijing last month", "location", "Shanghai"),
+        ("I live in Shanghai", "I moved from Shanghai to Beijing last month", "location",
+         "Shanghai"),
         ("我住在上海", "我上个月从上海搬到北京了", "location", "上海"),
         ("我住在上海", "我已经从上海搬去武汉了", "location", "上海"),
-        ("I live in Xiamen", "Moved out of Xiamen, the new place is in Hangzhou", "location", "Xiamen"),
+        ("I live in Xiamen", "Moved out of Xiamen, the new place is in Hangzhou", "location",
+         "Xiamen"),
         ("I work at Acme", "I left Acme and joined Globex", "employer", "Acme"),
         ("我在格力上班", "我跳槽到宁德时代了，格力待够了", "employer", "格力"),
     ],
@@ -53,11 +55,13 @@ def test_a_change_closes_the_old_value_in_the_exact_lane(
 @pytest.mark.parametrize(
     ("first", "second", "attribute", "old", "new"),
     [
-        ("my number is 138-0000-1111", "my new number is 139-2222-3333, the old one is no longer in use",
+        ("my number is 138-0000-1111",
+         "my new number is 139-2222-3333, the old one is no longer in use",
          "phone", "13800001111", "13922223333"),
-        ("我的邮箱是 old@example.com", "旧邮箱不用了，以后发 new@example.com", "email", "old@example.com",
-         "new@example.com"),
-        ("Email for receipts: a.b@corp.example.org", "New email: ab@home.example.net — the old one is closed",
+        ("我的邮箱是 old@example.com", "旧邮箱不用了，以后发 new@example.com",
+         "email", "old@example.com", "new@example.com"),
+        ("Email for receipts: a.b@corp.example.org",
+         "New email: ab@home.example.net — the old one is closed",
          "email", "a.b@corp.example.org", "ab@home.example.net"),
     ],
 )  # fmt: skip

@@ -221,7 +221,7 @@ class Adjudicator:
         on_topic: list[Claim] = []
         for index, line in enumerate(candidate.lines):
             found = claims(line, candidate.item.subject)
-            verdict = self._verdict(candidate, found, line)
+            verdict = self._verdict(self._line(candidate, index), found, line)
             if verdict is None:
                 kept.append(index)
                 on_topic.extend(found)
@@ -243,6 +243,27 @@ class Adjudicator:
             whole = replace(candidate, item=item, lines=lines, line_sources=sources)
             out.insert(0, _boost(whole, on_topic, wanted))
         return out
+
+    def _line(self, candidate: Candidate, index: int) -> Candidate:
+        """A summary's line as said when the statements it cites were said, where known.
+
+        A storyline spans months; judged as a whole, none of its lines is older than a
+        retraction inside that span. Judged by its own statements, each line is.
+        """
+        cited = (
+            frozenset(candidate.line_sources[index]) if index < len(candidate.line_sources) else ()
+        )
+        subject = candidate.item.subject
+        if not cited or subject is None:
+            return candidate
+        sources = [found for found in self._statements(subject) if found.turns & cited]
+        if not sources:
+            return candidate
+        latest = max(sources, key=lambda found: (found.said, found.learned))
+        turns = frozenset(cited).union(*(found.turns for found in sources))
+        return replace(
+            candidate, said=latest.said, learned=latest.learned, said_late=None, turns=turns
+        )
 
     def _verdict(self, candidate: Candidate, found: Sequence[Claim], text: str) -> Verdict | None:
         subject = candidate.item.subject
