@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from memlane import lang
 from memlane.extract._text import word_set as _words
 
 _ZH_ADVERB = (
@@ -76,11 +75,6 @@ def is_question(sentence: str, terminator: str) -> bool:
 def is_hypothetical(sentence: str) -> bool:
     """A condition or supposition: 如果, 假如, 要是, …的话, if, suppose, unless, in case."""
     return _HYPOTHETICAL.search(sentence) is not None
-
-
-def is_negated(text: str) -> bool:
-    """Whether ``text`` holds a negation word (see :func:`memlane.lang.is_negated`)."""
-    return lang.is_negated(text)
 
 
 def is_request(text: str) -> bool:

@@ -45,6 +45,7 @@ from memlane.extract.config import CompiledConfig, ExtractConfig
 from memlane.extract.identifiers import scan_identifiers
 from memlane.extract.model import AttributeSpec, Extraction, FactOp, Mention
 from memlane.extract.times import check_reference, scan_times
+from memlane.lang import en, zh
 from memlane.lang.changes import replaces_in_kind, retractions
 
 __all__ = ["ATTRIBUTES", "RuleExtractor"]
@@ -83,9 +84,8 @@ _ID_CUES = {
 }
 # One pass over the words around an identifier tells whose it is and whether it is current.
 _ID_SIGNALS = re.compile(
-    r"(?P<fresh>新的|新|换成|改成|改为|改用|以后用|\b(?:new|switch(?:ed)?\s+to|please\s+use)\b)"
-    r"|(?P<retired>旧|以前的|之前的|原来的|停用|不用了|不再用|不再使用|注销|作废"
-    r"|\b(?:old|previous|former|deactivated)\b|no\s+longer|not\s+in\s+use)"
+    rf"(?P<fresh>{zh.NEW_MARKERS}|{en.NEW_MARKERS})"
+    rf"|(?P<retired>{zh.OLD_MARKERS}|{en.OLD_MARKERS})"
     r"|(?P<negated>不是|并非|不属于|\b(?:not|never)\b|n't\b)"
     r"|(?P<other>[他她]|朋友|同事|老板|妈|爸|父亲|母亲|哥|姐|弟|妹|老婆|老公|妻子|丈夫|儿子|女儿|孩子"
     r"|客户|室友|\b(?:his|her|their|friend|wife|husband|mom|mother|dad|father|brother|sister"

@@ -56,11 +56,17 @@ VALUE_END = (
 )
 """Where a value read after a cue ends."""
 
+NEW_MARKERS = r"\b(?:new|switch(?:ed)?\s+to|please\s+use)\b"
+"""Words that mark the value next to them as the new one ("New email: …")."""
+
+OLD_MARKERS = r"\b(?:old|previous|former|deactivated)\b|no\s+longer|not\s+in\s+use"
+"""Words that mark the value next to them as out of use ("my old number")."""
+
 REPLACEMENT = (
-    r"\b(?:new|old|previous|former|switch(?:ed|ing)?\s+to|chang(?:e|ed|ing)\s+to|from\s+now\s+on"
+    rf"{NEW_MARKERS}|{OLD_MARKERS}|\b(?:switching\s+to|chang(?:e|ed|ing)\s+to|from\s+now\s+on"
     r"|instead|replac(?:e|ed|ing))\b"
 )
-"""Cues that a value of some kind replaces another of the same kind ("new email: …")."""
+"""Cues that a value of some kind replaces another of the same kind."""
 
 PLANS = (
     r"\b(?:plan(?:s|ning|ned)?\s+to|planning|considering|thinking\s+(?:of|about)|going\s+to"

@@ -42,10 +42,14 @@ VALUE_END = (
 )
 """Where a value read after a cue ends."""
 
-REPLACEMENT = (
-    r"换成|改成|改为|改用|换了|新的?|以后(?:发|用|打|寄|联系)|旧的?|原来的|以前的|之前的|那个号"
-)
-"""Cues that a value of some kind replaces another of the same kind ("换成+86 199…")."""
+NEW_MARKERS = r"新的|新|换成|改成|改为|改用|以后用"
+"""Words that mark the value next to them as the new one ("换成+86 199…", "新邮箱")."""
+
+OLD_MARKERS = r"旧|以前的|之前的|原来的|停用|不用了|不再用|不再使用|注销|作废"
+"""Words that mark the value next to them as out of use ("旧邮箱", "这个号停用了")."""
+
+REPLACEMENT = rf"{NEW_MARKERS}|{OLD_MARKERS}|换了|以后(?:发|打|寄|联系)|那个号"
+"""Cues that a value of some kind replaces another of the same kind."""
 
 PLANS = r"打算|计划|准备|想要|想去|想搬|考虑|要去|要飞|将要|下次|以后去"
 """Cues that a question is about a plan, not a value that holds now."""
