@@ -75,6 +75,7 @@ __all__ = ["CATALOG_SUBJECT", "MemlaneStore"]
 CATALOG_SUBJECT = "langgraph"
 CATALOG_ATTRIBUTE = "langgraph.subjects"
 KIND = "langgraph"
+MAX_TTL_MINUTES = 100 * 366 * 24 * 60  # a century: later expiries are no expiry at all
 
 SubjectRule = int | Callable[[tuple[str, ...]], str]
 Namespace = tuple[str, ...]
@@ -457,8 +458,10 @@ def _index_fields(
 def _checked_ttl(ttl: float | None) -> float | None:
     if ttl is None:
         return None
-    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl > 0:
-        raise InvalidInput("ttl", f"must be a positive number of minutes or None, got {ttl!r}")
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 < ttl <= MAX_TTL_MINUTES:
+        raise InvalidInput(
+            "ttl", f"must be minutes above 0, at most {MAX_TTL_MINUTES}, or None; got {ttl!r}"
+        )
     return float(ttl)
 
 
