@@ -222,7 +222,7 @@ class MemlaneStore(BaseStore):
         if known_at is None:
             return super().get(namespace, key, refresh_ttl=refresh_ttl)
         validate_op_namespace(GetOp(namespace, str(key)))
-        subject = self._subject_for_read(namespace)
+        subject = self._subject_of(namespace)
         if subject is None:
             return None
         with self._lock:
@@ -256,7 +256,7 @@ class MemlaneStore(BaseStore):
         raise InvalidInput("ops", f"unknown operation {type(op).__name__}")
 
     def _get(self, op: GetOp) -> Item | None:
-        subject = self._subject_for_read(op.namespace)
+        subject = self._subject_of(op.namespace)
         if subject is None:
             return None
         fact = self._records.read(subject, address(*op.namespace, op.key))
@@ -299,7 +299,7 @@ class MemlaneStore(BaseStore):
 
     def _entries(self, prefix: Namespace) -> list[_Entry]:
         """Current items under ``prefix``, in creation order (namespace first)."""
-        subject = self._subject_for_read(prefix)
+        subject = self._subject_under(prefix)
         facts = self._records.scan_many([subject] if subject is not None else self._subjects())
         since: dict[Namespace, datetime] = {}
         entries: list[_Entry] = []
@@ -312,9 +312,12 @@ class MemlaneStore(BaseStore):
                 since[namespace] = fact.tx_from
             elif payload.get("type") == "item" and namespace[: len(prefix)] == prefix:
                 entries.append(_Entry.of(fact.subject, payload))
-        for entry in entries:  # a namespace whose marker was lost ranks by its oldest item
-            since.setdefault(entry.namespace, entry.created_at)
-            since[entry.namespace] = min(since[entry.namespace], entry.created_at)
+        oldest: dict[Namespace, datetime] = {}  # ranks a namespace whose marker was lost
+        for entry in entries:
+            oldest[entry.namespace] = min(
+                oldest.get(entry.namespace, entry.created_at), entry.created_at
+            )
+        since = {**oldest, **since}
         return sorted(entries, key=lambda e: (since[e.namespace], e.created_at, e.key))
 
     def _subjects(self) -> list[str]:
@@ -414,12 +417,19 @@ class MemlaneStore(BaseStore):
 
     # -- subjects -------------------------------------------------------------------------
 
-    def _subject_for_read(self, namespace: Namespace) -> str | None:
-        """The subject every item under ``namespace`` belongs to, if the labels name it."""
+    def _subject_under(self, prefix: Namespace) -> str | None:
+        """The subject every item under ``prefix`` belongs to, if the labels name it."""
         rule = self._subject_rule
         if isinstance(rule, int):
-            return namespace[rule] if len(namespace) > rule else None
+            return prefix[rule] if len(prefix) > rule else None
         return None  # a callable needs the whole namespace: every subject is a candidate
+
+    def _subject_of(self, namespace: Namespace) -> str | None:
+        """The subject of an item in ``namespace``; ``None`` if it cannot hold items."""
+        try:
+            return self._subject_for_write(namespace)
+        except InvalidInput:
+            return None
 
     def _subject_for_write(self, namespace: Namespace) -> str:
         rule = self._subject_rule
