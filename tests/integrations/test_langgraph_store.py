@@ -39,6 +39,7 @@ def test_every_put_and_delete_is_a_version_readable_as_of_then(store, mem, clock
     first = clock.advance(seconds=30)
     clock.advance(seconds=30)
     store.put(NS, "m1", {"text": "likes light mode"})
+    latest = store.get(NS, "m1")
     second = clock.advance(seconds=30)
     clock.advance(seconds=30)
     store.delete(NS, "m1")
@@ -50,6 +51,7 @@ def test_every_put_and_delete_is_a_version_readable_as_of_then(store, mem, clock
     assert store.get(NS, "m1", known_at="2026-03-01") is None  # before it was written
     item = store.get(NS, "m1", known_at=second)
     assert item.created_at < item.updated_at  # created by the first put, updated by the second
+    assert store.get(NS, "m1", known_at=latest.updated_at) == latest  # as of its own stamp
     versions = mem.facts.audit("u-1", 'langgraph:["u-1","memories","m1"]')
     assert [v.value["value"]["text"] for v in versions] == [
         "likes dark mode",  # believed until the update

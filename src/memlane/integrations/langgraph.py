@@ -40,6 +40,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 from memlane.errors import InvalidInput
+from memlane.facts.model import Fact
 from memlane.facts.normalize import canonical_json
 from memlane.integrations._filters import list_namespaces, matches
 from memlane.integrations._records import Records, address
@@ -83,7 +84,12 @@ Namespace = tuple[str, ...]
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    """One stored item as its current version holds it."""
+    """One stored item, as its current version holds it.
+
+    ``updated_at`` is when the value took effect (the version's ``valid_from``, which is the
+    transaction time of the ``put``), so ``get(..., known_at=item.updated_at)`` finds it;
+    ``created_at`` is the first put's, carried over by later ones.
+    """
 
     subject: str
     namespace: Namespace
@@ -94,33 +100,24 @@ class _Entry:
     ttl: float | None
     notes: tuple[int, ...]
     indexed: str | None
+    stored: dict[str, Any]
 
     @classmethod
-    def of(cls, subject: str, payload: Mapping[str, Any]) -> _Entry:
+    def of(cls, fact: Fact) -> _Entry:
+        payload = fact.value
+        created = payload.get("created_at")
         return cls(
-            subject=subject,
+            subject=fact.subject,
             namespace=tuple(payload["namespace"]),
             key=payload["key"],
             value=dict(payload["value"]),
-            created_at=datetime.fromisoformat(payload["created_at"]),
-            updated_at=datetime.fromisoformat(payload["updated_at"]),
+            created_at=fact.valid_from if created is None else datetime.fromisoformat(created),
+            updated_at=fact.valid_from,
             ttl=payload.get("ttl"),
             notes=tuple(payload.get("notes", ())),
             indexed=payload.get("indexed"),
+            stored=payload,
         )
-
-    def payload(self) -> dict[str, Any]:
-        return {
-            "type": "item",
-            "namespace": list(self.namespace),
-            "key": self.key,
-            "value": self.value,
-            "created_at": self.created_at.isoformat(),
-            "updated_at": self.updated_at.isoformat(),
-            "ttl": self.ttl,
-            "notes": list(self.notes),
-            "indexed": self.indexed,
-        }
 
     def item(self) -> Item:
         return Item(
@@ -174,7 +171,6 @@ class MemlaneStore(BaseStore):
         self._records = Records(memory, KIND)
         self._lock = threading.RLock()
         self._enrolled: set[str] = set()
-        self._last_stamp: datetime | None = None
 
     # -- the BaseStore protocol -----------------------------------------------------------
 
@@ -227,7 +223,7 @@ class MemlaneStore(BaseStore):
             return None
         with self._lock:
             fact = self._records.read(subject, address(*namespace, str(key)), known_at=known_at)
-        return None if fact is None else _Entry.of(subject, fact.value).item()
+        return None if fact is None else _Entry.of(fact).item()
 
     async def aget(
         self,
@@ -262,7 +258,7 @@ class MemlaneStore(BaseStore):
         fact = self._records.read(subject, address(*op.namespace, op.key))
         if fact is None or fact.value.get("type") != "item":
             return None
-        entry = _Entry.of(subject, fact.value)
+        entry = _Entry.of(fact)
         if op.refresh_ttl:
             self._refresh(entry)
         return entry.item()
@@ -311,7 +307,7 @@ class MemlaneStore(BaseStore):
             if payload.get("type") == "namespace":
                 since[namespace] = fact.tx_from
             elif payload.get("type") == "item" and namespace[: len(prefix)] == prefix:
-                entries.append(_Entry.of(fact.subject, payload))
+                entries.append(_Entry.of(fact))
         oldest: dict[Namespace, datetime] = {}  # ranks a namespace whose marker was lost
         for entry in entries:
             oldest[entry.namespace] = min(
@@ -337,22 +333,22 @@ class MemlaneStore(BaseStore):
         value = json.loads(canonical_json(dict(op.value)))
         ttl = _checked_ttl(op.ttl)
         fact = self._records.read(subject, name)
-        current = _Entry.of(subject, fact.value) if fact is not None else None
-        now = self._stamp()
+        current = _Entry.of(fact) if fact is not None else None
+        now = self._records.now()
         notes, indexed = self._index(subject, name, value, op.index, current, now)
-        entry = _Entry(
-            subject=subject,
-            namespace=op.namespace,
-            key=op.key,
-            value=value,
-            created_at=now if current is None else current.created_at,
-            updated_at=now,
-            ttl=ttl,
-            notes=notes,
-            indexed=indexed,
-        )
+        payload = {
+            "type": "item",
+            "namespace": list(op.namespace),
+            "key": op.key,
+            "value": value,
+            # A new item's creation is its first version's valid_from: known once written.
+            "created_at": None if current is None else current.created_at.isoformat(),
+            "ttl": ttl,
+            "notes": list(notes),
+            "indexed": indexed,
+        }
         self._enroll(subject, op.namespace)
-        self._records.write(subject, name, entry.payload(), valid_to=_expiry(now, ttl))
+        self._records.write(subject, name, payload, valid_to=_expiry(now, ttl))
 
     def _refresh(self, entry: _Entry) -> None:
         """Restart an item's TTL: the same version, valid longer (the versions coalesce)."""
@@ -360,7 +356,7 @@ class MemlaneStore(BaseStore):
             return
         name = address(*entry.namespace, entry.key)
         expiry = _expiry(self._records.now(), entry.ttl)
-        self._records.write(entry.subject, name, entry.payload(), valid_to=expiry)
+        self._records.write(entry.subject, name, entry.stored, valid_to=expiry)
 
     def _index(
         self,
@@ -406,14 +402,6 @@ class MemlaneStore(BaseStore):
         marker = "namespace" + address(*namespace)
         if self._records.read(subject, marker) is None:
             self._records.write(subject, marker, {"type": "namespace", "namespace": namespace})
-
-    def _stamp(self) -> datetime:
-        """Now, strictly later than the last stamp: creation order is total."""
-        now = self._records.now()
-        if self._last_stamp is not None and now <= self._last_stamp:
-            now = self._last_stamp + timedelta(microseconds=1)
-        self._last_stamp = now
-        return now
 
     # -- subjects -------------------------------------------------------------------------
 
