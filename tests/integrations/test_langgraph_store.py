@@ -24,8 +24,8 @@ NS = ("u-1", "memories")
 
 
 @pytest.fixture
-def mem(clock):
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as memory:
+def mem(clock, scratch_url):
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as memory:
         yield memory
 
 
@@ -62,9 +62,8 @@ def test_every_put_and_delete_is_a_version_readable_as_of_then(store, mem, clock
     assert asyncio.run(store.aget(NS, "m1", known_at=first)).value["text"] == "likes dark mode"
 
 
-def test_forget_reaches_what_the_agent_stored_and_purge_removes_the_bytes(tmp_path, clock):
-    url = str(tmp_path / "m.db")
-    with memlane.Memory(url, clock=clock, embedder="hash") as mem:
+def test_forget_reaches_what_the_agent_stored_and_purge_removes_the_bytes(memory_url, clock):
+    with memlane.Memory(memory_url, clock=clock, embedder="hash") as mem:
         store = MemlaneStore(mem)
         store.put(NS, "m1", {"text": "owns a pet quokka named Zanzibar"})
         store.put(("u-2", "memories"), "m1", {"text": "likes tea"})
@@ -77,7 +76,7 @@ def test_forget_reaches_what_the_agent_stored_and_purge_removes_the_bytes(tmp_pa
         assert store.list_namespaces() == [("u-2", "memories")]
         assert "Zanzibar" not in mem.recall("u-1", "which pet does the user have?").text
         assert mem.purge(subject="u-1", immediately=True).total_rows > 0
-    raw = stored_bytes(url)
+    raw = stored_bytes(memory_url)
     assert b"Zanzibar" not in raw and b"likes tea" in raw
 
 

@@ -27,8 +27,8 @@ from memlane.integrations.openai_agents import MemlaneSession, memlane_tools
 
 
 @pytest.fixture
-def mem(clock):
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as memory:
+def mem(clock, scratch_url):
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as memory:
         yield memory
 
 
