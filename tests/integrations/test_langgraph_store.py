@@ -199,3 +199,15 @@ def test_a_missing_langgraph_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "langgraph.store.base", None)
     with pytest.raises(ImportError, match=r"memlane\[langgraph\]"):
         importlib.import_module("memlane.integrations.langgraph")
+
+
+def test_a_store_sees_only_its_memorys_tenant(memory_url, clock):
+    with (
+        memlane.Memory(memory_url, tenant="acme", clock=clock, embedder="hash") as acme,
+        memlane.Memory(memory_url, tenant="globex", clock=clock, embedder="hash") as globex,
+    ):
+        MemlaneStore(acme).put(NS, "k", {"text": "acme's"})
+        other = MemlaneStore(globex)
+        assert other.get(NS, "k") is None
+        assert other.search(()) == [] and other.list_namespaces() == []
+        assert MemlaneStore(acme).get(NS, "k").value == {"text": "acme's"}
