@@ -77,6 +77,20 @@ class AttributeDef:
 UNDECLARED = AttributeDef(name="")
 """The behaviour of an attribute nobody defined: one value at a time, not an identifier."""
 
+DOCUMENT_KINDS = frozenset({"langgraph", "agents"})
+"""Prefixes of the attributes framework adapters keep documents in ("langgraph:…"): facts
+of the subject, versioned and forgotten like any other, but not part of its profile."""
+
+
+def is_document(attribute: str) -> bool:
+    """Whether ``attribute`` holds an adapter's document rather than a fact about the subject.
+
+    >>> is_document('langgraph:["u-1","memories","k"]'), is_document("location")
+    (True, False)
+    """
+    kind, separator, _ = attribute.partition(":")
+    return bool(separator) and kind in DOCUMENT_KINDS
+
 
 def _iso(instant: datetime | None) -> str | None:
     return None if instant is None else instant.isoformat()

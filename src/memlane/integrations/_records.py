@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memlane.facts.lane import MAX_NAME_LENGTH
-from memlane.facts.model import Fact
+from memlane.facts.model import DOCUMENT_KINDS, Fact
 from memlane.timeutil import TimeInput, checked_now
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ class Records:
     """
 
     def __init__(self, memory: Memory, kind: str) -> None:
+        assert kind in DOCUMENT_KINDS, f"register {kind!r} in memlane.facts.model.DOCUMENT_KINDS"
         self.memory = memory
         self.kind = kind
         self._prefix = f"{kind}:"

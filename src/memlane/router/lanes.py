@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from memlane.errors import InvalidInput
 from memlane.facts.lane import FactsLane
-from memlane.facts.model import Fact
+from memlane.facts.model import Fact, is_document
 from memlane.router.adjudicate import (
     TIER_ANSWER,
     TIER_PROFILE,
@@ -128,7 +128,11 @@ def subject_facts(
     facts: FactsLane, subject: str, valid_at: datetime | None, known_at: datetime | None
 ) -> SubjectFacts:
     """The subject's profile at the read point, with history read on demand."""
-    profile = facts.profile(subject, valid_at, known_at)
+    profile = {  # an adapter's documents are kept as facts but are not the subject's profile
+        name: value
+        for name, value in facts.profile(subject, valid_at, known_at).items()
+        if not is_document(name)
+    }
     current = {
         name: value if isinstance(value, list) else [value] for name, value in profile.items()
     }
