@@ -14,10 +14,10 @@ from typing import Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from memlane.access import ApiKey
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.temporal import Insert, Span
 from memlane.privacy.model import Deletion, PurgeReport
-from memlane.server.model import ApiKey
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.window.model import Turn
 from memlane.workflows.model import Action, Trajectory, Workflow

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from memlane.server.model import ApiKey, Role
+from memlane.access import ApiKey, Role
 from memlane.timeutil import from_micros, to_micros
 
 KEY_COLUMNS = "id, tenant, role, secret_hash, created_at, revoked_at, label"

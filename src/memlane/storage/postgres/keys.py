@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memlane.server.model import ApiKey
+from memlane.access import ApiKey
 from memlane.storage.key_rows import KEY_COLUMNS, key_row
 from memlane.storage.key_rows import key as decode_key
 from memlane.storage.postgres.database import PostgresDatabase

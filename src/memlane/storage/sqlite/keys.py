@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memlane.server.model import ApiKey
+from memlane.access import ApiKey
 from memlane.storage.key_rows import KEY_COLUMNS as _COLUMNS
 from memlane.storage.key_rows import key as _key
 from memlane.storage.key_rows import key_row

@@ -13,9 +13,9 @@ import numpy.typing as npt
 from memlane.facts.normalize import canonical_json
 from memlane.storage import lexical
 from memlane.storage import rows as decode
+from memlane.storage import vectors as search
 from memlane.storage.base import DocKind
 from memlane.storage.sqlite.database import SQLiteDatabase
-from memlane.summaries import search
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.timeutil import from_micros
 from memlane.window.model import Turn
