@@ -13,6 +13,7 @@ from psycopg_pool import ConnectionPool
 
 from memlane.errors import InvalidInput, StorageError
 from memlane.storage.nesting import Nesting
+from memlane.storage.postgres.dialect import PostgresDialect
 from memlane.storage.postgres.schema import migrate
 
 LOCK_TIMEOUT_SECONDS = 30.0
@@ -73,6 +74,8 @@ class PostgresDatabase:
         self._owner: int | None = None
         self._nesting = Nesting()
         self._last_tx: int | None = None
+        self.transactions = 0
+        self.dialect = PostgresDialect(self)
 
     @property
     def in_transaction(self) -> bool:
@@ -90,6 +93,7 @@ class PostgresDatabase:
             try:
                 with self.pool.connection() as connection, connection.transaction():
                     self._take_write_lock(connection)
+                    self.transactions += 1
                     self._connection, self._owner = connection, threading.get_ident()
                     try:
                         with self._nesting.outermost():

@@ -1,22 +1,20 @@
-"""API keys on PostgreSQL: one row per key, the secret kept only as its hash."""
+"""API keys on a SQL database: one row per key, the secret kept only as its hash."""
 
 from __future__ import annotations
 
 from memlane.access import ApiKey
 from memlane.storage.key_rows import KEY_COLUMNS, key_row
 from memlane.storage.key_rows import key as decode_key
-from memlane.storage.postgres.database import PostgresDatabase
-
-# Key ids are text: byte order breaks ties between keys created in the same microsecond,
-# as SQLite's ORDER BY does.
-_OLDEST_FIRST = 'ORDER BY created_at, id COLLATE "C"'
+from memlane.storage.sql.dialect import Database
 
 
-class PostgresKeyStore:
-    """The API keys of every tenant of one PostgreSQL database."""
+class SQLKeyStore:
+    """The API keys of every tenant of one SQL database."""
 
-    def __init__(self, database: PostgresDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.db = database
+        # Key ids are text: byte order breaks ties between keys created in the same microsecond.
+        self._oldest_first = f"ORDER BY created_at, {database.dialect.bytewise('id')}"
 
     def put_key(self, key: ApiKey) -> None:
         """Store a new key (its id must be new)."""
@@ -35,10 +33,10 @@ class PostgresKeyStore:
     def keys(self, tenant: str | None) -> list[ApiKey]:
         """Every key of ``tenant`` (``None``: of every tenant), oldest first."""
         if tenant is None:
-            rows = self.db.fetchall(f"SELECT {KEY_COLUMNS} FROM api_keys {_OLDEST_FIRST}")
+            rows = self.db.fetchall(f"SELECT {KEY_COLUMNS} FROM api_keys {self._oldest_first}")
         else:
             rows = self.db.fetchall(
-                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant = %s {_OLDEST_FIRST}",
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant = %s {self._oldest_first}",
                 (tenant,),
             )
         return [decode_key(row) for row in rows]

@@ -1,4 +1,4 @@
-"""The workflow lane on PostgreSQL: recorded runs and every revision of every workflow."""
+"""The workflow lane on a SQL database: recorded runs and every revision of every workflow."""
 
 from __future__ import annotations
 
@@ -7,19 +7,19 @@ from contextlib import contextmanager
 from typing import Any
 
 from memlane.storage import workflow_rows as rows
-from memlane.storage.postgres.database import PostgresDatabase
+from memlane.storage.sql.dialect import Database
 from memlane.timeutil import from_micros
 from memlane.workflows.model import Action, Trajectory, Workflow
 
 
-class PostgresWorkflowStore:
-    """Trajectories and workflow revisions of every tenant in one PostgreSQL database."""
+class SQLWorkflowStore:
+    """Trajectories and workflow revisions of every tenant in one SQL database."""
 
-    def __init__(self, database: PostgresDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.db = database
 
     @contextmanager
-    def transaction(self) -> Iterator[PostgresWorkflowStore]:
+    def transaction(self) -> Iterator[SQLWorkflowStore]:
         """A write transaction holding the write lock; nested calls join the outer one."""
         with self.db.write():
             yield self
@@ -85,8 +85,8 @@ class PostgresWorkflowStore:
         if task_type is not None:
             sql += " AND task_type = %s"
             parameters += (task_type,)
-        # Byte order, as SQLite sorts task types.
-        found = self.db.fetchall(sql + ' ORDER BY task_type COLLATE "C"', parameters)
+        order = self.db.dialect.bytewise("task_type")
+        found = self.db.fetchall(f"{sql} ORDER BY {order}", parameters)
         return [rows.workflow(body, tx_from) for body, tx_from in found]
 
     def revisions(self, tenant: str, task_type: str) -> list[Workflow]:

@@ -1,8 +1,14 @@
-"""The summary lane on SQLite: summary versions, notes, and their hybrid search index."""
+"""The summary lane on a SQL database: summary versions, notes, turns, and their search index.
+
+Each searchable item (the current version of a summary, every note) has one ``search_docs``
+row; its vector is filled later, so that writes never wait for an embedding model. Ranking
+runs in the dialect, with the scope (tenant, subject, kind, not deleted) applied before it:
+SQLite scans the scope's vectors exactly and ranks words with FTS5, PostgreSQL uses pgvector's
+HNSW and BM25 over a ``tsvector``.
+"""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -13,41 +19,33 @@ import numpy.typing as npt
 from memlane.facts.normalize import canonical_json
 from memlane.storage import lexical
 from memlane.storage import rows as decode
-from memlane.storage import vectors as search
 from memlane.storage.base import DocKind
-from memlane.storage.sqlite.database import SQLiteDatabase
+from memlane.storage.sql.dialect import Database
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.timeutil import from_micros
 from memlane.window.model import Turn
 
 STORYLINE = ""  # the session_id under which a subject's storyline is stored
-MATRIX_CACHE_ENTRIES = 64
-"""How many scopes' vector matrices a store keeps in memory."""
-Matrix = npt.NDArray[np.float32]
 
 _SUMMARY_COLUMNS = decode.SUMMARY_COLUMNS
 _NOTE_COLUMNS = decode.NOTE_COLUMNS
 
 
-class SQLiteSummaryStore:
-    """Summaries, storylines and notes of every tenant in one SQLite database."""
+class SQLSummaryStore:
+    """:class:`memlane.storage.base.SummaryStore` on one SQL database, every tenant."""
 
-    def __init__(self, database: SQLiteDatabase) -> None:
+    def __init__(self, database: Database) -> None:
         self.db = database
-        # Per scope: the vector_state it was loaded at, its owner ids and their vectors.
-        self._matrices: dict[
-            tuple[str, str | None, DocKind, str], tuple[tuple[int, int, int], list[int], Matrix]
-        ] = {}
-        self._matrices_lock = threading.Lock()
+        self.dialect = database.dialect
 
     @contextmanager
-    def transaction(self) -> Iterator[SQLiteSummaryStore]:
+    def transaction(self) -> Iterator[SQLSummaryStore]:
         """A write transaction; nested calls join the outer one."""
         with self.db.write():
             yield self
 
     def next_tx(self, now: int) -> int:
-        """The next transaction time (shared with the exact lane)."""
+        """The next transaction time (shared with the other lanes)."""
         return self.db.next_tx(now)
 
     # -- summaries ----------------------------------------------------------------------
@@ -69,16 +67,17 @@ class SQLiteSummaryStore:
         self.db.wrote()
         key = STORYLINE if session_id is None else session_id
         previous = self.db.fetchall(
-            "UPDATE summaries SET tx_to = ? WHERE tenant = ? AND subject = ? AND session_id = ? "
-            "AND tx_to IS NULL RETURNING id, version",
+            "UPDATE summaries SET tx_to = %s WHERE tenant = %s AND subject = %s "
+            "AND session_id = %s AND tx_to IS NULL RETURNING id, version",
             (tx, tenant, subject, key),
         )
-        version = previous[0][1] + 1 if previous else 1
+        version = max(row[1] for row in previous) + 1 if previous else 1
         for old_id, _ in previous:
             self._drop_doc("summary", old_id)
-        cursor = self.db.execute(
+        row = self.db.fetchone(
             "INSERT INTO summaries (tenant, subject, session_id, version, content, period_from, "
-            "period_to, tx_from, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "period_to, tx_from, provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "RETURNING id",
             (
                 tenant,
                 subject,
@@ -91,8 +90,7 @@ class SQLiteSummaryStore:
                 canonical_json(list(provenance)),
             ),
         )
-        summary_id = cursor.lastrowid
-        assert summary_id is not None
+        summary_id = int(row[0])
         self._add_doc(tenant, subject, "summary", summary_id, content.as_text())
         return Summary(
             id=summary_id,
@@ -111,21 +109,21 @@ class SQLiteSummaryStore:
     ) -> Summary | None:
         """The latest version for a session (any subject if ``subject`` is None) or storyline."""
         sql = (
-            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND session_id = ? "
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = %s AND session_id = %s "
             "AND tx_to IS NULL AND deleted_at IS NULL"
         )
         parameters: tuple[Any, ...] = (tenant, STORYLINE if session_id is None else session_id)
         if subject is not None:
-            sql += " AND subject = ?"
+            sql += " AND subject = %s"
             parameters += (subject,)
-        rows = self.db.fetchall(sql + " ORDER BY tx_from DESC LIMIT 1", parameters)
-        return decode.summary(rows[0]) if rows else None
+        row = self.db.fetchone(sql + " ORDER BY tx_from DESC, id DESC LIMIT 1", parameters)
+        return decode.summary(row) if row else None
 
     def summary_versions(self, tenant: str, subject: str, session_id: str | None) -> list[Summary]:
         """Every stored version of one summary, oldest first (deleted ones excluded)."""
         rows = self.db.fetchall(
-            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND subject = ? "
-            "AND session_id = ? AND deleted_at IS NULL ORDER BY version",
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = %s AND subject = %s "
+            "AND session_id = %s AND deleted_at IS NULL ORDER BY version",
             (tenant, subject, STORYLINE if session_id is None else session_id),
         )
         return [decode.summary(row) for row in rows]
@@ -133,12 +131,12 @@ class SQLiteSummaryStore:
     def audit(self, tenant: str, subject: str) -> tuple[list[Summary], list[Note]]:
         """Every summary version and note of a subject, deleted ones included (flagged)."""
         summaries = self.db.fetchall(
-            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND subject = ? "
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = %s AND subject = %s "
             "ORDER BY tx_from, id",
             (tenant, subject),
         )
         notes = self.db.fetchall(
-            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = ? AND subject = ? "
+            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = %s AND subject = %s "
             "ORDER BY tx_from, id",
             (tenant, subject),
         )
@@ -146,11 +144,7 @@ class SQLiteSummaryStore:
 
     def summaries(self, tenant: str, ids: Sequence[int]) -> dict[int, Summary]:
         """Summaries by id (only those of ``tenant``)."""
-        marks = ",".join("?" * len(ids))
-        rows = self.db.fetchall(
-            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = ? AND id IN ({marks})",
-            (tenant, *ids),
-        )
+        rows = self._by_id(_SUMMARY_COLUMNS, "summaries", tenant, ids)
         return {row[0]: decode.summary(row) for row in rows}
 
     # -- notes --------------------------------------------------------------------------
@@ -169,9 +163,9 @@ class SQLiteSummaryStore:
     ) -> Note:
         """Store a note and index it for search."""
         self.db.wrote()
-        cursor = self.db.execute(
+        row = self.db.fetchone(
             "INSERT INTO notes (tenant, subject, text, said_at, tx_from, session_id, source, "
-            "provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
             (
                 tenant,
                 subject,
@@ -183,8 +177,7 @@ class SQLiteSummaryStore:
                 canonical_json(list(provenance)),
             ),
         )
-        note_id = cursor.lastrowid
-        assert note_id is not None
+        note_id = int(row[0])
         self._add_doc(tenant, subject, "note", note_id, text)
         return Note(
             id=note_id,
@@ -200,7 +193,7 @@ class SQLiteSummaryStore:
     def notes(self, tenant: str, subject: str) -> list[Note]:
         """A subject's notes in the order they were said."""
         rows = self.db.fetchall(
-            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = ? AND subject = ? "
+            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = %s AND subject = %s "
             "AND deleted_at IS NULL ORDER BY said_at, id",
             (tenant, subject),
         )
@@ -208,28 +201,34 @@ class SQLiteSummaryStore:
 
     def notes_by_id(self, tenant: str, ids: Sequence[int]) -> dict[int, Note]:
         """Notes by id (only those of ``tenant``)."""
-        marks = ",".join("?" * len(ids))
-        rows = self.db.fetchall(
-            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = ? AND id IN ({marks})",
-            (tenant, *ids),
-        )
+        rows = self._by_id(_NOTE_COLUMNS, "notes", tenant, ids)
         return {row[0]: decode.note(row) for row in rows}
 
+    def _by_id(self, columns: str, table: str, tenant: str, ids: Sequence[int]) -> list[Any]:
+        if not ids:
+            return []
+        return self.db.fetchall(
+            f"SELECT {columns} FROM {table} WHERE tenant = %s AND {self.dialect.any_of('id')}",
+            (tenant, self.dialect.ids(ids)),
+        )
+
+    # -- turns --------------------------------------------------------------------------
+
     def put_turn(self, tenant: str, turn: Turn) -> None:
-        """Keep a raw turn (only for memories that retain transcripts)."""
+        """Keep a raw turn (only for memories that retain transcripts).
+
+        A turn stored again under its id replaces the old row whole, undeleted, and moves
+        behind the turns stored before it.
+        """
         with self.db.write():
             self.db.wrote()
-            self.db.execute(
-                "INSERT OR REPLACE INTO turns (id, tenant, subject, session_id, role, speaker, "
-                "content, said_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                decode.turn_values(tenant, turn),
-            )
+            self.db.execute(self.dialect.put_turn, decode.turn_values(tenant, turn))
 
     def turns(self, tenant: str, session_id: str) -> list[Turn]:
         """The retained turns of a session, in order."""
         rows = self.db.fetchall(
-            f"SELECT {decode.TURN_COLUMNS} FROM turns "
-            "WHERE tenant = ? AND session_id = ? AND deleted_at IS NULL ORDER BY said_at, rowid",
+            f"SELECT {decode.TURN_COLUMNS} FROM turns WHERE tenant = %s AND session_id = %s "
+            f"AND deleted_at IS NULL ORDER BY said_at, {self.dialect.turn_order}",
             (tenant, session_id),
         )
         return [decode.turn(row) for row in rows]
@@ -240,34 +239,27 @@ class SQLiteSummaryStore:
         self, tenant: str, subject: str | None, model: str, limit: int
     ) -> list[tuple[int, str]]:
         """Searchable items in scope that have no vector from ``model`` yet."""
-        where, parameters = _scope(tenant, subject, None)
+        where, parameters = search_scope(tenant, subject, None)
         rows = self.db.fetchall(
             f"SELECT id, text FROM search_docs WHERE {where} "
-            "AND (model IS NULL OR model != ?) ORDER BY id LIMIT ?",
-            (*parameters, model, limit),
+            "AND (model IS NULL OR model != %(model)s) ORDER BY id LIMIT %(limit)s",
+            {**parameters, "model": model, "limit": limit},
         )
         return [(row[0], row[1]) for row in rows]
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
         """Attach vectors (float32 bytes) to search items."""
+        if not vectors:
+            return
         with self.db.write():
             self.db.wrote()
-            self.db.connection.executemany(
-                "UPDATE search_docs SET model = ?, vector = ? WHERE id = ?",
-                [(model, blob, doc_id) for doc_id, blob in vectors],
-            )
+            self.dialect.put_vectors(model, vectors)
 
     def vector_state(
         self, tenant: str, subject: str | None, kind: DocKind, model: str
     ) -> tuple[int, int, int]:
         """``(items in scope, items embedded by model, highest item id)``: a cheap signature."""
-        where, parameters = _scope(tenant, subject, kind)
-        row = self.db.fetchall(
-            f"SELECT count(*), coalesce(sum(model = ?), 0), coalesce(max(id), 0) "
-            f"FROM search_docs WHERE {where}",
-            (model, *parameters),
-        )[0]
-        return int(row[0]), int(row[1]), int(row[2])
+        return vector_state(self.db, tenant, subject, kind, model)
 
     def nearest(
         self,
@@ -278,108 +270,74 @@ class SQLiteSummaryStore:
         query: Sequence[float] | npt.NDArray[np.float32],
         limit: int,
     ) -> list[int]:
-        """Owner ids of the items in scope embedded by ``model``, largest inner product first.
-
-        Exact: the scope's vectors as one matrix (kept until the scope's signature changes)
-        times the query.
-        """
-        owners, matrix = self._matrix(tenant, subject, kind, model)
+        """Owner ids of the items in scope embedded by ``model``, largest inner product first."""
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
-        return search.nearest(vector, owners, matrix, limit)
-
-    def _matrix(
-        self, tenant: str, subject: str | None, kind: DocKind, model: str
-    ) -> tuple[list[int], Matrix]:
-        """The scope's owner ids and vectors, loaded again only when the scope changed."""
-        key = (tenant, subject, kind, model)
-        state = self.vector_state(tenant, subject, kind, model)
-        with self._matrices_lock:
-            cached = self._matrices.get(key)
-        if cached is not None and cached[0] == state:
-            return cached[1], cached[2]
-        where, parameters = _scope(tenant, subject, kind)
-        rows = self.db.fetchall(
-            f"SELECT owner_id, vector FROM search_docs WHERE {where} AND model = ? ORDER BY id",
-            (*parameters, model),
-        )
-        owners, matrix = [row[0] for row in rows], search.as_matrix([row[1] for row in rows])
-        with self._matrices_lock:
-            if len(self._matrices) >= MATRIX_CACHE_ENTRIES:
-                self._matrices.pop(next(iter(self._matrices)))
-            self._matrices[key] = (state, owners, matrix)
-        return owners, matrix
+        if limit < 1 or len(vector) == 0:
+            return []
+        return self.dialect.nearest(tenant, subject, kind, model, vector, limit)
 
     def lexical(
         self, tenant: str, subject: str | None, kind: DocKind, text: str, limit: int
     ) -> list[int]:
-        """Owner ids of the items in scope that match ``text``, best BM25 first."""
-        expression = _match_expression(lexical.terms(text))
-        if expression is None:
+        """Owner ids of the items in scope that match ``text``, best BM25 first (ties by id)."""
+        terms = lexical.terms(text)
+        if not terms or limit < 1:
             return []
-        scope = (
-            lexical.scope_token(tenant, kind)
-            if subject is None
-            else lexical.scope_token(tenant, kind, subject)
-        )
-        expression = f'({expression}) AND "{scope}"'
-        where, parameters = _scope(tenant, subject, kind, alias="d.")
-        rows = self.db.fetchall(
-            "SELECT d.owner_id FROM search_fts JOIN search_docs AS d ON d.id = search_fts.rowid "
-            f"WHERE search_fts MATCH ? AND {where} ORDER BY bm25(search_fts), d.id LIMIT ?",
-            (expression, *parameters, limit),
-        )
-        return [row[0] for row in rows]
+        return self.dialect.lexical(tenant, subject, kind, terms, limit)
+
+    # -- internals ----------------------------------------------------------------------
 
     def _add_doc(self, tenant: str, subject: str, kind: DocKind, owner_id: int, text: str) -> None:
-        cursor = self.db.execute(
-            "INSERT INTO search_docs (tenant, subject, kind, owner_id, text) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (tenant, subject, kind, owner_id, text),
+        tokens = self.dialect.doc_tokens
+        row = self.db.fetchone(
+            f"INSERT INTO search_docs (tenant, subject, kind, owner_id, text"
+            f"{', tokens' if tokens else ''}) VALUES (%(tenant)s, %(subject)s, %(kind)s, "
+            f"%(owner)s, %(text)s{', ' + tokens if tokens else ''}) RETURNING id",
+            {
+                "tenant": tenant,
+                "subject": subject,
+                "kind": kind,
+                "owner": owner_id,
+                "text": text,
+                "tokens": lexical.document(text),
+            },
         )
-        self.db.execute(
-            "INSERT INTO search_fts (rowid, tokens) VALUES (?, ?)",
-            (cursor.lastrowid, fts_tokens(tenant, subject, kind, text)),
-        )
+        self.dialect.add_doc(int(row[0]), tenant, subject, kind, text)
 
     def _drop_doc(self, kind: DocKind, owner_id: int) -> None:
         rows = self.db.fetchall(
-            "DELETE FROM search_docs WHERE kind = ? AND owner_id = ? RETURNING id", (kind, owner_id)
+            "DELETE FROM search_docs WHERE kind = %s AND owner_id = %s RETURNING id",
+            (kind, owner_id),
         )
-        for (doc_id,) in rows:
-            self.db.execute("DELETE FROM search_fts WHERE rowid = ?", (doc_id,))
+        self.dialect.drop_docs([row[0] for row in rows])
 
 
-def fts_tokens(tenant: str, subject: str, kind: str, text: str) -> str:
-    """What FTS5 indexes for a search item: the text's tokens and its two scope tokens."""
-    return " ".join(
-        (
-            lexical.document(text),
-            lexical.scope_token(tenant, kind),
-            lexical.scope_token(tenant, kind, subject),
-        )
-    )
-
-
-def _scope(
+def search_scope(
     tenant: str, subject: str | None, kind: DocKind | None, alias: str = ""
-) -> tuple[str, tuple[Any, ...]]:
+) -> tuple[str, dict[str, Any]]:
     """The filter every search applies before ranking: tenant, subject, kind, not deleted."""
-    clauses = [f"{alias}tenant = ?", f"{alias}deleted_at IS NULL"]
-    parameters: list[Any] = [tenant]
+    clauses = [f"{alias}tenant = %(tenant)s", f"{alias}deleted_at IS NULL"]
+    parameters: dict[str, Any] = {"tenant": tenant}
     if subject is not None:
-        clauses.append(f"{alias}subject = ?")
-        parameters.append(subject)
+        clauses.append(f"{alias}subject = %(subject)s")
+        parameters["subject"] = subject
     if kind is not None:
-        clauses.append(f"{alias}kind = ?")
-        parameters.append(kind)
-    return " AND ".join(clauses), tuple(parameters)
+        clauses.append(f"{alias}kind = %(kind)s")
+        parameters["kind"] = kind
+    return " AND ".join(clauses), parameters
 
 
-def _match_expression(terms: Sequence[str]) -> str | None:
-    """An FTS5 ``MATCH`` expression matching any of ``terms`` (``None``: nothing to match)."""
-    if not terms:
-        return None
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+def vector_state(
+    database: Database, tenant: str, subject: str | None, kind: DocKind, model: str
+) -> tuple[int, int, int]:
+    """``(docs in scope, docs embedded by model, highest doc id)``: a cheap signature."""
+    where, parameters = search_scope(tenant, subject, kind)
+    row = database.fetchone(
+        "SELECT count(*), count(*) FILTER (WHERE model = %(model)s), coalesce(max(id), 0) "
+        f"FROM search_docs WHERE {where}",
+        {**parameters, "model": model},
+    )
+    return int(row[0]), int(row[1]), int(row[2])
 
 
 def _content_json(content: SummaryContent) -> str:
