@@ -15,13 +15,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 import psycopg
 
 from memlane.errors import StorageError
 from memlane.storage.archive import table_named
 from memlane.storage.base import ArchiveRow, DocKind
 from memlane.storage.postgres import archive, search
+from memlane.storage.sql.dialect import DocScope, Vector
 from memlane.storage.sql.summaries import search_scope
 
 if TYPE_CHECKING:
@@ -112,22 +112,14 @@ class PostgresDialect:
         for dims in sorted({row[2] for row in rows}):
             search.ensure_vector_index(self.db, dims)
 
-    def nearest(
-        self,
-        tenant: str,
-        subject: str | None,
-        kind: DocKind,
-        model: str,
-        vector: npt.NDArray[np.float32],
-        limit: int,
-    ) -> list[int]:
+    def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """The width's HNSW index when the planner prefers it, else an exact scan.
 
         The index is approximate, but scanned iteratively so the scope filter still leaves
         ``limit`` rows; either way the candidates are re-sorted exactly, ties by doc id.
         """
         dims = len(vector)
-        where, parameters = search_scope(tenant, subject, kind)
+        where, parameters = search_scope(*scope)
         # The width is written into the SQL, never bound: the planner must see the index's
         # expression and its partial predicate verbatim to use it, even for a generic plan.
         distance = f"(vector::vector({dims})) <#> %(query)s::vector({dims})"
@@ -140,16 +132,14 @@ class PostgresDialect:
         parameters |= {"model": model, "query": search.vector_literal(vector), "limit": limit}
         return [row[0] for row in self._search(sql, parameters, ef_search=limit)]
 
-    def lexical(
-        self, tenant: str, subject: str | None, kind: DocKind, terms: Sequence[str], limit: int
-    ) -> list[int]:
+    def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
         """BM25 as FTS5 computes it (k1 = 1.2, b = 0.75), over the scope's statistics.
 
         Rather than the whole table's (no other tenant sways a score), a doc's length counted
         in distinct tokens, and the average length of a scope beyond
         :data:`~memlane.storage.postgres.search.BM25_LENGTH_SAMPLE` docs estimated from that many.
         """
-        where, parameters = search_scope(tenant, subject, kind)
+        where, parameters = search_scope(*scope)
         rows = self.db.fetchall(
             search.bm25_sql(where),
             {

@@ -11,14 +11,11 @@ from contextlib import AbstractContextManager
 
 from memlane.storage.archive import CLOCK, Key, Table, partition, table_named
 from memlane.storage.base import ArchiveReader, ArchiveRow
-from memlane.storage.sql.dialect import Database
+from memlane.storage.sql.dialect import SQLStore
 
 
-class SQLArchiveStore:
+class SQLArchiveStore(SQLStore):
     """:class:`memlane.storage.base.ArchiveStore` on one SQL database."""
-
-    def __init__(self, database: Database) -> None:
-        self.db = database
 
     def snapshot(self) -> AbstractContextManager[ArchiveReader]:
         """A read-only view of every table as of one instant, for a consistent export."""

@@ -10,8 +10,8 @@ so a query is fixed in one place and nothing above the stores learns which datab
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, NamedTuple, Protocol, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +19,15 @@ import numpy.typing as npt
 from memlane.storage.base import ArchiveReader, ArchiveRow, DocKind
 
 Parameters = Sequence[Any] | dict[str, Any]
+Vector = npt.NDArray[np.float32]
+
+
+class DocScope(NamedTuple):
+    """Which search docs a ranking may return: a tenant's (one subject's, if given) of a kind."""
+
+    tenant: str
+    subject: str | None
+    kind: DocKind
 
 
 class Database(Protocol):
@@ -122,21 +131,11 @@ class Dialect(Protocol):
         """Store float32 vectors of docs, inside the caller's write transaction."""
         ...
 
-    def nearest(
-        self,
-        tenant: str,
-        subject: str | None,
-        kind: DocKind,
-        model: str,
-        vector: npt.NDArray[np.float32],
-        limit: int,
-    ) -> list[int]:
+    def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """Owner ids of the undeleted docs in scope, largest inner product first (ties by id)."""
         ...
 
-    def lexical(
-        self, tenant: str, subject: str | None, kind: DocKind, terms: Sequence[str], limit: int
-    ) -> list[int]:
+    def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
         """Owner ids of the undeleted docs in scope matching any of ``terms``, best BM25 first."""
         ...
 
@@ -167,3 +166,21 @@ class Dialect(Protocol):
     def finish_load(self) -> None:
         """After a load: make new writes follow the loaded data (ids, indexes)."""
         ...
+
+
+class SQLStore:
+    """What every store shares: its database and dialect, write transactions, the clock."""
+
+    def __init__(self, database: Database) -> None:
+        self.db = database
+        self.dialect = database.dialect
+
+    @contextmanager
+    def transaction(self) -> Iterator[Self]:
+        """A write transaction holding the write lock; nested calls join the outer one."""
+        with self.db.write():
+            yield self
+
+    def next_tx(self, now: int) -> int:
+        """A transaction time above every one issued before (shared by every lane)."""
+        return self.db.next_tx(now)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from memlane.errors import StorageError
@@ -12,7 +11,7 @@ from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import Insert, Span
 from memlane.storage import rows as decode
 from memlane.storage.base import Applied, Scope
-from memlane.storage.sql.dialect import Database
+from memlane.storage.sql.dialect import Database, SQLStore
 
 _COLUMNS = decode.FACT_COLUMNS
 _DEFINITION = "SELECT name, cardinality, identifier, normalizer FROM attributes WHERE tenant = %s"
@@ -20,26 +19,15 @@ _BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
 _KNOWN_AT = "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to > %(known)s) AND deleted_at IS NULL"
 
 
-class SQLFactStore:
+class SQLFactStore(SQLStore):
     """:class:`memlane.storage.base.FactStore` and its writer on one SQL database."""
 
     def __init__(self, database: Database) -> None:
-        self.db = database
-        self.dialect = database.dialect
+        super().__init__(database)
         # Definitions read inside the current write transaction: nobody else can change
         # them while it holds the write lock. Keyed by the transaction they were read in.
         self._tx_definitions: dict[tuple[str, str], AttributeDef | None] = {}
         self._definitions_of = -1
-
-    @contextmanager
-    def transaction(self) -> Iterator[SQLFactStore]:
-        """A write transaction holding the write lock; nested calls join the outer one."""
-        with self.db.write():
-            yield self
-
-    def next_tx(self, now: int) -> int:
-        """A transaction time above every earlier one, even if the clock stood still."""
-        return self.db.next_tx(now)
 
     # -- attribute definitions ----------------------------------------------------------
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from memlane.access import ApiKey
 from memlane.storage.key_rows import KEY_COLUMNS, key_row
 from memlane.storage.key_rows import key as decode_key
-from memlane.storage.sql.dialect import Database
+from memlane.storage.sql.dialect import Database, SQLStore
 
 
-class SQLKeyStore:
+class SQLKeyStore(SQLStore):
     """The API keys of every tenant of one SQL database."""
 
     def __init__(self, database: Database) -> None:
-        self.db = database
+        super().__init__(database)
         # Key ids are text: byte order breaks ties between keys created in the same microsecond.
         self._oldest_first = f"ORDER BY created_at, {database.dialect.bytewise('id')}"
 

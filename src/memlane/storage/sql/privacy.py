@@ -17,18 +17,14 @@ from memlane.storage.redaction import (
     needles,
     scope_name,
 )
-from memlane.storage.sql.dialect import Database
-from memlane.timeutil import from_micros
+from memlane.storage.sql.dialect import SQLStore
 
 # Tables a purge deletes rows from.
 _PURGED = ("facts", *(name for name, _ in TEXT_TABLES))
 
 
-class SQLPrivacyStore:
+class SQLPrivacyStore(SQLStore):
     """Deletions and purges on one SQL database."""
-
-    def __init__(self, database: Database) -> None:
-        self.db = database
 
     def forget(
         self,
@@ -63,14 +59,14 @@ class SQLPrivacyStore:
                 )
                 for table, column in TEXT_TABLES:
                     counts[table] = self._mark_mentions(table, column, tenant, subject, values, now)
-            scope = scope_name(attribute)
             row = self.db.fetchone(
                 "INSERT INTO deletions (tenant, subject, scope, requested_at, requested_by, "
-                "reason, purge_due, counts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                "reason, purge_due, counts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+                f"RETURNING {DELETION_COLUMNS}",
                 (
                     tenant,
                     subject,
-                    scope,
+                    scope_name(attribute),
                     now,
                     requested_by,
                     reason,
@@ -78,17 +74,7 @@ class SQLPrivacyStore:
                     counts_json(counts),
                 ),
             )
-            return Deletion(
-                int(row[0]),
-                subject,
-                scope,
-                from_micros(now),
-                reason,
-                from_micros(purge_due),
-                None,
-                requested_by,
-                counts,
-            )
+            return deletion(row)
 
     def deletions(self, tenant: str) -> list[Deletion]:
         """Every deletion of a tenant, oldest first."""

@@ -9,8 +9,7 @@ HNSW and BM25 over a ``tsvector``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,9 +19,8 @@ from memlane.facts.normalize import canonical_json
 from memlane.storage import lexical
 from memlane.storage import rows as decode
 from memlane.storage.base import DocKind
-from memlane.storage.sql.dialect import Database
+from memlane.storage.sql.dialect import Database, DocScope, SQLStore
 from memlane.summaries.model import Note, Summary, SummaryContent
-from memlane.timeutil import from_micros
 from memlane.window.model import Turn
 
 STORYLINE = ""  # the session_id under which a subject's storyline is stored
@@ -31,22 +29,8 @@ _SUMMARY_COLUMNS = decode.SUMMARY_COLUMNS
 _NOTE_COLUMNS = decode.NOTE_COLUMNS
 
 
-class SQLSummaryStore:
+class SQLSummaryStore(SQLStore):
     """:class:`memlane.storage.base.SummaryStore` on one SQL database, every tenant."""
-
-    def __init__(self, database: Database) -> None:
-        self.db = database
-        self.dialect = database.dialect
-
-    @contextmanager
-    def transaction(self) -> Iterator[SQLSummaryStore]:
-        """A write transaction; nested calls join the outer one."""
-        with self.db.write():
-            yield self
-
-    def next_tx(self, now: int) -> int:
-        """The next transaction time (shared with the other lanes)."""
-        return self.db.next_tx(now)
 
     # -- summaries ----------------------------------------------------------------------
 
@@ -77,7 +61,7 @@ class SQLSummaryStore:
         row = self.db.fetchone(
             "INSERT INTO summaries (tenant, subject, session_id, version, content, period_from, "
             "period_to, tx_from, provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-            "RETURNING id",
+            f"RETURNING {_SUMMARY_COLUMNS}",
             (
                 tenant,
                 subject,
@@ -90,19 +74,8 @@ class SQLSummaryStore:
                 canonical_json(list(provenance)),
             ),
         )
-        summary_id = int(row[0])
-        self._add_doc(tenant, subject, "summary", summary_id, content.as_text())
-        return Summary(
-            id=summary_id,
-            subject=subject,
-            session_id=session_id,
-            content=content,
-            period_from=from_micros(period[0]),
-            period_to=from_micros(period[1]),
-            version=version,
-            tx_from=from_micros(tx),
-            provenance=tuple(provenance),
-        )
+        self._add_doc(tenant, subject, "summary", int(row[0]), content.as_text())
+        return decode.summary(row)
 
     def current_summary(
         self, tenant: str, session_id: str | None, subject: str | None
@@ -165,7 +138,7 @@ class SQLSummaryStore:
         self.db.wrote()
         row = self.db.fetchone(
             "INSERT INTO notes (tenant, subject, text, said_at, tx_from, session_id, source, "
-            "provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            f"provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_NOTE_COLUMNS}",
             (
                 tenant,
                 subject,
@@ -177,18 +150,8 @@ class SQLSummaryStore:
                 canonical_json(list(provenance)),
             ),
         )
-        note_id = int(row[0])
-        self._add_doc(tenant, subject, "note", note_id, text)
-        return Note(
-            id=note_id,
-            subject=subject,
-            text=text,
-            at=from_micros(said_at),
-            tx_from=from_micros(tx),
-            session_id=session_id,
-            source=source,
-            provenance=tuple(provenance),
-        )
+        self._add_doc(tenant, subject, "note", int(row[0]), text)
+        return decode.note(row)
 
     def notes(self, tenant: str, subject: str) -> list[Note]:
         """A subject's notes in the order they were said."""
@@ -274,7 +237,7 @@ class SQLSummaryStore:
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
         if limit < 1 or len(vector) == 0:
             return []
-        return self.dialect.nearest(tenant, subject, kind, model, vector, limit)
+        return self.dialect.nearest(DocScope(tenant, subject, kind), model, vector, limit)
 
     def lexical(
         self, tenant: str, subject: str | None, kind: DocKind, text: str, limit: int
@@ -283,7 +246,7 @@ class SQLSummaryStore:
         terms = lexical.terms(text)
         if not terms or limit < 1:
             return []
-        return self.dialect.lexical(tenant, subject, kind, terms, limit)
+        return self.dialect.lexical(DocScope(tenant, subject, kind), terms, limit)
 
     # -- internals ----------------------------------------------------------------------
 

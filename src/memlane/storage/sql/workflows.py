@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memlane.storage import workflow_rows as rows
-from memlane.storage.sql.dialect import Database
+from memlane.storage.sql.dialect import SQLStore
 from memlane.timeutil import from_micros
 from memlane.workflows.model import Action, Trajectory, Workflow
 
 
-class SQLWorkflowStore:
+class SQLWorkflowStore(SQLStore):
     """Trajectories and workflow revisions of every tenant in one SQL database."""
-
-    def __init__(self, database: Database) -> None:
-        self.db = database
-
-    @contextmanager
-    def transaction(self) -> Iterator[SQLWorkflowStore]:
-        """A write transaction holding the write lock; nested calls join the outer one."""
-        with self.db.write():
-            yield self
-
-    def next_tx(self, now: int) -> int:
-        """The next transaction time (shared with the other lanes)."""
-        return self.db.next_tx(now)
 
     def put_run(
         self,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memlane.errors import StorageError
-from memlane.storage.nesting import Nesting
+from memlane.storage.nesting import Transactions
 from memlane.storage.sql.dialect import Parameters
 from memlane.storage.sqlite.dialect import SQLiteDialect
 from memlane.storage.sqlite.schema import migrate
@@ -23,7 +22,7 @@ CACHE_KIB = 32 * 1024
 _PLACEHOLDER = re.compile(r"%(?:\((\w+)\)s|(s)|(%))")
 
 
-class SQLiteDatabase:
+class SQLiteDatabase(Transactions):
     """A connection shared by the lanes of one ``Memory`` handle.
 
     Writes take the database's write lock up front (``BEGIN IMMEDIATE``), so concurrent
@@ -34,6 +33,7 @@ class SQLiteDatabase:
     """
 
     def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+        super().__init__()
         self.path = str(path)
         try:
             self.connection = sqlite3.connect(
@@ -51,10 +51,7 @@ class SQLiteDatabase:
             migrate(self.connection)
         except sqlite3.Error as error:
             raise StorageError(f"cannot open SQLite database {self.path!r}: {error}") from error
-        self.lock = threading.RLock()
-        self._nesting = Nesting()
         self._last_tx: int | None = None
-        self.transactions = 0
         self.dialect = SQLiteDialect(self)
 
     @property
@@ -63,23 +60,15 @@ class SQLiteDatabase:
         return self._nesting.depth > 0
 
     @contextmanager
-    def write(self) -> Iterator[None]:
-        """A write transaction; nested calls join the outermost one."""
-        with self.lock:
-            if self._nesting.depth:
-                with self._nesting.nested():
-                    yield
-                return
-            self._begin()
-            self.transactions += 1
-            try:
-                with self._nesting.outermost():
-                    yield
-                self._save_clock()
-                self.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+    def _transaction(self) -> Iterator[None]:
+        self._begin()
+        try:
+            yield
+            self._save_clock()
+            self.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
 
     def next_tx(self, now: int) -> int:
         """A transaction time ``>= now`` above every one issued before, in any process.
@@ -130,10 +119,6 @@ class SQLiteDatabase:
                 self.connection.executemany(native(sql), rows)
         except sqlite3.Error as error:
             raise StorageError(f"SQLite error: {error}") from error
-
-    def wrote(self) -> None:
-        """Record that the current transaction has written (see the nested rule above)."""
-        self._nesting.wrote()
 
     def close(self) -> None:
         """Close the connection (rolling back an unfinished transaction)."""

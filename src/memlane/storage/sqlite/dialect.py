@@ -16,6 +16,7 @@ from memlane.errors import StorageError
 from memlane.storage import lexical, vectors
 from memlane.storage.archive import table_named
 from memlane.storage.base import ArchiveRow, DocKind
+from memlane.storage.sql.dialect import DocScope, Vector
 from memlane.storage.sql.summaries import search_scope, vector_state
 
 if TYPE_CHECKING:
@@ -88,28 +89,20 @@ class SQLiteDialect:
             [(model, blob, doc_id) for doc_id, blob in vectors],
         )
 
-    def nearest(
-        self,
-        tenant: str,
-        subject: str | None,
-        kind: DocKind,
-        model: str,
-        vector: npt.NDArray[np.float32],
-        limit: int,
-    ) -> list[int]:
+    def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """Exact: the scope's vectors as one matrix (cached until the scope changes) @ query."""
-        owners, matrix = self._matrix((tenant, subject, kind, model))
+        owners, matrix = self._matrix(scope, model)
         return vectors.nearest(vector, owners, matrix, limit)
 
-    def _matrix(self, key: _Scope) -> tuple[list[int], Matrix]:
+    def _matrix(self, scope: DocScope, model: str) -> tuple[list[int], Matrix]:
         """The scope's owner ids and vectors, loaded again only when the scope changed."""
-        tenant, subject, kind, model = key
-        state = vector_state(self.db, tenant, subject, kind, model)
+        key: _Scope = (*scope, model)
+        state = vector_state(self.db, *scope, model)
         with self._matrices_lock:
             cached = self._matrices.get(key)
         if cached is not None and cached[0] == state:
             return cached[1], cached[2]
-        where, parameters = search_scope(tenant, subject, kind)
+        where, parameters = search_scope(*scope)
         rows = self.db.fetchall(
             f"SELECT owner_id, vector FROM search_docs WHERE {where} AND model = %(model)s "
             "ORDER BY id",
@@ -122,18 +115,17 @@ class SQLiteDialect:
             self._matrices[key] = (state, owners, matrix)
         return owners, matrix
 
-    def lexical(
-        self, tenant: str, subject: str | None, kind: DocKind, terms: Sequence[str], limit: int
-    ) -> list[int]:
+    def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
         """FTS5's BM25, the scope token ANDed into the match so FTS5 itself narrows it."""
         words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
-        scope = lexical.scope_token(tenant, kind, *(() if subject is None else (subject,)))
+        tenant, subject, kind = scope
+        token = lexical.scope_token(tenant, kind, *(() if subject is None else (subject,)))
         where, parameters = search_scope(tenant, subject, kind, alias="d.")
         rows = self.db.fetchall(
             "SELECT d.owner_id FROM search_fts JOIN search_docs AS d ON d.id = search_fts.rowid "
             f"WHERE search_fts MATCH %(match)s AND {where} "
             "ORDER BY bm25(search_fts), d.id LIMIT %(limit)s",
-            {**parameters, "match": f'({words}) AND "{scope}"', "limit": limit},
+            {**parameters, "match": f'({words}) AND "{token}"', "limit": limit},
         )
         return [row[0] for row in rows]
 
