@@ -70,31 +70,3 @@ class Nesting:
             raise
         finally:
             self.depth -= 1
-
-
-class Transactions:
-    """What both databases' write transactions share: one lock, the nesting rule, a count.
-
-    A database supplies :meth:`_transaction`, which opens the outermost transaction with
-    the write lock held and commits it when its block ends (rolls back if the block raises).
-    """
-
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self._nesting = Nesting()
-
-    @property
-    def transactions(self) -> int:
-        """How many outermost write transactions have begun."""
-        return self._nesting.transactions
-
-    def write(self) -> AbstractContextManager[None]:
-        """A write transaction holding the write lock; nested calls join the outermost one."""
-        return self._nesting.write(self.lock, self._transaction)
-
-    def wrote(self) -> None:
-        """Record that the current transaction has written (see :class:`Nesting`)."""
-        self._nesting.wrote()
-
-    def _transaction(self) -> AbstractContextManager[None]:
-        raise NotImplementedError

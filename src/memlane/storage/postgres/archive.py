@@ -34,7 +34,7 @@ def decoded(spec: Table, values: Sequence[Any]) -> ArchiveRow:
 
 
 class PostgresArchiveReader:
-    """Reads inside :meth:`PostgresArchiveStore.snapshot` (one repeatable-read transaction)."""
+    """Reads inside ``PostgresDialect.snapshot`` (one repeatable-read transaction)."""
 
     def __init__(self, connection: Any) -> None:
         self._connection = connection

@@ -12,9 +12,9 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from memlane.errors import InvalidInput, StorageError
-from memlane.storage.nesting import Transactions
 from memlane.storage.postgres.dialect import PostgresDialect
 from memlane.storage.postgres.schema import migrate
+from memlane.storage.sql.dialect import Database
 
 LOCK_TIMEOUT_SECONDS = 30.0
 CONNECT_TIMEOUT_SECONDS = 10.0
@@ -22,7 +22,7 @@ DEFAULT_POOL_SIZE = 8
 POOL_SIZE_ENV = "MEMLANE_PG_POOL_SIZE"
 
 
-class PostgresDatabase(Transactions):
+class PostgresDatabase(Database):
     """A connection pool shared by the lanes of one ``Memory`` handle.
 
     Reads borrow any pooled connection, so threads read in parallel. A write transaction

@@ -2,10 +2,6 @@
 
 Ids travel as one array (``= ANY``), text sorts in byte order (``COLLATE "C"``), facts carry
 the slot of the exclusion constraint, search uses pgvector HNSW and a ``tsvector``.
-
-What only PostgreSQL stores is derived on load and never exported: ``facts.slot`` (from the
-attribute's cardinality, as the fact store computes it), ``search_docs.tokens`` and ``dims``
-(from the text and the vector), and ``turns.seq`` (insertion order: rows load in file order).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ class SQLArchiveStore(SQLStore):
 
     def snapshot(self) -> AbstractContextManager[ArchiveReader]:
         """A read-only view of every table as of one instant, for a consistent export."""
-        return self.db.dialect.snapshot()
+        return self.dialect.snapshot()
 
     def match(self, table: str, rows: Sequence[ArchiveRow]) -> int:
         """How many of ``rows`` are stored already, identical (the clock never counts)."""
@@ -41,17 +41,17 @@ class SQLArchiveStore(SQLStore):
             if not fresh:
                 return 0
             self.db.wrote()
-            self.db.dialect.insert_rows(spec.name, fresh)
+            self.dialect.insert_rows(spec.name, fresh)
         return len(fresh)
 
     def finish(self) -> None:
         """After a load: make new writes follow the loaded data (ids, indexes)."""
-        self.db.dialect.finish_load()
+        self.dialect.finish_load()
 
     def _stored(self, spec: Table, rows: Sequence[ArchiveRow]) -> dict[Key, ArchiveRow]:
         """The stored rows that have the keys of ``rows``."""
         keys = list(dict.fromkeys(spec.key_of(row) for row in rows))
-        return {spec.key_of(row): row for row in self.db.dialect.stored_rows(spec.name, keys)}
+        return {spec.key_of(row): row for row in self.dialect.stored_rows(spec.name, keys)}
 
     def _raise_clock(self, rows: Sequence[ArchiveRow]) -> int:
         """Raise the transaction clock to the loaded value, never lower it.

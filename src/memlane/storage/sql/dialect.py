@@ -9,6 +9,8 @@ so a query is fixed in one place and nothing above the stores learns which datab
 
 from __future__ import annotations
 
+import threading
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, NamedTuple, Protocol, Self
@@ -17,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memlane.storage.base import ArchiveReader, ArchiveRow, DocKind
+from memlane.storage.nesting import Nesting
 
 Parameters = Sequence[Any] | dict[str, Any]
 Vector = npt.NDArray[np.float32]
@@ -30,55 +33,65 @@ class DocScope(NamedTuple):
     kind: DocKind
 
 
-class Database(Protocol):
-    """Statements and write transactions on one database, with the dialect that speaks it."""
+class Database(ABC):
+    """Statements and write transactions on one database, with the dialect that speaks it.
 
-    @property
-    def dialect(self) -> Dialect:
-        """What this database does its own way."""
-        ...
+    Nested write transactions join the outermost one, all or nothing (:class:`Nesting`); a
+    database supplies :meth:`_transaction`, which opens the outermost one with the write lock
+    held and commits it when its block ends (rolls back if the block raises).
+    """
 
-    @property
-    def in_transaction(self) -> bool:
-        """True inside :meth:`write` (on the thread that opened it)."""
-        ...
+    dialect: Dialect
+    """What this database does its own way."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self._nesting = Nesting()
 
     @property
     def transactions(self) -> int:
         """How many outermost write transactions have begun (per-transaction caches key on it)."""
-        ...
+        return self._nesting.transactions
 
     def write(self) -> AbstractContextManager[None]:
-        """A write transaction holding the database's write lock; nested calls join it."""
-        ...
+        """A write transaction holding the write lock; nested calls join the outermost one."""
+        return self._nesting.write(self.lock, self._transaction)
 
     def wrote(self) -> None:
         """Record that the current transaction has written (a nested failure then poisons it)."""
-        ...
+        self._nesting.wrote()
 
+    @property
+    @abstractmethod
+    def in_transaction(self) -> bool:
+        """True inside :meth:`write` (on the thread that opened it)."""
+
+    @abstractmethod
+    def _transaction(self) -> AbstractContextManager[None]: ...
+
+    @abstractmethod
     def next_tx(self, now: int) -> int:
         """A transaction time ``>= now`` above every one issued before, in any process."""
-        ...
 
+    @abstractmethod
     def fetchall(self, sql: str, parameters: Parameters = ()) -> list[Any]:
         """Run a query and return every row."""
-        ...
 
+    @abstractmethod
     def fetchone(self, sql: str, parameters: Parameters = ()) -> Any:
         """Run a query and return its first row, or ``None``."""
-        ...
 
+    @abstractmethod
     def execute(self, sql: str, parameters: Parameters = ()) -> int:
         """Run one statement; return the number of rows it touched."""
-        ...
 
+    @abstractmethod
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement per row of parameters."""
-        ...
 
+    @abstractmethod
     def close(self) -> None:
         """Release every connection; the handle is unusable afterwards."""
-        ...
 
 
 class Dialect(Protocol):

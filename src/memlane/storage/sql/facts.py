@@ -9,8 +9,8 @@ from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import Insert, Span
-from memlane.storage import rows as decode
 from memlane.storage.base import Applied, Scope
+from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, SQLStore
 
 _COLUMNS = decode.FACT_COLUMNS

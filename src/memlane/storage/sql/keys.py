@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 from memlane.access import ApiKey
-from memlane.storage.key_rows import KEY_COLUMNS, key_row
-from memlane.storage.key_rows import key as decode_key
-from memlane.storage.sql.dialect import Database, SQLStore
+from memlane.storage.sql.dialect import SQLStore
+from memlane.storage.sql.rows import KEY_COLUMNS, key_row
+from memlane.storage.sql.rows import key as decode_key
 
 
 class SQLKeyStore(SQLStore):
     """The API keys of every tenant of one SQL database."""
-
-    def __init__(self, database: Database) -> None:
-        super().__init__(database)
-        # Key ids are text: byte order breaks ties between keys created in the same microsecond.
-        self._oldest_first = f"ORDER BY created_at, {database.dialect.bytewise('id')}"
 
     def put_key(self, key: ApiKey) -> None:
         """Store a new key (its id must be new)."""
@@ -32,12 +27,13 @@ class SQLKeyStore(SQLStore):
 
     def keys(self, tenant: str | None) -> list[ApiKey]:
         """Every key of ``tenant`` (``None``: of every tenant), oldest first."""
+        # Key ids are text: byte order breaks ties between keys created in the same microsecond.
+        order = f"ORDER BY created_at, {self.dialect.bytewise('id')}"
         if tenant is None:
-            rows = self.db.fetchall(f"SELECT {KEY_COLUMNS} FROM api_keys {self._oldest_first}")
+            rows = self.db.fetchall(f"SELECT {KEY_COLUMNS} FROM api_keys {order}")
         else:
             rows = self.db.fetchall(
-                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant = %s {self._oldest_first}",
-                (tenant,),
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant = %s {order}", (tenant,)
             )
         return [decode_key(row) for row in rows]
 

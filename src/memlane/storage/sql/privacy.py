@@ -118,15 +118,13 @@ class SQLPrivacyStore(SQLStore):
         if not due:
             return PurgeReport((), rows, vacuumed=False)
         marked = [json.loads(row[2]) for row in due]
-        self.db.dialect.compact(
-            [t for t in _PURGED if rows.get(t) or any(c.get(t) for c in marked)]
-        )
+        self.dialect.compact([t for t in _PURGED if rows.get(t) or any(c.get(t) for c in marked)])
         with self.db.write():
             self.db.wrote()
             self.db.execute(
-                f"UPDATE deletions SET purged_at = %s WHERE {self.db.dialect.any_of('id')} "
+                f"UPDATE deletions SET purged_at = %s WHERE {self.dialect.any_of('id')} "
                 "AND purged_at IS NULL",
-                (now, self.db.dialect.ids([row[0] for row in due])),
+                (now, self.dialect.ids([row[0] for row in due])),
             )
         return PurgeReport(tuple(row[0] for row in due), rows, vacuumed=True)
 
@@ -161,7 +159,7 @@ class SQLPrivacyStore(SQLStore):
     ) -> int:
         if not values:
             return 0
-        key = self.db.dialect.row_key(table)
+        key = self.dialect.row_key(table)
         candidates = self.db.fetchall(
             f"SELECT {key}, {column} FROM {table} WHERE tenant = %s AND subject = %s "
             "AND deleted_at IS NULL",
@@ -171,15 +169,15 @@ class SQLPrivacyStore(SQLStore):
         if hits:
             self.db.execute(
                 f"UPDATE {table} SET deleted_at = %s WHERE tenant = %s "
-                f"AND {self.db.dialect.any_of(key)}",
-                (now, tenant, self.db.dialect.ids(hits)),
+                f"AND {self.dialect.any_of(key)}",
+                (now, tenant, self.dialect.ids(hits)),
             )
         return len(hits)
 
     def _remove(self, tenant: str, subject: str, rows: dict[str, int]) -> None:
         # A search entry's tokens and vector live in its own row, so deleting the row takes
         # them too, but for a separate index (SQLite's FTS5, counted as search_fts).
-        for table, removed in self.db.dialect.purge_index(tenant, subject).items():
+        for table, removed in self.dialect.purge_index(tenant, subject).items():
             rows[table] = rows.get(table, 0) + removed
         for table in _PURGED:
             removed = self.db.execute(

@@ -17,8 +17,8 @@ import numpy.typing as npt
 
 from memlane.facts.normalize import canonical_json
 from memlane.storage import lexical
-from memlane.storage import rows as decode
 from memlane.storage.base import DocKind
+from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, DocScope, SQLStore
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.window.model import Turn

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memlane.storage import workflow_rows as rows
+from memlane.storage.sql import rows
 from memlane.storage.sql.dialect import SQLStore
 from memlane.timeutil import from_micros
 from memlane.workflows.model import Action, Trajectory, Workflow
@@ -71,7 +71,7 @@ class SQLWorkflowStore(SQLStore):
         if task_type is not None:
             sql += " AND task_type = %s"
             parameters += (task_type,)
-        order = self.db.dialect.bytewise("task_type")
+        order = self.dialect.bytewise("task_type")
         found = self.db.fetchall(f"{sql} ORDER BY {order}", parameters)
         return [rows.workflow(body, tx_from) for body, tx_from in found]
 

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memlane.errors import StorageError
-from memlane.storage.nesting import Transactions
-from memlane.storage.sql.dialect import Parameters
+from memlane.storage.sql.dialect import Database, Parameters
 from memlane.storage.sqlite.dialect import SQLiteDialect
 from memlane.storage.sqlite.schema import migrate
 
@@ -22,7 +21,7 @@ CACHE_KIB = 32 * 1024
 _PLACEHOLDER = re.compile(r"%(?:\((\w+)\)s|(s)|(%))")
 
 
-class SQLiteDatabase(Transactions):
+class SQLiteDatabase(Database):
     """A connection shared by the lanes of one ``Memory`` handle.
 
     Writes take the database's write lock up front (``BEGIN IMMEDIATE``), so concurrent
@@ -87,13 +86,19 @@ class SQLiteDatabase(Transactions):
             # Another process may write next: read the clock afresh in the next transaction.
             self._last_tx = None
 
-    def cursor(self, sql: str, parameters: Parameters = ()) -> sqlite3.Cursor:
-        """Run one statement, mapping driver errors to :class:`StorageError`."""
+    @contextmanager
+    def _driver(self) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock, with driver errors mapped to :class:`StorageError`."""
         try:
             with self.lock:
-                return self.connection.execute(native(sql), parameters)
+                yield self.connection
         except sqlite3.Error as error:
             raise StorageError(f"SQLite error: {error}") from error
+
+    def cursor(self, sql: str, parameters: Parameters = ()) -> sqlite3.Cursor:
+        """Run one statement and return its cursor."""
+        with self._driver() as connection:
+            return connection.execute(native(sql), parameters)
 
     def execute(self, sql: str, parameters: Parameters = ()) -> int:
         """Run one statement; return the number of rows it touched."""
@@ -101,11 +106,8 @@ class SQLiteDatabase(Transactions):
 
     def fetchall(self, sql: str, parameters: Parameters = ()) -> list[Any]:
         """Run a query and return every row."""
-        try:
-            with self.lock:
-                return self.cursor(sql, parameters).fetchall()
-        except sqlite3.Error as error:
-            raise StorageError(f"SQLite error: {error}") from error
+        with self._driver() as connection:
+            return connection.execute(native(sql), parameters).fetchall()
 
     def fetchone(self, sql: str, parameters: Parameters = ()) -> Any:
         """Run a query and return its first row, or ``None`` (every row is read)."""
@@ -114,11 +116,8 @@ class SQLiteDatabase(Transactions):
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement per row of parameters."""
-        try:
-            with self.lock:
-                self.connection.executemany(native(sql), rows)
-        except sqlite3.Error as error:
-            raise StorageError(f"SQLite error: {error}") from error
+        with self._driver() as connection:
+            connection.executemany(native(sql), rows)
 
     def close(self) -> None:
         """Close the connection (rolling back an unfinished transaction)."""
