@@ -121,6 +121,10 @@ class PostgresDatabase(Database):
         with self._statement() as connection:
             return int(connection.execute(sql, parameters).rowcount)
 
+    def insert(self, sql: str, parameters: Sequence[Any] | dict[str, Any] = ()) -> int:
+        """Run one ``INSERT``; the new row's id comes back through ``RETURNING``."""
+        return int(self.fetchone(f"{sql} RETURNING id", parameters)[0])
+
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement per row of parameters, in one round of the pipeline."""
         if not rows:

@@ -44,11 +44,11 @@ class PostgresDialect:
     # The slot a new version occupies in the exclusion constraint: every value of a
     # one-valued (or undeclared) attribute shares '', each value of a many-valued one has its own.
     fact_slot = (
-        "coalesce((SELECT CASE cardinality WHEN 'many' THEN %(key)s ELSE '' END FROM attributes "
-        "WHERE tenant = %(tenant)s AND name = %(attribute)s), '')"
+        "coalesce((SELECT CASE cardinality WHEN 'many' THEN %s ELSE '' END FROM attributes "
+        "WHERE tenant = %s AND name = %s), '')"
     )
     turn_order = "seq"
-    doc_tokens = "to_tsvector('simple', %(tokens)s)"
+    doc_tokens = "to_tsvector('simple', %s)"
     # As SQLite's INSERT OR REPLACE: the row replaced whole, undeleted, with a new ``seq``.
     put_turn = (
         "INSERT INTO turns (id, tenant, subject, session_id, role, speaker, content, said_at) "

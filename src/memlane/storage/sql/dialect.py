@@ -86,6 +86,10 @@ class Database(ABC):
         """Run one statement; return the number of rows it touched."""
 
     @abstractmethod
+    def insert(self, sql: str, parameters: Parameters = ()) -> int:
+        """Run one ``INSERT`` of one row; return the ``id`` the database gave it."""
+
+    @abstractmethod
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement per row of parameters."""
 
@@ -98,7 +102,8 @@ class Dialect(Protocol):
     """What one database does differently, for the stores of :mod:`memlane.storage.sql`."""
 
     fact_slot: str
-    """SQL computing ``facts.slot`` of an insert (PostgreSQL's exclusion constraint), or ``''``."""
+    """SQL computing ``facts.slot`` of an insert from ``(value key, tenant, attribute)``
+    (PostgreSQL's exclusion constraint), or ``''``."""
 
     turn_order: str
     """The column that orders turns said at the same instant in insertion order."""
@@ -108,7 +113,7 @@ class Dialect(Protocol):
     said_at``) that replaces a turn stored under the same id, moving it behind the others."""
 
     doc_tokens: str
-    """SQL computing ``search_docs.tokens`` from ``%(tokens)s`` (PostgreSQL), or ``''``."""
+    """SQL computing ``search_docs.tokens`` from one more parameter (PostgreSQL), or ``''``."""
 
     def bytewise(self, column: str) -> str:
         """``column`` compared byte by byte, for ``ORDER BY`` and ``DISTINCT``."""

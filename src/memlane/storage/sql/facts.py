@@ -122,32 +122,29 @@ class SQLFactStore(SQLStore):
 
     def _insert(self, tenant: str, subject: str, attribute: str, item: Insert, tx: int) -> Fact:
         payload, slot = item.payload, self.dialect.fact_slot
-        row = self.db.fetchone(
+        fact_id = self.db.insert(
             "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, "
             "valid_to, tx_from, source, reason, confidence, provenance, stated_tx"
-            f"{', slot' if slot else ''}) VALUES (%(tenant)s, %(subject)s, %(attribute)s, "
-            "%(value)s, %(key)s, %(start)s, %(end)s, %(tx)s, %(source)s, %(reason)s, "
-            f"%(confidence)s, %(provenance)s, %(stated)s{', ' + slot if slot else ''}) "
-            "RETURNING id",
-            {
-                "tenant": tenant,
-                "subject": subject,
-                "attribute": attribute,
-                "value": canonical_json(payload.value),
-                "key": item.key,
-                "start": item.start,
-                "end": item.end,
-                "tx": tx,
-                "source": payload.source,
-                "reason": payload.reason,
-                "confidence": payload.confidence,
-                "provenance": canonical_json(list(payload.provenance))
-                if payload.provenance
-                else "[]",
-                "stated": payload.stated or tx,
-            },
+            f"{', slot' if slot else ''}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+            f"%s, %s{', ' + slot if slot else ''})",
+            (
+                tenant,
+                subject,
+                attribute,
+                canonical_json(payload.value),
+                item.key,
+                item.start,
+                item.end,
+                tx,
+                payload.source,
+                payload.reason,
+                payload.confidence,
+                canonical_json(list(payload.provenance)) if payload.provenance else "[]",
+                payload.stated or tx,
+                *((item.key, tenant, attribute) if slot else ()),
+            ),
         )
-        return decode.inserted(int(row[0]), subject, attribute, item, tx)
+        return decode.inserted(fact_id, subject, attribute, item, tx)
 
     # -- reads --------------------------------------------------------------------------
 

@@ -252,20 +252,13 @@ class SQLSummaryStore(SQLStore):
 
     def _add_doc(self, tenant: str, subject: str, kind: DocKind, owner_id: int, text: str) -> None:
         tokens = self.dialect.doc_tokens
-        row = self.db.fetchone(
+        doc_id = self.db.insert(
             f"INSERT INTO search_docs (tenant, subject, kind, owner_id, text"
-            f"{', tokens' if tokens else ''}) VALUES (%(tenant)s, %(subject)s, %(kind)s, "
-            f"%(owner)s, %(text)s{', ' + tokens if tokens else ''}) RETURNING id",
-            {
-                "tenant": tenant,
-                "subject": subject,
-                "kind": kind,
-                "owner": owner_id,
-                "text": text,
-                "tokens": lexical.document(text),
-            },
+            f"{', tokens' if tokens else ''}) VALUES (%s, %s, %s, %s, %s"
+            f"{', ' + tokens if tokens else ''})",
+            (tenant, subject, kind, owner_id, text, *((lexical.document(text),) if tokens else ())),
         )
-        self.dialect.add_doc(int(row[0]), tenant, subject, kind, text)
+        self.dialect.add_doc(doc_id, tenant, subject, kind, text)
 
     def _drop_doc(self, kind: DocKind, owner_id: int) -> None:
         rows = self.db.fetchall(

@@ -86,28 +86,31 @@ class SQLiteDatabase(Database):
             # Another process may write next: read the clock afresh in the next transaction.
             self._last_tx = None
 
-    @contextmanager
-    def _driver(self) -> Iterator[sqlite3.Connection]:
-        """The connection, under the lock, with driver errors mapped to :class:`StorageError`."""
+    def cursor(self, sql: str, parameters: Parameters = ()) -> sqlite3.Cursor:
+        """Run one statement and return its cursor; driver errors become StorageError."""
         try:
             with self.lock:
-                yield self.connection
+                return self.connection.execute(native(sql), parameters)
         except sqlite3.Error as error:
             raise StorageError(f"SQLite error: {error}") from error
-
-    def cursor(self, sql: str, parameters: Parameters = ()) -> sqlite3.Cursor:
-        """Run one statement and return its cursor."""
-        with self._driver() as connection:
-            return connection.execute(native(sql), parameters)
 
     def execute(self, sql: str, parameters: Parameters = ()) -> int:
         """Run one statement; return the number of rows it touched."""
         return self.cursor(sql, parameters).rowcount
 
+    def insert(self, sql: str, parameters: Parameters = ()) -> int:
+        """Run one ``INSERT``; the new row's id is its ``rowid`` (no RETURNING to step)."""
+        row_id = self.cursor(sql, parameters).lastrowid
+        assert row_id is not None
+        return row_id
+
     def fetchall(self, sql: str, parameters: Parameters = ()) -> list[Any]:
         """Run a query and return every row."""
-        with self._driver() as connection:
-            return connection.execute(native(sql), parameters).fetchall()
+        try:
+            with self.lock:
+                return self.connection.execute(native(sql), parameters).fetchall()
+        except sqlite3.Error as error:
+            raise StorageError(f"SQLite error: {error}") from error
 
     def fetchone(self, sql: str, parameters: Parameters = ()) -> Any:
         """Run a query and return its first row, or ``None`` (every row is read)."""
@@ -116,8 +119,11 @@ class SQLiteDatabase(Database):
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement per row of parameters."""
-        with self._driver() as connection:
-            connection.executemany(native(sql), rows)
+        try:
+            with self.lock:
+                self.connection.executemany(native(sql), rows)
+        except sqlite3.Error as error:
+            raise StorageError(f"SQLite error: {error}") from error
 
     def close(self) -> None:
         """Close the connection (rolling back an unfinished transaction)."""
