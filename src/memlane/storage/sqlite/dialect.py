@@ -29,6 +29,7 @@ _LOOKUP_CHUNK = 400
 
 Matrix = npt.NDArray[np.float32]
 _Scope = tuple[str, str | None, DocKind, str]
+_FTS_SCOPE = ("tenant", "subject", "kind", "text")
 
 
 class SQLiteDialect:
@@ -191,14 +192,11 @@ class SQLiteDialect:
         if spec.name == "search_docs":
             self.db.executemany(
                 "INSERT INTO search_fts (rowid, tokens) VALUES (%s, %s)",
-                [(row["id"], fts_tokens(*(str(row[n]) for n in _DOC_SCOPE))) for row in rows],
+                [(row["id"], fts_tokens(*(str(row[n]) for n in _FTS_SCOPE))) for row in rows],
             )
 
     def finish_load(self) -> None:
         """Nothing to do: SQLite picks the next id after the largest one stored."""
-
-
-_DOC_SCOPE = ("tenant", "subject", "kind", "text")
 
 
 class SQLiteArchiveReader:
@@ -229,10 +227,5 @@ class SQLiteArchiveReader:
 
 def fts_tokens(tenant: str, subject: str, kind: str, text: str) -> str:
     """What FTS5 indexes for a search item: the text's tokens and its two scope tokens."""
-    return " ".join(
-        (
-            lexical.document(text),
-            lexical.scope_token(tenant, kind),
-            lexical.scope_token(tenant, kind, subject),
-        )
-    )
+    scopes = lexical.scope_token(tenant, kind), lexical.scope_token(tenant, kind, subject)
+    return " ".join((lexical.document(text), *scopes))
