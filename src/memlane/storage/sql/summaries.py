@@ -21,6 +21,7 @@ from memlane.storage.base import DocKind
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, DocScope, SQLStore
 from memlane.summaries.model import Note, Summary, SummaryContent
+from memlane.timeutil import from_micros
 from memlane.window.model import Turn
 
 STORYLINE = ""  # the session_id under which a subject's storyline is stored
@@ -136,22 +137,15 @@ class SQLSummaryStore(SQLStore):
     ) -> Note:
         """Store a note and index it for search."""
         self.db.wrote()
-        row = self.db.fetchone(
+        provenance_json = canonical_json(list(provenance))
+        note_id = self.db.insert(
             "INSERT INTO notes (tenant, subject, text, said_at, tx_from, session_id, source, "
-            f"provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_NOTE_COLUMNS}",
-            (
-                tenant,
-                subject,
-                text,
-                said_at,
-                tx,
-                session_id,
-                source,
-                canonical_json(list(provenance)),
-            ),
+            "provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (tenant, subject, text, said_at, tx, session_id, source, provenance_json),
         )
-        self._add_doc(tenant, subject, "note", int(row[0]), text)
-        return decode.note(row)
+        self._add_doc(tenant, subject, "note", note_id, text)
+        at, tx_from = from_micros(said_at), from_micros(tx)
+        return Note(note_id, subject, text, at, tx_from, session_id, source, tuple(provenance))
 
     def notes(self, tenant: str, subject: str) -> list[Note]:
         """A subject's notes in the order they were said."""
