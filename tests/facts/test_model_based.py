@@ -28,8 +28,8 @@ import memlane
 from memlane.errors import InvalidInput
 from memlane.facts import temporal
 from memlane.facts.model import Fact
-from memlane.storage.sqlite import facts as sqlite_facts
-from memlane.storage.sqlite.facts import SQLiteFactStore
+from memlane.storage.sql import facts as sql_facts
+from memlane.storage.sql.facts import SQLFactStore
 from memlane.timeutil import to_micros
 
 BASE = datetime(2026, 3, 1, tzinfo=UTC)
@@ -532,10 +532,10 @@ def test_coalescing_without_a_reason_keeps_the_one_stated(mem: memlane.Memory) -
     assert set(merged.provenance) == {"t1", "t2"}
 
 
-_next_tx = SQLiteFactStore.next_tx
+_next_tx = SQLFactStore.next_tx
 
 
-def _clock_ignored(self: SQLiteFactStore, now: int) -> int:
+def _clock_ignored(self: SQLFactStore, now: int) -> int:
     return _next_tx(self, 0)  # planted: last tx + 1 µs even when the clock moved forward
 
 
@@ -549,11 +549,11 @@ PLANTED_BUGS: dict[str, tuple[Any, str, Any]] = {
     "the part after the interval is lost": (temporal, "_outside", _only_before),
     "provenance is not merged": (temporal, "_coalesce", lambda merged, new: new),
     "meeting versions are not coalesced": (temporal, "touches", temporal.overlaps),
-    "tx times ignore the clock": (SQLiteFactStore, "next_tx", _clock_ignored),
+    "tx times ignore the clock": (SQLFactStore, "next_tx", _clock_ignored),
     "known_at reads see versions closed at T": (
-        sqlite_facts,
+        sql_facts,
         "_KNOWN_AT",
-        "tx_from <= :known AND (tx_to IS NULL OR tx_to >= :known) AND deleted_at IS NULL",
+        "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to >= %(known)s) AND deleted_at IS NULL",
     ),
 }
 

@@ -11,14 +11,14 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from tests.facts.test_model_based import ExactLaneMachine
 
-from memlane.storage.postgres import facts as postgres_facts
+from memlane.storage.sql import facts as sql_facts
 
 
 def test_the_machine_finds_a_planted_bug_on_postgresql(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        postgres_facts,
+        sql_facts,
         "_KNOWN_AT",
         "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to >= %(known)s) AND deleted_at IS NULL",
     )

@@ -172,11 +172,11 @@ def test_forget_counts_match_sqlite(postgres_url, tmp_path, clock):
 def test_privacy_store_purge_is_scoped_by_due_date_and_subject(postgres_url):
     """The store itself: retention, subject filter and the log's purged_at."""
     from memlane.storage.postgres.database import PostgresDatabase
-    from memlane.storage.postgres.privacy import PostgresPrivacyStore
+    from memlane.storage.sql import SQLPrivacyStore
 
     database = PostgresDatabase(postgres_url)
     try:
-        store = PostgresPrivacyStore(database)
+        store = SQLPrivacyStore(database)
         for subject, now in (("A", 100), ("B", 200)):
             with database.write():
                 database.execute(
@@ -208,11 +208,11 @@ def test_a_purge_blocked_by_a_long_transaction_fails_and_is_retried(postgres_url
     and the deletions stay due so that the next purge rewrites the files."""
     from memlane.errors import StorageError
     from memlane.storage.postgres.database import PostgresDatabase
-    from memlane.storage.postgres.privacy import PostgresPrivacyStore
+    from memlane.storage.sql import SQLPrivacyStore
 
     database = PostgresDatabase(postgres_url, lock_timeout=0.2)
     try:
-        store = PostgresPrivacyStore(database)
+        store = SQLPrivacyStore(database)
         with database.write():
             database.execute(
                 "INSERT INTO notes (tenant, subject, text, said_at, tx_from, provenance) "
@@ -241,7 +241,7 @@ def test_a_purge_by_a_role_that_may_not_rewrite_the_tables_fails(postgres_url, a
 
     from memlane.errors import StorageError
     from memlane.storage.postgres.database import PostgresDatabase
-    from memlane.storage.postgres.privacy import PostgresPrivacyStore
+    from memlane.storage.sql import SQLPrivacyStore
 
     role = "memlane_app_" + conninfo_to_dict(postgres_url)["dbname"].rsplit("_", 1)[-1]
     admin.execute(f"CREATE ROLE {role} LOGIN")
@@ -252,7 +252,7 @@ def test_a_purge_by_a_role_that_may_not_rewrite_the_tables_fails(postgres_url, a
     params["user"] = role
     database = PostgresDatabase(make_conninfo(**params))
     try:
-        store = PostgresPrivacyStore(database)
+        store = SQLPrivacyStore(database)
         with database.write():
             database.execute(
                 "INSERT INTO notes (tenant, subject, text, said_at, tx_from, provenance) "
@@ -274,11 +274,11 @@ def at(second: int) -> datetime:
 
 def test_keys_are_listed_and_revoked_by_tenant(postgres_url):
     from memlane.storage.postgres.database import PostgresDatabase
-    from memlane.storage.postgres.keys import PostgresKeyStore
+    from memlane.storage.sql import SQLKeyStore
 
     database = PostgresDatabase(postgres_url)
     try:
-        keys = PostgresKeyStore(database)
+        keys = SQLKeyStore(database)
         for key_id, tenant, second in (("k-b", "a", 1), ("k-a", "a", 1), ("k-c", "b", 0)):
             keys.put_key(ApiKey(key_id, tenant, "agent", "hash-" + key_id, at(second)))
         # Oldest first; a tie in created_at is broken by id, in byte order.

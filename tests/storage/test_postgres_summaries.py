@@ -15,10 +15,10 @@ import pytest
 
 from memlane.storage import lexical
 from memlane.storage.base import SummaryStore
-from memlane.storage.postgres import PostgresDatabase, PostgresSummaryStore
-from memlane.storage.postgres.summaries import index_tokens, tsquery, vector_literal
+from memlane.storage.postgres import PostgresDatabase
+from memlane.storage.postgres.search import index_tokens, tsquery, vector_literal
+from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sqlite.database import SQLiteDatabase
-from memlane.storage.sqlite.summaries import SQLiteSummaryStore
 from memlane.summaries.model import SummaryContent
 from memlane.window.model import Turn
 
@@ -27,9 +27,9 @@ T0 = datetime(2026, 3, 2, tzinfo=UTC)
 
 
 @pytest.fixture
-def pg(postgres_url: str) -> Iterator[PostgresSummaryStore]:
+def pg(postgres_url: str) -> Iterator[SQLSummaryStore]:
     database = PostgresDatabase(postgres_url)
-    yield PostgresSummaryStore(database)
+    yield SQLSummaryStore(database)
     database.close()
 
 
@@ -37,7 +37,7 @@ def pg(postgres_url: str) -> Iterator[PostgresSummaryStore]:
 def both(tmp_path, postgres_url: str) -> Iterator[dict[str, SummaryStore]]:
     """The summary store of an empty database on each backend."""
     sqlite, postgres = SQLiteDatabase(tmp_path / "memlane.db"), PostgresDatabase(postgres_url)
-    yield {"sqlite": SQLiteSummaryStore(sqlite), "postgresql": PostgresSummaryStore(postgres)}
+    yield {"sqlite": SQLSummaryStore(sqlite), "postgresql": SQLSummaryStore(postgres)}
     sqlite.close()
     postgres.close()
 
@@ -64,7 +64,7 @@ def add_notes(
     return ids
 
 
-def doc_ids(store: PostgresSummaryStore, owners: list[int]) -> list[int]:
+def doc_ids(store: SQLSummaryStore, owners: list[int]) -> list[int]:
     rows = store.db.fetchall(
         "SELECT owner_id, id FROM search_docs WHERE kind = 'note' AND owner_id = ANY(%s)",
         (owners,),
@@ -79,7 +79,7 @@ def embed(store: SummaryStore, doc_vectors: list[tuple[int, np.ndarray]]) -> Non
     )
 
 
-def forget_note(store: PostgresSummaryStore, note_id: int) -> None:
+def forget_note(store: SQLSummaryStore, note_id: int) -> None:
     with store.db.write():
         store.db.wrote()
         store.db.execute("UPDATE notes SET deleted_at = 1 WHERE id = %s", (note_id,))
@@ -89,7 +89,7 @@ def forget_note(store: PostgresSummaryStore, note_id: int) -> None:
         )
 
 
-def hnsw_indexes(store: PostgresSummaryStore) -> list[str]:
+def hnsw_indexes(store: SQLSummaryStore) -> list[str]:
     rows = store.db.fetchall(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'search_docs' "
         "AND indexdef LIKE '%%USING hnsw%%' ORDER BY indexname"
@@ -104,7 +104,7 @@ def spread(rng: np.random.Generator, count: int, dims: int, axis_weight: float) 
     return vectors
 
 
-def crowded_scope(pg: PostgresSummaryStore, rng: np.random.Generator) -> dict[str, list[int]]:
+def crowded_scope(pg: SQLSummaryStore, rng: np.random.Generator) -> dict[str, list[int]]:
     """Thirty notes of acme/U-1 among 3000 others, every one of them closer to the query."""
     dims = 16
     mine = add_notes(pg, "acme", "U-1", [f"mine {i}" for i in range(30)])
@@ -134,7 +134,7 @@ def test_filtered_nearest_never_leaves_the_scope_even_when_others_are_closer(
         admin.execute(f"ALTER DATABASE {name} SET enable_seqscan = off")
         admin.close()
     database = PostgresDatabase(postgres_url)
-    pg = PostgresSummaryStore(database)
+    pg = SQLSummaryStore(database)
     try:
         made = crowded_scope(pg, np.random.default_rng(7))
         query = np.zeros(16, dtype=np.float32)
@@ -154,7 +154,7 @@ def test_filtered_nearest_never_leaves_the_scope_even_when_others_are_closer(
 
 
 def test_an_hnsw_index_per_width_appears_with_the_first_vectors_and_serves_the_query(
-    pg: PostgresSummaryStore,
+    pg: SQLSummaryStore,
 ) -> None:
     rng = np.random.default_rng(3)
     owners = add_notes(pg, "acme", "U-1", [f"note {i}" for i in range(3000)])
@@ -200,7 +200,7 @@ def test_vectors_round_trip_exactly() -> None:
     assert parsed.tobytes() == vector.tobytes()
 
 
-def test_stored_vectors_read_back_bit_for_bit(pg: PostgresSummaryStore) -> None:
+def test_stored_vectors_read_back_bit_for_bit(pg: SQLSummaryStore) -> None:
     vectors = np.random.default_rng(1).standard_normal((5, 12)).astype(np.float32)
     docs = doc_ids(pg, add_notes(pg, "acme", "U-1", [f"n{i}" for i in range(5)]))
     embed(pg, list(zip(docs, vectors, strict=True)))
@@ -242,7 +242,7 @@ def test_sqlite_and_postgresql_rank_the_same_vectors_alike(
 # -- lexical search -------------------------------------------------------------------------
 
 
-def test_lexical_search_ranks_and_scopes_chinese_and_english(pg: PostgresSummaryStore) -> None:
+def test_lexical_search_ranks_and_scopes_chinese_and_english(pg: SQLSummaryStore) -> None:
     mine = add_notes(
         pg,
         "acme",
@@ -296,7 +296,7 @@ def test_a_rare_word_outranks_a_common_one_as_bm25_has_it(
     assert ranked[1] == short[0] and ranked[2:] == common
 
 
-def test_query_tokens_reach_postgresql_as_the_index_has_them(pg: PostgresSummaryStore) -> None:
+def test_query_tokens_reach_postgresql_as_the_index_has_them(pg: SQLSummaryStore) -> None:
     text = "Call +86 138-0013-8000 from 北京西站 O'Brien's café ½"
     row = pg.db.fetchone(
         "SELECT to_tsvector('simple', %s) @@ to_tsquery('simple', %s)",

@@ -7,10 +7,10 @@ from contextlib import contextmanager
 
 import click
 
+from memlane.access import ROLES
 from memlane.cli import Settings, emit_json
 from memlane.cli.render import table
 from memlane.server.keys import KeyRing
-from memlane.server.model import ROLES
 from memlane.storage import open_backend
 from memlane.timeutil import system_clock
 

@@ -12,10 +12,10 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from memlane.access import ApiKey, Permission
 from memlane.errors import StorageError
 from memlane.memory import Memory
 from memlane.server.errors import ApiError, error_response
-from memlane.server.model import ApiKey, Permission
 from memlane.server.state import ServerState
 
 bearer = HTTPBearer(auto_error=False, description="An API key: `ml_<id>_<secret>`.")

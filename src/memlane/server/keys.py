@@ -11,8 +11,8 @@ import hmac
 import re
 import secrets
 
+from memlane.access import ROLES, ApiKey, Role
 from memlane.errors import InvalidInput
-from memlane.server.model import ROLES, ApiKey, Role
 from memlane.storage.base import KeyStore
 from memlane.timeutil import Clock, checked_now, to_micros
 
@@ -34,7 +34,7 @@ def parse_key(token: str) -> tuple[str, str] | None:
 
 
 def check_role(role: str) -> Role:
-    """``role`` as a :data:`~memlane.server.model.Role`.
+    """``role`` as a :data:`~memlane.access.Role`.
 
     Raises:
         InvalidInput: not one of the roles.

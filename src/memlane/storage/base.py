@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, Self
 
 import numpy as np
 import numpy.typing as npt
 
+from memlane.access import ApiKey
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.temporal import Insert, Span
 from memlane.privacy.model import Deletion, PurgeReport
-from memlane.server.model import ApiKey
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.window.model import Turn
 from memlane.workflows.model import Action, Trajectory, Workflow
@@ -138,16 +138,20 @@ def iter_chunks(items: Sequence[int], size: int = 500) -> Iterator[Sequence[int]
 DocKind = Literal["summary", "note"]
 
 
-class SummaryStore(Protocol):
-    """Persistence of the summary lane: summary versions, notes, turns and search."""
+class Transactional(Protocol):
+    """A store whose writes go in transactions it opens, timed by the shared clock."""
 
-    def transaction(self) -> AbstractContextManager[SummaryStore]:
+    def transaction(self) -> AbstractContextManager[Self]:
         """A write transaction; nested calls join the outer one."""
         ...
 
     def next_tx(self, now: int) -> int:
-        """The next transaction time (shared with the exact lane); only in a transaction."""
+        """The next transaction time (shared by every lane); only in a transaction."""
         ...
+
+
+class SummaryStore(Transactional, Protocol):
+    """Persistence of the summary lane: summary versions, notes, turns and search."""
 
     def put_summary(
         self,
@@ -298,16 +302,8 @@ class KeyStore(Protocol):
         ...
 
 
-class WorkflowStore(Protocol):
+class WorkflowStore(Transactional, Protocol):
     """Persistence of the workflow lane: recorded runs and every workflow revision."""
-
-    def transaction(self) -> AbstractContextManager[WorkflowStore]:
-        """A write transaction; nested calls join the outer one."""
-        ...
-
-    def next_tx(self, now: int) -> int:
-        """The next transaction time (shared with the other lanes); only in a transaction."""
-        ...
 
     def put_run(
         self,

@@ -1,9 +1,10 @@
-"""The nesting rule both backends' write transactions follow."""
+"""The nesting rule both databases' write transactions follow."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 from memlane.errors import StorageError
 
@@ -17,8 +18,28 @@ class Nesting:
 
     def __init__(self) -> None:
         self.depth = 0
+        self.transactions = 0
+        """How many outermost transactions have begun."""
         self._writes = 0
         self._poisoned = False
+
+    @contextmanager
+    def write(
+        self, lock: threading.RLock, begin: Callable[[], AbstractContextManager[None]]
+    ) -> Iterator[None]:
+        """Under ``lock``, join the open transaction or open one with ``begin``.
+
+        ``begin`` commits when its block ends and rolls back if the block raises.
+        """
+        with lock:
+            if self.depth:
+                with self.nested():
+                    yield
+                return
+            with begin():
+                self.transactions += 1
+                with self.outermost():
+                    yield
 
     def wrote(self) -> None:
         """Record that the current transaction has written."""

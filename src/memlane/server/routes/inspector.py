@@ -10,9 +10,9 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from memlane.access import ROLE_PERMISSIONS
 from memlane.facts.model import Fact
 from memlane.server.auth import Reader
-from memlane.server.model import ROLE_PERMISSIONS
 from memlane.server.routes.common import Page, known_subject
 from memlane.server.serialize import iso, summary_dict
 from memlane.summaries.model import Summary

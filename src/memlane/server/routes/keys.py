@@ -6,9 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from memlane.access import Role
 from memlane.server.auth import Admin
 from memlane.server.errors import not_found
-from memlane.server.model import Role
 from memlane.server.routes.common import Body, Page
 
 router = APIRouter(prefix="/v1/keys", tags=["keys"])

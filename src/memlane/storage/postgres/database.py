@@ -12,8 +12,9 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from memlane.errors import InvalidInput, StorageError
-from memlane.storage.nesting import Nesting
+from memlane.storage.postgres.dialect import PostgresDialect
 from memlane.storage.postgres.schema import migrate
+from memlane.storage.sql.dialect import Database
 
 LOCK_TIMEOUT_SECONDS = 30.0
 CONNECT_TIMEOUT_SECONDS = 10.0
@@ -21,7 +22,7 @@ DEFAULT_POOL_SIZE = 8
 POOL_SIZE_ENV = "MEMLANE_PG_POOL_SIZE"
 
 
-class PostgresDatabase:
+class PostgresDatabase(Database):
     """A connection pool shared by the lanes of one ``Memory`` handle.
 
     Reads borrow any pooled connection, so threads read in parallel. A write transaction
@@ -39,6 +40,7 @@ class PostgresDatabase:
         pool_size: int | None = None,
         lock_timeout: float = LOCK_TIMEOUT_SECONDS,
     ) -> None:
+        super().__init__()
         self.url = url
         self.lock_timeout = lock_timeout
         size = pool_size if pool_size is not None else _pool_size_from_env()
@@ -71,8 +73,8 @@ class PostgresDatabase:
         self.lock = threading.RLock()
         self._connection: Any = None
         self._owner: int | None = None
-        self._nesting = Nesting()
         self._last_tx: int | None = None
+        self.dialect = PostgresDialect(self)
 
     @property
     def in_transaction(self) -> bool:
@@ -80,27 +82,20 @@ class PostgresDatabase:
         return self._nesting.depth > 0 and self._owner == threading.get_ident()
 
     @contextmanager
-    def write(self) -> Iterator[None]:
-        """A write transaction holding the database's write lock; nested calls join it."""
-        with self.lock:
-            if self._nesting.depth:
-                with self._nesting.nested():
+    def _transaction(self) -> Iterator[None]:
+        try:
+            with self.pool.connection() as connection, connection.transaction():
+                self._take_write_lock(connection)
+                self._connection, self._owner = connection, threading.get_ident()
+                try:
                     yield
-                return
-            try:
-                with self.pool.connection() as connection, connection.transaction():
-                    self._take_write_lock(connection)
-                    self._connection, self._owner = connection, threading.get_ident()
-                    try:
-                        with self._nesting.outermost():
-                            yield
-                        connection.execute(
-                            "UPDATE tx_clock SET last_tx = %s WHERE id = 1", (self._last_tx,)
-                        )
-                    finally:
-                        self._connection, self._owner, self._last_tx = None, None, None
-            except psycopg.Error as error:
-                raise StorageError(f"PostgreSQL error: {error}") from error
+                    connection.execute(
+                        "UPDATE tx_clock SET last_tx = %s WHERE id = 1", (self._last_tx,)
+                    )
+                finally:
+                    self._connection, self._owner, self._last_tx = None, None, None
+        except psycopg.Error as error:
+            raise StorageError(f"PostgreSQL error: {error}") from error
 
     def next_tx(self, now: int) -> int:
         """A transaction time ``>= now`` above every one issued before, in any process."""
@@ -108,10 +103,6 @@ class PostgresDatabase:
             raise StorageError("transaction times are issued only inside a write transaction")
         self._last_tx = max(now, self._last_tx + 1)
         return self._last_tx
-
-    def wrote(self) -> None:
-        """Record that the current transaction has written (see the nested rule above)."""
-        self._nesting.wrote()
 
     # -- statements ---------------------------------------------------------------------
 
@@ -129,6 +120,10 @@ class PostgresDatabase:
         """Run one statement; return the number of rows it touched."""
         with self._statement() as connection:
             return int(connection.execute(sql, parameters).rowcount)
+
+    def insert(self, sql: str, parameters: Sequence[Any] | dict[str, Any] = ()) -> int:
+        """Run one ``INSERT``; the new row's id comes back through ``RETURNING``."""
+        return int(self.fetchone(f"{sql} RETURNING id", parameters)[0])
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement per row of parameters, in one round of the pipeline."""

@@ -2,32 +2,37 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from memlane.errors import StorageError
-from memlane.storage.nesting import Nesting
+from memlane.storage.sql.dialect import Database, Parameters
+from memlane.storage.sqlite.dialect import SQLiteDialect
 from memlane.storage.sqlite.schema import migrate
 
 BUSY_TIMEOUT_SECONDS = 30.0
 MMAP_BYTES = 256 * 1024 * 1024
 CACHE_KIB = 32 * 1024
+_PLACEHOLDER = re.compile(r"%(?:\((\w+)\)s|(s)|(%))")
 
 
-class SQLiteDatabase:
+class SQLiteDatabase(Database):
     """A connection shared by the lanes of one ``Memory`` handle.
 
     Writes take the database's write lock up front (``BEGIN IMMEDIATE``), so concurrent
     writers in other processes wait (up to the busy timeout) instead of failing half-way.
     Nested transactions join the outer one; if a nested block fails after it wrote, the
     whole outer transaction is rolled back, so a failed write never leaves a trace.
+    Statements are written with psycopg's placeholders and rewritten for SQLite (:func:`native`).
     """
 
     def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+        super().__init__()
         self.path = str(path)
         try:
             self.connection = sqlite3.connect(
@@ -45,40 +50,24 @@ class SQLiteDatabase:
             migrate(self.connection)
         except sqlite3.Error as error:
             raise StorageError(f"cannot open SQLite database {self.path!r}: {error}") from error
-        self.lock = threading.RLock()
-        self._nesting = Nesting()
-        self._before_commit: list[Callable[[], None]] = [self._save_clock]
-        self._after_rollback: list[Callable[[], None]] = [self._forget_clock]
         self._last_tx: int | None = None
+        self.dialect = SQLiteDialect(self)
 
     @property
     def in_transaction(self) -> bool:
         """True inside :meth:`write`."""
         return self._nesting.depth > 0
 
-    def on_commit(self, before: Callable[[], None], rollback: Callable[[], None]) -> None:
-        """Run ``before`` just before the outermost COMMIT, ``rollback`` after a ROLLBACK."""
-        self._before_commit.append(before)
-        self._after_rollback.append(rollback)
-
     @contextmanager
-    def write(self) -> Iterator[None]:
-        """A write transaction; nested calls join the outermost one."""
-        with self.lock:
-            if self._nesting.depth:
-                with self._nesting.nested():
-                    yield
-                return
-            self._begin()
-            try:
-                with self._nesting.outermost():
-                    yield
-                for hook in self._before_commit:
-                    hook()
-                self.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+    def _transaction(self) -> Iterator[None]:
+        self._begin()
+        try:
+            yield
+            self._save_clock()
+            self.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
 
     def next_tx(self, now: int) -> int:
         """A transaction time ``>= now`` above every one issued before, in any process.
@@ -86,36 +75,55 @@ class SQLiteDatabase:
         Valid only inside :meth:`write`, whose lock makes the read-increment-store atomic.
         """
         if self._last_tx is None:
-            self._last_tx = self.execute("SELECT last_tx FROM tx_clock").fetchone()[0]
+            self._last_tx = self.fetchone("SELECT last_tx FROM tx_clock")[0]
         assert self._last_tx is not None
         self._last_tx = max(now, self._last_tx + 1)
         return self._last_tx
 
     def _save_clock(self) -> None:
         if self._last_tx is not None:
-            self.execute("UPDATE tx_clock SET last_tx = ?", (self._last_tx,))
+            self.execute("UPDATE tx_clock SET last_tx = %s", (self._last_tx,))
             # Another process may write next: read the clock afresh in the next transaction.
             self._last_tx = None
 
-    def _forget_clock(self) -> None:
-        self._last_tx = None
-
-    def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
-        """Run one statement, mapping driver errors to :class:`StorageError`."""
+    def cursor(self, sql: str, parameters: Parameters = ()) -> sqlite3.Cursor:
+        """Run one statement and return its cursor; driver errors become StorageError."""
         try:
             with self.lock:
-                return self.connection.execute(sql, parameters)
+                return self.connection.execute(native(sql), parameters)
         except sqlite3.Error as error:
             raise StorageError(f"SQLite error: {error}") from error
 
-    def fetchall(self, sql: str, parameters: Any = ()) -> list[Any]:
-        """Run a query and return every row."""
-        with self.lock:
-            return self.execute(sql, parameters).fetchall()
+    def execute(self, sql: str, parameters: Parameters = ()) -> int:
+        """Run one statement; return the number of rows it touched."""
+        return self.cursor(sql, parameters).rowcount
 
-    def wrote(self) -> None:
-        """Record that the current transaction has written (see the nested rule above)."""
-        self._nesting.wrote()
+    def insert(self, sql: str, parameters: Parameters = ()) -> int:
+        """Run one ``INSERT``; the new row's id is its ``rowid`` (no RETURNING to step)."""
+        row_id = self.cursor(sql, parameters).lastrowid
+        assert row_id is not None
+        return row_id
+
+    def fetchall(self, sql: str, parameters: Parameters = ()) -> list[Any]:
+        """Run a query and return every row."""
+        try:
+            with self.lock:
+                return self.connection.execute(native(sql), parameters).fetchall()
+        except sqlite3.Error as error:
+            raise StorageError(f"SQLite error: {error}") from error
+
+    def fetchone(self, sql: str, parameters: Parameters = ()) -> Any:
+        """Run a query and return its first row, or ``None`` (every row is read)."""
+        rows = self.fetchall(sql, parameters)
+        return rows[0] if rows else None
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement per row of parameters."""
+        try:
+            with self.lock:
+                self.connection.executemany(native(sql), rows)
+        except sqlite3.Error as error:
+            raise StorageError(f"SQLite error: {error}") from error
 
     def close(self) -> None:
         """Close the connection (rolling back an unfinished transaction)."""
@@ -131,5 +139,14 @@ class SQLiteDatabase:
     def _rollback(self) -> None:
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
-        for hook in self._after_rollback:
-            hook()
+        self._last_tx = None
+
+
+@lru_cache(maxsize=512)
+def native(sql: str) -> str:
+    """A statement in psycopg's placeholders (``%s``, ``%(name)s``, ``%%``) as SQLite's.
+
+    >>> native("SELECT * FROM t WHERE a = %s AND b = %(b)s AND c LIKE 'x%%'")
+    "SELECT * FROM t WHERE a = ? AND b = :b AND c LIKE 'x%'"
+    """
+    return _PLACEHOLDER.sub(lambda m: f":{m[1]}" if m[1] else "?" if m[2] else "%", sql)

@@ -5,24 +5,15 @@ from __future__ import annotations
 import sqlite3
 
 from memlane.errors import SchemaError
+from memlane.storage.sql import schema as shared
+
+_TYPES = {"id": "INTEGER PRIMARY KEY", "time": "INTEGER", "seq": ""}
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: the exact lane.
     (
-        """CREATE TABLE attributes (
-            tenant TEXT NOT NULL,
-            name TEXT NOT NULL,
-            cardinality TEXT NOT NULL CHECK (cardinality IN ('one', 'many')),
-            identifier INTEGER NOT NULL,
-            normalizer TEXT NOT NULL,
-            defined_at INTEGER NOT NULL,
-            PRIMARY KEY (tenant, name)
-        ) WITHOUT ROWID""",
-        """CREATE TABLE tx_clock (
-            id INTEGER PRIMARY KEY CHECK (id = 1),
-            last_tx INTEGER NOT NULL
-        )""",
-        "INSERT INTO tx_clock (id, last_tx) VALUES (1, 0)",
+        *shared.typed([shared.ATTRIBUTES + " WITHOUT ROWID"], **_TYPES),
+        *shared.typed(shared.CLOCK, **_TYPES),
         """CREATE TABLE facts (
             id INTEGER PRIMARY KEY,
             tenant TEXT NOT NULL,
@@ -42,46 +33,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             CHECK (valid_from < valid_to),
             CHECK (tx_to IS NULL OR tx_from < tx_to)
         )""",
-        # Point reads of the current belief: get, get_all, history, profile, write planning.
-        """CREATE INDEX facts_believed ON facts (tenant, subject, attribute, valid_from)
-            WHERE tx_to IS NULL""",
-        # Reverse lookups by normalized value, on both time axes.
-        "CREATE INDEX facts_by_value ON facts (tenant, attribute, value_key)",
-        # The audit view and reads as of an earlier transaction time.
-        "CREATE INDEX facts_by_tx ON facts (tenant, subject, attribute, tx_from)",
+        *shared.FACT_INDEXES,
     ),
     # 2: the summary lane: summary versions, notes, and one search index over both.
     (
-        """CREATE TABLE summaries (
-            id INTEGER PRIMARY KEY,
-            tenant TEXT NOT NULL,
-            subject TEXT NOT NULL,
-            session_id TEXT NOT NULL,  -- '' for the subject's storyline
-            version INTEGER NOT NULL,
-            content TEXT NOT NULL,
-            period_from INTEGER NOT NULL,
-            period_to INTEGER NOT NULL,
-            tx_from INTEGER NOT NULL,
-            tx_to INTEGER,
-            provenance TEXT NOT NULL,
-            deleted_at INTEGER,
-            UNIQUE (tenant, subject, session_id, version)
-        )""",
-        """CREATE INDEX summaries_by_session ON summaries (tenant, session_id, subject)
-            WHERE tx_to IS NULL""",
-        """CREATE TABLE notes (
-            id INTEGER PRIMARY KEY,
-            tenant TEXT NOT NULL,
-            subject TEXT NOT NULL,
-            text TEXT NOT NULL,
-            said_at INTEGER NOT NULL,
-            tx_from INTEGER NOT NULL,
-            session_id TEXT,
-            source TEXT,
-            provenance TEXT NOT NULL,
-            deleted_at INTEGER
-        )""",
-        "CREATE INDEX notes_by_subject ON notes (tenant, subject, said_at)",
+        *shared.typed(shared.SUMMARIES + shared.NOTES, **_TYPES),
         # One row per searchable item (the current version of each summary, every note);
         # the vector is filled lazily so that writes never wait for an embedding model.
         """CREATE TABLE search_docs (
@@ -96,84 +52,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             deleted_at INTEGER,
             UNIQUE (kind, owner_id)
         )""",
-        # Covers the scope filter and the "what is embedded" signature of every search.
-        """CREATE INDEX search_docs_scope
-            ON search_docs (tenant, subject, kind, deleted_at, model)""",
+        shared.SEARCH_SCOPE,
         """CREATE VIRTUAL TABLE search_fts USING fts5(
             tokens, tokenize = 'unicode61 remove_diacritics 2'
         )""",
-        # Raw turns, kept only when a memory opts in with retain_transcripts=True.
-        """CREATE TABLE turns (
-            id TEXT NOT NULL,
-            tenant TEXT NOT NULL,
-            subject TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            role TEXT NOT NULL,
-            speaker TEXT,
-            content TEXT NOT NULL,
-            said_at INTEGER NOT NULL,
-            deleted_at INTEGER,
-            PRIMARY KEY (tenant, id)
-        )""",
+        *shared.typed([shared.TURNS], **_TYPES),
     ),
     # 3: deletions, for the compliance view and purge.
     (
-        """CREATE TABLE deletions (
-            id INTEGER PRIMARY KEY,
-            tenant TEXT NOT NULL,
-            subject TEXT NOT NULL,
-            scope TEXT NOT NULL,
-            requested_at INTEGER NOT NULL,
-            requested_by TEXT,
-            reason TEXT,
-            purge_due INTEGER NOT NULL,
-            purged_at INTEGER,
-            counts TEXT NOT NULL
-        )""",
-        "CREATE INDEX deletions_by_tenant ON deletions (tenant, requested_at)",
-        "CREATE INDEX notes_deleted ON notes (tenant, subject) WHERE deleted_at IS NOT NULL",
+        *shared.typed(shared.DELETIONS, **_TYPES),
+        shared.NOTES_DELETED,
         # When a version's reason was stated (re-inserted remainders keep it); NULL: tx_from.
         "ALTER TABLE facts ADD COLUMN stated_tx INTEGER",
     ),
-    # API keys of the HTTP API: bound to one tenant and role; only the secret's hash is kept.
-    (
-        """CREATE TABLE api_keys (
-            id TEXT PRIMARY KEY,
-            tenant TEXT NOT NULL,
-            role TEXT NOT NULL CHECK (role IN ('agent', 'auditor', 'compliance', 'admin')),
-            secret_hash TEXT NOT NULL,
-            created_at INTEGER NOT NULL,
-            revoked_at INTEGER,
-            label TEXT
-        )""",
-        "CREATE INDEX api_keys_by_tenant ON api_keys (tenant, created_at)",
-    ),
-    # The workflow lane: recorded runs, and every revision of every workflow (JSON body).
-    (
-        """CREATE TABLE workflow_runs (
-            id INTEGER PRIMARY KEY,
-            tenant TEXT NOT NULL,
-            task_type TEXT NOT NULL,
-            task TEXT NOT NULL,
-            steps TEXT NOT NULL,
-            success INTEGER NOT NULL,
-            reason TEXT,
-            recorded_at INTEGER NOT NULL,
-            deleted_at INTEGER
-        )""",
-        "CREATE INDEX workflow_runs_by_type ON workflow_runs (tenant, task_type, id)",
-        """CREATE TABLE workflows (
-            id INTEGER PRIMARY KEY,
-            tenant TEXT NOT NULL,
-            task_type TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            body TEXT NOT NULL,
-            tx_from INTEGER NOT NULL,
-            tx_to INTEGER,
-            deleted_at INTEGER
-        )""",
-        "CREATE INDEX workflows_by_type ON workflows (tenant, task_type, tx_from)",
-    ),
+    shared.typed(shared.API_KEYS, **_TYPES),
+    shared.typed(shared.WORKFLOWS, **_TYPES),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

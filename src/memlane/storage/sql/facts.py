@@ -1,69 +1,57 @@
-"""The exact lane on PostgreSQL: executes the plans of :mod:`memlane.facts.temporal`."""
+"""The exact lane on a SQL database: executes the plans of :mod:`memlane.facts.temporal`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import Insert, Span
-from memlane.storage import rows as decode
 from memlane.storage.base import Applied, Scope
-from memlane.storage.postgres.database import PostgresDatabase
+from memlane.storage.sql import rows as decode
+from memlane.storage.sql.dialect import Database, SQLStore
 
 _COLUMNS = decode.FACT_COLUMNS
+_DEFINITION = "SELECT name, cardinality, identifier, normalizer FROM attributes WHERE tenant = %s"
 _BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
 _KNOWN_AT = "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to > %(known)s) AND deleted_at IS NULL"
-# The slot a new version occupies in the exclusion constraint: every value of a one-valued
-# (or undeclared) attribute shares '', each value of a many-valued attribute has its own.
-_SLOT = (
-    "coalesce((SELECT CASE cardinality WHEN 'many' THEN %(key)s ELSE '' END FROM attributes "
-    "WHERE tenant = %(tenant)s AND name = %(attribute)s), '')"
-)
 
 
-class PostgresFactStore:
-    """:class:`memlane.storage.base.FactStore` and its writer on one PostgreSQL database."""
+class SQLFactStore(SQLStore):
+    """:class:`memlane.storage.base.FactStore` and its writer on one SQL database."""
 
-    def __init__(self, database: PostgresDatabase) -> None:
-        self.db = database
-
-    @contextmanager
-    def transaction(self) -> Iterator[PostgresFactStore]:
-        """A write transaction holding the write lock; nested calls join the outer one."""
-        with self.db.write():
-            yield self
-
-    def next_tx(self, now: int) -> int:
-        """A transaction time above every earlier one, even if the clock stood still."""
-        return self.db.next_tx(now)
+    def __init__(self, database: Database) -> None:
+        super().__init__(database)
+        # Definitions read inside the current write transaction: nobody else can change
+        # them while it holds the write lock. Keyed by the transaction they were read in.
+        self._tx_definitions: dict[tuple[str, str], AttributeDef | None] = {}
+        self._definitions_of = -1
 
     # -- attribute definitions ----------------------------------------------------------
 
     def attribute(self, tenant: str, name: str) -> AttributeDef | None:
         """A tenant's definition of ``name``, or ``None``."""
-        row = self.db.fetchone(
-            "SELECT name, cardinality, identifier, normalizer FROM attributes "
-            "WHERE tenant = %s AND name = %s",
-            (tenant, name),
-        )
-        return decode.definition(row) if row else None
+        cache = self._definitions() if self.db.in_transaction else None
+        if cache is not None and (tenant, name) in cache:
+            return cache[tenant, name]
+        row = self.db.fetchone(f"{_DEFINITION} AND name = %s", (tenant, name))
+        definition = decode.definition(row) if row else None
+        if cache is not None:
+            cache[tenant, name] = definition
+        return definition
 
     def attributes(self, tenant: str) -> list[AttributeDef]:
         """Every definition of a tenant."""
-        rows = self.db.fetchall(
-            "SELECT name, cardinality, identifier, normalizer FROM attributes "
-            'WHERE tenant = %s ORDER BY name COLLATE "C"',
-            (tenant,),
-        )
+        order = self.dialect.bytewise("name")
+        rows = self.db.fetchall(f"{_DEFINITION} ORDER BY {order}", (tenant,))
         return [decode.definition(row) for row in rows]
 
     def put_attribute(self, tenant: str, definition: AttributeDef, now: int) -> None:
         """Store a definition, replacing an earlier one."""
         self.db.wrote()
+        self._definitions()[tenant, definition.name] = definition
         self.db.execute(
             "INSERT INTO attributes (tenant, name, cardinality, identifier, normalizer, "
             "defined_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (tenant, name) DO UPDATE "
@@ -81,12 +69,15 @@ class PostgresFactStore:
 
     def attribute_in_use(self, tenant: str, name: str) -> bool:
         """True if any version of ``name`` exists in the tenant."""
-        return (
-            self.db.fetchone(
-                "SELECT 1 FROM facts WHERE tenant = %s AND attribute = %s LIMIT 1", (tenant, name)
-            )
-            is not None
-        )
+        sql = "SELECT 1 FROM facts WHERE tenant = %s AND attribute = %s LIMIT 1"
+        return self.db.fetchone(sql, (tenant, name)) is not None
+
+    def _definitions(self) -> dict[tuple[str, str], AttributeDef | None]:
+        """The definitions cached in the current write transaction (emptied for a new one)."""
+        if self._definitions_of != self.db.transactions:
+            self._tx_definitions.clear()
+            self._definitions_of = self.db.transactions
+        return self._tx_definitions
 
     # -- writes -------------------------------------------------------------------------
 
@@ -119,42 +110,41 @@ class PostgresFactStore:
         superseded: list[Fact] = []
         if supersede:
             rows = self.db.fetchall(
-                f"UPDATE facts SET tx_to = %s WHERE id = ANY(%s) AND tx_to IS NULL "
-                f"RETURNING {_COLUMNS}",
-                (tx, list(supersede)),
+                f"UPDATE facts SET tx_to = %s WHERE {self.dialect.any_of('id')} "
+                f"AND tx_to IS NULL RETURNING {_COLUMNS}",
+                (tx, self.dialect.ids(supersede)),
             )
             if len(rows) != len(set(supersede)):
                 raise StorageError("a version to supersede was no longer believed")
             superseded = [decode.fact(row) for row in rows]
-        inserted = []
-        for item in insert:
-            payload = item.payload
-            row = self.db.fetchone(
-                "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, "
-                "valid_to, tx_from, source, reason, confidence, provenance, stated_tx, slot) "
-                "VALUES (%(tenant)s, %(subject)s, %(attribute)s, %(value)s, %(key)s, %(start)s, "
-                "%(end)s, %(tx)s, %(source)s, %(reason)s, %(confidence)s, %(provenance)s, "
-                f"%(stated)s, {_SLOT}) RETURNING id",
-                {
-                    "tenant": tenant,
-                    "subject": subject,
-                    "attribute": attribute,
-                    "value": canonical_json(payload.value),
-                    "key": item.key,
-                    "start": item.start,
-                    "end": item.end,
-                    "tx": tx,
-                    "source": payload.source,
-                    "reason": payload.reason,
-                    "confidence": payload.confidence,
-                    "provenance": canonical_json(list(payload.provenance))
-                    if payload.provenance
-                    else "[]",
-                    "stated": payload.stated or tx,
-                },
-            )
-            inserted.append(decode.inserted(int(row[0]), subject, attribute, item, tx))
+        inserted = [self._insert(tenant, subject, attribute, item, tx) for item in insert]
         return Applied(sorted(superseded, key=lambda fact: fact.id), inserted)
+
+    def _insert(self, tenant: str, subject: str, attribute: str, item: Insert, tx: int) -> Fact:
+        payload, slot = item.payload, self.dialect.fact_slot
+        fact_id = self.db.insert(
+            "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, "
+            "valid_to, tx_from, source, reason, confidence, provenance, stated_tx"
+            f"{', slot' if slot else ''}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+            f"%s, %s{', ' + slot if slot else ''})",
+            (
+                tenant,
+                subject,
+                attribute,
+                canonical_json(payload.value),
+                item.key,
+                item.start,
+                item.end,
+                tx,
+                payload.source,
+                payload.reason,
+                payload.confidence,
+                canonical_json(list(payload.provenance)) if payload.provenance else "[]",
+                payload.stated or tx,
+                *((item.key, tenant, attribute) if slot else ()),
+            ),
+        )
+        return decode.inserted(fact_id, subject, attribute, item, tx)
 
     # -- reads --------------------------------------------------------------------------
 
@@ -182,11 +172,12 @@ class PostgresFactStore:
             f"AND attribute = %(attribute)s AND {condition} AND valid_from <= %(valid)s "
         )
         if limit == 1 and scope.known_at is None:
-            # Believed versions of a one-valued attribute never overlap (the exclusion
-            # constraint guarantees it), so the latest start is the only candidate.
+            # Believed versions of a one-valued attribute never overlap, so the latest start
+            # at or before the instant is the only candidate: one index seek, no scan.
             rows = self.db.fetchall(sql + "ORDER BY valid_from DESC LIMIT 1", parameters)
             return [decode.fact(row) for row in rows if row[5] > scope.valid_at]
-        sql += 'AND valid_to > %(valid)s ORDER BY valid_from DESC, value_key COLLATE "C"'
+        sql += "AND valid_to > %(valid)s "
+        sql += f"ORDER BY valid_from DESC, {self.dialect.bytewise('value_key')}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [decode.fact(row) for row in self.db.fetchall(sql, parameters)]
@@ -199,7 +190,7 @@ class PostgresFactStore:
         rows = self.db.fetchall(
             f"SELECT {_COLUMNS} FROM facts WHERE tenant = %(tenant)s AND subject = %(subject)s "
             f"AND attribute = %(attribute)s AND {condition} "
-            'ORDER BY valid_from, value_key COLLATE "C", id',
+            f"ORDER BY valid_from, {self.dialect.bytewise('value_key')}, id",
             {"tenant": tenant, "subject": subject, "attribute": attribute, "known": known_at},
         )
         return [decode.fact(row) for row in rows]
@@ -217,11 +208,12 @@ class PostgresFactStore:
     def subjects_with(self, tenant: str, attribute: str, key: str, scope: Scope) -> list[str]:
         """Subjects whose ``attribute`` holds the value with normalized ``key``."""
         condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        subject = self.dialect.bytewise("subject")
         rows = self.db.fetchall(
-            'SELECT DISTINCT subject COLLATE "C" FROM facts WHERE tenant = %(tenant)s '
-            "AND attribute = %(attribute)s AND value_key = %(key)s "
+            f"SELECT DISTINCT {subject} FROM facts {self.dialect.index_hint('facts_by_value')} "
+            "WHERE tenant = %(tenant)s AND attribute = %(attribute)s AND value_key = %(key)s "
             f"AND {condition} AND valid_from <= %(valid)s AND valid_to > %(valid)s "
-            'ORDER BY subject COLLATE "C"',
+            f"ORDER BY {subject}",
             {
                 "tenant": tenant,
                 "attribute": attribute,
@@ -235,10 +227,11 @@ class PostgresFactStore:
     def profile(self, tenant: str, subject: str, scope: Scope) -> list[Fact]:
         """Every version of a subject valid at ``scope.valid_at``."""
         condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        bytewise = self.dialect.bytewise
         rows = self.db.fetchall(
             f"SELECT {_COLUMNS} FROM facts WHERE tenant = %(tenant)s AND subject = %(subject)s "
             f"AND {condition} AND valid_from <= %(valid)s AND valid_to > %(valid)s "
-            'ORDER BY attribute COLLATE "C", valid_from, value_key COLLATE "C"',
+            f"ORDER BY {bytewise('attribute')}, valid_from, {bytewise('value_key')}",
             {
                 "tenant": tenant,
                 "subject": subject,
@@ -249,5 +242,5 @@ class PostgresFactStore:
         return [decode.fact(row) for row in rows]
 
     def close(self) -> None:
-        """Close the underlying pool."""
+        """Close the underlying database."""
         self.db.close()

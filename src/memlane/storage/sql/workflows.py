@@ -1,32 +1,18 @@
-"""The workflow lane on PostgreSQL: recorded runs and every revision of every workflow."""
+"""The workflow lane on a SQL database: recorded runs and every revision of every workflow."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from memlane.storage import workflow_rows as rows
-from memlane.storage.postgres.database import PostgresDatabase
+from memlane.storage.sql import rows
+from memlane.storage.sql.dialect import SQLStore
 from memlane.timeutil import from_micros
 from memlane.workflows.model import Action, Trajectory, Workflow
 
 
-class PostgresWorkflowStore:
-    """Trajectories and workflow revisions of every tenant in one PostgreSQL database."""
-
-    def __init__(self, database: PostgresDatabase) -> None:
-        self.db = database
-
-    @contextmanager
-    def transaction(self) -> Iterator[PostgresWorkflowStore]:
-        """A write transaction holding the write lock; nested calls join the outer one."""
-        with self.db.write():
-            yield self
-
-    def next_tx(self, now: int) -> int:
-        """The next transaction time (shared with the other lanes)."""
-        return self.db.next_tx(now)
+class SQLWorkflowStore(SQLStore):
+    """Trajectories and workflow revisions of every tenant in one SQL database."""
 
     def put_run(
         self,
@@ -85,8 +71,8 @@ class PostgresWorkflowStore:
         if task_type is not None:
             sql += " AND task_type = %s"
             parameters += (task_type,)
-        # Byte order, as SQLite sorts task types.
-        found = self.db.fetchall(sql + ' ORDER BY task_type COLLATE "C"', parameters)
+        order = self.dialect.bytewise("task_type")
+        found = self.db.fetchall(f"{sql} ORDER BY {order}", parameters)
         return [rows.workflow(body, tx_from) for body, tx_from in found]
 
     def revisions(self, tenant: str, task_type: str) -> list[Workflow]:

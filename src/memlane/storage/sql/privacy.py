@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
+from memlane.errors import StorageError
 from memlane.privacy.model import Deletion, PurgeReport
 from memlane.storage.redaction import (
     DELETION_COLUMNS,
@@ -15,15 +17,14 @@ from memlane.storage.redaction import (
     needles,
     scope_name,
 )
-from memlane.storage.sqlite.database import SQLiteDatabase
-from memlane.timeutil import from_micros
+from memlane.storage.sql.dialect import SQLStore
+
+# Tables a purge deletes rows from.
+_PURGED = ("facts", *(name for name, _ in TEXT_TABLES))
 
 
-class SQLitePrivacyStore:
-    """Deletions and purges on one SQLite database."""
-
-    def __init__(self, database: SQLiteDatabase) -> None:
-        self.db = database
+class SQLPrivacyStore(SQLStore):
+    """Deletions and purges on one SQL database."""
 
     def forget(
         self,
@@ -50,7 +51,7 @@ class SQLitePrivacyStore:
             else:
                 values = self._values(tenant, subject, attribute)
                 counts["facts"] = self._mark(
-                    "facts", tenant, subject, now, "attribute = ?", (attribute,)
+                    "facts", tenant, subject, now, "attribute = %s", (attribute,)
                 )
                 # Other facts whose value or stated reason quotes a forgotten value go too.
                 counts["facts"] += self._mark_mentions(
@@ -58,14 +59,14 @@ class SQLitePrivacyStore:
                 )
                 for table, column in TEXT_TABLES:
                     counts[table] = self._mark_mentions(table, column, tenant, subject, values, now)
-            scope = scope_name(attribute)
-            cursor = self.db.execute(
+            row = self.db.fetchone(
                 "INSERT INTO deletions (tenant, subject, scope, requested_at, requested_by, "
-                "reason, purge_due, counts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "reason, purge_due, counts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+                f"RETURNING {DELETION_COLUMNS}",
                 (
                     tenant,
                     subject,
-                    scope,
+                    scope_name(attribute),
                     now,
                     requested_by,
                     reason,
@@ -73,23 +74,12 @@ class SQLitePrivacyStore:
                     counts_json(counts),
                 ),
             )
-            assert cursor.lastrowid is not None
-            return Deletion(
-                cursor.lastrowid,
-                subject,
-                scope,
-                from_micros(now),
-                reason,
-                from_micros(purge_due),
-                None,
-                requested_by,
-                counts,
-            )
+            return deletion(row)
 
     def deletions(self, tenant: str) -> list[Deletion]:
         """Every deletion of a tenant, oldest first."""
         rows = self.db.fetchall(
-            f"SELECT {DELETION_COLUMNS} FROM deletions WHERE tenant = ? ORDER BY id", (tenant,)
+            f"SELECT {DELETION_COLUMNS} FROM deletions WHERE tenant = %s ORDER BY id", (tenant,)
         )
         return [deletion(row) for row in rows]
 
@@ -98,32 +88,45 @@ class SQLitePrivacyStore:
     ) -> PurgeReport:
         """Remove deleted rows whose retention has passed (or all, ``immediately``).
 
-        Then the file is rebuilt so the bytes are gone (FTS merge, WAL checkpoint, VACUUM).
+        The rows go in one transaction; then the dialect makes the bytes leave the database
+        files (SQLite: FTS merge, WAL checkpoint, VACUUM; PostgreSQL: ``VACUUM FULL``), and only
+        then are the deletions logged as purged: if that fails, they stay due and the next
+        purge retries it.
+
+        Raises:
+            StorageError: called inside a write transaction (the rewrite would wait on it),
+                or the rewrite could not take a table's lock within the lock timeout.
         """
-        where = "tenant = ? AND purged_at IS NULL"
+        if self.db.in_transaction:
+            raise StorageError("purge cannot run inside a write transaction")
+        where = "tenant = %s AND purged_at IS NULL"
         parameters: list[Any] = [tenant]
         if subject is not None:
-            where += " AND subject = ?"
+            where += " AND subject = %s"
             parameters.append(subject)
         if not immediately:
-            where += " AND purge_due <= ?"
+            where += " AND purge_due <= %s"
             parameters.append(now)
         rows: dict[str, int] = {}
         with self.db.write():
             self.db.wrote()
-            due = self.db.fetchall(f"SELECT id, subject FROM deletions WHERE {where}", parameters)
-            subjects = sorted({row[1] for row in due})
-            for name in subjects:
+            due = self.db.fetchall(
+                f"SELECT id, subject, counts FROM deletions WHERE {where} ORDER BY id", parameters
+            )
+            for name in sorted({row[1] for row in due}):
                 self._remove(tenant, name, rows)
-            if due:
-                marks = ",".join("?" * len(due))
-                self.db.execute(
-                    f"UPDATE deletions SET purged_at = ? WHERE id IN ({marks})",
-                    (now, *(row[0] for row in due)),
-                )
-        if due:
-            self._compact()
-        return PurgeReport(tuple(row[0] for row in due), rows, vacuumed=bool(due))
+        if not due:
+            return PurgeReport((), rows, vacuumed=False)
+        marked = [json.loads(row[2]) for row in due]
+        self.dialect.compact([t for t in _PURGED if rows.get(t) or any(c.get(t) for c in marked)])
+        with self.db.write():
+            self.db.wrote()
+            self.db.execute(
+                f"UPDATE deletions SET purged_at = %s WHERE {self.dialect.any_of('id')} "
+                "AND purged_at IS NULL",
+                (now, self.dialect.ids([row[0] for row in due])),
+            )
+        return PurgeReport(tuple(row[0] for row in due), rows, vacuumed=True)
 
     # -- internals ----------------------------------------------------------------------
 
@@ -133,21 +136,20 @@ class SQLitePrivacyStore:
         tenant: str,
         subject: str,
         now: int,
-        extra: str = "1 = 1",
+        extra: str = "TRUE",
         extra_parameters: Sequence[Any] = (),
     ) -> int:
-        cursor = self.db.execute(
-            f"UPDATE {table} SET deleted_at = ? WHERE tenant = ? AND subject = ? "
+        return self.db.execute(
+            f"UPDATE {table} SET deleted_at = %s WHERE tenant = %s AND subject = %s "
             f"AND deleted_at IS NULL AND {extra}",
             (now, tenant, subject, *extra_parameters),
         )
-        return cursor.rowcount
 
     def _values(self, tenant: str, subject: str, attribute: str) -> list[str]:
         """The texts by which an attribute's values may appear in free text."""
         rows = self.db.fetchall(
-            "SELECT DISTINCT value, value_key FROM facts WHERE tenant = ? AND subject = ? "
-            "AND attribute = ?",
+            "SELECT DISTINCT value, value_key FROM facts WHERE tenant = %s AND subject = %s "
+            "AND attribute = %s",
             (tenant, subject, attribute),
         )
         return needles(rows)
@@ -157,43 +159,30 @@ class SQLitePrivacyStore:
     ) -> int:
         if not values:
             return 0
-        key = "rowid"
+        key = self.dialect.row_key(table)
         candidates = self.db.fetchall(
-            f"SELECT {key}, {column} FROM {table} WHERE tenant = ? AND subject = ? "
+            f"SELECT {key}, {column} FROM {table} WHERE tenant = %s AND subject = %s "
             "AND deleted_at IS NULL",
             (tenant, subject),
         )
         hits = [row[0] for row in candidates if mentions(row[1], values)]
-        for start in range(0, len(hits), 500):
-            chunk = hits[start : start + 500]
+        if hits:
             self.db.execute(
-                f"UPDATE {table} SET deleted_at = ? WHERE {key} IN ({','.join('?' * len(chunk))})",
-                (now, *chunk),
+                f"UPDATE {table} SET deleted_at = %s WHERE tenant = %s "
+                f"AND {self.dialect.any_of(key)}",
+                (now, tenant, self.dialect.ids(hits)),
             )
         return len(hits)
 
     def _remove(self, tenant: str, subject: str, rows: dict[str, int]) -> None:
-        docs = self.db.fetchall(
-            "SELECT id FROM search_docs WHERE tenant = ? AND subject = ? "
-            "AND deleted_at IS NOT NULL",
-            (tenant, subject),
-        )
-        for (doc_id,) in docs:
-            self.db.execute("DELETE FROM search_fts WHERE rowid = ?", (doc_id,))
-        rows["search_fts"] = rows.get("search_fts", 0) + len(docs)
-        for table in ("facts", *(name for name, _ in TEXT_TABLES)):
-            cursor = self.db.execute(
-                f"DELETE FROM {table} WHERE tenant = ? AND subject = ? AND deleted_at IS NOT NULL",
+        # A search entry's tokens and vector live in its own row, so deleting the row takes
+        # them too, but for a separate index (SQLite's FTS5, counted as search_fts).
+        for table, removed in self.dialect.purge_index(tenant, subject).items():
+            rows[table] = rows.get(table, 0) + removed
+        for table in _PURGED:
+            removed = self.db.execute(
+                f"DELETE FROM {table} WHERE tenant = %s AND subject = %s "
+                "AND deleted_at IS NOT NULL",
                 (tenant, subject),
             )
-            rows[table] = rows.get(table, 0) + cursor.rowcount
-
-    def _compact(self) -> None:
-        """Make deleted bytes unrecoverable: merge FTS segments, checkpoint, VACUUM."""
-        with self.db.lock:
-            self.db.execute("INSERT INTO search_fts (search_fts) VALUES ('optimize')")
-            if self.db.path != ":memory:":
-                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self.db.execute("VACUUM")
-            if self.db.path != ":memory:":
-                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            rows[table] = rows.get(table, 0) + removed

@@ -1,16 +1,23 @@
-"""Rows to model objects, for the SQL backends (their tables share column names and types)."""
+"""Rows to model objects and back, for the SQL stores (both databases share column names).
+
+Pure functions, so SQLite and PostgreSQL write identical texts (``memlane export`` moves them
+unchanged) and rewrite them identically when ``forget`` scrubs a value.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
+from memlane.access import ApiKey, Role
 from memlane.facts.model import AttributeDef, Fact
+from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import FOREVER, Insert, Payload, Span
 from memlane.summaries.model import SECTIONS, Note, Summary, SummaryContent
 from memlane.timeutil import from_micros, to_micros
 from memlane.window.model import Turn
+from memlane.workflows.model import Action, Trajectory, Workflow
 
 FACT_COLUMNS = (
     "id, subject, attribute, value, valid_from, valid_to, tx_from, tx_to, "
@@ -141,3 +148,89 @@ def note(row: Sequence[Any]) -> Note:
         provenance=tuple(json.loads(row[7])),
         deleted_at=None if row[8] is None else from_micros(row[8]),
     )
+
+
+# -- API keys ----------------------------------------------------------------------------
+
+KEY_COLUMNS = "id, tenant, role, secret_hash, created_at, revoked_at, label"
+"""The ``api_keys`` columns, in the order :func:`key_row` writes and :func:`key` reads."""
+
+
+def key_row(key: ApiKey) -> tuple[Any, ...]:
+    """The values of :data:`KEY_COLUMNS` for a key."""
+    return (
+        key.id,
+        key.tenant,
+        key.role,
+        key.secret_hash,
+        to_micros(key.created_at),
+        None if key.revoked_at is None else to_micros(key.revoked_at),
+        key.label,
+    )
+
+
+def key(row: Sequence[Any]) -> ApiKey:
+    """A key from a row of :data:`KEY_COLUMNS`."""
+    key_id, tenant, role, secret_hash, created_at, revoked_at, label = row
+    return ApiKey(
+        id=key_id,
+        tenant=tenant,
+        role=cast(Role, role),
+        secret_hash=secret_hash,
+        created_at=from_micros(created_at),
+        revoked_at=None if revoked_at is None else from_micros(revoked_at),
+        label=label,
+    )
+
+
+# -- the workflow lane ---------------------------------------------------------------------
+
+RUN_COLUMNS = "id, task, task_type, steps, success, reason, recorded_at"
+"""The ``workflow_runs`` columns :func:`run` decodes, in order."""
+
+
+def steps_json(steps: Sequence[Action]) -> str:
+    """The ``steps`` column of a run."""
+    return canonical_json([step.as_dict() for step in steps])
+
+
+def body_json(workflow: Workflow) -> str:
+    """The ``body`` column of a workflow revision."""
+    return canonical_json(workflow.as_dict())
+
+
+def workflow(body: str, tx_from: int) -> Workflow:
+    """A workflow revision from its ``body`` and ``tx_from`` columns."""
+    return Workflow.from_dict(json.loads(body), from_micros(tx_from))
+
+
+def run(row: Sequence[Any]) -> Trajectory:
+    """A recorded run from a row of :data:`RUN_COLUMNS`."""
+    steps = tuple(
+        Action(s["action"], s.get("args") or {}, s.get("note", "")) for s in json.loads(row[3])
+    )
+    return Trajectory(
+        id=row[0],
+        task=row[1],
+        task_type=row[2],
+        steps=steps,
+        success=bool(row[4]),
+        reason=row[5],
+        recorded_at=from_micros(row[6]),
+    )
+
+
+def edit_json(text: str, edit: Callable[[str], str]) -> str:
+    """Apply ``edit`` to every string inside a JSON text (keys stay); canonical JSON back."""
+    return canonical_json(walk(json.loads(text), edit))
+
+
+def walk(value: Any, edit: Callable[[str], str]) -> Any:
+    """``value`` with ``edit`` applied to every string in it, however deeply nested."""
+    if isinstance(value, str):
+        return edit(value)
+    if isinstance(value, list):
+        return [walk(item, edit) for item in value]
+    if isinstance(value, dict):
+        return {key: walk(item, edit) for key, item in value.items()}
+    return value

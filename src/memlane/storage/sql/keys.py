@@ -1,22 +1,15 @@
-"""API keys on PostgreSQL: one row per key, the secret kept only as its hash."""
+"""API keys on a SQL database: one row per key, the secret kept only as its hash."""
 
 from __future__ import annotations
 
-from memlane.server.model import ApiKey
-from memlane.storage.key_rows import KEY_COLUMNS, key_row
-from memlane.storage.key_rows import key as decode_key
-from memlane.storage.postgres.database import PostgresDatabase
-
-# Key ids are text: byte order breaks ties between keys created in the same microsecond,
-# as SQLite's ORDER BY does.
-_OLDEST_FIRST = 'ORDER BY created_at, id COLLATE "C"'
+from memlane.access import ApiKey
+from memlane.storage.sql.dialect import SQLStore
+from memlane.storage.sql.rows import KEY_COLUMNS, key_row
+from memlane.storage.sql.rows import key as decode_key
 
 
-class PostgresKeyStore:
-    """The API keys of every tenant of one PostgreSQL database."""
-
-    def __init__(self, database: PostgresDatabase) -> None:
-        self.db = database
+class SQLKeyStore(SQLStore):
+    """The API keys of every tenant of one SQL database."""
 
     def put_key(self, key: ApiKey) -> None:
         """Store a new key (its id must be new)."""
@@ -34,12 +27,13 @@ class PostgresKeyStore:
 
     def keys(self, tenant: str | None) -> list[ApiKey]:
         """Every key of ``tenant`` (``None``: of every tenant), oldest first."""
+        # Key ids are text: byte order breaks ties between keys created in the same microsecond.
+        order = f"ORDER BY created_at, {self.dialect.bytewise('id')}"
         if tenant is None:
-            rows = self.db.fetchall(f"SELECT {KEY_COLUMNS} FROM api_keys {_OLDEST_FIRST}")
+            rows = self.db.fetchall(f"SELECT {KEY_COLUMNS} FROM api_keys {order}")
         else:
             rows = self.db.fetchall(
-                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant = %s {_OLDEST_FIRST}",
-                (tenant,),
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant = %s {order}", (tenant,)
             )
         return [decode_key(row) for row in rows]
 

@@ -1,0 +1,285 @@
+"""What PostgreSQL does its own way: arrays, collation, search, ``VACUUM FULL``, bulk loads.
+
+Ids travel as one array (``= ANY``), text sorts in byte order (``COLLATE "C"``), facts carry
+the slot of the exclusion constraint, search uses pgvector HNSW and a ``tsvector``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import psycopg
+
+from memlane.errors import StorageError
+from memlane.storage.archive import table_named
+from memlane.storage.base import ArchiveRow, DocKind
+from memlane.storage.postgres import archive, search
+from memlane.storage.sql.dialect import DocScope, Vector
+from memlane.storage.sql.summaries import search_scope
+
+if TYPE_CHECKING:
+    from memlane.storage.postgres.database import PostgresDatabase
+
+# Tables ``Memory.forget`` rewrites through the workflow lane's scrub: the store cannot tell
+# whether a scrub changed them, and each changed row left its old version behind.
+_SCRUBBED = ("workflow_runs", "workflows")
+_IDENTITY_TABLES = (
+    "facts",
+    "summaries",
+    "notes",
+    "search_docs",
+    "deletions",
+    "workflow_runs",
+    "workflows",
+)
+"""Tables whose ``id`` is an identity column: its sequence must pass the loaded ids."""
+
+
+class PostgresDialect:
+    """:class:`memlane.storage.sql.Dialect` of one PostgreSQL database."""
+
+    # The slot a new version occupies in the exclusion constraint: every value of a
+    # one-valued (or undeclared) attribute shares '', each value of a many-valued one has its own.
+    fact_slot = (
+        "coalesce((SELECT CASE cardinality WHEN 'many' THEN %s ELSE '' END FROM attributes "
+        "WHERE tenant = %s AND name = %s), '')"
+    )
+    turn_order = "seq"
+    doc_tokens = "to_tsvector('simple', %s)"
+    # As SQLite's INSERT OR REPLACE: the row replaced whole, undeleted, with a new ``seq``.
+    put_turn = (
+        "INSERT INTO turns (id, tenant, subject, session_id, role, speaker, content, said_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+        "ON CONFLICT (tenant, id) DO UPDATE SET subject = excluded.subject, "
+        "session_id = excluded.session_id, role = excluded.role, speaker = excluded.speaker, "
+        "content = excluded.content, said_at = excluded.said_at, deleted_at = NULL, "
+        "seq = DEFAULT"
+    )
+
+    def __init__(self, database: PostgresDatabase) -> None:
+        self.db = database
+        self._iterative_scan: bool | None = None
+
+    def bytewise(self, column: str) -> str:
+        """``COLLATE "C"``: byte order, as SQLite compares, whatever the database's locale."""
+        return f'{column} COLLATE "C"'
+
+    def any_of(self, column: str) -> str:
+        """``= ANY`` of one array parameter."""
+        return f"{column} = ANY(%s)"
+
+    def ids(self, ids: Sequence[int]) -> Any:
+        """The ids as a list (psycopg sends an array)."""
+        return list(ids)
+
+    def index_hint(self, index: str) -> str:
+        """PostgreSQL takes no hints."""
+        return ""
+
+    def row_key(self, table: str) -> str:
+        """``id``; turns are keyed by (tenant, id), and ``seq`` is their own identity."""
+        return "seq" if table == "turns" else "id"
+
+    # -- search -------------------------------------------------------------------------
+
+    def add_doc(self, doc_id: int, tenant: str, subject: str, kind: DocKind, text: str) -> None:
+        """Nothing: the doc's ``tokens`` are in its own row."""
+
+    def drop_docs(self, doc_ids: Sequence[int]) -> None:
+        """Nothing: deleting the row took its tokens and vector."""
+
+    def purge_index(self, tenant: str, subject: str) -> dict[str, int]:
+        """Nothing: there is no separate index."""
+        return {}
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
+        """Store the vectors as pgvector values, and index each new width."""
+        rows = []
+        for doc_id, blob in vectors:
+            vector = np.frombuffer(blob, dtype=np.float32)
+            rows.append((model, search.vector_literal(vector), len(vector), doc_id))
+        self.db.executemany(
+            "UPDATE search_docs SET model = %s, vector = %s::vector, dims = %s WHERE id = %s",
+            rows,
+        )
+        for dims in sorted({row[2] for row in rows}):
+            search.ensure_vector_index(self.db, dims)
+
+    def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
+        """The width's HNSW index when the planner prefers it, else an exact scan.
+
+        The index is approximate, but scanned iteratively so the scope filter still leaves
+        ``limit`` rows; either way the candidates are re-sorted exactly, ties by doc id.
+        """
+        dims = len(vector)
+        where, parameters = search_scope(*scope)
+        # The width is written into the SQL, never bound: the planner must see the index's
+        # expression and its partial predicate verbatim to use it, even for a generic plan.
+        distance = f"(vector::vector({dims})) <#> %(query)s::vector({dims})"
+        sql = (
+            f"WITH hits AS MATERIALIZED (SELECT id, owner_id, {distance} AS distance "
+            f"FROM search_docs WHERE {where} AND model = %(model)s AND dims = {dims} "
+            f"ORDER BY {distance}, id LIMIT %(limit)s) "
+            "SELECT owner_id FROM hits ORDER BY distance, id"
+        )
+        parameters |= {"model": model, "query": search.vector_literal(vector), "limit": limit}
+        return [row[0] for row in self._search(sql, parameters, ef_search=limit)]
+
+    def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
+        """BM25 as FTS5 computes it (k1 = 1.2, b = 0.75), over the scope's statistics.
+
+        Rather than the whole table's (no other tenant sways a score), a doc's length counted
+        in distinct tokens, and the average length of a scope beyond
+        :data:`~memlane.storage.postgres.search.BM25_LENGTH_SAMPLE` docs estimated from that many.
+        """
+        where, parameters = search_scope(*scope)
+        rows = self.db.fetchall(
+            search.bm25_sql(where),
+            {
+                **parameters,
+                "words": " ".join(terms),
+                "match": search.tsquery(terms),
+                "limit": limit,
+            },
+        )
+        return [row[0] for row in rows]
+
+    def _search(self, sql: str, parameters: dict[str, Any], *, ef_search: int) -> list[Any]:
+        """Run a nearest-neighbour query with the HNSW settings it needs, local to it.
+
+        Local settings need a transaction: the open write transaction if this thread is in
+        one, else a short read transaction on a pooled connection.
+        """
+        settings = self._hnsw_settings(ef_search)
+        if self.db.in_transaction:
+            self.db.fetchone(settings)
+            return self.db.fetchall(sql, parameters)
+        try:
+            with self.db.pool.connection() as connection, connection.transaction():
+                connection.execute(settings)
+                return list(connection.execute(sql, parameters).fetchall())
+        except psycopg.Error as error:
+            raise StorageError(f"PostgreSQL error: {error}") from error
+
+    def _hnsw_settings(self, ef_search: int) -> str:
+        """The statement that sets, for the current transaction, how an HNSW scan runs.
+
+        A candidate list as deep as the results asked for, and (pgvector 0.8+) iterative
+        scans, so that the scope filter on the index's candidates cannot starve the results.
+        """
+        if self._iterative_scan is None:
+            row = self.db.fetchone("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            self._iterative_scan = row is not None and search.version(row[0]) >= (0, 8)
+        depth = min(max(ef_search, search.EF_SEARCH_DEFAULT), search.EF_SEARCH_MAX)
+        settings = f"SELECT set_config('hnsw.ef_search', '{depth}', true)"
+        if self._iterative_scan:
+            settings += ", set_config('hnsw.iterative_scan', 'relaxed_order', true)"
+        return settings
+
+    # -- purge --------------------------------------------------------------------------
+
+    def compact(self, tables: Sequence[str]) -> None:
+        """Rewrite ``tables`` (and the workflow tables), so purged values leave the files.
+
+        A DELETE (and the UPDATE that marked a row deleted, or scrubbed a workflow) only
+        flags the old row version dead: its bytes stay in the heap page until VACUUM. A plain
+        VACUUM is not enough: it prunes the page but leaves the freed bytes where they were
+        (measured on PostgreSQL 18: a deleted value stays readable in the heap file), and a
+        GIN index never drops the keys of emptied posting lists, so the search tokens of a
+        purged text would stay in ``search_docs_tokens``. ``VACUUM FULL`` writes each table
+        and its indexes to new files and truncates the old ones, as SQLite's VACUUM rebuilds
+        its file. It cannot run in a transaction, hence after the commit, on a pooled
+        autocommit connection. It holds each table's exclusive lock while copying it (one
+        table at a time), as SQLite's VACUUM holds the whole file; while it waits for that
+        lock every other query on the table queues behind it, so the wait is bounded by the
+        database's lock timeout (a long export or a stuck transaction makes the purge fail
+        instead of stalling every worker). The new files reach disk at the next checkpoint;
+        WAL segments and base backups keep their copies until they are recycled.
+        """
+        names = ", ".join([*tables, *_SCRUBBED])
+        timeout = f"{int(self.db.lock_timeout * 1000)}ms"
+        # VACUUM skips a table its role may not maintain with only a WARNING; the purge
+        # would then claim bytes gone that are still there, so warnings are errors here.
+        warnings: list[str] = []
+
+        def collect(notice: Any) -> None:
+            if notice.severity_nonlocalized == "WARNING":
+                warnings.append(str(notice.message_primary))
+
+        try:
+            # SET is per connection, so the pooled connection is borrowed for all three.
+            with self.db.pool.connection() as connection:
+                connection.add_notice_handler(collect)
+                connection.execute(f"SET lock_timeout = '{timeout}'")
+                try:
+                    connection.execute(f"VACUUM FULL {names}")
+                finally:
+                    connection.execute("RESET lock_timeout")
+                    connection.remove_notice_handler(collect)
+        except psycopg.errors.LockNotAvailable as error:
+            raise StorageError(
+                f"purged rows are deleted, but rewriting {names} could not take a table lock "
+                f"within {self.db.lock_timeout:g} s (a long transaction holds it); the "
+                f"deletions stay due and the next purge retries: {error}"
+            ) from error
+        except psycopg.Error as error:
+            raise StorageError(f"PostgreSQL error while rewriting {names}: {error}") from error
+        if warnings:
+            raise StorageError(
+                f"purged rows are deleted, but rewriting {names} was refused: "
+                f"{'; '.join(warnings)} (the role needs to own the tables, or the MAINTAIN "
+                "privilege on them); the deletions stay due and the next purge retries"
+            )
+
+    # -- archive ------------------------------------------------------------------------
+
+    @contextmanager
+    def snapshot(self) -> Iterator[archive.PostgresArchiveReader]:
+        """A read-only, repeatable-read transaction: every table as of one instant."""
+        try:
+            with self.db.pool.connection() as connection, connection.transaction():
+                connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                yield archive.PostgresArchiveReader(connection)
+        except psycopg.Error as error:
+            raise StorageError(f"PostgreSQL error: {error}") from error
+
+    def stored_rows(self, table: str, keys: Sequence[tuple[Any, ...]]) -> Iterator[ArchiveRow]:
+        """The stored rows with these keys, in one statement over key arrays."""
+        spec = table_named(table)
+        if len(spec.key) == 1:
+            where = f"{spec.key[0]} = ANY(%s)"
+            parameters: list[Any] = [[key[0] for key in keys]]
+        else:
+            # Composite keys are text (attributes, turns): pairs from two parallel arrays.
+            where = f"({', '.join(spec.key)}) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"
+            parameters = [[key[0] for key in keys], [key[1] for key in keys]]
+        sql = f"SELECT {archive.select(spec)} FROM {spec.name} WHERE {where}"
+        for values in self.db.fetchall(sql, parameters):
+            yield archive.decoded(spec, values)
+
+    def insert_rows(self, table: str, rows: Sequence[ArchiveRow]) -> None:
+        """One statement for the chunk, with the derived columns."""
+        self.db.execute(*archive.insert(table_named(table), rows))
+
+    def finish_load(self) -> None:
+        """Move each id sequence past the loaded ids; index every loaded vector width."""
+        with self.db.write():
+            self.db.wrote()
+            for name in _IDENTITY_TABLES:
+                # nextval then setval(..., false): the next id is the larger of the two, and a
+                # sequence already ahead (ids of purged rows) never moves back.
+                self.db.fetchone(
+                    f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
+                    f"greatest((SELECT coalesce(max(id), 0) FROM {name}) + 1, "
+                    f"nextval(pg_get_serial_sequence('{name}', 'id'))), false)"
+                )
+            widths = self.db.fetchall(
+                "SELECT DISTINCT dims FROM search_docs WHERE dims IS NOT NULL ORDER BY dims"
+            )
+            for (dims,) in widths:
+                search.ensure_vector_index(self.db, int(dims))
+        for name in (*_IDENTITY_TABLES, "attributes", "turns", "api_keys"):
+            self.db.execute(f"ANALYZE {name}")

@@ -1,0 +1,116 @@
+"""Search on PostgreSQL: the SQL and values of its vector and lexical ranking.
+
+Search runs inside the database, with the scope (tenant, subject, kind, not deleted) in the
+WHERE clause of the ranking query itself:
+
+- nearest neighbours by inner product (pgvector's ``<#>``) over ``search_docs.vector``, through
+  one partial HNSW index per vector width, created by the write that first stores that width;
+- lexical matches ranked by BM25 (as FTS5 ranks them) over ``search_docs.tokens``, a
+  ``tsvector`` of the same tokens the SQLite FTS5 index gets (:mod:`memlane.storage.lexical`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from memlane.storage import lexical
+
+if TYPE_CHECKING:
+    from memlane.storage.postgres.database import PostgresDatabase
+
+HNSW_MAX_DIMS = 2000
+"""The widest ``vector`` pgvector's HNSW indexes; wider vectors are searched exactly."""
+BM25_K1 = 1.2
+BM25_B = 0.75
+"""FTS5's BM25 parameters, so both backends rank words alike."""
+BM25_LENGTH_SAMPLE = 2000
+EF_SEARCH_DEFAULT = 40
+EF_SEARCH_MAX = 1000
+
+
+def index_tokens(text: str) -> str:
+    """The string whose ``to_tsvector('simple', %s)`` is the ``tokens`` of a doc with ``text``.
+
+    Whoever writes ``search_docs.text`` (a redaction, say) writes ``tokens`` from it too:
+    ``UPDATE search_docs SET text = %s, tokens = to_tsvector('simple', %s)`` with
+    ``(text, index_tokens(text))``.
+    """
+    return lexical.document(text)
+
+
+def tsquery(terms: Sequence[str]) -> str | None:
+    """A ``to_tsquery('simple', ...)`` input matching any of ``terms`` (``None``: no terms)."""
+    if not terms:
+        return None
+    quoted = ("'" + term.replace("\\", "\\\\").replace("'", "''") + "'" for term in terms)
+    return " | ".join(quoted)
+
+
+def vector_literal(vector: npt.NDArray[np.float32]) -> str:
+    """The text form pgvector reads a float32 vector from; every value round-trips exactly."""
+    return "[" + ",".join(repr(value) for value in vector.astype(np.float64).tolist()) + "]"
+
+
+def ensure_vector_index(database: PostgresDatabase, dims: int) -> None:
+    """Create the HNSW index of vectors ``dims`` wide unless it exists (or cannot: too wide).
+
+    Call it inside the write transaction that stores the first vectors of a width (it holds
+    the write lock, so no other writer races to create the index; readers go on reading).
+    """
+    if not 0 < dims <= HNSW_MAX_DIMS:
+        return
+    name = f"search_docs_hnsw_{int(dims)}"
+    if database.fetchone("SELECT to_regclass(%s)", (name,))[0] is not None:
+        return
+    database.execute(
+        f"CREATE INDEX IF NOT EXISTS {name} ON search_docs USING hnsw "
+        f"((vector::vector({int(dims)})) vector_ip_ops) WHERE dims = {int(dims)}"
+    )
+
+
+def bm25_sql(where: str) -> str:
+    """The lexical ranking query: BM25 over the docs in scope ``where`` matching any term.
+
+    A term's frequency in a doc is ``ts_rank_cd`` with every weight 1 and the term alone as
+    the query (each occurrence is a cover worth exactly 1), computed in C rather than by
+    unnesting every matched tsvector. The average length comes from at most
+    ``BM25_LENGTH_SAMPLE`` docs of the scope, so a tenant-wide search reads the whole scope
+    only in the index (to count it).
+    """
+    return f"""
+        WITH terms AS MATERIALIZED (
+            SELECT lexeme, plainto_tsquery('simple', lexeme) AS query
+            FROM unnest(tsvector_to_array(to_tsvector('simple', %(words)s))) AS lexeme
+        ), stats AS MATERIALIZED (
+            SELECT count(*)::float8 AS docs, coalesce((
+                SELECT avg(length(tokens)) FROM (
+                    SELECT tokens FROM search_docs WHERE {where} LIMIT {BM25_LENGTH_SAMPLE}
+                ) AS sample
+            ), 1)::float8 AS avgdl
+            FROM search_docs WHERE {where}
+        ), hits AS (
+            SELECT id, length(tokens)::float8 AS length,
+                ts_rank_cd('{{1,1,1,1}}', tokens, terms.query)::float8 AS frequency,
+                count(*) OVER (PARTITION BY lexeme)::float8 AS matching
+            FROM search_docs CROSS JOIN terms
+            WHERE {where} AND tokens @@ to_tsquery('simple', %(match)s)
+                AND tokens @@ terms.query
+        ), ranked AS (
+            SELECT id, sum(
+                greatest(ln((docs - matching + 0.5) / (matching + 0.5)), 1e-6) * frequency
+                * ({BM25_K1} + 1)
+                / (frequency + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * length / avgdl))
+            ) AS score
+            FROM hits CROSS JOIN stats GROUP BY id
+            ORDER BY score DESC, id LIMIT %(limit)s
+        )
+        SELECT owner_id FROM ranked JOIN search_docs USING (id) ORDER BY score DESC, id"""
+
+
+def version(text: str) -> tuple[int, ...]:
+    """``"0.8.2"`` as ``(0, 8, 2)`` (non-numeric parts count as 0)."""
+    return tuple(int(part) if part.isdigit() else 0 for part in text.split("."))

@@ -1,0 +1,204 @@
+"""The seam between the shared SQL stores and one database: what SQLite and PostgreSQL do apart.
+
+Every store in :mod:`memlane.storage.sql` writes its SQL once, in psycopg's placeholder style
+(``%s``, ``%(name)s``, ``%%`` for a literal percent sign); the SQLite database rewrites a
+statement to ``?`` and ``:name`` before running it. Everything else that differs (byte-order
+collation, id lists, the write lock, search, purge, archive I/O) is a :class:`Dialect`'s job,
+so a query is fixed in one place and nothing above the stores learns which database it is.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, NamedTuple, Protocol, Self
+
+import numpy as np
+import numpy.typing as npt
+
+from memlane.storage.base import ArchiveReader, ArchiveRow, DocKind
+from memlane.storage.nesting import Nesting
+
+Parameters = Sequence[Any] | dict[str, Any]
+Vector = npt.NDArray[np.float32]
+
+
+class DocScope(NamedTuple):
+    """Which search docs a ranking may return: a tenant's (one subject's, if given) of a kind."""
+
+    tenant: str
+    subject: str | None
+    kind: DocKind
+
+
+class Database(ABC):
+    """Statements and write transactions on one database, with the dialect that speaks it.
+
+    Nested write transactions join the outermost one, all or nothing (:class:`Nesting`); a
+    database supplies :meth:`_transaction`, which opens the outermost one with the write lock
+    held and commits it when its block ends (rolls back if the block raises).
+    """
+
+    dialect: Dialect
+    """What this database does its own way."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self._nesting = Nesting()
+
+    @property
+    def transactions(self) -> int:
+        """How many outermost write transactions have begun (per-transaction caches key on it)."""
+        return self._nesting.transactions
+
+    def write(self) -> AbstractContextManager[None]:
+        """A write transaction holding the write lock; nested calls join the outermost one."""
+        return self._nesting.write(self.lock, self._transaction)
+
+    def wrote(self) -> None:
+        """Record that the current transaction has written (a nested failure then poisons it)."""
+        self._nesting.wrote()
+
+    @property
+    @abstractmethod
+    def in_transaction(self) -> bool:
+        """True inside :meth:`write` (on the thread that opened it)."""
+
+    @abstractmethod
+    def _transaction(self) -> AbstractContextManager[None]: ...
+
+    @abstractmethod
+    def next_tx(self, now: int) -> int:
+        """A transaction time ``>= now`` above every one issued before, in any process."""
+
+    @abstractmethod
+    def fetchall(self, sql: str, parameters: Parameters = ()) -> list[Any]:
+        """Run a query and return every row."""
+
+    @abstractmethod
+    def fetchone(self, sql: str, parameters: Parameters = ()) -> Any:
+        """Run a query and return its first row, or ``None``."""
+
+    @abstractmethod
+    def execute(self, sql: str, parameters: Parameters = ()) -> int:
+        """Run one statement; return the number of rows it touched."""
+
+    @abstractmethod
+    def insert(self, sql: str, parameters: Parameters = ()) -> int:
+        """Run one ``INSERT`` of one row; return the ``id`` the database gave it."""
+
+    @abstractmethod
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement per row of parameters."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release every connection; the handle is unusable afterwards."""
+
+
+class Dialect(Protocol):
+    """What one database does differently, for the stores of :mod:`memlane.storage.sql`."""
+
+    fact_slot: str
+    """SQL computing ``facts.slot`` of an insert from ``(value key, tenant, attribute)``
+    (PostgreSQL's exclusion constraint), or ``''``."""
+
+    turn_order: str
+    """The column that orders turns said at the same instant in insertion order."""
+
+    put_turn: str
+    """``INSERT`` of a turn (``id, tenant, subject, session_id, role, speaker, content,
+    said_at``) that replaces a turn stored under the same id, moving it behind the others."""
+
+    doc_tokens: str
+    """SQL computing ``search_docs.tokens`` from one more parameter (PostgreSQL), or ``''``."""
+
+    def bytewise(self, column: str) -> str:
+        """``column`` compared byte by byte, for ``ORDER BY`` and ``DISTINCT``."""
+        ...
+
+    def any_of(self, column: str) -> str:
+        """A condition: ``column`` is one of the ids bound (by :meth:`ids`) to one placeholder."""
+        ...
+
+    def ids(self, ids: Sequence[int]) -> Any:
+        """The one parameter :meth:`any_of` binds."""
+        ...
+
+    def index_hint(self, index: str) -> str:
+        """A hint after ``FROM table`` that a query should use ``index`` (or ``''``)."""
+        ...
+
+    def row_key(self, table: str) -> str:
+        """The column that names one row of ``table`` on its own."""
+        ...
+
+    # -- search -------------------------------------------------------------------------
+
+    def add_doc(self, doc_id: int, tenant: str, subject: str, kind: DocKind, text: str) -> None:
+        """Index a new search doc's text in a separate index (its row is inserted already)."""
+        ...
+
+    def drop_docs(self, doc_ids: Sequence[int]) -> None:
+        """Remove deleted docs' index entries (their rows are deleted already)."""
+        ...
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
+        """Store float32 vectors of docs, inside the caller's write transaction."""
+        ...
+
+    def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
+        """Owner ids of the undeleted docs in scope, largest inner product first (ties by id)."""
+        ...
+
+    def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
+        """Owner ids of the undeleted docs in scope matching any of ``terms``, best BM25 first."""
+        ...
+
+    # -- purge --------------------------------------------------------------------------
+
+    def purge_index(self, tenant: str, subject: str) -> dict[str, int]:
+        """Remove a subject's deleted docs from a separate search index; rows per index table."""
+        ...
+
+    def compact(self, tables: Sequence[str]) -> None:
+        """After a purge's commit: make the purged rows' bytes leave the database files."""
+        ...
+
+    # -- archive ------------------------------------------------------------------------
+
+    def snapshot(self) -> AbstractContextManager[ArchiveReader]:
+        """A read-only view of every table as of one instant."""
+        ...
+
+    def stored_rows(self, table: str, keys: Sequence[tuple[Any, ...]]) -> Iterator[ArchiveRow]:
+        """The stored rows of ``table`` with these primary keys, as an archive moves them."""
+        ...
+
+    def insert_rows(self, table: str, rows: Sequence[ArchiveRow]) -> None:
+        """Insert archive rows (and what is derived from them) in the current transaction."""
+        ...
+
+    def finish_load(self) -> None:
+        """After a load: make new writes follow the loaded data (ids, indexes)."""
+        ...
+
+
+class SQLStore:
+    """What every store shares: its database and dialect, write transactions, the clock."""
+
+    def __init__(self, database: Database) -> None:
+        self.db = database
+        self.dialect = database.dialect
+
+    @contextmanager
+    def transaction(self) -> Iterator[Self]:
+        """A write transaction holding the write lock; nested calls join the outer one."""
+        with self.db.write():
+            yield self
+
+    def next_tx(self, now: int) -> int:
+        """A transaction time above every one issued before (shared by every lane)."""
+        return self.db.next_tx(now)

@@ -1,0 +1,145 @@
+"""The tables both databases share, written once; each backend fills in its column types.
+
+``{id}`` is the type of an integer key the database assigns, ``{time}`` that of an instant
+(integer microseconds), ``{seq}`` PostgreSQL's insertion-order column of turns (SQLite has
+``rowid``). Tables whose shape differs (``facts``, ``search_docs``) and the numbering of
+migrations stay with each backend's ``schema.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+ATTRIBUTES = """CREATE TABLE attributes (
+    tenant TEXT NOT NULL,
+    name TEXT NOT NULL,
+    cardinality TEXT NOT NULL CHECK (cardinality IN ('one', 'many')),
+    identifier INTEGER NOT NULL,
+    normalizer TEXT NOT NULL,
+    defined_at {time} NOT NULL,
+    PRIMARY KEY (tenant, name)
+)"""
+CLOCK = (
+    "CREATE TABLE tx_clock (id INTEGER PRIMARY KEY CHECK (id = 1), last_tx {time} NOT NULL)",
+    "INSERT INTO tx_clock (id, last_tx) VALUES (1, 0)",
+)
+FACT_INDEXES = (
+    # Point reads of the current belief: get, get_all, history, profile, write planning.
+    """CREATE INDEX facts_believed ON facts (tenant, subject, attribute, valid_from)
+        WHERE tx_to IS NULL""",
+    # Reverse lookups by normalized value, on both time axes.
+    "CREATE INDEX facts_by_value ON facts (tenant, attribute, value_key)",
+    # The audit view and reads as of an earlier transaction time.
+    "CREATE INDEX facts_by_tx ON facts (tenant, subject, attribute, tx_from)",
+)
+SUMMARIES = (
+    """CREATE TABLE summaries (
+        id {id},
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        session_id TEXT NOT NULL,  -- '' for the subject's storyline
+        version INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        period_from {time} NOT NULL,
+        period_to {time} NOT NULL,
+        tx_from {time} NOT NULL,
+        tx_to {time},
+        provenance TEXT NOT NULL,
+        deleted_at {time},
+        UNIQUE (tenant, subject, session_id, version)
+    )""",
+    """CREATE INDEX summaries_by_session ON summaries (tenant, session_id, subject)
+        WHERE tx_to IS NULL""",
+)
+NOTES = (
+    """CREATE TABLE notes (
+        id {id},
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        text TEXT NOT NULL,
+        said_at {time} NOT NULL,
+        tx_from {time} NOT NULL,
+        session_id TEXT,
+        source TEXT,
+        provenance TEXT NOT NULL,
+        deleted_at {time}
+    )""",
+    "CREATE INDEX notes_by_subject ON notes (tenant, subject, said_at)",
+)
+NOTES_DELETED = "CREATE INDEX notes_deleted ON notes (tenant, subject) WHERE deleted_at IS NOT NULL"
+# Covers the scope filter and the "what is embedded" signature of every search.
+SEARCH_SCOPE = (
+    "CREATE INDEX search_docs_scope ON search_docs (tenant, subject, kind, deleted_at, model)"
+)
+# Raw turns, kept only when a memory opts in with retain_transcripts=True.
+TURNS = """CREATE TABLE turns (
+    id TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    speaker TEXT,
+    content TEXT NOT NULL,
+    said_at {time} NOT NULL,
+    deleted_at {time},{seq}
+    PRIMARY KEY (tenant, id)
+)"""
+DELETIONS = (
+    """CREATE TABLE deletions (
+        id {id},
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        requested_at {time} NOT NULL,
+        requested_by TEXT,
+        reason TEXT,
+        purge_due {time} NOT NULL,
+        purged_at {time},
+        counts TEXT NOT NULL
+    )""",
+    "CREATE INDEX deletions_by_tenant ON deletions (tenant, requested_at)",
+)
+# API keys of the HTTP API: bound to one tenant and role; only the secret's hash is kept.
+API_KEYS = (
+    """CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('agent', 'auditor', 'compliance', 'admin')),
+        secret_hash TEXT NOT NULL,
+        created_at {time} NOT NULL,
+        revoked_at {time},
+        label TEXT
+    )""",
+    "CREATE INDEX api_keys_by_tenant ON api_keys (tenant, created_at)",
+)
+# The workflow lane: recorded runs, and every revision of every workflow (JSON body).
+WORKFLOWS = (
+    """CREATE TABLE workflow_runs (
+        id {id},
+        tenant TEXT NOT NULL,
+        task_type TEXT NOT NULL,
+        task TEXT NOT NULL,
+        steps TEXT NOT NULL,
+        success INTEGER NOT NULL,
+        reason TEXT,
+        recorded_at {time} NOT NULL,
+        deleted_at {time}
+    )""",
+    "CREATE INDEX workflow_runs_by_type ON workflow_runs (tenant, task_type, id)",
+    """CREATE TABLE workflows (
+        id {id},
+        tenant TEXT NOT NULL,
+        task_type TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        tx_from {time} NOT NULL,
+        tx_to {time},
+        deleted_at {time}
+    )""",
+    "CREATE INDEX workflows_by_type ON workflows (tenant, task_type, tx_from)",
+)
+
+
+def typed(statements: Sequence[str], **types: str) -> tuple[str, ...]:
+    """``statements`` with the database's column types filled in."""
+    return tuple(statement.format(**types) for statement in statements)

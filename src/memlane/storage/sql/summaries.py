@@ -1,0 +1,294 @@
+"""The summary lane on a SQL database: summary versions, notes, turns, and their search index.
+
+Each searchable item (the current version of a summary, every note) has one ``search_docs``
+row; its vector is filled later, so that writes never wait for an embedding model. Ranking
+runs in the dialect, with the scope (tenant, subject, kind, not deleted) applied before it:
+SQLite scans the scope's vectors exactly and ranks words with FTS5, PostgreSQL uses pgvector's
+HNSW and BM25 over a ``tsvector``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memlane.facts.normalize import canonical_json
+from memlane.storage import lexical
+from memlane.storage.base import DocKind
+from memlane.storage.sql import rows as decode
+from memlane.storage.sql.dialect import Database, DocScope, SQLStore
+from memlane.summaries.model import Note, Summary, SummaryContent
+from memlane.timeutil import from_micros
+from memlane.window.model import Turn
+
+STORYLINE = ""  # the session_id under which a subject's storyline is stored
+
+_SUMMARY_COLUMNS = decode.SUMMARY_COLUMNS
+_NOTE_COLUMNS = decode.NOTE_COLUMNS
+
+
+class SQLSummaryStore(SQLStore):
+    """:class:`memlane.storage.base.SummaryStore` on one SQL database, every tenant."""
+
+    # -- summaries ----------------------------------------------------------------------
+
+    def put_summary(
+        self,
+        tenant: str,
+        subject: str,
+        session_id: str | None,
+        content: SummaryContent,
+        period: tuple[int, int],
+        provenance: Sequence[str],
+        tx: int,
+    ) -> Summary:
+        """Store a new version of a session summary (or, with ``session_id=None``, storyline).
+
+        The previous version stays, closed at ``tx``; only the new one is searchable.
+        """
+        self.db.wrote()
+        key = STORYLINE if session_id is None else session_id
+        previous = self.db.fetchall(
+            "UPDATE summaries SET tx_to = %s WHERE tenant = %s AND subject = %s "
+            "AND session_id = %s AND tx_to IS NULL RETURNING id, version",
+            (tx, tenant, subject, key),
+        )
+        version = max(row[1] for row in previous) + 1 if previous else 1
+        for old_id, _ in previous:
+            self._drop_doc("summary", old_id)
+        row = self.db.fetchone(
+            "INSERT INTO summaries (tenant, subject, session_id, version, content, period_from, "
+            "period_to, tx_from, provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            f"RETURNING {_SUMMARY_COLUMNS}",
+            (
+                tenant,
+                subject,
+                key,
+                version,
+                _content_json(content),
+                period[0],
+                period[1],
+                tx,
+                canonical_json(list(provenance)),
+            ),
+        )
+        self._add_doc(tenant, subject, "summary", int(row[0]), content.as_text())
+        return decode.summary(row)
+
+    def current_summary(
+        self, tenant: str, session_id: str | None, subject: str | None
+    ) -> Summary | None:
+        """The latest version for a session (any subject if ``subject`` is None) or storyline."""
+        sql = (
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = %s AND session_id = %s "
+            "AND tx_to IS NULL AND deleted_at IS NULL"
+        )
+        parameters: tuple[Any, ...] = (tenant, STORYLINE if session_id is None else session_id)
+        if subject is not None:
+            sql += " AND subject = %s"
+            parameters += (subject,)
+        row = self.db.fetchone(sql + " ORDER BY tx_from DESC, id DESC LIMIT 1", parameters)
+        return decode.summary(row) if row else None
+
+    def summary_versions(self, tenant: str, subject: str, session_id: str | None) -> list[Summary]:
+        """Every stored version of one summary, oldest first (deleted ones excluded)."""
+        rows = self.db.fetchall(
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = %s AND subject = %s "
+            "AND session_id = %s AND deleted_at IS NULL ORDER BY version",
+            (tenant, subject, STORYLINE if session_id is None else session_id),
+        )
+        return [decode.summary(row) for row in rows]
+
+    def audit(self, tenant: str, subject: str) -> tuple[list[Summary], list[Note]]:
+        """Every summary version and note of a subject, deleted ones included (flagged)."""
+        summaries = self.db.fetchall(
+            f"SELECT {_SUMMARY_COLUMNS} FROM summaries WHERE tenant = %s AND subject = %s "
+            "ORDER BY tx_from, id",
+            (tenant, subject),
+        )
+        notes = self.db.fetchall(
+            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = %s AND subject = %s "
+            "ORDER BY tx_from, id",
+            (tenant, subject),
+        )
+        return [decode.summary(row) for row in summaries], [decode.note(row) for row in notes]
+
+    def summaries(self, tenant: str, ids: Sequence[int]) -> dict[int, Summary]:
+        """Summaries by id (only those of ``tenant``)."""
+        rows = self._by_id(_SUMMARY_COLUMNS, "summaries", tenant, ids)
+        return {row[0]: decode.summary(row) for row in rows}
+
+    # -- notes --------------------------------------------------------------------------
+
+    def put_note(
+        self,
+        tenant: str,
+        subject: str,
+        text: str,
+        *,
+        said_at: int,
+        session_id: str | None,
+        source: str | None,
+        provenance: Sequence[str],
+        tx: int,
+    ) -> Note:
+        """Store a note and index it for search."""
+        self.db.wrote()
+        provenance_json = canonical_json(list(provenance))
+        note_id = self.db.insert(
+            "INSERT INTO notes (tenant, subject, text, said_at, tx_from, session_id, source, "
+            "provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (tenant, subject, text, said_at, tx, session_id, source, provenance_json),
+        )
+        self._add_doc(tenant, subject, "note", note_id, text)
+        at, tx_from = from_micros(said_at), from_micros(tx)
+        return Note(note_id, subject, text, at, tx_from, session_id, source, tuple(provenance))
+
+    def notes(self, tenant: str, subject: str) -> list[Note]:
+        """A subject's notes in the order they were said."""
+        rows = self.db.fetchall(
+            f"SELECT {_NOTE_COLUMNS} FROM notes WHERE tenant = %s AND subject = %s "
+            "AND deleted_at IS NULL ORDER BY said_at, id",
+            (tenant, subject),
+        )
+        return [decode.note(row) for row in rows]
+
+    def notes_by_id(self, tenant: str, ids: Sequence[int]) -> dict[int, Note]:
+        """Notes by id (only those of ``tenant``)."""
+        rows = self._by_id(_NOTE_COLUMNS, "notes", tenant, ids)
+        return {row[0]: decode.note(row) for row in rows}
+
+    def _by_id(self, columns: str, table: str, tenant: str, ids: Sequence[int]) -> list[Any]:
+        if not ids:
+            return []
+        return self.db.fetchall(
+            f"SELECT {columns} FROM {table} WHERE tenant = %s AND {self.dialect.any_of('id')}",
+            (tenant, self.dialect.ids(ids)),
+        )
+
+    # -- turns --------------------------------------------------------------------------
+
+    def put_turn(self, tenant: str, turn: Turn) -> None:
+        """Keep a raw turn (only for memories that retain transcripts).
+
+        A turn stored again under its id replaces the old row whole, undeleted, and moves
+        behind the turns stored before it.
+        """
+        with self.db.write():
+            self.db.wrote()
+            self.db.execute(self.dialect.put_turn, decode.turn_values(tenant, turn))
+
+    def turns(self, tenant: str, session_id: str) -> list[Turn]:
+        """The retained turns of a session, in order."""
+        rows = self.db.fetchall(
+            f"SELECT {decode.TURN_COLUMNS} FROM turns WHERE tenant = %s AND session_id = %s "
+            f"AND deleted_at IS NULL ORDER BY said_at, {self.dialect.turn_order}",
+            (tenant, session_id),
+        )
+        return [decode.turn(row) for row in rows]
+
+    # -- search -------------------------------------------------------------------------
+
+    def pending_vectors(
+        self, tenant: str, subject: str | None, model: str, limit: int
+    ) -> list[tuple[int, str]]:
+        """Searchable items in scope that have no vector from ``model`` yet."""
+        where, parameters = search_scope(tenant, subject, None)
+        rows = self.db.fetchall(
+            f"SELECT id, text FROM search_docs WHERE {where} "
+            "AND (model IS NULL OR model != %(model)s) ORDER BY id LIMIT %(limit)s",
+            {**parameters, "model": model, "limit": limit},
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
+        """Attach vectors (float32 bytes) to search items."""
+        if not vectors:
+            return
+        with self.db.write():
+            self.db.wrote()
+            self.dialect.put_vectors(model, vectors)
+
+    def vector_state(
+        self, tenant: str, subject: str | None, kind: DocKind, model: str
+    ) -> tuple[int, int, int]:
+        """``(items in scope, items embedded by model, highest item id)``: a cheap signature."""
+        return vector_state(self.db, tenant, subject, kind, model)
+
+    def nearest(
+        self,
+        tenant: str,
+        subject: str | None,
+        kind: DocKind,
+        model: str,
+        query: Sequence[float] | npt.NDArray[np.float32],
+        limit: int,
+    ) -> list[int]:
+        """Owner ids of the items in scope embedded by ``model``, largest inner product first."""
+        vector = np.asarray(query, dtype=np.float32).reshape(-1)
+        if limit < 1 or len(vector) == 0:
+            return []
+        return self.dialect.nearest(DocScope(tenant, subject, kind), model, vector, limit)
+
+    def lexical(
+        self, tenant: str, subject: str | None, kind: DocKind, text: str, limit: int
+    ) -> list[int]:
+        """Owner ids of the items in scope that match ``text``, best BM25 first (ties by id)."""
+        terms = lexical.terms(text)
+        if not terms or limit < 1:
+            return []
+        return self.dialect.lexical(DocScope(tenant, subject, kind), terms, limit)
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _add_doc(self, tenant: str, subject: str, kind: DocKind, owner_id: int, text: str) -> None:
+        tokens = self.dialect.doc_tokens
+        doc_id = self.db.insert(
+            f"INSERT INTO search_docs (tenant, subject, kind, owner_id, text"
+            f"{', tokens' if tokens else ''}) VALUES (%s, %s, %s, %s, %s"
+            f"{', ' + tokens if tokens else ''})",
+            (tenant, subject, kind, owner_id, text, *((lexical.document(text),) if tokens else ())),
+        )
+        self.dialect.add_doc(doc_id, tenant, subject, kind, text)
+
+    def _drop_doc(self, kind: DocKind, owner_id: int) -> None:
+        rows = self.db.fetchall(
+            "DELETE FROM search_docs WHERE kind = %s AND owner_id = %s RETURNING id",
+            (kind, owner_id),
+        )
+        self.dialect.drop_docs([row[0] for row in rows])
+
+
+def search_scope(
+    tenant: str, subject: str | None, kind: DocKind | None, alias: str = ""
+) -> tuple[str, dict[str, Any]]:
+    """The filter every search applies before ranking: tenant, subject, kind, not deleted."""
+    clauses = [f"{alias}tenant = %(tenant)s", f"{alias}deleted_at IS NULL"]
+    parameters: dict[str, Any] = {"tenant": tenant}
+    if subject is not None:
+        clauses.append(f"{alias}subject = %(subject)s")
+        parameters["subject"] = subject
+    if kind is not None:
+        clauses.append(f"{alias}kind = %(kind)s")
+        parameters["kind"] = kind
+    return " AND ".join(clauses), parameters
+
+
+def vector_state(
+    database: Database, tenant: str, subject: str | None, kind: DocKind, model: str
+) -> tuple[int, int, int]:
+    """``(docs in scope, docs embedded by model, highest doc id)``: a cheap signature."""
+    where, parameters = search_scope(tenant, subject, kind)
+    row = database.fetchone(
+        "SELECT count(*), count(*) FILTER (WHERE model = %(model)s), coalesce(max(id), 0) "
+        f"FROM search_docs WHERE {where}",
+        {**parameters, "model": model},
+    )
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+def _content_json(content: SummaryContent) -> str:
+    return canonical_json({name: list(lines) for name, lines in content.sections().items()})

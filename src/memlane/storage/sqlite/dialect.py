@@ -1,0 +1,231 @@
+"""What SQLite does its own way: exact vector scans, FTS5, ``rowid``, VACUUM, archive I/O."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memlane.errors import StorageError
+from memlane.storage import lexical, vectors
+from memlane.storage.archive import table_named
+from memlane.storage.base import ArchiveRow, DocKind
+from memlane.storage.sql.dialect import DocScope, Vector
+from memlane.storage.sql.summaries import search_scope, vector_state
+
+if TYPE_CHECKING:
+    from memlane.storage.sqlite.database import SQLiteDatabase
+
+MATRIX_CACHE_ENTRIES = 64
+"""How many scopes' vector matrices a database keeps in memory."""
+_LOOKUP_CHUNK = 400
+"""Keys per archive lookup statement (two parameters each at most; SQLite allows 32,766)."""
+
+Matrix = npt.NDArray[np.float32]
+_Scope = tuple[str, str | None, DocKind, str]
+_FTS_SCOPE = ("tenant", "subject", "kind", "text")
+
+
+class SQLiteDialect:
+    """:class:`memlane.storage.sql.Dialect` of one SQLite database."""
+
+    fact_slot = ""
+    turn_order = "rowid"
+    doc_tokens = ""
+    put_turn = (
+        "INSERT OR REPLACE INTO turns (id, tenant, subject, session_id, role, speaker, "
+        "content, said_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+    )
+
+    def __init__(self, database: SQLiteDatabase) -> None:
+        self.db = database
+        # Per scope: the vector_state it was loaded at, its owner ids and their vectors.
+        self._matrices: dict[_Scope, tuple[tuple[int, int, int], list[int], Matrix]] = {}
+        self._matrices_lock = threading.Lock()
+
+    def bytewise(self, column: str) -> str:
+        """SQLite compares text byte by byte already (``BINARY``)."""
+        return column
+
+    def any_of(self, column: str) -> str:
+        """One JSON array parameter: no statement grows with the ids, no chunking."""
+        return f"{column} IN (SELECT value FROM json_each(%s))"
+
+    def ids(self, ids: Sequence[int]) -> Any:
+        """The ids as the JSON array :meth:`any_of` reads."""
+        return json.dumps(list(ids))
+
+    def index_hint(self, index: str) -> str:
+        """``INDEXED BY``: the planner misjudges a few queries without it."""
+        return f"INDEXED BY {index}"
+
+    def row_key(self, table: str) -> str:
+        """Every table has a ``rowid``."""
+        return "rowid"
+
+    # -- search -------------------------------------------------------------------------
+
+    def add_doc(self, doc_id: int, tenant: str, subject: str, kind: DocKind, text: str) -> None:
+        """Index the doc in FTS5, with its scope tokens."""
+        self.db.execute(
+            "INSERT INTO search_fts (rowid, tokens) VALUES (%s, %s)",
+            (doc_id, fts_tokens(tenant, subject, kind, text)),
+        )
+
+    def drop_docs(self, doc_ids: Sequence[int]) -> None:
+        """Remove the docs from FTS5."""
+        # One rowid at a time: FTS5 seeks an equality, but scans for a list.
+        self.db.executemany("DELETE FROM search_fts WHERE rowid = %s", [(i,) for i in doc_ids])
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
+        """Store the float32 blobs as they are."""
+        self.db.executemany(
+            "UPDATE search_docs SET model = %s, vector = %s WHERE id = %s",
+            [(model, blob, doc_id) for doc_id, blob in vectors],
+        )
+
+    def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
+        """Exact: the scope's vectors as one matrix (cached until the scope changes) @ query."""
+        owners, matrix = self._matrix(scope, model)
+        return vectors.nearest(vector, owners, matrix, limit)
+
+    def _matrix(self, scope: DocScope, model: str) -> tuple[list[int], Matrix]:
+        """The scope's owner ids and vectors, loaded again only when the scope changed."""
+        key: _Scope = (*scope, model)
+        state = vector_state(self.db, *scope, model)
+        with self._matrices_lock:
+            cached = self._matrices.get(key)
+        if cached is not None and cached[0] == state:
+            return cached[1], cached[2]
+        where, parameters = search_scope(*scope)
+        rows = self.db.fetchall(
+            f"SELECT owner_id, vector FROM search_docs WHERE {where} AND model = %(model)s "
+            "ORDER BY id",
+            {**parameters, "model": model},
+        )
+        owners, matrix = [row[0] for row in rows], vectors.as_matrix([row[1] for row in rows])
+        with self._matrices_lock:
+            if len(self._matrices) >= MATRIX_CACHE_ENTRIES:
+                self._matrices.pop(next(iter(self._matrices)))
+            self._matrices[key] = (state, owners, matrix)
+        return owners, matrix
+
+    def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
+        """FTS5's BM25, the scope token ANDed into the match so FTS5 itself narrows it."""
+        words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+        tenant, subject, kind = scope
+        token = lexical.scope_token(tenant, kind, *(() if subject is None else (subject,)))
+        where, parameters = search_scope(tenant, subject, kind, alias="d.")
+        rows = self.db.fetchall(
+            "SELECT d.owner_id FROM search_fts JOIN search_docs AS d ON d.id = search_fts.rowid "
+            f"WHERE search_fts MATCH %(match)s AND {where} "
+            "ORDER BY bm25(search_fts), d.id LIMIT %(limit)s",
+            {**parameters, "match": f'({words}) AND "{token}"', "limit": limit},
+        )
+        return [row[0] for row in rows]
+
+    # -- purge --------------------------------------------------------------------------
+
+    def purge_index(self, tenant: str, subject: str) -> dict[str, int]:
+        """Remove the FTS5 rows of the subject's deleted docs."""
+        docs = self.db.fetchall(
+            "SELECT id FROM search_docs WHERE tenant = %s AND subject = %s "
+            "AND deleted_at IS NOT NULL",
+            (tenant, subject),
+        )
+        self.drop_docs([row[0] for row in docs])
+        return {"search_fts": len(docs)}
+
+    def compact(self, tables: Sequence[str]) -> None:
+        """Make deleted bytes unrecoverable: merge FTS segments, checkpoint, VACUUM the file."""
+        with self.db.lock:
+            self.db.execute("INSERT INTO search_fts (search_fts) VALUES ('optimize')")
+            if self.db.path != ":memory:":
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self.db.execute("VACUUM")
+            if self.db.path != ":memory:":
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # -- archive ------------------------------------------------------------------------
+
+    @contextmanager
+    def snapshot(self) -> Iterator[SQLiteArchiveReader]:
+        """One read transaction: in WAL mode, the file as of its first read."""
+        with self.db.lock:
+            began = not self.db.connection.in_transaction
+            if began:
+                self.db.execute("BEGIN")
+            try:
+                yield SQLiteArchiveReader(self.db)
+            finally:
+                if began and self.db.connection.in_transaction:
+                    self.db.execute("COMMIT")
+
+    def stored_rows(self, table: str, keys: Sequence[tuple[Any, ...]]) -> Iterator[ArchiveRow]:
+        """The stored rows with these keys, a few hundred keys per statement."""
+        spec = table_named(table)
+        width = len(spec.key)
+        for start in range(0, len(keys), _LOOKUP_CHUNK):
+            part = keys[start : start + _LOOKUP_CHUNK]
+            one = "(" + ", ".join(["%s"] * width) + ")"
+            where = f"({', '.join(spec.key)}) IN (VALUES {', '.join([one] * len(part))})"
+            for values in self.db.fetchall(
+                f"SELECT {', '.join(spec.names)} FROM {spec.name} WHERE {where}",
+                [value for key in part for value in key],
+            ):
+                yield dict(zip(spec.names, values, strict=True))
+
+    def insert_rows(self, table: str, rows: Sequence[ArchiveRow]) -> None:
+        """Insert the rows as they are, and the full-text rows of search docs."""
+        spec = table_named(table)
+        self.db.executemany(
+            f"INSERT INTO {spec.name} ({', '.join(spec.names)}) "
+            f"VALUES ({', '.join(['%s'] * len(spec.names))})",
+            [tuple(row[name] for name in spec.names) for row in rows],
+        )
+        if spec.name == "search_docs":
+            self.db.executemany(
+                "INSERT INTO search_fts (rowid, tokens) VALUES (%s, %s)",
+                [(row["id"], fts_tokens(*(str(row[n]) for n in _FTS_SCOPE))) for row in rows],
+            )
+
+    def finish_load(self) -> None:
+        """Nothing to do: SQLite picks the next id after the largest one stored."""
+
+
+class SQLiteArchiveReader:
+    """Reads inside :meth:`SQLiteDialect.snapshot` (one read transaction)."""
+
+    def __init__(self, database: SQLiteDatabase) -> None:
+        self.db = database
+
+    def count(self, table: str) -> int:
+        """The number of rows in ``table``."""
+        return int(self.db.fetchone(f"SELECT count(*) FROM {table_named(table).name}")[0])
+
+    def rows(self, table: str, chunk: int) -> Iterator[list[ArchiveRow]]:
+        """Every row by primary key (turns by insertion order), ``chunk`` at a time."""
+        spec = table_named(table)
+        # rowid is the order in which turns said at the same instant are read back.
+        order = "rowid" if spec.name == "turns" else ", ".join(spec.key)
+        cursor = self.db.cursor(f"SELECT {', '.join(spec.names)} FROM {spec.name} ORDER BY {order}")
+        while True:
+            try:
+                fetched = cursor.fetchmany(chunk)
+            except sqlite3.Error as error:
+                raise StorageError(f"SQLite error: {error}") from error
+            if not fetched:
+                return
+            yield [dict(zip(spec.names, row, strict=True)) for row in fetched]
+
+
+def fts_tokens(tenant: str, subject: str, kind: str, text: str) -> str:
+    """What FTS5 indexes for a search item: the text's tokens and its two scope tokens."""
+    scopes = lexical.scope_token(tenant, kind), lexical.scope_token(tenant, kind, subject)
+    return " ".join((lexical.document(text), *scopes))
