@@ -18,6 +18,7 @@ from memlane.storage.base import SummaryStore
 from memlane.storage.postgres import PostgresDatabase
 from memlane.storage.postgres.search import index_tokens, tsquery, vector_literal
 from memlane.storage.sql import SQLSummaryStore
+from memlane.storage.sql.dialect import DocScope
 from memlane.storage.sqlite.database import SQLiteDatabase
 from memlane.summaries.model import SummaryContent
 from memlane.window.model import Turn
@@ -169,7 +170,7 @@ def test_an_hnsw_index_per_width_appears_with_the_first_vectors_and_serves_the_q
     pg.db.execute("ANALYZE search_docs")
 
     query = rng.standard_normal(24).astype(np.float32)
-    sql, parameters = pg._nearest_query("acme", "U-1", "note", MODEL, query, 20)
+    sql, parameters = pg.dialect.nearest_query(DocScope("acme", "U-1", "note"), MODEL, query, 20)
     with pg.db.pool.connection() as connection, connection.transaction():
         connection.execute("SET LOCAL enable_seqscan = off")
         plan = "\n".join(

@@ -114,6 +114,13 @@ class PostgresDialect:
         The index is approximate, but scanned iteratively so the scope filter still leaves
         ``limit`` rows; either way the candidates are re-sorted exactly, ties by doc id.
         """
+        sql, parameters = self.nearest_query(scope, model, vector, limit)
+        return [row[0] for row in self._search(sql, parameters, ef_search=limit)]
+
+    def nearest_query(
+        self, scope: DocScope, model: str, vector: Vector, limit: int
+    ) -> tuple[str, dict[str, Any]]:
+        """The SQL and parameters of :meth:`nearest` (for ``EXPLAIN``: is the index used?)."""
         dims = len(vector)
         where, parameters = search_scope(*scope)
         # The width is written into the SQL, never bound: the planner must see the index's
@@ -126,7 +133,7 @@ class PostgresDialect:
             "SELECT owner_id FROM hits ORDER BY distance, id"
         )
         parameters |= {"model": model, "query": search.vector_literal(vector), "limit": limit}
-        return [row[0] for row in self._search(sql, parameters, ef_search=limit)]
+        return sql, parameters
 
     def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
         """BM25 as FTS5 computes it (k1 = 1.2, b = 0.75), over the scope's statistics.
