@@ -11,6 +11,7 @@ from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.extract.model import Extractor
 from memlane.facts.lane import FactsLane
+from memlane.facts.phones import check_region
 from memlane.ingest import FactIngester
 from memlane.models import default_models
 from memlane.privacy.model import Deletion, PurgeReport
@@ -62,6 +63,12 @@ class Memory:
             are kept there, shared by every worker on it (needs ``memlane[redis]``);
             ``None`` reads ``MEMLANE_REDIS_URL`` and falls back to process memory. Idle
             windows expire after twice ``idle_timeout``.
+        region: the country phone numbers written without one belong to (``"CN"``,
+            ``"US"``, …), so ``137-0000-3333`` is stored as ``+8613700003333``. ``None`` (the
+            default) leaves that country unknown: such numbers are keyed by their digits and
+            a lookup tries the readings of a few common countries (see
+            :mod:`memlane.facts.phones`). The timezone is no guide: a memory on Shanghai time
+            stores foreign numbers as well.
 
     Example:
         >>> with Memory(":memory:", timezone="Asia/Shanghai") as mem:
@@ -84,6 +91,7 @@ class Memory:
         retain_transcripts: bool = False,
         retention: timedelta = DEFAULT_RETENTION,
         window_url: str | None = None,
+        region: str | None = None,
     ) -> None:
         if not isinstance(tenant, str) or not tenant.strip() or tenant != tenant.strip():
             raise InvalidInput("tenant", f"must be a non-empty name, got {tenant!r}")
@@ -94,6 +102,7 @@ class Memory:
         if not isinstance(retention, timedelta) or retention < timedelta(0):
             raise InvalidInput("retention", "must be a timedelta of zero or more")
         self.retention = retention
+        self.region = check_region(region)
         self.tenant = tenant
         self.timezone = resolve_timezone(timezone)
         self.clock: Clock = clock or _system_clock
@@ -110,7 +119,11 @@ class Memory:
         self._backend = open_backend(url)
         self.url = self._backend.url
         self.facts = FactsLane(
-            self._backend.facts, tenant=tenant, timezone=self.timezone, clock=self.clock
+            self._backend.facts,
+            tenant=tenant,
+            timezone=self.timezone,
+            clock=self.clock,
+            region=self.region,
         )
         self.summaries = SummariesLane(
             self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
