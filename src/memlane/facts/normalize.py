@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memlane.errors import InvalidInput
+from memlane.facts.phones import phone_keys
 
 Normalizer = Callable[[Any], str]
 
@@ -112,6 +113,27 @@ def infer_normalizer(attribute: str) -> str:
     if "mail" in name:
         return "email"
     return "code"
+
+
+def match_keys(attribute: str, value: Any) -> frozenset[str]:
+    """Keys under which two written forms of an identifier are the same one.
+
+    For matching text against text (an id in a question against a fact's value or a note),
+    where no memory's region applies: two forms name one identifier if their keys meet.
+
+    >>> bool(match_keys("phone", "+86 137 0000 3333") & match_keys("phone", "13700003333"))
+    True
+    """
+    if infer_normalizer(attribute) == PHONE_NORMALIZER:
+        try:
+            return frozenset(phone_keys(_as_text(value)))
+        except InvalidInput:
+            return frozenset()
+    normalize = normalize_email if infer_normalizer(attribute) == "email" else code_key
+    try:
+        return frozenset([normalize(value)])
+    except InvalidInput:
+        return frozenset()
 
 
 def _as_text(value: Any) -> str:
