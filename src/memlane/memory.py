@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 from datetime import timedelta, tzinfo
 from types import TracebackType
@@ -11,7 +12,8 @@ from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.extract.model import Extractor
 from memlane.facts.lane import FactsLane
-from memlane.facts.phones import check_region
+from memlane.facts.model import Fact
+from memlane.facts.phones import check_region, phone_keys
 from memlane.ingest import FactIngester
 from memlane.models import default_models
 from memlane.privacy.model import Deletion, PurgeReport
@@ -39,6 +41,8 @@ DEFAULT_TENANT = "default"
 DEFAULT_IDLE_TIMEOUT = timedelta(minutes=30)
 DEFAULT_RETENTION = timedelta(days=30)
 ENV_REDIS_URL = "MEMLANE_REDIS_URL"
+_ID_SEPARATORS = re.compile(r"[\s\-./()]+")
+_NUMBER = re.compile(r"\+?\d{6,}")
 MAX_WINDOW_ROUNDS = 1_000
 
 
@@ -299,7 +303,7 @@ class Memory:
         if attribute is not None:
             attribute = _required("attribute", attribute)
         now = checked_now(self.clock)
-        needles = sorted({str(f.value) for f in self.facts.audit(subject, attribute)})
+        needles = _needles(self.facts.audit(subject, attribute))
         deletion = self._backend.privacy.forget(
             self.tenant,
             subject,
@@ -394,3 +398,21 @@ def _required(field: str, value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field, "must be a non-empty string")
     return value
+
+
+def _needles(facts: list[Fact]) -> list[str]:
+    """The texts a forgotten value may appear as: as written, and without separators.
+
+    Identifiers are stored as written ("138-0000-1234"), but an agent may have passed them on
+    in another form ("13800001234" as a workflow parameter).
+    """
+    found: set[str] = set()
+    for fact in facts:
+        value = str(fact.value)
+        found.add(value)
+        compact = _ID_SEPARATORS.sub("", value)
+        if compact != value and len(compact) >= 6:
+            found.add(compact)
+        if _NUMBER.fullmatch(compact):  # a phone: "+86 138…" also as "13800001234"
+            found.update(key.lstrip("+") for key in phone_keys(value))
+    return sorted(found)

@@ -111,6 +111,11 @@ CODE_ATTRIBUTES: tuple[str, ...] = ("order", "tracking", "account", "reference",
 """Attributes holding codes (one key rule, :func:`~memlane.facts.normalize.code_key`): an id
 asked about without its kind ("where is K31560XB?") may be any of them."""
 
+# After an identifier, a negation denies it only when it is about whose it is.
+_DISOWNED = re.compile(
+    r"\W{0,3}(?:不是|并非|不属于|(?:is|was)\s*(?:not|n't)|isn't|wasn't|not)\s*(?:我|mine|my|ours|our)",
+    _I,
+)
 _SINCE = re.compile(r"从|起|以来|开始|自|\b(?:since|from)\b", _I)
 
 
@@ -223,8 +228,8 @@ def _identifier_ops(
         signals = before_signals | _signals(after)
         if "retired" in signals and mention.kind in ("phone", "email"):
             ops.append(_id_op("retract", attribute, mention, RETIRED_CONFIDENCE, None))
-        elif "negated" in signals:
-            continue
+        elif "negated" in before_signals or _DISOWNED.match(after):
+            continue  # "不是我的号码 138…", "138… is not my number"; not "ORD-1 hasn't arrived"
         elif "other" in before_signals:
             ops.append(_id_op("add", attribute, mention, OTHER_PERSON_CONFIDENCE, None))
         elif _cued(mention.kind, before + " " + after) and _states(doc, sentence):
