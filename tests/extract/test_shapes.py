@@ -45,6 +45,7 @@ def ids(text: str) -> list[tuple[str, str]]:
         ("快递 sf 8664 6655 7054 5 是谁收？", "tracking", "sf 8664 6655 7054 5"),
         ("RK 8192 2779 3 GB arriving when?", "tracking", "RK 8192 2779 3 GB"),
         ("工单 K85 982 R 修的是什么？", "reference", "K85 982 R"),
+        ("M31 772 A 这个工单报修的是啥", "reference", "M31 772 A"),
         ("M 604940是几级会员", "reference", "M 604940"),
         ("What's the balance on lyl 581107?", "reference", "lyl 581107"),
         ("zd3eq7 — which hotel city?", "reference", "zd3eq7"),

@@ -45,7 +45,7 @@ _NOT_PREFIX = word_set(
     # carriers, written before the number they carry ("USPS 9400 …", "DHL 1234 …")
     "ups usps dhl fedex tnt dpd gls ems"
 )
-_NOT_SUFFIX = word_set("I A AM PM OK RMB USD CNY EUR GBP HKD JPY KG KM CM MM ML MG")
+_NOT_SUFFIX = word_set("AM PM OK RMB USD CNY EUR GBP HKD JPY KG KM CM MM ML MG")
 _UNIT = re.compile(
     r"\d+(?:st|nd|rd|th|am|pm|[kmgsxhdwyp]|gb|mb|kb|tb|ml|mg|kg|km|cm|mm|hz|mah|px|fps|mph|kph"
     r"|mins?|hrs?|yrs?|secs?|lbs?|oz|ft|sq)",
@@ -186,11 +186,13 @@ def _prefix(text: _Text, chain: list[Span], index: int) -> bool:
 def _suffix(text: _Text, chain: list[Span], index: int) -> bool:
     """A short letter-only word after grouped digits, in the case of the id's own letters."""
     word, written = text.word(chain[index]), text.written(chain[index])
-    if len(word) > 3 or word in _NOT_PREFIX or written in _NOT_SUFFIX or index < 2:
+    if len(word) > 3 or written in _NOT_SUFFIX or index < 2:
         return False
     if text.word(chain[index - 2]).isalpha():
         return False  # "order 123 X": one group is no grouped id
     before = text.written(chain[index - 2]) + text.written(chain[index - 1])
+    if word in _NOT_PREFIX:  # "a", "is": a word, unless the id has letters of its own
+        return len(word) == 1 and written.isupper() and any(char.isupper() for char in before)
     return written.isupper() or any(char.islower() for char in before)
 
 
