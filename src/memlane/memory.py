@@ -41,6 +41,7 @@ DEFAULT_TENANT = "default"
 DEFAULT_IDLE_TIMEOUT = timedelta(minutes=30)
 DEFAULT_RETENTION = timedelta(days=30)
 ENV_REDIS_URL = "MEMLANE_REDIS_URL"
+ENV_REGION = "MEMLANE_REGION"
 _ID_SEPARATORS = re.compile(r"[\s\-./()]+")
 _NUMBER = re.compile(r"\+?\d{6,}")
 MAX_WINDOW_ROUNDS = 1_000
@@ -71,8 +72,8 @@ class Memory:
             ``"US"``, …), so ``137-0000-3333`` is stored as ``+8613700003333``. ``None`` (the
             default) leaves that country unknown: such numbers are keyed by their digits and
             a lookup tries the readings of a few common countries (see
-            :mod:`memlane.facts.phones`). The timezone is no guide: a memory on Shanghai time
-            stores foreign numbers as well.
+            :mod:`memlane.facts.phones`); ``MEMLANE_REGION`` sets it for every handle. The
+            timezone is no guide: a memory on Shanghai time stores foreign numbers as well.
 
     Example:
         >>> with Memory(":memory:", timezone="Asia/Shanghai") as mem:
@@ -106,7 +107,7 @@ class Memory:
         if not isinstance(retention, timedelta) or retention < timedelta(0):
             raise InvalidInput("retention", "must be a timedelta of zero or more")
         self.retention = retention
-        self.region = check_region(region)
+        self.region = check_region(region or os.environ.get(ENV_REGION) or None)
         self.tenant = tenant
         self.timezone = resolve_timezone(timezone)
         self.clock: Clock = clock or _system_clock

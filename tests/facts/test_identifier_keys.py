@@ -114,6 +114,14 @@ def test_a_bad_region_is_refused():
         memlane.Memory(":memory:", region="Mars")
 
 
+def test_the_region_may_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("MEMLANE_REGION", "us")
+    with memlane.Memory(":memory:") as mem:
+        assert mem.region == "US" == mem.facts.region
+    with memlane.Memory(":memory:", region="CN") as mem:
+        assert mem.region == "CN"
+
+
 # -- the keys themselves --------------------------------------------------------------------
 
 _ALNUM = string.ascii_uppercase + string.digits
