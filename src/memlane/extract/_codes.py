@@ -32,6 +32,9 @@ __all__ = ["CUES", "Code", "find_codes"]
 Span = tuple[int, int]
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*")
+_DIGIT = re.compile(r"\d")
+# Tokens joined by one separator or space: where a code may be (found by one C-level scan).
+_RUN = re.compile(r"[A-Za-z0-9_]+(?:[-./ ][A-Za-z0-9_]+)*")
 _TIGHT = frozenset("-./")
 _CUE_REACH = 24
 _CLAUSE_BREAKS = ",，。;；!?！？\n"
@@ -89,11 +92,13 @@ class Code:
 
 def find_codes(folded: str, lowered: str, blocked: list[Span]) -> list[Code]:
     """Codes in the folded text outside the ``blocked`` spans (``lowered``: its lower case)."""
-    text = _Text(folded, lowered)
     found: list[Code] = []
+    if not _DIGIT.search(folded):
+        return found
+    text = _Text(folded, lowered)
     for chain in _chains(text, blocked):
         for start, end in _pieces(text, chain):
-            code = _accept(lowered, start, end)
+            code = _accept(lowered, start, end) if _DIGIT.search(folded, start, end) else None
             if code is not None:
                 found.append(code)
     return found
@@ -112,7 +117,13 @@ class _Text:
 
 
 def _tokens(text: _Text, blocked: list[Span]) -> Iterator[Span]:
-    for match in _TOKEN.finditer(text.folded):
+    for run in _RUN.finditer(text.folded):
+        if _DIGIT.search(run[0]):  # a run of words without a digit holds no code
+            yield from _run_tokens(text, run.start(), run.end(), blocked)
+
+
+def _run_tokens(text: _Text, begin: int, stop: int, blocked: list[Span]) -> Iterator[Span]:
+    for match in _TOKEN.finditer(text.folded, begin, stop):
         start, end = match.span()
         if any(start < b_end and b_start < end for b_start, b_end in blocked):
             continue
@@ -122,10 +133,10 @@ def _tokens(text: _Text, blocked: list[Span]) -> Iterator[Span]:
 
 
 def _glued(folded: str, index: int) -> bool:
-    if index < 0 or index >= len(folded):
+    if index < 0 or index >= len(folded) or folded[index] < "\x80":
         return False
     char = folded[index]
-    return char.isalnum() and not char.isascii() and not is_cjk(char)
+    return char.isalnum() and not is_cjk(char)
 
 
 def _chains(text: _Text, blocked: list[Span]) -> Iterator[list[Span]]:
@@ -199,16 +210,17 @@ def _suffix(text: _Text, chain: list[Span], index: int) -> bool:
 def _accept(lowered: str, start: int, end: int) -> Code | None:
     text = lowered[start:end]
     digits = sum(char.isdigit() for char in text)
-    letters = sum(char.isalpha() for char in text)
-    if digits == 0 or _DATE.fullmatch(text) or _UNIT.fullmatch(text) or _money(lowered, start, end):
+    size = digits + sum(char.isalpha() for char in text)
+    if digits == 0 or (size < 6 and (digits < 2 or size < 4)):
+        return None  # too short to be a code even after a cue ("9", "30am", "M-1")
+    if _DATE.fullmatch(text) or _UNIT.fullmatch(text) or _money(lowered, start, end):
         return None
     tracking = _TRACKING_SHAPE.fullmatch(re.sub(r"[\s\-./]", "", text)) is not None
     kind = _cue(lowered, start)
     if kind is not None:
-        kind = "tracking" if tracking and kind != "account" else kind  # 单号SF…
-        size = digits + letters
-        return Code((start, end), kind, True) if size >= 6 or (digits >= 2 and size >= 4) else None
-    mixed = letters and ((digits >= 3 and digits + letters >= 5) or _alternating(text))
+        return Code((start, end), "tracking" if tracking and kind != "account" else kind, True)
+    letters = size - digits
+    mixed = letters and ((digits >= 3 and size >= 5) or _alternating(text))
     if digits >= 9 or mixed:
         return Code((start, end), "tracking" if tracking else "reference", False)
     return None
