@@ -12,11 +12,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.extract.model import AttributeSpec, Extraction, FactOp
 from memlane.facts.lane import FactsLane
 from memlane.facts.model import Fact
+from memlane.lang.words import mentions_value
 
 log = logging.getLogger("memlane.ingest")
 
@@ -50,14 +52,39 @@ class FactIngester:
     ) -> list[Fact]:
         """Write every operation of ``extraction`` in one transaction; refused ones are skipped."""
         written: list[Fact] = []
-        if not extraction.ops:
+        if not extraction.ops and not extraction.retracted:
             return written
         with self._facts.batch():
             for op in extraction.ops:
                 fact = self._apply_one(subject, op, at, provenance, source)
                 if fact is not None:
                     written.append(fact)
+            for attribute, value in self._superseded(subject, extraction):
+                retract = FactOp(
+                    "retract", attribute, value, evidence="; ".join(extraction.retracted)
+                )
+                self._apply_one(subject, retract, at, provenance, source)
         return written
+
+    def _superseded(self, subject: str, extraction: Extraction) -> list[tuple[str, Any]]:
+        """Current values the text says no longer hold, or replaces with one of their kind.
+
+        "我离开华为了" closes ``employer = 华为``; "new number 139…, the old one is out of use"
+        closes the other phone numbers. Values the text itself states are kept.
+        """
+        stated = [op for op in extraction.ops if op.kind != "retract"]
+        replaced = (
+            {op.attribute for op in stated if op.kind == "add"} if extraction.replaces else set()
+        )
+        found: list[tuple[str, Any]] = []
+        for attribute, held in self._facts.profile(subject).items():
+            for fact in held if isinstance(held, list) else [held]:
+                if any(op.attribute == attribute and _same(op.value, fact.value) for op in stated):
+                    continue
+                named = any(mentions_value(old, fact.value) for old in extraction.retracted)
+                if named or attribute in replaced:
+                    found.append((attribute, fact.value))
+        return found
 
     def _apply_one(
         self,
@@ -111,3 +138,8 @@ class FactIngester:
                 # Data already exists under another definition: keep the user's choice.
                 log.info("attribute %s keeps its existing definition", attribute)
         self._defined.add(attribute)
+
+
+def _same(written: object, stored: object) -> bool:
+    """Whether a value as written is the stored one ("+86 199 5515 5428" is "8619955155428")."""
+    return mentions_value(str(written), stored) or mentions_value(str(stored), written)

@@ -172,9 +172,10 @@ def test_history_questions_return_earlier_values_as_historical(mem, clock: FakeC
     mem.facts.set("U-1", "location", "上海", valid_from="2026-03-01")
     mem.facts.set("U-1", "location", "北京", valid_from="2026-07-01")
     r = mem.recall("U-1", "用户以前住在哪里")
+    # The earlier value answers a question about the past; the current one supplements it.
     assert [(i.fact.value, i.status) for i in r.items] == [
-        ("北京", "current"),
         ("上海", "historical"),
+        ("北京", "current"),
     ]
     assert "History (no longer valid):\n- location: 上海 (2026-03-01 → 2026-07-01)" in r.text
     plain = mem.recall("U-1", "用户住在哪里")

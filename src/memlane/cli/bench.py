@@ -320,3 +320,50 @@ def backends_command(
         progress=click.echo,
     )
     _report(results, out, plot_path, plot)
+
+
+@bench.command("understanding")
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=False, exists=True),
+    required=True,
+    help="An understanding data set (e.g. shared/data/understanding/dev.json).",
+)
+@click.option(
+    "--embedder",
+    default=None,
+    help="Embedder spec (default: memlane's default model).",
+)
+@click.option(
+    "--category",
+    "categories",
+    multiple=True,
+    help="Only these categories (repeatable; default: all).",
+)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@click.option(
+    "--failures",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write every failed question (with the top item served) as JSON here.",
+)
+def understanding_command(
+    data: str,
+    embedder: str | None,
+    categories: tuple[str, ...],
+    out: str | None,
+    failures: str | None,
+) -> None:
+    """Identifiers, state changes, retractions, knowledge updates, hijacks, nothing known."""
+    from pathlib import Path
+
+    from memlane.bench.understanding import run
+
+    results = run(
+        Path(data),
+        embedder_spec=embedder,
+        categories=categories,
+        progress=click.echo,
+        failures_out=None if failures is None else Path(failures),
+    )
+    _report(results, out)

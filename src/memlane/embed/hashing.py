@@ -25,10 +25,11 @@ from memlane.embed.base import (
     single_row,
 )
 from memlane.errors import InvalidInput
+from memlane.lang.script import UNSPACED_RANGES
 
 # Han, kana and Hangul. These scripts are written without spaces, so they are cut into
 # characters and character bigrams instead of words.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002ffff"
+_CJK = UNSPACED_RANGES
 _TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>(?:(?![{_CJK}])[^\W_])+)")
 
 # Words so common that matching them says little about the topic; they keep a small weight

@@ -59,9 +59,6 @@ _HYPOTHETICAL = re.compile(
     r"|unless|whether|in\s+case)\b",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(
-    r"不|没|别|未|非|无|\b(?:not|never|no|nor|don't|doesn't|didn't|stop)\b|n't\b", re.IGNORECASE
-)
 _REQUEST = re.compile(r"可以|能|请|\b(?:can|could|would|will|please)\b", re.IGNORECASE)
 
 
@@ -78,11 +75,6 @@ def is_question(sentence: str, terminator: str) -> bool:
 def is_hypothetical(sentence: str) -> bool:
     """A condition or supposition: 如果, 假如, 要是, …的话, if, suppose, unless, in case."""
     return _HYPOTHETICAL.search(sentence) is not None
-
-
-def is_negated(text: str) -> bool:
-    """Whether ``text`` holds a negation word (不, 没, 别, not, n't, never, …)."""
-    return _NEGATION.search(text) is not None
 
 
 def is_request(text: str) -> bool:

@@ -26,6 +26,8 @@ from memlane.extract._values import (
     zh_value,
 )
 from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place
+from memlane.lang import is_negated
+from memlane.lang.script import CJK_RANGES
 
 Span = tuple[int, int]
 Reader = Callable[["Doc", int, int], Span | None]
@@ -160,7 +162,7 @@ def _speaker_ok(who: Speaker, doc: Doc, sentence: Sentence, clause_start: int, a
         return speaker.en_speaker(prefix)
     if who == "en_cue":
         return speaker.en_lead_only(prefix)
-    return not speaker.is_negated(prefix)
+    return not is_negated(prefix)
 
 
 # -- classification ------------------------------------------------------------------------
@@ -336,7 +338,7 @@ _RULES: tuple[_CueRule, ...] = (
 
 _ZH_WORK = re.compile(r"(?=在)(?<![现正存实所好自])在\s*")
 _ZH_WORK_TAIL = re.compile(r"(?P<of>的[^\s,.!?;:。]{0,10}?)?(?:工作|上班|实习|任职|打工|就职)")
-_ZH_NATIVE = re.compile(r"(?:我|本人)是(?P<value>[\u4e00-\u9fff]{2,6}?)人(?![员士物家们类生性])")
+_ZH_NATIVE = re.compile(f"(?:我|本人)是(?P<value>[{CJK_RANGES}]{{2,6}}?)人(?![员士物家们类生性])")
 _ZH_PREFERRED = re.compile(
     r"(?:叫我|称呼我|喊我|称我)(?:为|做)?\s*(?P<value>[^\s,.!?;:。、]{1,12}?)\s*"
     r"(?:就行了?|就好了?|就可以了?|即可|吧|好了|好吗|可以吗|行吗|吗|呀|啊|哦|呢|啦|就是了)?$"
@@ -383,7 +385,7 @@ def _zh_native(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
 def _zh_preferred(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
     """Read "叫我小王就行" as preferred_name 小王; the name must end the clause."""
     match = _ZH_PREFERRED.search(doc.text, clause[0], clause[1])
-    if match is None or speaker.is_negated(doc.text[clause[0] : match.start()]):
+    if match is None or is_negated(doc.text[clause[0] : match.start()]):
         return []
     value = match["value"]
     start, end = match.span("value")
@@ -398,7 +400,7 @@ def _birthday(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
     match = _ZH_BIRTHDAY.search(text, clause[0], clause[1]) or _EN_BIRTHDAY.search(
         doc.lowered, clause[0], clause[1]
     )
-    if match is None or speaker.is_negated(text[clause[0] : clause[1]]):
+    if match is None or is_negated(text[clause[0] : clause[1]]):
         return []
     prefix = without_spans(text, clause[0], match.start(), doc.time_spans)
     if not (speaker.zh_lead_only(prefix) or speaker.en_lead_only(prefix)):

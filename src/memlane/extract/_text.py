@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memlane.lang.script import is_cjk as lang_is_cjk
+
 _FOLD_SPECIAL = {
     "\u3000": " ",  # ideographic space
     "\u2018": "'",
@@ -198,5 +200,5 @@ def gate(*needles: str) -> re.Pattern[str]:
 
 
 def is_cjk(char: str) -> bool:
-    """True for a CJK unified ideograph (the characters Chinese words are made of)."""
-    return "\u4e00" <= char <= "\u9fff" or "\u3400" <= char <= "\u4dbf"
+    """True for a CJK ideograph (see :func:`memlane.lang.is_cjk`)."""
+    return lang_is_cjk(char)

@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING
 
 from memlane.extract._text import is_cjk, word_set
 from memlane.extract.gazetteer import is_en_place, longest_zh_place_prefix
+from memlane.lang import en
+from memlane.lang.script import CJK_RANGES
 
 if TYPE_CHECKING:
     from memlane.extract._statements import Doc
 
 Span = tuple[int, int]
 
-_ZH_RUN = re.compile(r"[\u3400-\u9fff·]+")
+_ZH_RUN = re.compile(f"[{CJK_RANGES}·]+")
 _ZH_STOP = re.compile(
     r"了|啦|呢|吧|呀|哦|喔|嘛|啊|的|吗|已经|工作|上班|实习|读书|上学|生活|居住|定居|住|去|来了|发展"
     r"|打工|差不多|将近|大概|现在|目前|那边|这边|附近|一带|以后|之后|之前|以前|因为|所以|但是|可是|很"
@@ -121,7 +123,11 @@ def en_name(doc: Doc, start: int, limit: int) -> Span | None:
     first = doc.text[words[0][0] : words[0][1]]
     if not first[0].isupper():
         end = _trim(doc.text, words[0][0], words[0][1])
-        return None if first.lower() in _EN_STOP else (words[0][0], end)
+        # A lower-case word followed by a preposition heads a phrase ("instead of texting").
+        following = doc.text[words[1][0] : words[1][1]].lower() if len(words) > 1 else ""
+        if first.lower() in _EN_STOP or following in en.PREPOSITIONS:
+            return None
+        return (words[0][0], end)
     chosen = [words[0]]
     for word_start, word_end in words[1:]:
         if not doc.text[word_start].isupper() or doc.text[word_start:word_end] == "I":

@@ -31,6 +31,7 @@ from memlane.extract._codes import Code, find_codes
 from memlane.extract._text import fold, gate, is_cjk, lower_ascii, parse_number
 from memlane.extract.config import CompiledConfig, ExtractConfig
 from memlane.extract.model import Mention, MentionKind
+from memlane.lang.script import CJK_RANGES
 
 __all__ = ["find_identifiers", "scan_identifiers"]
 
@@ -38,7 +39,7 @@ _EMAIL = re.compile(
     r"(?=[A-Za-z0-9._%+-])(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}"
     r"(?![A-Za-z0-9-])"
 )
-_URL = re.compile(r"(?=[hw])(?<![a-z0-9])(?:https?://|www\.)[^\s<>\"'\u3000-\u303f\u4e00-\u9fff]+")
+_URL = re.compile(rf"(?=[hw])(?<![a-z0-9])(?:https?://|www\.)[^\s<>\"'\u3000-\u303f{CJK_RANGES}]+")
 _URL_TRAILING = ".,;:!?)]}'\""
 _PHONE_CANDIDATE = re.compile(
     r"(?=[+(\d])(?<![A-Za-z0-9_+\-./@#])(?:\+\s?)?(?:\(\d{1,4}\)\s?)?\d{1,15}"

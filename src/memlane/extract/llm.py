@@ -103,7 +103,13 @@ class LLMExtractor:
         if added:
             self._counters.add("rule_ops_added", added)
             _log.info("fact extraction: kept %d rule-based op(s) the model missed", added)
-        return Extraction(ops=merged, mentions=rules.mentions, notes=notes or rules.notes)
+        return Extraction(
+            ops=merged,
+            mentions=rules.mentions,
+            notes=notes or rules.notes,
+            retracted=rules.retracted,
+            replaces=rules.replaces,
+        )
 
 
 def merge_ops(

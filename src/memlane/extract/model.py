@@ -63,6 +63,11 @@ class Extraction:
     ops: tuple[FactOp, ...] = ()
     mentions: tuple[Mention, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    retracted: tuple[str, ...] = ()
+    """Old values the text says no longer hold ("我离开华为了", "the Visa's gone"), as read by
+    :func:`memlane.lang.retractions`: facts naming them are closed when the text is stored."""
+    replaces: bool = False
+    """The text says its values replace others of their kind ("新邮箱", "换成…", "new number")."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,8 @@ from memlane.extract.identifiers import scan_identifiers
 from memlane.extract.model import AttributeSpec, Extraction, FactOp, Mention, MentionKind
 from memlane.extract.times import check_reference, scan_times
 from memlane.facts.normalize import code_key
+from memlane.lang import en, zh
+from memlane.lang.changes import replaces_in_kind, retractions
 
 __all__ = ["ATTRIBUTES", "CODE_ATTRIBUTES", "IDENTIFIER_ATTRIBUTES", "RuleExtractor"]
 
@@ -88,8 +90,8 @@ _ID_CUES = {
 }
 # One pass over the words around an identifier tells whose it is and whether it is current.
 _ID_SIGNALS = re.compile(
-    r"(?P<retired>旧|以前的|之前的|原来的|停用|不用了|不再用|不再使用|注销|作废"
-    r"|\b(?:old|previous|former|deactivated)\b|no\s+longer|not\s+in\s+use)"
+    rf"(?P<fresh>{zh.NEW_MARKERS}|{en.NEW_MARKERS})"
+    rf"|(?P<retired>{zh.OLD_MARKERS}|{en.OLD_MARKERS})"
     r"|(?P<negated>不是|并非|不属于|\b(?:not|never)\b|n't\b)"
     r"|(?P<other>[他她]|朋友|同事|老板|妈|爸|父亲|母亲|哥|姐|弟|妹|老婆|老公|妻子|丈夫|儿子|女儿|孩子"
     r"|客户|室友|\b(?:his|her|their|friend|wife|husband|mom|mother|dad|father|brother|sister"
@@ -171,7 +173,12 @@ class RuleExtractor:
             for hit in times
         ]
         mentions = sorted([*time_mentions, *identifiers], key=lambda mention: mention.span)
-        return Extraction(ops=_deduplicated(ops), mentions=tuple(mentions))
+        return Extraction(
+            ops=_deduplicated(ops),
+            mentions=tuple(mentions),
+            retracted=tuple(found.old for found in retractions(text)),
+            replaces=replaces_in_kind(text),
+        )
 
 
 def _statement_op(doc: Doc, text: str, statement: Statement, now: datetime) -> FactOp | None:
@@ -226,7 +233,10 @@ def _identifier_ops(
         after = doc.text[mention.span[1] : after_end]
         before_signals = _signals(before)
         signals = before_signals | _signals(after)
-        if "retired" in signals and mention.kind in ("phone", "email"):
+        # "New email: X — the old one is closed": the cue before X says which one is new.
+        if "fresh" in before_signals and not before_signals & {"negated", "other"}:
+            ops.append(_id_op("add", attribute, mention, 1.0, None))
+        elif "retired" in signals and mention.kind in ("phone", "email"):
             ops.append(_id_op("retract", attribute, mention, RETIRED_CONFIDENCE, None))
         elif "negated" in before_signals or _DISOWNED.match(after):
             continue  # "不是我的号码 138…", "138… is not my number"; not "ORD-1 hasn't arrived"

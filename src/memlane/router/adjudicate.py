@@ -29,9 +29,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
 from memlane.facts.model import Fact
+from memlane.lang.changes import Retraction, retractions
+from memlane.lang.words import shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions
 from memlane.router.model import RecallItem
+from memlane.router.slots import clauses, restates
 from memlane.summaries.model import Note
+from memlane.summaries.text import is_question
 
 TIER_ANSWER = 0
 TIER_WINDOW = 1
@@ -164,6 +168,8 @@ class Adjudicator:
         self._statements = statements
         self._zone = timezone
         self._by_key: dict[str, dict[tuple[str, str], list[tuple[Statement, Claim]]]] = {}
+        self._by_clauses: dict[str, list[tuple[Statement, list[str]]]] = {}
+        self._by_retraction: dict[str, list[tuple[Statement, list[Retraction]]]] = {}
         self._query = ""
 
     def judge(
@@ -199,12 +205,12 @@ class Adjudicator:
         candidate = _boost(candidate, found, wanted)
         if found and all(c.holder != SELF and c.holder not in self._query for c in found):
             candidate = replace(candidate, tier=max(candidate.tier, TIER_OTHERS))
-        verdict = self._verdict(candidate, found)
+        verdict = self._verdict(candidate, found, candidate.statement)
         out = [candidate if verdict is None else _stale(candidate, verdict)]
         added = self._replacement(candidate, verdict, refs)
         if added is not None:
             refs.add(added.item.ref)
-            again = self._verdict(added, claims(added.statement, subject))
+            again = self._verdict(added, claims(added.statement, subject), added.statement)
             out.append(added if again is None else _stale(added, again))
         return out
 
@@ -215,7 +221,7 @@ class Adjudicator:
         on_topic: list[Claim] = []
         for index, line in enumerate(candidate.lines):
             found = claims(line, candidate.item.subject)
-            verdict = self._verdict(candidate, found)
+            verdict = self._verdict(self._line(candidate, index), found, line)
             if verdict is None:
                 kept.append(index)
                 on_topic.extend(found)
@@ -238,7 +244,28 @@ class Adjudicator:
             out.insert(0, _boost(whole, on_topic, wanted))
         return out
 
-    def _verdict(self, candidate: Candidate, found: Sequence[Claim]) -> Verdict | None:
+    def _line(self, candidate: Candidate, index: int) -> Candidate:
+        """A summary's line as said when the statements it cites were said, where known.
+
+        A storyline spans months; judged as a whole, none of its lines is older than a
+        retraction inside that span. Judged by its own statements, each line is.
+        """
+        cited = (
+            frozenset(candidate.line_sources[index]) if index < len(candidate.line_sources) else ()
+        )
+        subject = candidate.item.subject
+        if not cited or subject is None:
+            return candidate
+        sources = [found for found in self._statements(subject) if found.turns & cited]
+        if not sources:
+            return candidate
+        latest = max(sources, key=lambda found: (found.said, found.learned))
+        turns = frozenset(cited).union(*(found.turns for found in sources))
+        return replace(
+            candidate, said=latest.said, learned=latest.learned, said_late=None, turns=turns
+        )
+
+    def _verdict(self, candidate: Candidate, found: Sequence[Claim], text: str) -> Verdict | None:
         subject = candidate.item.subject
         if subject is None or candidate.said is None or candidate.learned is None:
             return None
@@ -250,7 +277,9 @@ class Adjudicator:
             verdict = self._against_statements(claim, candidate, subject)
             if verdict is not None:
                 return verdict
-        return None
+        return self._against_slots(text, candidate, subject) or self._against_retractions(
+            text, candidate, subject
+        )
 
     def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
         assert claim.attribute is not None and candidate.said and candidate.learned
@@ -293,6 +322,63 @@ class Adjudicator:
         if latest_claim.value == claim.value:
             return None
         return Verdict(f"later: {latest.text}", latest.said, latest)
+
+    def _against_slots(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
+        """A later statement that re-fills one of ``text``'s slots with another value."""
+        assert candidate.said and candidate.learned
+        if is_question(text):
+            return None
+        after = (candidate.said_late or candidate.said, candidate.learned)
+        mine = clauses(text, subject)
+        later = [
+            found
+            for found, theirs in self._clauses(subject)
+            if (found.said, found.learned) > after
+            and not found.turns & candidate.turns
+            and any(restates(old, new, asked=self._query) for old in mine for new in theirs)
+        ]
+        if not later:
+            return None
+        latest = max(later, key=lambda found: (found.said, found.learned))
+        return Verdict(f"later: {latest.text}", latest.said, latest)
+
+    def _against_retractions(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
+        """A later statement that says a value ``text`` names no longer holds ("我离开华为了")."""
+        assert candidate.said and candidate.learned
+        after = (candidate.said_late or candidate.said, candidate.learned)
+        later = [
+            found
+            for found, retracted in self._retractions(subject)
+            if (found.said, found.learned) > after
+            and not found.turns & candidate.turns
+            and any(shares_term(old.terms, text) for old in retracted)
+        ]
+        if not later:
+            return None
+        latest = max(later, key=lambda found: (found.said, found.learned))
+        return Verdict(f"later: {latest.text}", latest.said, latest)
+
+    def _retractions(self, subject: str) -> list[tuple[Statement, list[Retraction]]]:
+        cached = self._by_retraction.get(subject)
+        if cached is None:
+            cached = [
+                (found, retracted)
+                for found in self._statements(subject)
+                if (retracted := retractions(found.text))
+            ]
+            self._by_retraction[subject] = cached
+        return cached
+
+    def _clauses(self, subject: str) -> list[tuple[Statement, list[str]]]:
+        cached = self._by_clauses.get(subject)
+        if cached is None:
+            cached = [
+                (found, clauses(found.text, subject))
+                for found in self._statements(subject)
+                if not is_question(found.text)
+            ]
+            self._by_clauses[subject] = cached
+        return cached
 
     def _keyed(self, subject: str) -> dict[tuple[str, str], list[tuple[Statement, Claim]]]:
         keyed = self._by_key.get(subject)

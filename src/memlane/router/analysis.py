@@ -17,6 +17,7 @@ from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
+from memlane.lang import asks_about_plans, names_other_person, owner_of
 from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
 from memlane.router.synonyms import SynonymRegistry, compile_phrase
 
@@ -88,15 +89,20 @@ def analyze(
     identifiers = tuple(_identifier(mention) for mention in mentions)
     intents = tuple(synonyms.match(_without(query, mentions)))
     folded = unicodedata.normalize("NFKC", query).casefold()
+    context = asks_context(_blank(folded, [intent.span for intent in intents]))
+    times = _times(query, mentions, at, timezone)
+    # A question about the future ("下周去哪") is not answered by the value that holds now.
+    own = _asks_own_value(query, intents) and not any(t.start > at for t in times)
     return QueryAnalysis(
         query=query,
         identifiers=identifiers,
         intents=intents,
-        attributes=_asked(intents, identifiers),
-        times=_times(query, mentions, at, timezone),
+        attributes=_asked(intents, identifiers) if own and not context else (),
+        times=times,
         workflow=bool(_WORKFLOW.search(folded)),
-        context=asks_context(_blank(folded, [intent.span for intent in intents])),
+        context=context,
         history=bool(_HISTORY.search(folded)),
+        own_value=own,
     )
 
 
@@ -145,6 +151,20 @@ def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
     for start, end in spans:
         pieces[start:end] = " " * (end - start)
     return "".join(pieces)
+
+
+def _asks_own_value(query: str, intents: tuple[AttributeIntent, ...]) -> bool:
+    """Whether the attribute words of ``query`` ask for the subject's own value, now.
+
+    Not when the query names someone else ("我老公的邮箱", "my sister's email"), when an
+    attribute word belongs to something else ("the *number of* kids", "name of the dog"), or
+    when it asks about a plan ("下周要飞去哪", "which city am I considering moving to"):
+    then the summary lane answers and the exact facts only supplement it.
+    """
+    if names_other_person(query) or asks_about_plans(query):
+        return False
+    folded = unicodedata.normalize("NFKC", query).casefold()
+    return not any(owner_of(folded, intent.span[1]) for intent in intents)
 
 
 def _asked(

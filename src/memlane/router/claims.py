@@ -15,10 +15,11 @@ is about the subject itself (first person, the subject id, "the user").
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from memlane.extract import find_identifiers
+from memlane.lang import is_negated, mentions_value
+from memlane.router.slots import strip_numbering
 from memlane.summaries.notes import relations
 from memlane.summaries.text import is_question, normalize_for_dedupe
 
@@ -82,11 +83,6 @@ _NOT_HOLDERS = frozenset(
     | {"they", "he", "she", "everyone"}
 )
 _SELF_WORDS = frozenset({"i", "me", "my", "we", "our", "我", "我们", "user", "the user", "用户"})
-_NEGATION = re.compile(
-    r"\b(?:not|no\s+longer|never|don't|doesn't|didn't|isn't|aren't|wasn't)\b"
-    r"|不再|没有|不是|不住|没住|没在",
-    re.IGNORECASE,
-)
 _ASKED = re.compile(r"\basked:|问：")
 _FILLERS = re.compile(
     r"\b(?:now|currently|still|just|recently|already|new|actually|also|finally|my|our|i|i'm"
@@ -130,7 +126,7 @@ def claims(text: str, subject: str) -> list[Claim]:
     found: list[Claim] = []
     holder = _leading_holder(text, subject)
     for clause in _clauses(text):
-        if is_question(clause) or _NEGATION.search(clause):
+        if is_question(clause) or is_negated(clause):
             continue
         clause_claims = _third_person(clause, subject) + _cjk(clause, subject, holder)
         covered = {claim.relation for claim in clause_claims}
@@ -145,7 +141,8 @@ def claims(text: str, subject: str) -> list[Claim]:
 
 
 def _clauses(text: str) -> list[str]:
-    return [piece.strip() for piece in _CLAUSE_BREAK.split(text) if piece.strip()]
+    pieces = (strip_numbering(piece).strip() for piece in _CLAUSE_BREAK.split(text))
+    return [piece for piece in pieces if piece]
 
 
 def _third_person(clause: str, subject: str) -> list[Claim]:
@@ -233,19 +230,5 @@ def _complete(claim: Claim) -> bool:
 
 
 def mentions(text: str, value: object) -> bool:
-    """True if ``text`` names a fact ``value``: "139-1111-2222" names ``"13911112222"``.
-
-    Compared after NFKC case-folding with spaces dropped; digit-only values compare on the
-    text's digits, so any separators match.
-    """
-    needle = _plain(value if isinstance(value, str) else str(value))
-    if not needle:
-        return False
-    haystack = _plain(text)
-    if needle.isdigit() and len(needle) >= 5:
-        return needle in "".join(ch for ch in haystack if ch.isdigit())
-    return needle in haystack
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).casefold())
+    """True if ``text`` names a fact ``value`` (see :func:`memlane.lang.words.mentions_value`)."""
+    return mentions_value(text, value)

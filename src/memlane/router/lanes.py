@@ -154,11 +154,8 @@ def read_exact(
             continue  # the query is about an identifier this subject does not hold
         # "order ORD-7" names the order: the word is a label, not a question for its value.
         labels = {name for ref in resolution.matched.get(subject, []) for name in _family(ref)}
-        literal = {
-            name: spans
-            for name, spans in literal_attributes(analysis.query, held.current).items()
-            if name not in labels
-        }
+        found = literal_attributes(analysis.query, held.current) if analysis.own_value else {}
+        literal = {name: spans for name, spans in found.items() if name not in labels}
         read.literal_spans.extend(span for spans in literal.values() for span in spans)
         asked = list(dict.fromkeys([*analysis.attributes, *literal]))
         read.asked.extend(name for name in asked if name not in read.asked)
@@ -199,25 +196,40 @@ def _answer(
     answered = False
     for attribute in asked:
         if period is not None:
-            for fact in held.history(attribute):
-                if _overlaps(fact, period):
-                    status: Status = "current" if fact.id in current_ids else "historical"
-                    chosen[fact.id] = fact_candidate(fact, status, 1.0, TIER_ANSWER, query)
-                    answered = True
+            during = [fact for fact in held.history(attribute) if _overlaps(fact, period)]
+            _choose(chosen, during, current_ids, 1.0, TIER_ANSWER, query)
+            answered = answered or bool(during)
             continue
         current = held.current.get(attribute, [])
-        for fact in current:
-            chosen[fact.id] = fact_candidate(fact, "current", 1.0, TIER_ANSWER, query)
-        answered = answered or bool(current)
-        if analysis.history or not current:
-            older = [
-                fact
-                for fact in held.history(attribute)
-                if fact.id not in current_ids and fact.valid_from <= query.read_at
-            ]
-            for fact in older if analysis.history else older[-1:]:
-                chosen[fact.id] = fact_candidate(fact, "historical", 0.7, TIER_ANSWER, query)
+        older = [
+            fact
+            for fact in held.history(attribute)
+            if fact.id not in current_ids and fact.valid_from <= query.read_at
+        ]
+        # The value asked about answers: earlier ones for "以前 / before", else the current
+        # one. The other kind only supplements, so a question about the past is never
+        # answered by the present, nor the present by a value that has ended.
+        if analysis.history:
+            answers, others = older, current
+        else:
+            answers, others = current, [] if current else older[-1:]
+        _choose(chosen, answers, current_ids, 1.0, TIER_ANSWER, query)
+        _choose(chosen, others, current_ids, 0.7, TIER_PROFILE, query)
+        answered = answered or bool(answers)
     return answered
+
+
+def _choose(
+    chosen: dict[int, Candidate],
+    facts: list[Fact],
+    current_ids: set[int],
+    score: float,
+    tier: int,
+    query: ExactQuery,
+) -> None:
+    for fact in facts:
+        status: Status = "current" if fact.id in current_ids else "historical"
+        chosen[fact.id] = fact_candidate(fact, status, score, tier, query)
 
 
 def _overlaps(fact: Fact, period: tuple[datetime, datetime]) -> bool:

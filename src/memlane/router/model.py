@@ -63,6 +63,8 @@ class QueryAnalysis:
         workflow: it asks how a kind of task is done.
         context: it asks about context, preferences or past episodes.
         history: it asks about earlier values ("以前", "before", "used to").
+        own_value: its attribute words ask for the subject's own value now — not someone
+            else's ("我老公的邮箱"), not a plan ("下周去哪"), not a past episode.
     """
 
     query: str
@@ -73,6 +75,7 @@ class QueryAnalysis:
     workflow: bool = False
     context: bool = False
     history: bool = False
+    own_value: bool = True
 
     @property
     def period(self) -> tuple[datetime, datetime] | None:
@@ -97,6 +100,7 @@ class QueryAnalysis:
             "workflow": self.workflow,
             "context": self.context,
             "history": self.history,
+            "own_value": self.own_value,
         }
 
 

@@ -15,7 +15,9 @@ import hashlib
 import re
 from collections.abc import Iterator
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+from memlane.lang.script import UNSPACED_RANGES
+
+_CJK = UNSPACED_RANGES
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _DIGIT_GROUPS = re.compile(r"\+?\d[\d\s().-]{4,}\d")
 STOPWORDS = frozenset(

@@ -24,6 +24,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from memlane.errors import InvalidInput
 from memlane.extract.model import Mention
 from memlane.extract.times import resolve_times
+from memlane.lang import negates_next
 from memlane.summaries.text import (
     SpanKind,
     cjk_segments,
@@ -377,7 +378,6 @@ _MOODS = re.compile(
     + ")(?![A-Za-z])",
     re.IGNORECASE,
 )
-_NEGATED = re.compile(r"(?:\b(?:not|never|no)\s+(?:so\s+|very\s+|really\s+)?|n't\s+)$|[不没]$")
 
 
 def is_request(text: str) -> bool:
@@ -412,7 +412,7 @@ def moods(text: str) -> list[str]:
     return [
         match.lastgroup
         for match in _MOODS.finditer(text)
-        if match.lastgroup and not _NEGATED.search(text[: match.start()])
+        if match.lastgroup and not negates_next(text[: match.start()])
     ]
 
 

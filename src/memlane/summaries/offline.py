@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from memlane.errors import InvalidInput
+from memlane.lang.script import CJK_RANGES
 from memlane.summaries.model import SummaryContent
 from memlane.summaries.notes import (
     intents,
@@ -405,7 +406,7 @@ def _snippets(line: str) -> list[str]:
     return pieces
 
 
-_CJK_TAIL = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{1,4}$")
+_CJK_TAIL = re.compile(f"[{CJK_RANGES}]{{1,4}}$")
 
 
 def _merge_lines(previous: Iterable[str], fresh: Iterable[str]) -> list[str]:

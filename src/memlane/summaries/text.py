@@ -16,14 +16,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from memlane.lang.script import UNSPACED_RANGES
+
 SpanKind = Literal["identifier", "date", "amount", "quantity", "number"]
 
-_CJK_CLASS = (
-    "\u3040-\u30ff"  # kana
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # ideographs
-    "\uac00-\ud7af"  # hangul
-    "\U00020000-\U0002a6df"
-)
+_CJK_CLASS = UNSPACED_RANGES
 
 
 def word_set(text: str) -> frozenset[str]:

@@ -1,0 +1,76 @@
+"""Retractions: sentences that say a value no longer holds, in any relation.
+
+"I left Acme", "moved from Porto to Lyon", "131那个号不用了", "建行的别扣了", "not vegan
+anymore": each names an old value next to a cue (:data:`memlane.lang.zh.RETRACTED_AFTER` and
+friends). :func:`retractions` reads the old value's words; whoever holds an earlier
+statement or fact with those words knows it is superseded — no list of relations needed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from memlane.lang import en, zh
+from memlane.lang.words import fold, salient_terms
+
+MAX_VALUE_CHARS = 40
+_EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """A value a sentence says no longer holds: as written (folded), and its terms."""
+
+    old: str
+    terms: frozenset[str]
+
+
+def retractions(text: str) -> list[Retraction]:
+    """The old values ``text`` retracts, in order.
+
+    >>> [r.old for r in retractions("我上个月从兰州搬去绍兴了")]
+    ['兰州']
+    >>> [r.old for r in retractions("Employment updated: formerly Airbnb, now with KPMG.")]
+    ['airbnb']
+    >>> [r.old for r in retractions("Please switch cards, the Visa's gone")]
+    ['the visa']
+    """
+    folded = fold(text)
+    found: list[Retraction] = []
+    for pattern in _patterns():
+        for match in pattern.finditer(folded):
+            old = match["old"].strip(" 　'\"“”‘’")
+            terms = salient_terms(old)
+            if terms and len(old) <= MAX_VALUE_CHARS and old not in {r.old for r in found}:
+                found.append(Retraction(old, terms))
+    return found
+
+
+def replaces_in_kind(text: str) -> bool:
+    """Whether ``text`` says a value replaces another of its kind ("new email", "换成")."""
+    folded = fold(text)
+    return bool(_replacement().search(folded)) or bool(retractions(text))
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    zh_value = rf"(?P<old>.+?)(?={zh.VALUE_END}|$)"
+    en_value = rf"(?P<old>[^,.;:!?()—–]+?)(?={en.VALUE_END})"
+    return (
+        re.compile(rf"{zh.CHANGE_FROM}(?P<old>[^，。；！？,.;!?\s]{{1,12}}?){zh.CHANGE_VERB}"),
+        re.compile(rf"(?:{zh.RETRACTED_AFTER}){zh_value}"),
+        re.compile(
+            rf"(?:^|[，。；！？,.;!?：:\s])(?P<old>[^，。；！？,.;!?：:\s]{{1,16}}?){zh.RETRACTED_BEFORE}"
+        ),
+        re.compile(rf"\b{en.CHANGE_FROM}\s+(?P<old>[^,.;:!?]{{1,40}}?)\s+{en.CHANGE_VERB}\s"),
+        re.compile(rf"\b(?:{en.RETRACTED_AFTER})\s+{en_value}"),
+        re.compile(en.NOT_ANY_MORE),
+        re.compile(rf"{_EN_CLAUSE_START}(?P<old>[a-z][\w' ]{{0,30}}?){en.RETRACTED_BEFORE}"),
+    )
+
+
+@cache
+def _replacement() -> re.Pattern[str]:
+    return re.compile(f"{zh.REPLACEMENT}|{en.REPLACEMENT}")

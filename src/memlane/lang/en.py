@@ -1,0 +1,90 @@
+"""English: the closed word classes memlane reads (see :mod:`memlane.lang`)."""
+
+from __future__ import annotations
+
+NEGATORS = ("not", "no", "never", "nor", "n't", "cannot", "don't", "doesn't", "didn't", "isn't",
+            "aren't", "wasn't", "weren't", "won't", "stop")  # fmt: skip
+"""Words that negate what follows them."""
+
+PREPOSITIONS = frozenset(("of", "to", "for", "from", "with", "at", "on", "in", "by", "than"))
+"""Words that tie the word before them into a phrase: "instead of" is no name."""
+
+STOP_WORDS = frozenset(
+    (
+        "a", "an", "the", "and", "or", "but", "so", "to", "of", "in", "on", "at", "for", "with",
+        "from", "by", "as", "is", "are", "was", "were", "be", "been", "being", "am", "i", "me",
+        "my", "mine", "we", "our", "us", "you", "your", "he", "him", "his", "she", "her", "they",
+        "them", "their", "it", "its", "this", "that", "these", "those", "there", "here", "then",
+        "than", "now", "just", "also", "very", "really", "too", "pls", "please", "thanks", "thank",
+        "lol", "haha", "do", "does", "did", "have", "has", "had", "will", "would", "can", "could",
+        "should", "may", "might", "must", "shall", "not", "no", "never", "any", "anymore", "more",
+        "most", "some", "all", "one", "ones", "old", "new", "btw", "im", "i'm", "it's", "that's",
+        "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "up", "out", "over",
+        "into", "about", "after", "before", "since", "until", "while", "if", "because", "get",
+        "got", "use", "used", "using", "going", "go", "went", "come", "came", "make", "made",
+        "take", "took", "day", "days", "week", "weeks", "month", "year",
+    )
+)  # fmt: skip
+"""Words that never make two statements about the same value."""
+
+RETRACTED_AFTER = (
+    r"quit|left|leaving|moved\s+(?:out\s+of|away\s+from)|out\s+of|no\s+longer(?:\s+(?:at|with|in"
+    r"|on|using|use|work\s+(?:at|for)|live\s+in))?|stop(?:ped)?\s+using|instead\s+of|rather\s+than"
+    r"|formerly(?:\s+(?:at|with|in))?|used\s+to(?:\s+(?:be|live\s+in|work\s+(?:at|for)))?"
+    r"|switched\s+(?:away\s+)?from|changed\s+from|cancel(?:l?ed)?(?:\s+(?:the|my))?"
+    r"|no\s+more"
+)
+"""Cues followed by a value that no longer holds ("left Acme", "not vegan anymore")."""
+
+NOT_ANY_MORE = r"(?:\bnot|n't|\bnever)\s+(?P<old>[\w' ]{1,40}?)\s+any\s?more\b"
+"""``not <old> anymore``: "not vegan anymore", "don't leave them with the concierge anymore"."""
+
+RETRACTED_BEFORE = (
+    r"(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)?\s+(?:no\s+longer(?:\s+(?:in\s+use|used|valid"
+    r"|active|working|current))?|not\s+in\s+use|out\s+of\s+(?:use|service)|out|gone|closed"
+    r"|cancell?ed|dead|off)\b"
+)
+"""Cues preceded by a value that no longer holds ("the Visa's gone", "Monday is out")."""
+
+CHANGE_FROM = r"from"
+CHANGE_VERB = r"(?:to|into|→|->)"
+"""``from <old> to <new>``: "moved from Porto to San Francisco"."""
+
+VALUE_END = (
+    r"\s+(?:to|and|but|now|for|since|because|so|then|anymore|any\s+more|as|at|on|in|with)\b"
+    r"|[,.;:!?()—–]|\s-\s|$"
+)
+"""Where a value read after a cue ends."""
+
+NEW_MARKERS = r"\b(?:new|switch(?:ed)?\s+to|please\s+use)\b"
+"""Words that mark the value next to them as the new one ("New email: …")."""
+
+OLD_MARKERS = r"\b(?:old|previous|former|deactivated)\b|no\s+longer|not\s+in\s+use"
+"""Words that mark the value next to them as out of use ("my old number")."""
+
+REPLACEMENT = (
+    rf"{NEW_MARKERS}|{OLD_MARKERS}|\b(?:switching\s+to|chang(?:e|ed|ing)\s+to|from\s+now\s+on"
+    r"|instead|replac(?:e|ed|ing))\b"
+)
+"""Cues that a value of some kind replaces another of the same kind."""
+
+PLANS = (
+    r"\b(?:plan(?:s|ning|ned)?\s+to|planning|considering|thinking\s+(?:of|about)|going\s+to"
+    r"|want(?:s|ed)?\s+to|hoping\s+to|will\s+be|next\s+(?:week|month|year|time))\b"
+)
+"""Cues that a question is about a plan, not a value that holds now."""
+
+SELF = ("i", "me", "my", "mine", "we", "our", "the user", "user", "the customer", "customer",
+        "this user", "this customer", "this person", "he", "she", "his", "her", "they", "their",
+        "them", "you", "your")  # fmt: skip
+"""How a question refers to the subject itself."""
+
+OTHER_PEOPLE = (
+    "mother", "mom", "mum", "father", "dad", "husband", "wife", "spouse", "partner", "brother",
+    "sister", "son", "daughter", "kid", "kids", "child", "children", "friend", "colleague",
+    "coworker", "boss", "manager", "roommate", "neighbor", "neighbour", "doctor", "dentist",
+    "dog", "cat", "pet", "family", "parents", "parent", "grandma", "grandpa", "grandmother",
+    "grandfather", "aunt", "uncle", "cousin", "boyfriend", "girlfriend", "fiance", "fiancee",
+    "landlord", "assistant", "clinic", "baby",
+)  # fmt: skip
+"""Nouns for someone (or something) other than the subject: "my wife's e-mail" is not mine."""

@@ -1,0 +1,21 @@
+"""Writing systems: which characters are CJK ideographs (one definition for every module)."""
+
+from __future__ import annotations
+
+CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+"""CJK ideographs (extension A, the unified block, compatibility ideographs), for a regex class."""
+
+UNSPACED_RANGES = "\u3040-\u30ff" + CJK_RANGES + "\uac00-\ud7af\U00020000-\U0002ffff"
+"""Scripts written without spaces between words (kana, ideographs, hangul, extension B+):
+they are cut into characters and bigrams, never into words."""
+
+
+def is_cjk(char: str) -> bool:
+    """True for one CJK ideograph.
+
+    >>> is_cjk("京"), is_cjk("a")
+    (True, False)
+    """
+    return (
+        "\u3400" <= char <= "\u4dbf" or "\u4e00" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
+    )

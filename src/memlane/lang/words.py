@@ -1,0 +1,170 @@
+"""Word-level questions about a text: negation, the terms a value is made of, other people."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+from memlane.lang import en, zh
+from memlane.lang.script import CJK_RANGES
+
+_EN_NEGATION = re.compile(r"\b(?:not|no|never|nor|cannot|stop)\b|n't\b", re.IGNORECASE)
+_LATIN_TERM = re.compile(r"[a-z][a-z'’-]*[a-z]|\d[\d\s-]*\d", re.IGNORECASE)
+_CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
+
+
+def fold(text: str) -> str:
+    """NFKC and case-folded: the form every comparison here uses."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def is_negated(text: str) -> bool:
+    """Whether ``text`` holds a negation *word*: 不, 没, 别, not, n't, never...
+
+    A negator character inside a word that negates nothing does not count:
+
+    >>> is_negated("我1990年出生于无锡"), is_negated("我不住上海了"), is_negated("I don't")
+    (False, True, True)
+    """
+    if _EN_NEGATION.search(text):
+        return True
+    for index, char in enumerate(text):
+        if char in zh.NEGATORS and not any(
+            text.startswith(word, index) for word in zh.NOT_NEGATING
+        ):
+            return True
+    return False
+
+
+_NEGATES_NEXT = re.compile(
+    r"(?:\b(?:not|never|no)\s+(?:so\s+|very\s+|really\s+)?|n't\s+)$|[不没]$", re.IGNORECASE
+)
+
+
+def negates_next(before: str) -> bool:
+    """Whether ``before`` ends with a negation of the word that follows it ("not so", "不").
+
+    >>> negates_next("I'm not "), negates_next("太")
+    (True, False)
+    """
+    return _NEGATES_NEXT.search(before) is not None
+
+
+def salient_terms(text: str) -> frozenset[str]:
+    """The terms that can carry a value: content words, digit runs, CJK runs without fillers.
+
+    >>> sorted(salient_terms("之前那个月卡")), sorted(salient_terms("quit Novartis lol"))
+    (['月卡'], ['novartis', 'quit'])
+    """
+    folded = fold(text)
+    terms: set[str] = set()
+    for match in _LATIN_TERM.finditer(folded):
+        term = match.group().replace(" ", "").replace("-", "")
+        if term.isdigit():
+            if len(term) >= 3:
+                terms.add(term)
+        elif len(term) >= 3 and term not in en.STOP_WORDS:
+            terms.add(_stem(term))
+    for run in _CJK_RUN.findall(folded):
+        for piece in re.split(zh.SEPARATORS, run):
+            segment = re.sub(zh.TRAILING_PARTICLES, "", re.sub(zh.LEADING_FILLERS, "", piece))
+            if len(segment) >= 2 and segment not in zh.GENERIC_TERMS:
+                terms.add(segment)
+    return frozenset(terms)
+
+
+def shares_term(terms: frozenset[str], text: str) -> bool:
+    """Whether ``text`` holds one of ``terms`` (CJK terms: any two characters of one in a row).
+
+    >>> shares_term(salient_terms("格力待够了"), "我在格力上班")
+    True
+    """
+    if not terms:
+        return False
+    folded = fold(text)
+    words = {_stem(w) for w in _LATIN_TERM.findall(folded) if not w[0].isdigit()}
+    digits = "".join(ch for ch in folded if ch.isdigit())
+    for term in terms:
+        if term.isdigit():
+            if term in digits:
+                return True
+        elif term[0].isascii():
+            if term in words:
+                return True
+        elif any(
+            pair in folded and pair not in zh.GENERIC_TERMS
+            for pair in (term[i : i + 2] for i in range(len(term) - 1))
+        ):
+            return True
+    return False
+
+
+def mentions_value(text: str, value: object) -> bool:
+    """True if ``text`` names a value: "139-1111-2222" names ``"13911112222"``.
+
+    Compared after NFKC case-folding with spaces dropped; digit-only values compare on the
+    text's digits, so any separators match.
+    """
+    needle = _plain(value if isinstance(value, str) else str(value))
+    if not needle:
+        return False
+    haystack = _plain(text)
+    if needle.isdigit() and len(needle) >= 5:
+        return needle in "".join(ch for ch in haystack if ch.isdigit())
+    return needle in haystack
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\s+", "", fold(text))
+
+
+def names_other_person(text: str) -> bool:
+    """Whether ``text`` names someone other than its subject ("我老公", "the user's dog").
+
+    >>> names_other_person("用户的姐姐住在哪里？"), names_other_person("where does she live?")
+    (True, False)
+    """
+    folded = fold(text)
+    if any(word in folded for word in zh.OTHER_PEOPLE if len(word) > 1 or word in "娃狗猫"):
+        return True
+    if re.search(zh.KIN_AFTER_OWNER, folded):
+        return True
+    return _other_people_en().search(folded) is not None
+
+
+@cache
+def _other_people_en() -> re.Pattern[str]:
+    words = "|".join(sorted(map(re.escape, en.OTHER_PEOPLE), key=len, reverse=True))
+    return re.compile(rf"\b(?:{words})(?:'s|s)?\b")
+
+
+def asks_about_plans(text: str) -> bool:
+    """Whether ``text`` asks about a plan or the future ("下周要飞去哪", "considering moving")."""
+    folded = fold(text)
+    return bool(re.search(zh.PLANS, folded) or re.search(en.PLANS, folded))
+
+
+def owner_of(text: str, end: int) -> str | None:
+    """The word an English phrase ending at ``end`` belongs to: "number of *kids*".
+
+    ``None`` when no "of …" follows or when it names the subject itself ("name of the user").
+    """
+    match = _OF_OWNER.match(fold(text), end)
+    if match is None or match["owner"] in en.SELF or match["owner"] in en.STOP_WORDS:
+        return None
+    return match["owner"]
+
+
+_OF_OWNER = re.compile(
+    r"\s+of\s+(?:(?:the|a|an|my|his|her|their|our|your|this|that)\s+)?(?P<owner>[a-z]+)"
+)
+
+
+def _stem(word: str) -> str:
+    word = word.replace("’", "'")
+    if word.endswith("'s"):
+        word = word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is", "us")):
+        word = word[:-1]
+    return word

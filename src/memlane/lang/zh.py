@@ -1,0 +1,85 @@
+"""Chinese: the closed word classes memlane reads (see :mod:`memlane.lang`)."""
+
+from __future__ import annotations
+
+NEGATORS = "不没别未非无勿莫"
+"""Characters that negate what follows them."""
+
+NOT_NEGATING = (
+    "无锡", "无论", "无聊", "非常", "非洲", "未来", "别人", "别的", "别墅", "不错", "不过", "不久",
+    "不少", "不同", "不仅", "不管", "不断", "不然", "没事",
+)  # fmt: skip
+"""Words that start with a negator character but negate nothing ("我出生于无锡")."""
+
+LEADING_FILLERS = r"^(?:之前|以前|原来|现在|已经|一直|那个|这个|那|这|我的|我们|我|的|在|是)+"
+TRAILING_PARTICLES = r"(?:了|的|吧|呢|啊|哈|呀|嘛|哦|啦|么)+$"
+"""Words around a value that are not part of it ("之前那个月卡", "寄公司了")."""
+
+SEPARATORS = r"的|那个|这个|那边|这边|和|与|或"
+"""Words that split a run of characters into separate terms ("海口那边的房子")."""
+
+GENERIC_TERMS = ("工作", "现在", "以后", "时候", "东西", "地方", "这边", "那边", "一下", "麻烦")
+"""Two-character words too common to tie two statements to one value."""
+
+RETRACTED_AFTER = (
+    r"离开了?|辞去了?|辞掉了?|退掉了?|退出了?|取消了?|不再|不是|别再|停用了?|换掉了?|告别了?"
+    r"|(?:以前|之前|原来|曾经)(?:一直)?(?:的|在|住在|是)?|别"
+)
+"""Cues followed by a value that no longer holds ("离开华为", "之前一直在太原")."""
+
+RETRACTED_BEFORE = (
+    r"(?:已经)?(?:不用了|不再用了|不要了|不住了|不在了|不干了|停用了?|作废了?|注销了?|取消了?"
+    r"|待够了|够了|退了|没了|不行了|别[\u4e00-\u9fff]?了)"
+)
+"""Cues preceded by a value that no longer holds ("131那个号不用了", "建行的别扣了")."""
+
+CHANGE_FROM = r"从"
+CHANGE_VERB = r"(?:搬|迁|调|换|改|跳|转|到|去|离职|辞职)"
+"""``从 <old> <change verb>``: "从上海搬到北京"."""
+
+VALUE_END = (
+    r"搬到|搬去|加入|换成|改成|改为|跳槽|现在|以后|然后|到|去|[，。；！？、,.;!?：:（）()\s]"
+)
+"""Where a value read after a cue ends."""
+
+NEW_MARKERS = r"新的|新|换成|改成|改为|改用|以后用"
+"""Words that mark the value next to them as the new one ("换成+86 199…", "新邮箱")."""
+
+OLD_MARKERS = r"旧|以前的|之前的|原来的|停用|不用了|不再用|不再使用|注销|作废"
+"""Words that mark the value next to them as out of use ("旧邮箱", "这个号停用了")."""
+
+REPLACEMENT = rf"{NEW_MARKERS}|{OLD_MARKERS}|换了|以后(?:发|打|寄|联系)|那个号"
+"""Cues that a value of some kind replaces another of the same kind."""
+
+PLANS = r"打算|计划|准备|想要|想去|想搬|考虑|要去|要飞|将要|下次|以后去"
+"""Cues that a question is about a plan, not a value that holds now."""
+
+KIN_AFTER_OWNER = r"(?:我|他|她|您|你|用户|客户)的?[哥姐弟妹妈爸]"
+"""A one-character kinship word is only read after its owner ("我哥的手机号"): alone it is
+too often part of another word (哥伦比亚)."""
+
+SELF = (
+    "我",
+    "我们",
+    "本人",
+    "用户",
+    "客户",
+    "该用户",
+    "该客户",
+    "这位客户",
+    "这位用户",
+    "他",
+    "她",
+    "您",
+    "你",
+)
+"""How a question refers to the subject itself."""
+
+OTHER_PEOPLE = (
+    "妈妈", "爸爸", "母亲", "父亲", "老公", "老婆", "丈夫", "妻子", "爱人", "哥哥", "姐姐", "弟弟",
+    "妹妹", "儿子", "女儿", "孩子", "娃", "朋友", "同事", "老板", "领导", "室友", "邻居", "医生",
+    "牙医", "诊所", "经理", "家人", "家里人", "男朋友", "女朋友", "对象", "狗", "猫", "宠物",
+    "父母", "爷爷", "奶奶", "外婆", "外公", "哥", "姐", "弟", "妹", "妈", "爸", "公婆", "岳父",
+    "岳母",
+)  # fmt: skip
+"""Nouns for someone (or something) other than the subject: "我老公的邮箱" is not mine."""

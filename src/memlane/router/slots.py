@@ -1,0 +1,131 @@
+"""Slots: a later statement that repeats an earlier one but for its value supersedes it.
+
+A statement reduces to a slot and a value: "The chairperson of the Tidewater Club is Ada
+Moss." has the *frame* "the chairperson of the tidewater club is …" and the value "ada
+moss". No list of relations is needed to find the frame: when a later statement of the
+same subject repeats an earlier one word for word except for one span, both fill the same
+slot, and the later value replaces the earlier one — for relations memlane has never seen.
+
+The frame must carry most of the statement (:data:`MIN_FRAME_SHARE`) and start with shared
+words (:data:`MIN_PREFIX_CHARS`), so two statements about different things that happen to
+share a value ("A's head office is in Lyon", "B's head office is in Lyon") are not one
+slot; a differing span the question itself names (the entity asked about) is never taken
+for a value either.
+
+>>> old, new = clauses("Fact 2: The chair of the Tidewater Club is Ada Moss."), clauses(
+...     "U-1 said: (9) The chair of the Tidewater Club is Ben Ode.", speaker="U-1")
+>>> restates(old[0], new[0]).values
+('ada moss', 'ben ode')
+>>> restates("ada moss chairs the tidewater club", "ben ode chairs the tidewater club")
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+MIN_FRAME_SHARE = 0.5
+"""The shared frame is at least this share of the longer statement."""
+MIN_PREFIX_CHARS = 2
+"""The frame starts with at least this many shared characters (the slot's holder)."""
+MAX_VALUE_CHARS = 60
+
+_CLAUSE_BREAK = re.compile(r"[。；;！!？?\n]+|[.](?=\s|$)")
+# Numbering in front of a statement: "22、", "(3)", "（3）", "第33条：", "#4", "Fact 12:".
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:[^\W\d_]{1,12}\s*)?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*(?:条|项|號|号)?\s*"
+    r"[)）\]】、.:：,，-]\s*|[#№]\s*\d+\s+)+"
+)
+_SPEAKER = re.compile(r"^\s*(?:说|said|says|asked|问)?\s*[:：]\s*")
+_EDGE_PUNCT = " \t\"'“”‘’「」『』《》()（）[]【】,，、:：-—"
+
+
+@dataclass(frozen=True, slots=True)
+class Restatement:
+    """Two statements of one slot: the frame they share and the two values."""
+
+    frame: str
+    values: tuple[str, str]
+
+
+def clauses(text: str, speaker: str = "") -> list[str]:
+    """The clauses of a statement, normalized for comparing frames.
+
+    NFKC, case-folded, without numbering and without the speaker label notes start with
+    ("U-001说：", "U-001 said:").
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    label = unicodedata.normalize("NFKC", speaker).casefold()
+    found = []
+    for piece in _CLAUSE_BREAK.split(folded):
+        clause = piece.lstrip()
+        if label and clause.startswith(label):
+            clause = _SPEAKER.sub("", clause[len(label) :])
+        clause = strip_numbering(clause)
+        clause = " ".join(clause.split()).strip(_EDGE_PUNCT)
+        if clause:
+            found.append(clause)
+    return found
+
+
+def strip_numbering(text: str) -> str:
+    """``text`` without the numbering in front of it ("22、", "(3) ", "Fact 12: ")."""
+    return _NUMBERING.sub("", text)
+
+
+def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
+    """The slot ``old`` and ``new`` (normalized clauses) share, if ``new`` re-fills it.
+
+    ``None`` when they say the same, differ in more than one span, share too little, or
+    differ only where ``asked`` (the folded question) names something.
+    """
+    if old == new:
+        return None
+    prefix = _common_prefix(old, new)
+    suffix = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    prefix, suffix = _word_edges(old, new, prefix, suffix)
+    old_value = old[prefix : len(old) - suffix].strip(_EDGE_PUNCT)
+    new_value = new[prefix : len(new) - suffix].strip(_EDGE_PUNCT)
+    if not old_value or not new_value:
+        return None  # one only adds a word ("is now"): the same value again
+    if max(len(old_value), len(new_value)) > MAX_VALUE_CHARS:
+        return None
+    if len(old[:prefix].strip()) < MIN_PREFIX_CHARS:
+        return None
+    if prefix + suffix < MIN_FRAME_SHARE * max(len(old), len(new)):
+        return None
+    if asked and (old_value in asked or new_value in asked):
+        return None  # the question names this span: it is what is asked about, not a value
+    frame = f"{old[:prefix]}…{old[len(old) - suffix :]}"
+    return Restatement(frame, (old_value, new_value))
+
+
+def _common_prefix(first: str, second: str) -> int:
+    size = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        size += 1
+    return size
+
+
+def _word_edges(old: str, new: str, prefix: int, suffix: int) -> tuple[int, int]:
+    """Widen the differing span to whole Latin words and digit runs ("9:30" vs "9:45")."""
+    while prefix > 0 and _joins(old, prefix) and _joins(new, prefix):
+        prefix -= 1
+    while suffix > 0 and _joins(old, len(old) - suffix) and _joins(new, len(new) - suffix):
+        suffix -= 1
+    return prefix, suffix
+
+
+def _joins(text: str, cut: int) -> bool:
+    """True if a cut before ``text[cut]`` would split a Latin word or a number."""
+    if cut <= 0 or cut >= len(text):
+        return False
+    before, after = text[cut - 1], text[cut]
+    return _wordish(before) and _wordish(after)
+
+
+def _wordish(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()

@@ -1,0 +1,128 @@
+"""Changes and retractions in any phrasing: the old value stops being current (issue 13)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import memlane
+from memlane.lang import is_negated, names_other_person, retractions
+
+START = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def mem() -> Iterator[memlane.Memory]:
+    with memlane.Memory(":memory:", embedder="hash", clock=lambda: START + timedelta(days=90)) as m:
+        yield m
+
+
+def _say(mem: memlane.Memory, *texts: str) -> None:
+    for day, text in enumerate(texts):
+        mem.remember("U-1", text, at=START + timedelta(days=10 * day))
+
+
+def _current(mem: memlane.Memory, attribute: str) -> list[object]:
+    return [fact.value for fact in mem.facts.get_all("U-1", attribute)]
+
+
+@pytest.mark.parametrize(
+    ("before", "change", "attribute", "old"),
+    [
+        ("I live in Shanghai", "I moved from Shanghai to Beijing last month", "location",
+         "Shanghai"),
+        ("我住在上海", "我上个月从上海搬到北京了", "location", "上海"),
+        ("我住在上海", "我已经从上海搬去武汉了", "location", "上海"),
+        ("I live in Xiamen", "Moved out of Xiamen, the new place is in Hangzhou", "location",
+         "Xiamen"),
+        ("I work at Acme", "I left Acme and joined Globex", "employer", "Acme"),
+        ("我在格力上班", "我跳槽到宁德时代了，格力待够了", "employer", "格力"),
+    ],
+)  # fmt: skip
+def test_a_change_closes_the_old_value_in_the_exact_lane(
+    mem: memlane.Memory, before: str, change: str, attribute: str, old: str
+) -> None:
+    _say(mem, before)
+    assert _current(mem, attribute) == [old]
+    _say(mem, before, change)
+    assert old not in _current(mem, attribute)
+    closed = [f for f in mem.facts.audit("U-1", attribute) if f.value == old and f.valid_to]
+    assert closed, "the old version is kept, with valid_to set"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "attribute", "old", "new"),
+    [
+        ("my number is 138-0000-1111",
+         "my new number is 139-2222-3333, the old one is no longer in use",
+         "phone", "13800001111", "13922223333"),
+        ("我的邮箱是 old@example.com", "旧邮箱不用了，以后发 new@example.com",
+         "email", "old@example.com", "new@example.com"),
+        ("Email for receipts: a.b@corp.example.org",
+         "New email: ab@home.example.net — the old one is closed",
+         "email", "a.b@corp.example.org", "ab@home.example.net"),
+    ],
+)  # fmt: skip
+def test_a_new_identifier_that_replaces_the_old_one_retracts_it(
+    mem: memlane.Memory, first: str, second: str, attribute: str, old: str, new: str
+) -> None:
+    mem.facts.define(attribute, cardinality="many", identifier=True)
+    _say(mem, first, second)
+    held = [str(value).casefold() for value in _current(mem, attribute)]
+    assert old.casefold() not in held
+    assert any(new.casefold().replace("-", "") in value.replace("-", "") for value in held)
+
+
+def test_a_retracted_statement_is_stale_and_the_new_one_on_top(mem: memlane.Memory) -> None:
+    _say(mem, "I love milk", "The parcel can go to the concierge", "I've switched from milk to tea")
+    recall = mem.recall("U-1", "what does the user drink?")
+    milk = [item for item in recall.items if "milk" in item.text and "tea" not in item.text]
+    assert milk and all(item.status == "stale" for item in milk)
+    assert all(item.status == "current" for item in recall.items if "concierge" in item.text)
+
+
+def test_not_anymore_retracts_the_value_it_names(mem: memlane.Memory) -> None:
+    _say(mem, "Heads up, I'm vegan — please flag any dairy", "not vegan anymore — I eat fish now")
+    recall = mem.recall("U-1", "anything about the user's diet?")
+    vegan = [i for i in recall.items if "vegan" in i.text and "anymore" not in i.text]
+    assert vegan and all(item.status == "stale" for item in vegan)
+
+
+def test_instead_of_is_not_a_name(mem: memlane.Memory) -> None:
+    _say(mem, "Please call me instead of texting")
+    assert _current(mem, "preferred_name") == []
+
+
+def test_a_negator_inside_a_word_is_not_a_negation(mem: memlane.Memory) -> None:
+    assert not is_negated("我1990年5月3日出生于无锡")
+    _say(mem, "我1990年5月3日出生于无锡")
+    assert _current(mem, "birthday") == ["1990-05-03"]
+
+
+@pytest.mark.parametrize(
+    ("text", "old"),
+    [
+        ("i quit Novartis lol, im at Deloitte now", "novartis"),
+        ("Employment updated: formerly Airbnb, now with KPMG.", "airbnb"),
+        ("我离开华为加入了中国移动", "华为"),
+        ("我已经般到烟台了哈，之前一直在太原", "太原"),
+        ("付款卡换一下，用交行尾号3012，建行的别扣了", "建行"),
+        ("Monday is out, sorry. Sunday at 4pm works", "monday"),
+        ("Could you update my name to Rebecca? Not Bex anymore", "bex"),
+    ],
+)
+def test_retractions_read_the_old_value_of_any_relation(text: str, old: str) -> None:
+    assert any(old in found.terms for found in retractions(text))
+
+
+def test_a_sentence_with_no_change_retracts_nothing() -> None:
+    assert retractions("I moved to Beijing last week") == []
+    assert retractions("我住在上海，在阿里巴巴工作") == []
+
+
+def test_other_people_are_named_by_their_role_not_by_a_list_of_attributes() -> None:
+    assert names_other_person("What's the name of the user's dog?")
+    assert names_other_person("用户的姐姐住在哪里？")
+    assert not names_other_person("Where does the user live now?")

@@ -1,0 +1,58 @@
+"""Generic words do not hijack a question: the exact lane answers only the subject's own value."""
+
+from __future__ import annotations
+
+import pytest
+
+import memlane
+
+
+@pytest.fixture
+def mem():
+    with memlane.Memory(":memory:", embedder="hash") as m:
+        m.facts.define("phone", cardinality="many", identifier=True)
+        m.facts.define("email", cardinality="many", identifier=True)
+        m.facts.set("U-1", "location", "Lyon", valid_from="2026-01-01")
+        m.facts.set("U-1", "name", "Ada Moss", valid_from="2026-01-01")
+        m.facts.set("U-1", "employer", "Acme", valid_from="2026-01-01")
+        m.facts.add("U-1", "phone", "555-0101", valid_from="2026-01-01")
+        m.facts.add("U-1", "email", "ada@example.com", valid_from="2026-01-01")
+        yield m
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What number of kids does the user have?",
+        "What's the name of the user's dog?",
+        "用户的姐姐住在哪里？",
+        "我老公的邮箱是哪个？",
+        "我哥的手机号是多少？",
+        "What's my sister's email address?",
+        "用户下周出差去哪个城市？",
+        "Which city am I considering moving to?",
+        "Which company did she mention for the trip?",
+    ],
+)
+def test_questions_about_someone_or_something_else_get_no_exact_answer(mem, question):
+    recall = mem.recall("U-1", question)
+    assert recall.analysis.attributes == ()
+    assert all(item.lane != "exact" or item.status != "current" or item.score < 1.0
+               for item in recall.items[:1])  # fmt: skip
+    assert recall.step("summary").asked
+
+
+@pytest.mark.parametrize(
+    ("question", "attribute"),
+    [
+        ("Where does the user live now?", "location"),
+        ("用户现在住在哪个城市？", "location"),
+        ("What is the user's phone number?", "phone"),
+        ("What's the name of the user?", "name"),
+        ("用户在哪家公司上班？", "employer"),
+    ],
+)
+def test_the_subjects_own_value_is_still_answered_exactly(mem, question, attribute):
+    recall = mem.recall("U-1", question)
+    assert attribute in recall.analysis.attributes
+    assert recall.items[0].lane == "exact" and recall.items[0].fact.attribute == attribute

@@ -1,0 +1,82 @@
+"""Slots: a later statement that repeats an earlier one but for its value supersedes it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import memlane
+from memlane.router.slots import clauses, restates
+
+
+def _one(text: str, speaker: str = "") -> str:
+    (clause,) = clauses(text, speaker)
+    return clause
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "values"),
+    [
+        ("The mayor of Tovgate is Grace Bhatt.", "The mayor of Tovgate is Omar Reyes.",
+         ("grace bhatt", "omar reyes")),
+        ("22、沛启物流的总部设在沅川市。", "第35条：沛启物流的总部设在霁源市。", ("沅川", "霁源")),
+        ("The first ferry to Eldden Island leaves at 6:20.",
+         "Fact 9: The first ferry to Eldden Island leaves at 7:05.", ("6:20", "7:05")),
+        ("星钧医药共有4560名员工。", "星钧医药共有5000名员工。", ("4560", "5000")),
+    ],
+)  # fmt: skip
+def test_a_statement_repeated_with_another_value_restates_its_slot(
+    old: str, new: str, values: tuple[str, str]
+) -> None:
+    found = restates(_one(old), _one(new))
+    assert found is not None
+    assert found.values == values
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # different holders, same value: two slots
+        ("Ada Moss chairs the Tidewater Club.", "Ben Ode chairs the Tidewater Club."),
+        ("岑湾学院的校训是行稳致远。", "璟湾学院的校训是行稳致远。"),
+        # the same value again, with a filler word
+        ("The mayor of Tovgate is Grace Bhatt.", "The mayor of Tovgate is now Grace Bhatt."),
+        # too little shared: not one slot
+        ("I like tea.", "I sold my car to a colleague from the office last week."),
+    ],
+)
+def test_statements_of_different_slots_do_not_restate(old: str, new: str) -> None:
+    assert restates(_one(old), _one(new)) is None
+
+
+def test_a_span_the_question_names_is_the_topic_not_a_value() -> None:
+    old = _one("The head office of Brightwell Foods is in Lyon.")
+    new = _one("The head office of Brightwell Farms is in Lyon.")
+    assert restates(old, new, asked="where is the head office of brightwell foods?") is None
+
+
+def test_the_speaker_label_and_numbering_are_not_part_of_the_frame() -> None:
+    assert clauses("U-7 said: [26] The owner of the Inn is Kit.", "U-7") == [
+        "the owner of the inn is kit"
+    ]
+    assert clauses("U-7说：（3）汐矶养蜂协会的会长是宋嘉树。", "U-7") == [
+        "汐矶养蜂协会的会长是宋嘉树"
+    ]
+
+
+def test_recall_marks_an_unseen_relation_stale_when_a_later_statement_refills_it() -> None:
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    with memlane.Memory(
+        ":memory:", embedder="hash", clock=lambda: start + timedelta(days=9)
+    ) as mem:
+        mem.remember("kb", "The lighthouse keeper of Skarn Point is Ivo Lund.", at=start)
+        mem.remember("kb", "The bakery on Elm Road opens at 8:30.", at=start + timedelta(days=1))
+        mem.remember("kb", "The lighthouse keeper of Skarn Point is Mira Holt.",
+                     at=start + timedelta(days=2))  # fmt: skip
+        recall = mem.recall("kb", "Who keeps the lighthouse at Skarn Point?")
+    top = recall.items[0]
+    assert "Mira Holt" in top.text and top.status == "current"
+    old = next(item for item in recall.items if "Ivo Lund" in item.text)
+    assert old.status == "stale"
+    assert all(item.status == "current" for item in recall.items if "bakery" in item.text)
