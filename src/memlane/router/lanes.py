@@ -159,26 +159,27 @@ def read_exact(
         read.literal_spans.extend(span for spans in literal.values() for span in spans)
         asked = list(dict.fromkeys([*analysis.attributes, *literal]))
         read.asked.extend(name for name in asked if name not in read.asked)
-        # The identifiers named: part of the answer to a lookup ("138-0000-1234") or to a
-        # question for an attribute ("138-0000-1234 的订单号"), else a supplement.
-        tier = TIER_ANSWER if asked or lookup_only else TIER_PROFILE
-        named = {
-            fact.id: fact_candidate(fact, "current", 0.95, tier, query)
+        # The identifiers named: part of an answer ("138-0000-1234 的订单号") or of a lookup
+        # ("138-0000-1234"), else a supplement to what the summary lane says about them.
+        named = [
+            fact
             for ref in resolution.matched.get(subject, [])
             for fact in _holding(_held_codes(held, ref), ref)
-        }
-        chosen: dict[int, Candidate] = dict(named) if asked else {}
+        ]
+        chosen: dict[int, Candidate] = {}
         answered = _answer(held, asked, analysis, query, chosen)
-        if not asked and named and lookup_only:
+        if not answered and not asked and named and lookup_only:
             answered = True  # the identifier and its owner's profile answer
-            chosen.update(named)
             _profile(held, chosen, 0.9, TIER_ANSWER, query)
+        tier = TIER_ANSWER if answered else TIER_PROFILE
+        named_ids = {fact.id: fact_candidate(fact, "current", 0.95, tier, query) for fact in named}
+        chosen.update(named_ids if answered else {})
         read.answered = read.answered or answered
         read.answers.extend(chosen.values())
         if not answered:
             # "what happened to order X?": what was said about X answers, searched in the
             # summary lane of X's owner; X itself and the owner's profile come after it.
-            extra: dict[int, Candidate] = dict(named)
+            extra: dict[int, Candidate] = dict(named_ids)
             _profile(held, extra, 0.5, TIER_PROFILE, query, skip=set(chosen))
             read.supplement.extend(extra.values())
     return read
