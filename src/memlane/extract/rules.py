@@ -48,7 +48,7 @@ from memlane.extract.identifiers import scan_identifiers
 from memlane.extract.model import AttributeSpec, Extraction, FactOp, Mention, MentionKind
 from memlane.extract.times import check_reference, scan_times
 from memlane.facts.normalize import code_key
-from memlane.lang import en, zh
+from memlane.lang import en, names_other_person, zh
 from memlane.lang.changes import replaces_in_kind, retractions
 
 __all__ = ["ATTRIBUTES", "CODE_ATTRIBUTES", "IDENTIFIER_ATTRIBUTES", "RuleExtractor"]
@@ -240,7 +240,7 @@ def _identifier_ops(
             ops.append(_id_op("retract", attribute, mention, RETIRED_CONFIDENCE, None))
         elif "negated" in before_signals or _DISOWNED.match(after):
             continue  # "不是我的号码 138…", "138… is not my number"; not "ORD-1 hasn't arrived"
-        elif "other" in before_signals:
+        elif "other" in before_signals or names_other_person(before):  # "牙科诊所的电话"
             ops.append(_id_op("add", attribute, mention, OTHER_PERSON_CONFIDENCE, None))
         elif _cued(mention.kind, before + " " + after) and _states(doc, sentence):
             hit = _time_of(doc, clause, sentence) if sentence is not None else None
