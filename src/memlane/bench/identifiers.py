@@ -1,9 +1,9 @@
 """Identifiers of the understanding data set: stored as written, resolved to the right subject.
 
 Replays the ``identifiers`` cases of a ``../shared/data/understanding``-format file the way
-its README suggests (a fresh :class:`~memlane.Memory` per case, ``remember`` and session
-events in order, sessions closed when their subject starts another one and before the
-questions) and measures, per language:
+its README suggests (:func:`memlane.bench.understanding.feed`, a fresh
+:class:`~memlane.Memory` per case) and measures, per language, beside the pass rate that
+``memlane bench understanding`` reports:
 
 * ``stored``: identifier facts written (every attribute defined as an identifier);
   ``verbatim``: those whose value occurs in a text the subject said, neither cut short nor
@@ -27,20 +27,17 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import memlane
+from memlane.bench.understanding import feed, matches
 from memlane.extract import find_identifiers
-from memlane.session import Session
 
-__all__ = ["matches", "replay", "score_case", "score_identifiers"]
+__all__ = ["score_case", "score_identifiers"]
 
-_DIGITY = re.compile(r"^[\d\s+\-().]+$")
 # A gold answer that is itself an identifier (an order or tracking number, an e-mail).
 _ID_LIKE = re.compile(r"(?=.*\d)[A-Za-z0-9@._+\-]{6,}")
 # What continues an id: a letter or digit, directly or after a separator; a digit after a space.
@@ -58,38 +55,6 @@ METRICS = (
 )
 
 
-def matches(needle: str, text: str) -> bool:
-    """The data set's rule: NFKC + case-folded substring; phone-like strings by their digits."""
-    folded_needle = unicodedata.normalize("NFKC", needle).casefold()
-    folded_text = unicodedata.normalize("NFKC", text).casefold()
-    if folded_needle in folded_text:
-        return True
-    if _DIGITY.match(folded_needle) and sum(ch.isdigit() for ch in folded_needle) >= 7:
-        return re.sub(r"\D", "", folded_needle) in re.sub(r"\D", "", folded_text)
-    return False
-
-
-def replay(mem: memlane.Memory, events: Sequence[dict[str, Any]]) -> None:
-    """Feed a case's events to ``mem`` in order; every session is closed at the end."""
-    open_sessions: dict[str, Session] = {}
-    for event in events:
-        at = datetime.fromisoformat(event["at"])
-        subject = event["subject"]
-        if event["via"] == "remember":
-            mem.remember(subject, event["text"], at=at)
-            continue
-        running = open_sessions.get(subject)
-        if running is not None and running.session_id != event["session_id"]:
-            running.close()
-            running = None
-        if running is None:
-            running = mem.session(subject, session_id=event["session_id"])
-            open_sessions[subject] = running
-        running.add(event["role"], event["text"], at=at)
-    for running in open_sessions.values():
-        running.close()
-
-
 def score_case(case: dict[str, Any], *, region: str | None, embedder: str) -> Counter[str]:
     """The counters of :data:`METRICS` for one case, on a fresh in-memory ``Memory``."""
     counts: Counter[str] = Counter()
@@ -98,7 +63,7 @@ def score_case(case: dict[str, Any], *, region: str | None, embedder: str) -> Co
         if event["role"] == "user":
             said.setdefault(event["subject"], []).append(event["text"])
     with _memory(region, embedder) as mem:
-        replay(mem, case["events"])
+        feed(mem, case["events"])
         attributes = _identifier_attributes(mem)
         for subject, texts in said.items():
             for fact in _identifier_facts(mem, subject, attributes):
