@@ -20,6 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from tests.support.pgvector_check import hnsw_works, install_portable_library
+
 TEMPLATE_DATABASE = "memlane_template"
 
 
@@ -110,6 +112,13 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgr
         pgdata = Path(tmp_path_factory.mktemp("pg"))
         server = pgserver.get_server(pgdata, cleanup_mode="stop")
         url = server.get_uri()
+        if not hnsw_works(url):  # a pgvector built for another CPU: see pgvector_check
+            server.cleanup()
+            install_portable_library()
+            server = pgserver.get_server(Path(tmp_path_factory.mktemp("pg")), cleanup_mode="stop")
+            url = server.get_uri()
+            if not hnsw_works(url):
+                pytest.fail("pgvector's HNSW index crashes this PostgreSQL even after the fix")
     postgres = PostgresServer(url)
     try:
         yield postgres
