@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 from datetime import timedelta, tzinfo
 from types import TracebackType
@@ -11,6 +12,8 @@ from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.extract.model import Extractor
 from memlane.facts.lane import FactsLane
+from memlane.facts.model import Fact
+from memlane.facts.phones import check_region, phone_keys
 from memlane.ingest import FactIngester
 from memlane.models import default_models
 from memlane.privacy.model import Deletion, PurgeReport
@@ -38,6 +41,9 @@ DEFAULT_TENANT = "default"
 DEFAULT_IDLE_TIMEOUT = timedelta(minutes=30)
 DEFAULT_RETENTION = timedelta(days=30)
 ENV_REDIS_URL = "MEMLANE_REDIS_URL"
+ENV_REGION = "MEMLANE_REGION"
+_ID_SEPARATORS = re.compile(r"[\s\-./()]+")
+_NUMBER = re.compile(r"\+?\d{6,}")
 MAX_WINDOW_ROUNDS = 1_000
 
 
@@ -62,6 +68,12 @@ class Memory:
             are kept there, shared by every worker on it (needs ``memlane[redis]``);
             ``None`` reads ``MEMLANE_REDIS_URL`` and falls back to process memory. Idle
             windows expire after twice ``idle_timeout``.
+        region: the country phone numbers written without one belong to (``"CN"``,
+            ``"US"``, …), so ``137-0000-3333`` is stored as ``+8613700003333``. ``None`` (the
+            default) leaves that country unknown: such numbers are keyed by their digits and
+            a lookup tries the readings of a few common countries (see
+            :mod:`memlane.facts.phones`); ``MEMLANE_REGION`` sets it for every handle. The
+            timezone is no guide: a memory on Shanghai time stores foreign numbers as well.
 
     Example:
         >>> with Memory(":memory:", timezone="Asia/Shanghai") as mem:
@@ -84,6 +96,7 @@ class Memory:
         retain_transcripts: bool = False,
         retention: timedelta = DEFAULT_RETENTION,
         window_url: str | None = None,
+        region: str | None = None,
     ) -> None:
         if not isinstance(tenant, str) or not tenant.strip() or tenant != tenant.strip():
             raise InvalidInput("tenant", f"must be a non-empty name, got {tenant!r}")
@@ -94,6 +107,7 @@ class Memory:
         if not isinstance(retention, timedelta) or retention < timedelta(0):
             raise InvalidInput("retention", "must be a timedelta of zero or more")
         self.retention = retention
+        self.region = check_region(region or os.environ.get(ENV_REGION) or None)
         self.tenant = tenant
         self.timezone = resolve_timezone(timezone)
         self.clock: Clock = clock or _system_clock
@@ -110,7 +124,11 @@ class Memory:
         self._backend = open_backend(url)
         self.url = self._backend.url
         self.facts = FactsLane(
-            self._backend.facts, tenant=tenant, timezone=self.timezone, clock=self.clock
+            self._backend.facts,
+            tenant=tenant,
+            timezone=self.timezone,
+            clock=self.clock,
+            region=self.region,
         )
         self.summaries = SummariesLane(
             self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
@@ -286,7 +304,7 @@ class Memory:
         if attribute is not None:
             attribute = _required("attribute", attribute)
         now = checked_now(self.clock)
-        needles = sorted({str(f.value) for f in self.facts.audit(subject, attribute)})
+        needles = _needles(self.facts.audit(subject, attribute))
         deletion = self._backend.privacy.forget(
             self.tenant,
             subject,
@@ -381,3 +399,21 @@ def _required(field: str, value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field, "must be a non-empty string")
     return value
+
+
+def _needles(facts: list[Fact]) -> list[str]:
+    """The texts a forgotten value may appear as: as written, and without separators.
+
+    Identifiers are stored as written ("138-0000-1234"), but an agent may have passed them on
+    in another form ("13800001234" as a workflow parameter).
+    """
+    found: set[str] = set()
+    for fact in facts:
+        value = str(fact.value)
+        found.add(value)
+        compact = _ID_SEPARATORS.sub("", value)
+        if compact != value and len(compact) >= 6:
+            found.add(compact)
+        if _NUMBER.fullmatch(compact):  # a phone: "+86 138…" also as "13800001234"
+            found.update(key.lstrip("+") for key in phone_keys(value))
+    return sorted(found)

@@ -58,7 +58,7 @@ def test_identifiers_and_lookup(run):
     missing = run("fact", "lookup", "phone", "13800001235", ok=False)
     assert missing.exit_code == 1 and "no subject" in missing.output
     assert json.loads(run("fact", "get", "U-7", "phone", "--json").output)[0]["value"] == (
-        "13800001234"
+        "138-0000-1234"  # as written; matched by its key
     )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import FakeClock
-from tests.facts.reference import Reference, Row, canonical, phone_key
+from tests.facts.reference import PHONE_REGION, Reference, Row, canonical, phone_key
 
 import memlane
 from memlane.errors import InvalidInput
@@ -96,14 +96,14 @@ def process_worker(
     path: str, seed: int, count: int, budget: float, start: Any, results: Any
 ) -> None:
     """Entry point of a spawned process: its own handle on the shared file, real clock."""
-    with memlane.Memory(path) as mem:
+    with memlane.Memory(path, region=PHONE_REGION) as mem:
         start.wait(timeout=60)  # every writer begins together, so the writes interleave
         results.put(run_writes(mem, seed, count, budget, pause=0.002))
 
 
 def crash_in_batch(path: str) -> None:
     """Write inside a batch, then die without committing or rolling back."""
-    mem = memlane.Memory(path)
+    mem = memlane.Memory(path, region=PHONE_REGION)
     with mem.facts.batch():
         mem.facts.set(SUBJECT, "location", "Crashed", "2026-03-01")
         mem.facts.add(SUBJECT, "phone", "999")
@@ -183,7 +183,7 @@ def check_store(mem: memlane.Memory, records: list[Record]) -> None:
     for i, a in enumerate(believed):
         for b in believed[i + 1 :]:
             same_group = (a.subject, a.attribute) == (b.subject, b.attribute) and (
-                a.attribute == "location" or a.value == b.value
+                a.attribute == "location" or phone_key(a.value) == phone_key(b.value)
             )
             overlap = (a.valid_to is None or b.valid_from < a.valid_to) and (
                 b.valid_to is None or a.valid_from < b.valid_to
@@ -195,7 +195,7 @@ def check_store(mem: memlane.Memory, records: list[Record]) -> None:
 
 
 def _prepare(path: str) -> None:
-    with memlane.Memory(path) as mem:
+    with memlane.Memory(path, region=PHONE_REGION) as mem:
         mem.facts.define("phone", cardinality="many", identifier=True)
 
 
@@ -224,7 +224,7 @@ def test_processes_writing_the_same_keys_at_once(memory_url: str) -> None:
     assert all(len(result) >= 20 for result in results), [len(r) for r in results]
     records = [record for result in results for record in result]
     assert interleavings(records) >= 50, "the writers did not actually run at once"
-    with memlane.Memory(path) as mem:
+    with memlane.Memory(path, region=PHONE_REGION) as mem:
         check_store(mem, records)
 
 
@@ -243,7 +243,7 @@ def test_threads_sharing_one_handle(memory_url: str) -> None:
         except BaseException as error:  # reported below: a thread must not fail silently
             errors.append(error)
 
-    with memlane.Memory(path) as mem:
+    with memlane.Memory(path, region=PHONE_REGION) as mem:
         threads = [threading.Thread(target=work, args=(seed,)) for seed in range(THREADS)]
         for thread in threads:
             thread.start()
@@ -259,7 +259,10 @@ def test_threads_sharing_one_handle(memory_url: str) -> None:
 def test_a_batch_that_raises_midway_leaves_no_trace(memory_url: str) -> None:
     path = memory_url
     _prepare(path)
-    with memlane.Memory(path) as mem, memlane.Memory(path) as other:
+    with (
+        memlane.Memory(path, region=PHONE_REGION) as mem,
+        memlane.Memory(path, region=PHONE_REGION) as other,
+    ):
         mem.facts.set(SUBJECT, "location", "Shanghai", "2026-03-01")
         mem.facts.add(SUBJECT, "phone", "138-0000-1234", "2026-03-01")
         before = mem.facts.audit(SUBJECT)
@@ -290,14 +293,14 @@ def test_a_batch_that_raises_midway_leaves_no_trace(memory_url: str) -> None:
 def test_a_process_dying_inside_a_batch_leaves_no_trace(memory_url: str) -> None:
     path = memory_url
     _prepare(path)
-    with memlane.Memory(path) as mem:
+    with memlane.Memory(path, region=PHONE_REGION) as mem:
         mem.facts.set(SUBJECT, "location", "Shanghai", "2026-03-01")
         before = mem.facts.audit(SUBJECT)
     process = multiprocessing.get_context("spawn").Process(target=crash_in_batch, args=(path,))
     process.start()
     process.join(timeout=30)
     assert process.exitcode == 3
-    with memlane.Memory(path) as mem:
+    with memlane.Memory(path, region=PHONE_REGION) as mem:
         assert mem.facts.audit(SUBJECT) == before
         written = mem.facts.set(SUBJECT, "location", "Beijing", "2026-03-05")
         assert written.tx_from > before[-1].tx_from
@@ -314,8 +317,8 @@ def test_known_at_reads_do_not_change_when_an_open_batch_commits(memory_url: str
     writer_clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     reader_clock = FakeClock(datetime(2026, 3, 2, 9, 10, tzinfo=UTC))
     with (
-        memlane.Memory(path, clock=writer_clock) as writer,
-        memlane.Memory(path, clock=reader_clock) as reader,
+        memlane.Memory(path, region=PHONE_REGION, clock=writer_clock) as writer,
+        memlane.Memory(path, region=PHONE_REGION, clock=reader_clock) as reader,
     ):
         known_at = "2026-03-02T09:05:00+00:00"  # in the reader's past
         with writer.facts.batch():

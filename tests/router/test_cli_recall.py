@@ -46,7 +46,7 @@ def run(*args: str, ok: bool = True):
 
 def test_recall_prints_items_and_plan(db):
     output = run("recall", "-", "用户 138-0000-1234 的订单号是多少").output
-    assert "ord-7001" in output and "exact" in output and "current" in output
+    assert "ORD-7001" in output and "exact" in output and "current" in output
     assert "lane" in output and "asked" in output and "why" in output
     for lane in ("exact", "window", "summary", "workflow"):
         assert lane in output

@@ -25,12 +25,12 @@ def test_identifier_query_resolves_the_subject_and_short_circuits(mem, embedder)
     r = mem.recall(None, "用户 138-0000-1234 的订单号是多少")
     assert r.subjects == ["U-001"]
     assert r.items[0].lane == "exact" and r.items[0].fact.attribute == "order"
-    assert r.items[0].fact.value == "ord-7001" and r.items[0].status == "current"
+    assert r.items[0].fact.value == "ORD-7001" and r.items[0].status == "current"  # as written
     assert {item.fact.subject for item in r.items} == {"U-001"}
     assert steps(r) == {"exact": True, "window": False, "summary": False, "workflow": False}
-    assert "answered" in r.step("exact").reason and "phone 13800001234" in r.step("exact").reason
+    assert "answered" in r.step("exact").reason and "phone 138-0000-1234" in r.step("exact").reason
     assert embedder.calls == 0
-    assert "ord-7001" in r.text and "ord-8002" not in r.text
+    assert "ORD-7001" in r.text and "ORD-8002" not in r.text
 
 
 def test_exact_answer_computes_no_embedding_even_with_a_broken_model(

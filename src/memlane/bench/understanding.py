@@ -29,12 +29,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlane.bench.report import Results, percentile
 from memlane.embed import Embedder, make_embedder
 from memlane.errors import InvalidInput
 from memlane.router.model import Recall, RecallItem
+
+if TYPE_CHECKING:
+    from memlane.memory import Memory
+    from memlane.session import Session
 
 _DIGITY = re.compile(r"^[\d\s\-+().]+$")
 _MIN_PHONE_DIGITS = 7
@@ -108,6 +112,31 @@ class _Clock:
         return self.now
 
 
+def feed(mem: Memory, events: Iterable[dict[str, Any]], clock: _Clock | None = None) -> None:
+    """Replay a case's events into ``mem``, in order; every session is closed at the end.
+
+    A session closes when its subject starts another one. ``clock`` (if given) follows the
+    events' times, so what the memory learns is stamped when it was said.
+    """
+    running: dict[str, Session] = {}
+    for event in events:
+        if clock is not None:
+            clock.now = max(clock.now, datetime.fromisoformat(event["at"]))
+        subject = event["subject"]
+        if event["via"] == "remember":
+            mem.remember(subject, event["text"], at=event["at"])
+            continue
+        session = running.get(subject)
+        if session is not None and session.session_id != event["session_id"]:
+            session.close()
+            session = None
+        if session is None:
+            session = running[subject] = mem.session(subject, event["session_id"])
+        session.add(event["role"], event["text"], at=event["at"])
+    for session in running.values():
+        session.close()
+
+
 def replay(case: dict[str, Any], embedder: Embedder) -> list[tuple[dict[str, Any], Recall]]:
     """Replay one case into a fresh memory and ask its questions."""
     from memlane import Memory
@@ -115,22 +144,7 @@ def replay(case: dict[str, Any], embedder: Embedder) -> list[tuple[dict[str, Any
     clock = _Clock()
     answers = []
     with Memory(":memory:", clock=clock, embedder=embedder) as mem:
-        running: dict[str, Any] = {}
-        for event in case["events"]:
-            clock.now = max(clock.now, datetime.fromisoformat(event["at"]))
-            subject = event["subject"]
-            if event["via"] == "remember":
-                mem.remember(subject, event["text"], at=event["at"])
-                continue
-            session = running.get(subject)
-            if session is not None and session.session_id != event["session_id"]:
-                session.close()
-                session = None
-            if session is None:
-                session = running[subject] = mem.session(subject, event["session_id"])
-            session.add(event["role"], event["text"], at=event["at"])
-        for session in running.values():
-            session.close()
+        feed(mem, case["events"], clock)
         for question in case["questions"]:
             clock.now = max(clock.now, datetime.fromisoformat(question["at"]))
             recall = mem.recall(

@@ -1,19 +1,24 @@
-"""Find identifiers in text: phone numbers, e-mails, order and user ids, URLs, amounts.
+"""Find identifiers in text: phones, e-mails, order ids, tracking numbers, accounts, URLs.
 
 Each is returned as a :class:`~memlane.extract.model.Mention` whose ``text`` is the span as
 written and whose ``value`` is normalized: phones to their digits (country code kept only if
-written), e-mails to lower case, amounts to ``{"amount": "12.50", "currency": "CNY"}``, order
-and user ids and URLs as written.
+written), e-mails to lower case, amounts to ``{"amount": "12.50", "currency": "CNY"}``; ids
+(``order_id``, ``tracking``, ``account``, ``reference``, ``user_id``) and URLs as written. The
+exact lane keeps what was written and matches by a key (see :mod:`memlane.facts.normalize`).
 
 Phone numbers are recognized, whatever the separators (space, ``-``, ``.``, brackets), as:
 
-- Chinese mobiles, 11 digits ``1[3-9]…``, optionally after ``86``/``0086``/``+86``;
+- Chinese mobiles, 11 digits ``1[3-9]…``, optionally after ``86``/``0086``/``+86``/``(+86)``;
 - Chinese landlines with a separated area code, ``010-12345678``, ``(0571) 8888 8888``;
+- numbers dialled with a trunk ``0`` (China, the UK), 10 to 12 digits, bare or grouped:
+  ``059243953550``, ``020 7946 0632``, ``07700 900 515``;
 - North American numbers written grouped, ``(415) 555-0100``, ``415-555-0100``;
 - any number written with a leading ``+`` and 8 to 15 digits.
 
-Anything else made of digits (dates, times, amounts, long ids) is not a phone, and digits that
-belong to an e-mail, URL, order id or user id never count as one.
+Other ids are recognized by their shape (:mod:`memlane.extract._codes`) and never cut short.
+A code a cue word names ("订单号 13800001234", "tracking …") is not a phone; any other code
+yields to a phone. Dates, times and amounts are neither, and digits that belong to an
+e-mail or URL never count as one.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from itertools import pairwise
 
+from memlane.extract._codes import Code, find_codes
 from memlane.extract._text import fold, gate, is_cjk, lower_ascii, parse_number
 from memlane.extract.config import CompiledConfig, ExtractConfig
 from memlane.extract.model import Mention, MentionKind
@@ -39,6 +45,7 @@ _PHONE_CANDIDATE = re.compile(
     r"(?=[+(\d])(?<![A-Za-z0-9_+\-./@#])(?:\+\s?)?(?:\(\d{1,4}\)\s?)?\d{1,15}"
     r"(?:[ \-.]\d{1,15}|\s?\(\d{1,4}\)\s?\d{1,15})*(?![0-9A-Za-z_])"
 )
+_COUNTRY_BEFORE = re.compile(r"\(\+\d{1,3}\)\s?$")  # "(+86) 133-…"
 _PHONE_GROUP = re.compile(r"\(\d{1,4}\)|\d+")
 _CN_MOBILE = re.compile(r"1[3-9]\d{9}")
 _MAX_PHONE_GROUPS = 6
@@ -99,6 +106,7 @@ def scan_identifiers(
         found += _emails(text, folded)
     if "http" in lowered or "www." in lowered:
         found += [url for url in _urls(text, lowered) if not _overlaps(url.span, found)]
+    codes = find_codes(folded, lowered, [mention.span for mention in found])
     strong = [mention for mention in found if mention.kind == "email"]
     configured: tuple[tuple[MentionKind, tuple[re.Pattern[str], ...]], ...] = (
         ("order_id", config.order_patterns),
@@ -106,14 +114,42 @@ def scan_identifiers(
     )
     for kind, patterns in configured:
         for mention in _configured(text, kind, patterns):
+            mention = _whole(text, mention, codes)
             if not _overlaps(mention.span, strong):
                 strong.append(mention)
                 found.append(mention)
-    if _DIGIT_RUN.search(folded):
-        found += [phone for phone in _phones(text, folded) if not _overlaps(phone.span, found)]
+    # A code a cue word names ("订单号 13800001234") is not a phone, nor is one that holds a
+    # phone's digits after letters ("jdvc 1691 8924 684"); other codes yield to a phone.
+    found += [_code(text, code) for code in codes if code.cued and not _overlaps(code.span, found)]
+    phones = [p for p in _phones(text, folded) if not _overlaps(p.span, found)]
+    lettered = [_code(text, code) for code in codes if _holds_phone(folded, code, phones)]
+    found += [phone for phone in phones if not _overlaps(phone.span, lettered)]
+    found += [_code(text, code) for code in codes if not _overlaps(code.span, found)]
     found += [money for money in _amounts(text, lowered) if not _overlaps(money.span, found)]
     found.sort(key=lambda mention: mention.span)
     return found
+
+
+def _whole(text: str, mention: Mention, codes: list[Code]) -> Mention:
+    """A configured match that is part of a longer code grows to it: ids are never cut."""
+    start, end = mention.span
+    for code in codes:
+        if code.span[0] <= start and end <= code.span[1] and code.span != (start, end):
+            value = text[code.span[0] : code.span[1]]
+            return _mention(mention.kind, text, *code.span, value)
+    return mention
+
+
+def _holds_phone(folded: str, code: Code, phones: list[Mention]) -> bool:
+    start, end = code.span
+    letters = [char for char in folded[start:end] if char.isalpha()]
+    inside = [p for p in phones if start <= p.span[0] and p.span[1] <= end and p.span != code.span]
+    return len(letters) >= 2 and "".join(letters).isupper() and bool(inside)
+
+
+def _code(text: str, code: Code) -> Mention:
+    start, end = code.span
+    return _mention(code.kind, text, start, end, text[start:end])
 
 
 def _overlaps(span: Span, mentions: list[Mention]) -> bool:
@@ -162,6 +198,8 @@ def _configured(
 
 def _phones(text: str, folded: str) -> list[Mention]:
     found: list[Mention] = []
+    if not _DIGIT_RUN.search(folded):
+        return found
     for candidate in _PHONE_CANDIDATE.finditer(folded):
         plus = candidate[0].startswith("+")
         groups = [
@@ -169,6 +207,8 @@ def _phones(text: str, folded: str) -> list[Mention]:
             for group in _PHONE_GROUP.finditer(candidate[0])
         ]
         for start, end in _phone_windows(folded, groups, plus, candidate.start()):
+            country = None if plus else _COUNTRY_BEFORE.search(folded, 0, start)
+            start = start if country is None else country.start()
             digits = "".join(ch for ch in folded[start:end] if ch.isdigit())
             found.append(_mention("phone", text, start, end, digits))
     return found
@@ -192,7 +232,8 @@ def _phone_windows(
                 spaced = (
                     stop == len(groups) or folded[groups[stop - 1][1] : groups[stop][0]].isspace()
                 )
-                if spaced and _is_phone(folded, window, with_plus):
+                whole = index == 0 and stop == len(groups)
+                if spaced and _is_phone(folded, window, with_plus, whole):
                     spans.append((candidate_start if with_plus else window[0][0], window[-1][1]))
                     index = stop - 1
                     break
@@ -200,7 +241,10 @@ def _phone_windows(
     return spans
 
 
-def _is_phone(folded: str, window: list[tuple[int, int, str]], plus: bool) -> bool:
+def _is_phone(
+    folded: str, window: list[tuple[int, int, str]], plus: bool, whole: bool = True
+) -> bool:
+    """Whether the digit groups of ``window`` are a phone number (``whole``: the entire run)."""
     parts = [group.strip("()") for _, _, group in window]
     digits = "".join(parts)
     if plus:
@@ -213,8 +257,10 @@ def _is_phone(folded: str, window: list[tuple[int, int, str]], plus: bool) -> bo
     parenthesized = window[0][2].startswith("(") or (
         len(window) > 1 and window[1][2].startswith("(")
     )
-    return _is_north_american(parts, separators, parenthesized) or _is_cn_landline(
-        parts, separators, parenthesized
+    return (
+        _is_north_american(parts, separators, parenthesized)
+        or _is_cn_landline(parts, separators, parenthesized)
+        or (whole and _is_trunk_national(parts))
     )
 
 
@@ -236,6 +282,20 @@ def _is_north_american(parts: list[str], separators: set[str], parenthesized: bo
     area, exchange = parts[-3], parts[-2]
     grouped = parenthesized or separators in ({"-"}, {"."})
     return grouped and area[0] in "23456789" and exchange[0] in "23456789"
+
+
+def _is_trunk_national(parts: list[str]) -> bool:
+    """A number dialled with a trunk ``0`` (China, the UK), bare or grouped.
+
+    ``020 7946 0632``, ``07700900815``, ``059243953550``: grouped, every group after the area
+    code has three digits or more.
+    """
+    digits = "".join(parts)
+    if not (10 <= len(digits) <= 12 and digits[0] == "0" and digits[1] != "0"):
+        return False
+    return len(parts) == 1 or (
+        2 <= len(parts[0]) <= 5 and all(len(part) >= 3 for part in parts[1:])
+    )
 
 
 def _is_cn_landline(parts: list[str], separators: set[str], parenthesized: bool) -> bool:

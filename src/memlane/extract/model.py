@@ -8,7 +8,19 @@ from datetime import datetime, tzinfo
 from typing import Any, Literal, Protocol
 
 OpKind = Literal["set", "add", "retract"]
-MentionKind = Literal["phone", "email", "order_id", "user_id", "amount", "time", "url", "person"]
+MentionKind = Literal[
+    "phone",
+    "email",
+    "order_id",
+    "user_id",
+    "tracking",
+    "account",
+    "reference",
+    "amount",
+    "time",
+    "url",
+    "person",
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,8 @@ What it emits:
   with a period that is already over ("我去年住在上海") describes the past, not the present, and
   yields nothing unless the clause says "since" (从/起/以来/since). A start in the future
   lowers the confidence to 0.7 (a plan, not yet a fact).
-- **Identifiers** (phone, email, order, user_id) → ``add`` for *every* one found, because
+- **Identifiers** (phone, email, order, tracking, account, reference, user_id; see
+  :mod:`.identifiers`) → ``add`` for *every* one found, kept as written, because
   losing an identifier is the worst failure: confidence 1.0 when a cue names it ("我的手机号
   是…", "my email is …", "订单号 …"), ``ExtractConfig.identifier_confidence`` (0.8) when it
   stands alone or sits in a question, 0.5 when it is someone else's ("我妈的电话…"). A phone or
@@ -39,21 +40,26 @@ from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.extract._calendar import TimeHit
+from memlane.extract._codes import CUES
 from memlane.extract._statements import Doc, Statement, find_statements, make_doc
 from memlane.extract._text import Sentence, fold, lower_ascii, without_spans
 from memlane.extract.config import CompiledConfig, ExtractConfig
 from memlane.extract.identifiers import scan_identifiers
-from memlane.extract.model import AttributeSpec, Extraction, FactOp, Mention
+from memlane.extract.model import AttributeSpec, Extraction, FactOp, Mention, MentionKind
 from memlane.extract.times import check_reference, scan_times
-from memlane.lang import en, zh
+from memlane.facts.normalize import code_key
+from memlane.lang import en, names_other_person, zh
 from memlane.lang.changes import replaces_in_kind, retractions
 
-__all__ = ["ATTRIBUTES", "RuleExtractor"]
+__all__ = ["ATTRIBUTES", "CODE_ATTRIBUTES", "IDENTIFIER_ATTRIBUTES", "RuleExtractor"]
 
 ATTRIBUTES: tuple[AttributeSpec, ...] = (
     AttributeSpec("phone", "many", identifier=True),
     AttributeSpec("email", "many", identifier=True),
     AttributeSpec("order", "many", identifier=True),
+    AttributeSpec("tracking", "many", identifier=True),
+    AttributeSpec("account", "many", identifier=True),
+    AttributeSpec("reference", "many", identifier=True),
     AttributeSpec("user_id", "many", identifier=True),
     AttributeSpec("location", "one"),
     AttributeSpec("work_location", "one"),
@@ -71,8 +77,8 @@ OTHER_PERSON_CONFIDENCE = 0.5
 RETIRED_CONFIDENCE = 0.9
 
 _I = re.IGNORECASE
-_ID_ATTRIBUTES = {"phone": "phone", "email": "email", "order_id": "order", "user_id": "user_id"}
 _ID_CUES = {
+    **CUES,
     "phone": re.compile(
         r"手机|电话|号码|联系方式|致电|打给我|打我|微信"
         r"|\b(?:phone|number|mobile|cell|tel|call|reach|text|whatsapp)\b",
@@ -90,6 +96,26 @@ _ID_SIGNALS = re.compile(
     r"|(?P<other>[他她]|朋友|同事|老板|妈|爸|父亲|母亲|哥|姐|弟|妹|老婆|老公|妻子|丈夫|儿子|女儿|孩子"
     r"|客户|室友|\b(?:his|her|their|friend|wife|husband|mom|mother|dad|father|brother|sister"
     r"|boss|colleague|son|daughter)(?:'s)?\b)",
+    _I,
+)
+IDENTIFIER_ATTRIBUTES: dict[MentionKind, str] = {
+    "phone": "phone",
+    "email": "email",
+    "order_id": "order",
+    "tracking": "tracking",
+    "account": "account",
+    "reference": "reference",
+    "user_id": "user_id",
+}
+"""The exact-lane attribute each kind of identifier mention is stored under."""
+
+CODE_ATTRIBUTES: tuple[str, ...] = ("order", "tracking", "account", "reference", "user_id")
+"""Attributes holding codes (one key rule, :func:`~memlane.facts.normalize.code_key`): an id
+asked about without its kind ("where is K31560XB?") may be any of them."""
+
+# After an identifier, a negation denies it only when it is about whose it is.
+_DISOWNED = re.compile(
+    r"\W{0,3}(?:不是|并非|不属于|(?:is|was)\s*(?:not|n't)|isn't|wasn't|not)\s*(?:我|mine|my|ours|our)",
     _I,
 )
 _SINCE = re.compile(r"从|起|以来|开始|自|\b(?:since|from)\b", _I)
@@ -197,7 +223,7 @@ def _identifier_ops(
     ends = [mention.span[1] for mention in identifiers]
     starts = [mention.span[0] for mention in identifiers]
     for index, mention in enumerate(identifiers):
-        attribute = _ID_ATTRIBUTES.get(mention.kind)
+        attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)
         if attribute is None:
             continue
         sentence, clause = _clause_of(doc, mention.span)
@@ -212,17 +238,21 @@ def _identifier_ops(
             ops.append(_id_op("add", attribute, mention, 1.0, None))
         elif "retired" in signals and mention.kind in ("phone", "email"):
             ops.append(_id_op("retract", attribute, mention, RETIRED_CONFIDENCE, None))
-        elif "negated" in signals:
-            continue
-        elif "other" in before_signals:
+        elif "negated" in before_signals or _DISOWNED.match(after):
+            continue  # "不是我的号码 138…", "138… is not my number"; not "ORD-1 hasn't arrived"
+        elif "other" in before_signals or names_other_person(before):  # "牙科诊所的电话"
             ops.append(_id_op("add", attribute, mention, OTHER_PERSON_CONFIDENCE, None))
-        elif _ID_CUES[mention.kind].search(before + " " + after) and _states(doc, sentence):
+        elif _cued(mention.kind, before + " " + after) and _states(doc, sentence):
             hit = _time_of(doc, clause, sentence) if sentence is not None else None
             valid_from = None if hit is None else hit.start_instant(now.tzinfo or UTC)
             ops.append(_id_op("add", attribute, mention, 1.0, valid_from))
         else:
             ops.append(_id_op("add", attribute, mention, bare_confidence, None))
     return ops
+
+
+def _cued(kind: MentionKind, window: str) -> bool:
+    return bool(_ID_CUES[kind].search(window.lower()))
 
 
 def _states(doc: Doc, sentence: Sentence | None) -> bool:
@@ -270,4 +300,6 @@ def _comparable(attribute: str, value: Any) -> Any:
         return "".join(char for char in str(value) if char.isdigit())
     if attribute == "email":
         return str(value).lower()
+    if attribute in CODE_ATTRIBUTES:
+        return code_key(value)
     return value

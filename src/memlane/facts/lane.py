@@ -17,10 +17,12 @@ from memlane.errors import InvalidInput
 from memlane.facts.model import UNDECLARED, AttributeDef, Cardinality, Fact
 from memlane.facts.normalize import (
     BUILTIN_NORMALIZERS,
+    PHONE_NORMALIZER,
     Normalizer,
     canonical_json,
     infer_normalizer,
 )
+from memlane.facts.phones import check_region, phone_key, phone_keys
 from memlane.facts.temporal import FOREVER, Payload, WritePlan, plan_assert, plan_retract
 from memlane.storage.base import FactStore, FactWriter, Scope
 from memlane.timeutil import (
@@ -47,9 +49,19 @@ class FactsLane:
         'Shanghai'
     """
 
-    def __init__(self, store: FactStore, *, tenant: str, timezone: tzinfo, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: FactStore,
+        *,
+        tenant: str,
+        timezone: tzinfo,
+        clock: Clock,
+        region: str | None = None,
+    ) -> None:
         self._store = store
         self._tenant = tenant
+        # The country a phone number written the national way belongs to (None: unknown).
+        self.region = check_region(region)
         self._zone = timezone
         self._clock = clock
         # Definitions cannot change once data exists, so a positive cache is safe for reads;
@@ -215,10 +227,13 @@ class FactsLane:
         start_at, end_at = self._interval_inputs(valid_from, valid_to)
         with self._store.transaction() as writer:
             definition = self._definition_for_write(writer, attribute)
-            key = None if value is None else self._key(definition, value)[0]
+            keys = (None,) if value is None else self._keys(definition, value)
             tx = self._issue_tx(writer)
             start, end = _interval(start_at, end_at, tx)
-            believed = writer.believed_near(self._tenant, subject, attribute, key, start, end)
+            for key in keys:  # the first reading of the value that is held
+                believed = writer.believed_near(self._tenant, subject, attribute, key, start, end)
+                if believed:
+                    break
             plan = plan_retract(believed, start, end)
             if plan.is_noop:
                 return []
@@ -309,7 +324,11 @@ class FactsLane:
         valid_at: TimeInput | None = None,
         known_at: TimeInput | None = None,
     ) -> list[str]:
-        """Subjects whose attribute held exactly this (normalized) value; never approximate.
+        """Subjects whose attribute held this value, however it is written; never approximate.
+
+        Identifiers match by their key: ``"ord 2026 10003"`` finds ``"ORD-2026-10003"``, and a
+        phone number finds every way of writing it (``"13700003333"`` finds
+        ``"+86 137 0000 3333"``; see :mod:`memlane.facts.phones`).
 
         >>> mem.facts.lookup("phone", "138 0000 1234")  # doctest: +SKIP
         ['U-001']
@@ -317,9 +336,12 @@ class FactsLane:
         definition = self.definition(attribute, fresh=True)
         if definition.normalizer == "json" and attribute in self._undeclared:
             return []
-        key = self._key(definition, value)[0]
+        keys = self._keys(definition, value)
         scope = self._scope(valid_at, known_at)
-        return self._store.subjects_with(self._tenant, definition.name, key, scope)
+        found: list[str] = []
+        for key in keys:
+            found += self._store.subjects_with(self._tenant, definition.name, key, scope)
+        return sorted(set(found)) if len(keys) > 1 else found
 
     def profile(
         self, subject: str, valid_at: TimeInput | None = None, known_at: TimeInput | None = None
@@ -369,15 +391,22 @@ class FactsLane:
                     f"{attribute!r} is {definition.cardinality}-valued; use {other}() instead of "
                     f"{operation}()",
                 )
-            key, stored_value = (
-                (value_json, value) if not definition.identifier else self._key(definition, value)
-            )
+            keys = (value_json,) if not definition.identifier else self._keys(definition, value)
             tx = self._issue_tx(writer)
             start, end = _interval(start_at, end_at, tx)
-            believed = writer.believed_near(
-                self._tenant, subject, attribute, key if many else None, start, end
+            key, believed = (
+                keys[0],
+                writer.believed_near(
+                    self._tenant, subject, attribute, keys[0] if many else None, start, end
+                ),
             )
-            plan = plan_assert(believed, key, start, end, Payload(stored_value, stated=tx, **meta))
+            for other in keys[1:] if many and not believed else ():
+                # The subject already holds this number written another way: the same value.
+                held = writer.believed_near(self._tenant, subject, attribute, other, start, end)
+                if held:
+                    key, believed = other, held
+                    break
+            plan = plan_assert(believed, key, start, end, Payload(value, stated=tx, **meta))
             return self._execute(writer, subject, attribute, plan, tx)
 
     def _execute(
@@ -394,10 +423,20 @@ class FactsLane:
     def _definition_for_write(self, writer: FactWriter, attribute: str) -> AttributeDef:
         return self._remember(attribute, writer.attribute(self._tenant, attribute))
 
-    def _key(self, definition: AttributeDef, value: Any) -> tuple[str, Any]:
-        """The comparison key of ``value`` and the value as stored (normalized identifiers)."""
+    def _keys(self, definition: AttributeDef, value: Any) -> tuple[str, ...]:
+        """The comparison keys of ``value``, the one it is stored under first.
+
+        The others are keys it may have been stored under when written another way (phone
+        numbers only).
+
+        The value itself is stored as given: an identifier is kept as the user wrote it.
+        """
         if not definition.identifier:
-            return canonical_json(value), value
+            return (canonical_json(value),)
+        if definition.normalizer == PHONE_NORMALIZER:
+            text = _identifier_text(value)
+            stored = phone_key(text, self.region)
+            return (stored, *(key for key in phone_keys(text, self.region) if key != stored))
         normalize = BUILTIN_NORMALIZERS.get(definition.normalizer) or self._callables.get(
             definition.normalizer
         )
@@ -410,7 +449,7 @@ class FactsLane:
         key = normalize(value)
         if not isinstance(key, str) or not key:
             raise InvalidInput("value", f"normalizer returned {key!r} for {value!r}")
-        return key, key
+        return (key,)
 
     def _normalizer_name(
         self, attribute: str, identifier: bool, normalizer: str | Callable[[Any], str] | None
@@ -425,8 +464,9 @@ class FactsLane:
             name = f"callable:{getattr(normalizer, '__qualname__', repr(normalizer))}"
             self._callables[name] = normalizer
             return name
-        if normalizer not in BUILTIN_NORMALIZERS or normalizer == "json":
-            choices = ", ".join(sorted(set(BUILTIN_NORMALIZERS) - {"json"}))
+        known = {*BUILTIN_NORMALIZERS, PHONE_NORMALIZER} - {"json"}
+        if normalizer not in known:
+            choices = ", ".join(sorted(known))
             raise InvalidInput("normalizer", f"unknown {normalizer!r}; use one of {choices}")
         return normalizer
 
@@ -479,6 +519,13 @@ def _name(field: str, value: object) -> str:
     if _CONTROL_CHARACTERS.search(value):
         raise InvalidInput(field, "must not contain control characters")
     return value
+
+
+def _identifier_text(value: Any) -> str:
+    """An identifier given as text or as a number (``13800001234``), as text."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise InvalidInput("value", f"an identifier must be a string or number, got {value!r}")
+    return str(value)
 
 
 def _payload_meta(

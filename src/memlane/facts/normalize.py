@@ -1,17 +1,22 @@
 """Normalizers turn a value into the key that equality and reverse lookups compare.
 
-Identifiers compare by their normalized text (``"138-0000-1234"`` and ``"13800001234"`` are
-one phone number); every other value compares by its canonical JSON.
+Identifiers are stored as written and compare by a key computed from them: ``"ORD-2026-10003"``,
+``"ord 2026 10003"`` and ``"ＯＲＤ２０２６１０００３"`` share the key ``"ord202610003"``
+(:func:`code_key`), and ``"+86 137 0000 3333"`` and ``"137-0000-3333"`` are one phone number
+(:mod:`memlane.facts.phones`). Every other value compares by its canonical JSON.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from memlane.errors import InvalidInput
+from memlane.facts.phones import phone_keys
 
 Normalizer = Callable[[Any], str]
 
@@ -33,8 +38,34 @@ def canonical_json(value: Any, field: str = "value") -> str:
         raise InvalidInput(field, f"must be JSON-serializable: {error}") from error
 
 
+# What people put between the parts of an id: spaces, dashes of every kind, dots, slashes.
+_SEPARATORS = re.compile(r"[\s\-\u2010-\u2015\u2212./\\·・]+")
+
+
+def code_key(value: Any) -> str:
+    """The key of an order id, tracking number or account: NFKC, case-folded, no separators.
+
+    ``"K31-560-X-B"``, ``"k31 560 x b"`` and ``"K31560XB"`` share a key; ids that differ in
+    one letter or digit, or in a trailing segment, never do.
+
+    >>> code_key("ＯＲＤ-2026 10003")
+    'ord202610003'
+
+    Raises:
+        InvalidInput: the value is empty, not text or a number, or only separators.
+    """
+    key = _SEPARATORS.sub("", unicodedata.normalize("NFKC", _as_text(value)).casefold())
+    if not key:
+        raise InvalidInput("value", f"{value!r} has nothing but separators")
+    return key
+
+
 def normalize_phone(value: Any) -> str:
-    """Keep the digits: ``"+86 138-0000-1234"`` → ``"8613800001234"``."""
+    """Keep the digits: ``"+86 138-0000-1234"`` → ``"8613800001234"``.
+
+    The normalizer of attributes defined before phone numbers were parsed (``"e164"``, in
+    :mod:`memlane.facts.phones`, is the one new definitions get).
+    """
     digits = "".join(ch for ch in _as_text(value) if ch.isdigit() and ch.isascii())
     if not digits:
         raise InvalidInput("value", f"{value!r} has no digits to form a phone number")
@@ -42,8 +73,8 @@ def normalize_phone(value: Any) -> str:
 
 
 def normalize_email(value: Any) -> str:
-    """Trim and lower-case: ``" Alice@Example.COM "`` → ``"alice@example.com"``."""
-    text = _as_text(value).strip().lower()
+    """Trim, NFKC and case-fold: ``" Alice@Example.COM "`` → ``"alice@example.com"``."""
+    text = unicodedata.normalize("NFKC", _as_text(value)).strip().casefold()
     if "@" not in text or text.startswith("@") or text.endswith("@"):
         raise InvalidInput("value", f"{value!r} is not an e-mail address")
     return text
@@ -63,19 +94,46 @@ BUILTIN_NORMALIZERS: dict[str, Normalizer] = {
     "phone": normalize_phone,
     "email": normalize_email,
     "casefold": normalize_casefold,
+    "code": code_key,
     "exact": normalize_exact,
     "json": canonical_json,
 }
 
 
+PHONE_NORMALIZER = "e164"
+"""Phone numbers parsed with ``phonenumbers`` (needs the memory's region, so not a plain
+function of the value; see :mod:`memlane.facts.phones`)."""
+
+
 def infer_normalizer(attribute: str) -> str:
-    """Pick a normalizer for an identifier from its name (phone/mobile/tel, email/mail)."""
+    """Pick a normalizer for an identifier from its name (phone/mobile/tel, email/mail, code)."""
     name = attribute.casefold()
     if any(word in name for word in ("phone", "mobile", "tel")):
-        return "phone"
+        return PHONE_NORMALIZER
     if "mail" in name:
         return "email"
-    return "casefold"
+    return "code"
+
+
+def match_keys(attribute: str, value: Any) -> frozenset[str]:
+    """Keys under which two written forms of an identifier are the same one.
+
+    For matching text against text (an id in a question against a fact's value or a note),
+    where no memory's region applies: two forms name one identifier if their keys meet.
+
+    >>> bool(match_keys("phone", "+86 137 0000 3333") & match_keys("phone", "13700003333"))
+    True
+    """
+    if infer_normalizer(attribute) == PHONE_NORMALIZER:
+        try:
+            return frozenset(phone_keys(_as_text(value)))
+        except InvalidInput:
+            return frozenset()
+    normalize = normalize_email if infer_normalizer(attribute) == "email" else code_key
+    try:
+        return frozenset([normalize(value)])
+    except InvalidInput:
+        return frozenset()
 
 
 def _as_text(value: Any) -> str:

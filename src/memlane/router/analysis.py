@@ -16,19 +16,12 @@ from datetime import datetime, tzinfo
 from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
+from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
 from memlane.lang import asks_about_plans, names_other_person, owner_of
 from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
 from memlane.router.synonyms import SynonymRegistry, compile_phrase
 
 MAX_QUERY_CHARS = 2_000
-
-# Mention kinds of the extractor → the exact-lane attribute they are stored under.
-IDENTIFIER_ATTRIBUTES: dict[str, str] = {
-    "phone": "phone",
-    "email": "email",
-    "order_id": "order",
-    "user_id": "user_id",
-}
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -86,7 +79,7 @@ def analyze(
     >>> a = analyze("用户 138-0000-1234 的订单号是多少", synonyms=SynonymRegistry(),
     ...             at=datetime(2026, 7, 4, tzinfo=UTC), timezone=UTC)
     >>> [(i.attribute, i.values) for i in a.identifiers], a.attributes
-    ([('phone', ('13800001234', '8613800001234'))], ('order',))
+    ([('phone', ('138-0000-1234',))], ('order',))
 
     Raises:
         InvalidInput: a bad query (see :func:`check_query`).
@@ -143,20 +136,9 @@ def context_beyond(query: str, spans: Iterable[tuple[int, int]]) -> bool:
     return asks_context(_blank(unicodedata.normalize("NFKC", query).casefold(), spans))
 
 
-def identifier_keys(attribute: str, value: str) -> tuple[str, ...]:
-    """Exact lookup keys of one identifier value: a Chinese mobile with and without ``86``."""
-    if attribute != "phone":
-        return (value,)
-    if len(value) == 13 and value.startswith("86") and value[2] == "1":
-        return (value, value[2:])
-    if len(value) == 11 and value.startswith("1"):
-        return (value, "86" + value)
-    return (value,)
-
-
 def _identifier(mention: Mention) -> IdentifierRef:
     attribute = IDENTIFIER_ATTRIBUTES[mention.kind]
-    return IdentifierRef(attribute, mention.text, identifier_keys(attribute, str(mention.value)))
+    return IdentifierRef(attribute, mention.text, (mention.text,))
 
 
 def _without(query: str, mentions: list[Mention]) -> str:
@@ -191,8 +173,10 @@ def _asked(
     named = list(dict.fromkeys(intent.attribute for intent in intents))
     # "手机号 138… 的邮箱": the phone intent labels the identifier; email is the question.
     labels = {ref.attribute for ref in identifiers}
+    if labels & set(CODE_ATTRIBUTES):  # "单号 1933…", "order ORD-7": any code labels itself
+        labels |= set(CODE_ATTRIBUTES)
     asked = [attribute for attribute in named if attribute not in labels]
-    return tuple(asked or named)
+    return tuple(asked)
 
 
 def _times(

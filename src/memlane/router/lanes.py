@@ -6,15 +6,16 @@ judging and ranking happen in :mod:`memlane.router.adjudicate`.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any, Protocol
 
 from memlane.errors import InvalidInput
+from memlane.extract.rules import CODE_ATTRIBUTES
 from memlane.facts.lane import FactsLane
 from memlane.facts.model import Fact, is_document
+from memlane.facts.normalize import match_keys
 from memlane.router.adjudicate import (
     TIER_ANSWER,
     TIER_PROFILE,
@@ -80,12 +81,14 @@ def _owners(
     facts: FactsLane, ref: IdentifierRef, valid_at: datetime | None, known_at: datetime | None
 ) -> list[str]:
     owners: list[str] = []
-    for value in ref.values:
-        try:
-            found = facts.lookup(ref.attribute, value, valid_at, known_at)
-        except InvalidInput:  # a value the attribute's normalizer refuses matches nothing
-            continue
-        owners.extend(owner for owner in found if owner not in owners)
+    # An id asked about without its kind ("where is K31560XB?") may be any kind of code.
+    for attribute in _family(ref):
+        for value in ref.values:
+            try:
+                found = facts.lookup(attribute, value, valid_at, known_at)
+            except InvalidInput:  # a value the attribute's normalizer refuses matches nothing
+                continue
+            owners.extend(owner for owner in found if owner not in owners)
     if not owners and ref.attribute == "user_id":
         try:  # a user id that is itself a subject ("U-001 住在哪里")
             if facts.profile(ref.text, valid_at, known_at):
@@ -147,27 +150,40 @@ def read_exact(
 ) -> ExactRead:
     """Answer the asked attributes and matched identifiers of every resolved subject."""
     read = ExactRead()
+    lookup_only = _only_identifiers(analysis)
     for subject in resolution.subjects:
         held = subject_facts(facts, subject, query.valid_at, query.known_at)
         read.facts[subject] = held
         if resolution.unmatched and not resolution.matched.get(subject):
             continue  # the query is about an identifier this subject does not hold
-        literal = literal_attributes(analysis.query, held.current) if analysis.own_value else {}
+        # "order ORD-7" names the order: the word is a label, not a question for its value.
+        labels = {name for ref in resolution.matched.get(subject, []) for name in _family(ref)}
+        found = literal_attributes(analysis.query, held.current) if analysis.own_value else {}
+        literal = {name: spans for name, spans in found.items() if name not in labels}
         read.literal_spans.extend(span for spans in literal.values() for span in spans)
         asked = list(dict.fromkeys([*analysis.attributes, *literal]))
         read.asked.extend(name for name in asked if name not in read.asked)
+        # The identifiers named: part of an answer ("138-0000-1234 的订单号") or of a lookup
+        # ("138-0000-1234"), else a supplement to what the summary lane says about them.
+        named = [
+            fact
+            for ref in resolution.matched.get(subject, [])
+            for fact in _holding(_held_codes(held, ref), ref)
+        ]
         chosen: dict[int, Candidate] = {}
-        for ref in resolution.matched.get(subject, []):
-            for fact in _holding(held.current.get(ref.attribute, []), ref):
-                chosen[fact.id] = fact_candidate(fact, "current", 0.95, TIER_ANSWER, query)
         answered = _answer(held, asked, analysis, query, chosen)
-        if not asked and resolution.matched.get(subject):
-            answered = True  # "138-0000-1234 是谁": the profile is the answer
+        if not answered and not asked and named and lookup_only:
+            answered = True  # the identifier and its owner's profile answer
             _profile(held, chosen, 0.9, TIER_ANSWER, query)
+        tier = TIER_ANSWER if answered else TIER_PROFILE
+        named_ids = {fact.id: fact_candidate(fact, "current", 0.95, tier, query) for fact in named}
+        chosen.update(named_ids if answered else {})
         read.answered = read.answered or answered
         read.answers.extend(chosen.values())
         if not answered:
-            extra: dict[int, Candidate] = {}
+            # "what happened to order X?": what was said about X answers, searched in the
+            # summary lane of X's owner; X itself and the owner's profile come after it.
+            extra: dict[int, Candidate] = dict(named_ids)
             _profile(held, extra, 0.5, TIER_PROFILE, query, skip=set(chosen))
             read.supplement.extend(extra.values())
     return read
@@ -239,14 +255,27 @@ def _profile(
                 chosen[fact.id] = fact_candidate(fact, "current", score, tier, query)
 
 
+def _only_identifiers(analysis: QueryAnalysis) -> bool:
+    """True if the query is nothing but identifiers: a lookup, not a question about them."""
+    rest = analysis.query
+    for ref in analysis.identifiers:
+        rest = rest.replace(ref.text, " ")
+    return not any(char.isalnum() for char in rest)
+
+
+def _family(ref: IdentifierRef) -> tuple[str, ...]:
+    """The attributes ``ref`` may be held under: its own, or any code attribute for a code."""
+    return CODE_ATTRIBUTES if ref.attribute in CODE_ATTRIBUTES else (ref.attribute,)
+
+
+def _held_codes(held: SubjectFacts, ref: IdentifierRef) -> list[Fact]:
+    """The subject's facts ``ref`` may name."""
+    return [fact for name in _family(ref) for fact in held.current.get(name, [])]
+
+
 def _holding(facts: list[Fact], ref: IdentifierRef) -> list[Fact]:
-    keys = {_loose(value) for value in ref.values}
-    return [fact for fact in facts if _loose(str(fact.value)) in keys]
-
-
-def _loose(value: str) -> str:
-    folded = unicodedata.normalize("NFKC", value).casefold()
-    return "".join(ch for ch in folded if ch.isalnum() or ch in "@.")
+    keys = {key for value in ref.values for key in match_keys(ref.attribute, value)}
+    return [fact for fact in facts if match_keys(fact.attribute, fact.value) & keys]
 
 
 def fact_candidate(

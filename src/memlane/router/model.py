@@ -21,8 +21,9 @@ class IdentifierRef:
     """An identifier named in a query, e.g. the phone number in "用户 138-0000-1234 的订单".
 
     ``attribute`` is the exact-lane attribute it is looked up under (``phone``, ``email``,
-    ``order``, ``user_id``); ``values`` are the keys tried, all exact (a Chinese mobile is
-    tried with and without its ``86`` country code).
+    or a code: ``order``, ``tracking``, ``account``, ``reference``, ``user_id``, any of which
+    a code is looked up in); ``values`` are the texts looked up, as written: the exact lane
+    matches them by key (``+86 137…`` finds ``137-…``; see :mod:`memlane.facts.phones`).
     """
 
     attribute: str

@@ -11,6 +11,8 @@ from datetime import datetime, timedelta, tzinfo
 
 from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
+from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
+from memlane.facts.normalize import match_keys
 from memlane.router.adjudicate import (
     ON_TOPIC_BONUS,
     TIER_CONTEXT,
@@ -22,7 +24,6 @@ from memlane.router.adjudicate import (
     origins,
     statement,
 )
-from memlane.router.analysis import IDENTIFIER_ATTRIBUTES, identifier_keys
 from memlane.router.lanes import day
 from memlane.router.model import IdentifierRef, RecallItem
 from memlane.summaries.lane import SummariesLane
@@ -273,13 +274,10 @@ def note_statements(notes: Sequence[Note], filters: SummaryFilters) -> list[Stat
 
 
 def names_identifier(text: str, refs: Sequence[IdentifierRef]) -> bool:
-    """True if ``text`` names one of the identifiers exactly (after normalization)."""
-    wanted = {(ref.attribute, value.casefold()) for ref in refs for value in ref.values}
+    """True if ``text`` names one of the identifiers, however it is written there."""
+    wanted = {key for ref in refs for text in ref.values for key in match_keys(ref.attribute, text)}
     for mention in find_identifiers(text):
         attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)
-        if attribute is None:
-            continue
-        keys = identifier_keys(attribute, str(mention.value))
-        if any((attribute, key.casefold()) in wanted for key in keys):
+        if attribute is not None and match_keys(attribute, mention.text) & wanted:
             return True
     return False
