@@ -118,8 +118,8 @@ def test_retractions_read_the_old_value_of_any_relation(text: str, old: str) -> 
 
 
 def test_a_sentence_with_no_change_retracts_nothing() -> None:
-    assert retractions("I moved to Beijing last week") == []
-    assert retractions("我住在上海，在阿里巴巴工作") == []
+    assert retractions("I moved to Beijing last week") == ()
+    assert retractions("我住在上海，在阿里巴巴工作") == ()
 
 
 def test_other_people_are_named_by_their_role_not_by_a_list_of_attributes() -> None:

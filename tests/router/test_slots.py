@@ -57,12 +57,12 @@ def test_a_span_the_question_names_is_the_topic_not_a_value() -> None:
 
 
 def test_the_speaker_label_and_numbering_are_not_part_of_the_frame() -> None:
-    assert clauses("U-7 said: [26] The owner of the Inn is Kit.", "U-7") == [
-        "the owner of the inn is kit"
-    ]
-    assert clauses("U-7说：（3）汐矶养蜂协会的会长是宋嘉树。", "U-7") == [
-        "汐矶养蜂协会的会长是宋嘉树"
-    ]
+    assert clauses("U-7 said: [26] The owner of the Inn is Kit.", "U-7") == (
+        "the owner of the inn is kit",
+    )
+    assert clauses("U-7说：（3）汐矶养蜂协会的会长是宋嘉树。", "U-7") == (
+        "汐矶养蜂协会的会长是宋嘉树",
+    )
 
 
 def test_recall_marks_an_unseen_relation_stale_when_a_later_statement_refills_it() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from memlane.lang import en, zh
 from memlane.lang.words import fold, salient_terms
@@ -27,7 +27,8 @@ class Retraction:
     terms: frozenset[str]
 
 
-def retractions(text: str) -> list[Retraction]:
+@lru_cache(maxsize=32_768)
+def retractions(text: str) -> tuple[Retraction, ...]:
     """The old values ``text`` retracts, in order.
 
     >>> [r.old for r in retractions("我上个月从兰州搬去绍兴了")]
@@ -45,7 +46,7 @@ def retractions(text: str) -> list[Retraction]:
             terms = salient_terms(old)
             if terms and len(old) <= MAX_VALUE_CHARS and old not in {r.old for r in found}:
                 found.append(Retraction(old, terms))
-    return found
+    return tuple(found)
 
 
 def replaces_in_kind(text: str) -> bool:

@@ -27,13 +27,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
+from functools import cached_property
 
 from memlane.facts.model import Fact
 from memlane.lang.changes import Retraction, retractions
 from memlane.lang.words import shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions
 from memlane.router.model import RecallItem
-from memlane.router.slots import clauses, restates
+from memlane.router.slots import clauses, restates, slot_opening
 from memlane.summaries.model import Note
 from memlane.summaries.text import is_question
 
@@ -93,18 +94,22 @@ class Candidate:
         return self.body or self.item.text
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Statement:
-    """Evidence: a note or user turn of a subject, with its claims."""
+    """Evidence: a note or user turn of a subject; its claims are read when first asked for."""
 
     subject: str
     text: str
     said: datetime
     learned: datetime
     turns: frozenset[str]
-    claims: tuple[Claim, ...]
     ref: str
     note: Note | None = None
+
+    @cached_property
+    def claims(self) -> tuple[Claim, ...]:
+        """What the statement asserts (see :func:`memlane.router.claims.claims`)."""
+        return tuple(claims(self.text, self.subject))
 
 
 @dataclass(slots=True)
@@ -143,10 +148,8 @@ def statement(
     ref: str,
     note: Note | None = None,
 ) -> Statement:
-    """Build a :class:`Statement`, reading its claims."""
-    return Statement(
-        subject, text, said, learned, frozenset(turns), tuple(claims(text, subject)), ref, note
-    )
+    """Build a :class:`Statement`."""
+    return Statement(subject, text, said, learned, frozenset(turns), ref, note)
 
 
 class Adjudicator:
@@ -168,8 +171,9 @@ class Adjudicator:
         self._statements = statements
         self._zone = timezone
         self._by_key: dict[str, dict[tuple[str, str], list[tuple[Statement, Claim]]]] = {}
-        self._by_clauses: dict[str, list[tuple[Statement, list[str]]]] = {}
-        self._by_retraction: dict[str, list[tuple[Statement, list[Retraction]]]] = {}
+        self._by_subject: dict[str, Sequence[Statement]] = {}
+        self._by_clauses: dict[str, dict[str, list[tuple[Statement, str]]]] = {}
+        self._by_retraction: dict[str, list[tuple[Statement, tuple[Retraction, ...]]]] = {}
         self._query = ""
 
     def judge(
@@ -256,7 +260,7 @@ class Adjudicator:
         subject = candidate.item.subject
         if not cited or subject is None:
             return candidate
-        sources = [found for found in self._statements(subject) if found.turns & cited]
+        sources = [found for found in self._evidence(subject) if found.turns & cited]
         if not sources:
             return candidate
         latest = max(sources, key=lambda found: (found.said, found.learned))
@@ -329,13 +333,14 @@ class Adjudicator:
         if is_question(text):
             return None
         after = (candidate.said_late or candidate.said, candidate.learned)
-        mine = clauses(text, subject)
+        by_opening = self._clauses(subject)
         later = [
             found
-            for found, theirs in self._clauses(subject)
+            for old in clauses(text, subject)
+            for found, new in by_opening.get(slot_opening(old), ())
             if (found.said, found.learned) > after
             and not found.turns & candidate.turns
-            and any(restates(old, new, asked=self._query) for old in mine for new in theirs)
+            and restates(old, new, asked=self._query)
         ]
         if not later:
             return None
@@ -358,33 +363,42 @@ class Adjudicator:
         latest = max(later, key=lambda found: (found.said, found.learned))
         return Verdict(f"later: {latest.text}", latest.said, latest)
 
-    def _retractions(self, subject: str) -> list[tuple[Statement, list[Retraction]]]:
+    def _retractions(self, subject: str) -> list[tuple[Statement, tuple[Retraction, ...]]]:
         cached = self._by_retraction.get(subject)
         if cached is None:
             cached = [
                 (found, retracted)
-                for found in self._statements(subject)
+                for found in self._evidence(subject)
                 if (retracted := retractions(found.text))
             ]
             self._by_retraction[subject] = cached
         return cached
 
-    def _clauses(self, subject: str) -> list[tuple[Statement, list[str]]]:
+    def _clauses(self, subject: str) -> dict[str, list[tuple[Statement, str]]]:
+        """The subject's clauses by their opening (only those can share a slot)."""
         cached = self._by_clauses.get(subject)
         if cached is None:
-            cached = [
-                (found, clauses(found.text, subject))
-                for found in self._statements(subject)
-                if not is_question(found.text)
-            ]
+            cached = {}
+            for found in self._evidence(subject):
+                if is_question(found.text):
+                    continue
+                for clause in clauses(found.text, subject):
+                    cached.setdefault(slot_opening(clause), []).append((found, clause))
             self._by_clauses[subject] = cached
         return cached
+
+    def _evidence(self, subject: str) -> Sequence[Statement]:
+        """The subject's statements, read (and their claims parsed) once per recall."""
+        found = self._by_subject.get(subject)
+        if found is None:
+            found = self._by_subject[subject] = self._statements(subject)
+        return found
 
     def _keyed(self, subject: str) -> dict[tuple[str, str], list[tuple[Statement, Claim]]]:
         keyed = self._by_key.get(subject)
         if keyed is None:
             keyed = {}
-            for found in self._statements(subject):
+            for found in self._evidence(subject):
                 for claim in found.claims:
                     keyed.setdefault(claim.key, []).append((found, claim))
             self._by_key[subject] = keyed

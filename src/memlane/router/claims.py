@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memlane.extract import find_identifiers
 from memlane.lang import is_negated, mentions_value
@@ -24,6 +25,8 @@ from memlane.summaries.notes import relations
 from memlane.summaries.text import is_question, normalize_for_dedupe
 
 SELF = ""
+CACHED_STATEMENTS = 32_768
+"""Statements whose claims are kept in memory: the same notes are judged recall after recall."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +113,8 @@ _NAMED = frozenset({"location", "name", "phone", "email", "employer", "age", "bi
 _NEEDS_IDENTIFIER = {"phone": "phone", "email": "email"}
 
 
-def claims(text: str, subject: str) -> list[Claim]:
+@lru_cache(maxsize=CACHED_STATEMENTS)
+def claims(text: str, subject: str) -> tuple[Claim, ...]:
     """The claims of one statement of ``subject``'s memory, clause by clause.
 
     Questions, negations ("I don't live there any more") and reported questions
@@ -122,7 +126,7 @@ def claims(text: str, subject: str) -> list[Claim]:
     [('', 'location'), ('', 'employer')]
     """
     if _ASKED.search(text):
-        return []
+        return ()
     found: list[Claim] = []
     holder = _leading_holder(text, subject)
     for clause in _clauses(text):
@@ -137,7 +141,7 @@ def claims(text: str, subject: str) -> list[Claim]:
         for claim in clause_claims:
             if _complete(claim) and claim.key not in {c.key for c in found}:
                 found.append(claim)
-    return found
+    return tuple(found)
 
 
 def _clauses(text: str) -> list[str]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 MIN_FRAME_SHARE = 0.5
 """The shared frame is at least this share of the longer statement."""
@@ -49,7 +50,8 @@ class Restatement:
     values: tuple[str, str]
 
 
-def clauses(text: str, speaker: str = "") -> list[str]:
+@lru_cache(maxsize=32_768)
+def clauses(text: str, speaker: str = "") -> tuple[str, ...]:
     """The clauses of a statement, normalized for comparing frames.
 
     NFKC, case-folded, without numbering and without the speaker label notes start with
@@ -66,12 +68,20 @@ def clauses(text: str, speaker: str = "") -> list[str]:
         clause = " ".join(clause.split()).strip(_EDGE_PUNCT)
         if clause:
             found.append(clause)
-    return found
+    return tuple(found)
 
 
 def strip_numbering(text: str) -> str:
     """``text`` without the numbering in front of it ("22、", "(3) ", "Fact 12: ")."""
     return _NUMBERING.sub("", text)
+
+
+def slot_opening(clause: str) -> str:
+    """What two clauses of one slot must open with: their first :data:`MIN_PREFIX_CHARS`.
+
+    Clauses that open differently never restate each other, so this buckets the candidates.
+    """
+    return clause[:MIN_PREFIX_CHARS]
 
 
 def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
@@ -91,7 +101,7 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
         return None  # one only adds a word ("is now"): the same value again
     if max(len(old_value), len(new_value)) > MAX_VALUE_CHARS:
         return None
-    if len(old[:prefix].strip()) < MIN_PREFIX_CHARS:
+    if prefix < MIN_PREFIX_CHARS or len(old[:prefix].strip()) < MIN_PREFIX_CHARS:
         return None
     if prefix + suffix < MIN_FRAME_SHARE * max(len(old), len(new)):
         return None
