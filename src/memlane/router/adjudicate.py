@@ -342,10 +342,7 @@ class Adjudicator:
             and not found.turns & candidate.turns
             and restates(old, new, asked=self._query)
         ]
-        if not later:
-            return None
-        latest = max(later, key=lambda found: (found.said, found.learned))
-        return Verdict(f"later: {latest.text}", latest.said, latest)
+        return _latest(later)
 
     def _against_retractions(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
         """A later statement that says a value ``text`` names no longer holds ("我离开华为了")."""
@@ -358,10 +355,7 @@ class Adjudicator:
             and not found.turns & candidate.turns
             and any(shares_term(old.terms, text) for old in retracted)
         ]
-        if not later:
-            return None
-        latest = max(later, key=lambda found: (found.said, found.learned))
-        return Verdict(f"later: {latest.text}", latest.said, latest)
+        return _latest(later)
 
     def _retractions(self, subject: str) -> list[tuple[Statement, tuple[Retraction, ...]]]:
         cached = self._by_retraction.get(subject)
@@ -421,6 +415,14 @@ class Adjudicator:
             return f"{attribute} {_show(old.value)} no longer holds{ended}"
         values = ", ".join(_show(fact.value) for fact in current)
         return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
+
+
+def _latest(later: Sequence[Statement]) -> Verdict | None:
+    """The verdict naming the latest of the statements that supersede a candidate, if any."""
+    if not later:
+        return None
+    latest = max(later, key=lambda found: (found.said, found.learned))
+    return Verdict(f"later: {latest.text}", latest.said, latest)
 
 
 def note_candidate(note: Note | None, subject: str, score: float, zone: tzinfo) -> Candidate:
