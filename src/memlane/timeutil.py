@@ -2,7 +2,8 @@
 
 Inputs may be ``datetime``, ``date`` or ISO-8601 strings. A date or a naive datetime is read
 in the memory's configured time zone; a wall time that a daylight-saving change makes
-ambiguous or skips is refused rather than guessed.
+ambiguous or skips is refused rather than guessed. Instants must fall in the years 2 to 9998
+(UTC), so that every time zone can show them and date arithmetic near them cannot overflow.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ TimeInput = datetime | date | str
 """What callers may pass wherever memlane takes an instant."""
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
+"""The earliest instant memlane accepts."""
+LATEST = datetime(9998, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC)
+"""The latest instant memlane accepts (omit ``valid_to`` for "until further notice")."""
 ONE_MICROSECOND = timedelta(microseconds=1)
 
 
@@ -56,13 +61,19 @@ def parse_instant(value: TimeInput, zone: tzinfo, field: str) -> datetime:
     """
     if isinstance(value, str):
         value = _parse_iso(value.strip(), field)
-    if isinstance(value, datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            value = _localize(value, zone, field)
-        return value.astimezone(UTC)
-    if isinstance(value, date):
-        return _localize(datetime.combine(value, time()), zone, field).astimezone(UTC)
-    raise InvalidInput(field, f"expected a datetime, date or ISO-8601 string, got {value!r}")
+    if not isinstance(value, date):
+        raise InvalidInput(field, f"expected a datetime, date or ISO-8601 string, got {value!r}")
+    try:
+        instant = _to_utc(value, zone, field)
+    except OverflowError:  # the wall time has no UTC instant (year 1 or 9999 with an offset)
+        instant = None
+    if instant is None or not EARLIEST <= instant <= LATEST:
+        raise InvalidInput(
+            field,
+            f"{value.isoformat()} is out of range: times must fall in the years "
+            f"{EARLIEST.year} to {LATEST.year} (UTC)",
+        )
+    return instant
 
 
 def parse_optional_instant(value: TimeInput | None, zone: tzinfo, field: str) -> datetime | None:
@@ -91,6 +102,14 @@ def to_micros(instant: datetime) -> int:
 def from_micros(micros: int) -> datetime:
     """Inverse of :func:`to_micros`."""
     return EPOCH + timedelta(microseconds=micros)
+
+
+def _to_utc(value: date, zone: tzinfo, field: str) -> datetime:
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            value = _localize(value, zone, field)
+        return value.astimezone(UTC)
+    return _localize(datetime.combine(value, time()), zone, field).astimezone(UTC)
 
 
 def _parse_iso(text: str, field: str) -> datetime | date:

@@ -7,7 +7,6 @@ Validation and normalization happen here; the write rules live in
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, tzinfo
@@ -31,9 +30,8 @@ from memlane.timeutil import (
     parse_instant,
     to_micros,
 )
-
-MAX_NAME_LENGTH = 512
-_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
+from memlane.validation import fact_value, optional_text
+from memlane.validation import name as _name
 
 
 class FactsLane:
@@ -357,7 +355,7 @@ class FactsLane:
         start_at, end_at = self._interval_inputs(valid_from, valid_to)
         if value is None:
             raise InvalidInput("value", "must not be None; use retract() to end a value")
-        value_json = canonical_json(value)
+        value_json = canonical_json(fact_value("value", value))
         meta = _payload_meta(source, reason, confidence, provenance)
         with self._store.transaction() as writer:
             definition = self._definition_for_write(writer, attribute)
@@ -396,6 +394,7 @@ class FactsLane:
 
     def _key(self, definition: AttributeDef, value: Any) -> tuple[str, Any]:
         """The comparison key of ``value`` and the value as stored (normalized identifiers)."""
+        fact_value("value", value)
         if not definition.identifier:
             return canonical_json(value), value
         normalize = BUILTIN_NORMALIZERS.get(definition.normalizer) or self._callables.get(
@@ -467,26 +466,11 @@ def _interval(start: int | None, end: int | None, tx: int) -> tuple[int, int]:
     return start, end
 
 
-def _name(field: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
-    if not value.strip():
-        raise InvalidInput(field, "must not be empty")
-    if value != value.strip():
-        raise InvalidInput(field, f"must not start or end with white space: {value!r}")
-    if len(value) > MAX_NAME_LENGTH:
-        raise InvalidInput(field, f"longer than {MAX_NAME_LENGTH} characters")
-    if _CONTROL_CHARACTERS.search(value):
-        raise InvalidInput(field, "must not contain control characters")
-    return value
-
-
 def _payload_meta(
     source: str | None, reason: str | None, confidence: float, provenance: Sequence[str]
 ) -> dict[str, Any]:
-    for field, text in (("source", source), ("reason", reason)):
-        if text is not None and not isinstance(text, str):
-            raise InvalidInput(field, f"must be a string or None, got {type(text).__name__}")
+    optional_text("source", source)
+    optional_text("reason", reason)
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):
         raise InvalidInput("confidence", f"must be a number, got {confidence!r}")
     if not (math.isfinite(confidence) and 0.0 <= confidence <= 1.0):

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
+from pydantic import Field
 
 from memlane.access import Role
 from memlane.server.auth import Admin
-from memlane.server.errors import not_found
+from memlane.server.errors import API_ERRORS, not_found
+from memlane.server.keys import MAX_KEY_LABEL_CHARS
 from memlane.server.routes.common import Body, Page
 
-router = APIRouter(prefix="/v1/keys", tags=["keys"])
+router = APIRouter(prefix="/v1/keys", tags=["keys"], responses=API_ERRORS)
 
 
 class NewKey(Body):
     """The body of a key to create (for the admin's tenant)."""
 
     role: Role
-    label: str | None = None
+    label: Annotated[str, Field(max_length=MAX_KEY_LABEL_CHARS)] | None = None
 
 
 @router.post("")
