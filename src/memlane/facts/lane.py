@@ -312,6 +312,7 @@ class FactsLane:
         >>> mem.facts.lookup("phone", "138 0000 1234")  # doctest: +SKIP
         ['U-001']
         """
+        fact_value("value", value)
         definition = self.definition(attribute, fresh=True)
         if definition.normalizer == "json" and attribute in self._undeclared:
             return []
