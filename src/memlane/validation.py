@@ -49,11 +49,14 @@ MAX_LABEL_CHARS = 2_000
 
 _NAME_CONTROL = "\\x00-\\x1f\\x7f"
 _TEXT_CONTROL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f"
+# White space as ``str.strip`` sees it, spelled out: ``\\s`` differs between Python and the
+# ECMA regular expressions of JSON Schema (U+0085, U+FEFF).
+_SPACE = "".join(f"\\u{code:04x}" for code in range(0x3001) if chr(code).isspace())
 
-NAME_PATTERN = f"^[^\\s{_NAME_CONTROL}](?:[^{_NAME_CONTROL}]*[^\\s{_NAME_CONTROL}])?$"
+NAME_PATTERN = f"^[^{_SPACE}{_NAME_CONTROL}](?:[^{_NAME_CONTROL}]*[^{_SPACE}{_NAME_CONTROL}])?$"
 """A name as a regular expression (also published in the OpenAPI document)."""
 
-TEXT_PATTERN = f"^[^{_TEXT_CONTROL}]*[^\\s{_TEXT_CONTROL}][^{_TEXT_CONTROL}]*$"
+TEXT_PATTERN = f"^[^{_TEXT_CONTROL}]*[^{_SPACE}{_TEXT_CONTROL}][^{_TEXT_CONTROL}]*$"
 """A text as a regular expression (also published in the OpenAPI document)."""
 
 _NAME_FORBIDDEN = re.compile(f"[{_NAME_CONTROL}]")

@@ -225,3 +225,21 @@ def test_docs_are_served_from_local_files(api: Api) -> None:
     assert script.status_code == 200 and len(script.content) > 100_000
     assert api.client.get("/docs/static/../../etc/passwd").status_code == 404
     assert api.client.get("/docs/static/index.html").status_code == 404
+
+
+def test_an_unknown_query_parameter_is_refused_not_dropped(api: Api) -> None:
+    key = api.mint("acme", "admin")
+    misspelt = {"subject": "U-1", "attribute": "city", "valid_att": "2026-01-01"}
+    _refused(
+        api.client.get("/v1/facts/get", params=misspelt, headers=api.headers(key)), "valid_att"
+    )
+    paged = {"subject": "U-1", "limit": 5, "offset": 0}
+    api.client.post(
+        "/v1/facts/set",
+        json={"subject": "U-1", "attribute": "city", "value": "Oslo"},
+        headers=api.headers(key),
+    )
+    assert (
+        api.client.get("/v1/facts/versions", params=paged, headers=api.headers(key)).status_code
+        == 200
+    )

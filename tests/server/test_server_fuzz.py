@@ -51,3 +51,51 @@ def test_no_request_makes_the_server_fail(tmp_path: Path) -> None:
     assert checked >= 25
     # Generated requests got past validation and auth, not only 4xx answers.
     assert sum(status < 400 for status in statuses) > 20, sorted(set(statuses))
+
+
+@pytest.mark.parametrize("mode", ["positive", "negative"])
+def test_the_server_keeps_every_promise_of_its_openapi_document(tmp_path: Path, mode: str) -> None:
+    """Every check of ``schemathesis --checks all`` but ``positive_data_acceptance``.
+
+    Documented statuses, content types, response schemas and headers hold for generated
+    requests, and requests that violate the published limits and patterns are refused.
+    Positive acceptance is left out: some rules are not expressible in a schema (a time must
+    parse, ``valid_to`` must follow ``valid_from``, ``add`` needs a many-valued attribute).
+    """
+    from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+    url = str(tmp_path / "checks.db")
+    clock = FakeClock(datetime(2026, 3, 2, tzinfo=UTC))
+    app = create_app(
+        url,
+        memory_factory=lambda tenant: memlane.Memory(
+            url, tenant=tenant, clock=clock, embedder="hash"
+        ),
+        clock=clock,
+    )
+    admin = {"Authorization": "Bearer " + app.state.memlane.keys.create("acme", "admin")[1]}
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    generation = schemathesis.GenerationMode(mode)
+    checked = 0
+    try:
+        for result in schema.get_all_operations():
+            operation = result.ok()
+            if mode == "negative" and not operation.path.startswith("/v1/"):
+                continue  # nothing to violate: no parameters, no body, no key
+
+            @given(case=operation.as_strategy(generation_mode=generation))
+            @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+            def keeps_promises(case: Any) -> None:
+                # A negative case that leaves the key out must be sent without one.
+                keyed = mode == "positive" or "Authorization" in (case.headers or {})
+                headers = admin if keyed else None
+                response = case.call(headers=headers)
+                case.validate_response(
+                    response, headers=headers, excluded_checks=[positive_data_acceptance]
+                )
+
+            keeps_promises()
+            checked += 1
+    finally:
+        app.state.memlane.close()
+    assert checked >= 25

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 try:
-    from fastapi import FastAPI
+    from fastapi import Depends, FastAPI
 except ImportError as missing:  # pragma: no cover - exercised without the extra
     raise ImportError(
         "the memlane HTTP server needs FastAPI and uvicorn: pip install 'memlane[server]'"
@@ -21,6 +21,7 @@ from memlane.server.auth import KeyGate
 from memlane.server.docs import docs_router, swagger_assets
 from memlane.server.middleware import DEFAULT_MAX_BODY, AccessLog, BodyLimit
 from memlane.server.routes import facts, inspector, keys, memory, privacy
+from memlane.server.routes.common import known_query
 from memlane.server.state import MemoryFactory, ServerState
 from memlane.timeutil import Clock
 
@@ -61,6 +62,7 @@ def create_app(
         description="Long-term memory for AI agents. Authenticate with `Authorization: "
         "Bearer <key>`; each key is bound to one tenant and one role.",
         lifespan=lifespan,
+        dependencies=[Depends(known_query)],
         # Served below from local files, or not at all: never from a CDN.
         docs_url=None,
         redoc_url=None,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import Depends, Query
+from fastapi import Depends, Query, Request
 from pydantic import AfterValidator, BaseModel, ConfigDict, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
@@ -14,7 +14,7 @@ from pydantic_core import CoreSchema
 from memlane import validation
 from memlane.memory import Memory
 from memlane.router.analysis import MAX_QUERY_CHARS
-from memlane.server.errors import not_found
+from memlane.server.errors import ApiError, not_found
 from memlane.server.serialize import page
 from memlane.validation import MAX_LABEL_CHARS, MAX_NOTE_CHARS, MAX_TURN_CHARS
 
@@ -130,3 +130,29 @@ def known_subject(memory: Memory, subject: str) -> None:
     audit = memory.views.audit(subject)
     if not (audit.facts or audit.summaries or audit.notes):
         raise not_found()
+
+
+def known_query(request: Request) -> None:
+    """Refuse a query parameter the route does not declare, as bodies refuse unknown fields.
+
+    A misspelt ``valid_at`` would otherwise be dropped in silence and the read answered
+    for "now".
+
+    Raises:
+        ApiError: 422 naming the unknown parameter.
+    """
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    if dependant is None or not request.query_params:
+        return
+    declared = _query_names(dependant)
+    for name in request.query_params:
+        if name not in declared:
+            raise ApiError(422, "unknown query parameter", field=name)
+
+
+def _query_names(dependant: Any) -> set[str]:
+    """The query parameters a route declares, its dependencies' (paging) included."""
+    names = {param.alias for param in dependant.query_params}
+    for inner in dependant.dependencies:
+        names |= _query_names(inner)
+    return names
