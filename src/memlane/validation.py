@@ -68,21 +68,13 @@ def name(field: str, value: object) -> str:
     """Return ``value`` if it is a valid name, else raise :class:`InvalidInput` naming ``field``.
 
     Raises:
-        InvalidInput: not a string, empty, with outer white space, too long, with control
-            characters or lone surrogates.
+        InvalidInput: not a string, empty, too long, with control characters, lone
+            surrogates or white space at either end.
     """
-    if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
-    if not value.strip():
-        raise InvalidInput(field, "must not be empty")
-    if value != value.strip():
-        raise InvalidInput(field, f"must not start or end with white space: {value!r}")
-    if len(value) > MAX_NAME_CHARS:
-        raise InvalidInput(field, f"longer than {MAX_NAME_CHARS} characters")
-    if _NAME_FORBIDDEN.search(value):
-        raise InvalidInput(field, "must not contain control characters")
-    _unicode(field, value)
-    return value
+    checked = _string(field, value, MAX_NAME_CHARS, _NAME_FORBIDDEN)
+    if checked != checked.strip():
+        raise InvalidInput(field, f"must not start or end with white space: {checked!r}")
+    return checked
 
 
 def optional_name(field: str, value: object) -> str | None:
@@ -97,16 +89,7 @@ def text(field: str, value: object, limit: int) -> str:
         InvalidInput: not a string, blank, too long, with control characters (other than
             tab and line breaks) or lone surrogates.
     """
-    if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
-    if not value.strip():
-        raise InvalidInput(field, "must not be empty")
-    if len(value) > limit:
-        raise InvalidInput(field, f"longer than {limit} characters")
-    if _TEXT_FORBIDDEN.search(value):
-        raise InvalidInput(field, "must not contain control characters (binary data?)")
-    _unicode(field, value)
-    return value
+    return _string(field, value, limit, _TEXT_FORBIDDEN)
 
 
 def optional_text(field: str, value: object, limit: int = MAX_LABEL_CHARS) -> str | None:
@@ -140,6 +123,20 @@ def name_schema() -> dict[str, Any]:
 def text_schema(limit: int) -> dict[str, Any]:
     """The JSON-schema constraints of a text of at most ``limit`` characters."""
     return {"minLength": 1, "maxLength": limit, "pattern": TEXT_PATTERN}
+
+
+def _string(field: str, value: object, limit: int, forbidden: re.Pattern[str]) -> str:
+    """What names and texts share: a non-blank string, within ``limit``, and Unicode."""
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInput(field, "must not be empty")
+    if len(value) > limit:
+        raise InvalidInput(field, f"longer than {limit} characters")
+    if forbidden.search(value):
+        raise InvalidInput(field, "must not contain control characters")
+    _unicode(field, value)
+    return value
 
 
 def _unicode(field: str, item: str) -> None:

@@ -17,7 +17,8 @@ from memlane.server.app import create_app  # noqa: E402
 from tests.conftest import FakeClock  # noqa: E402
 
 
-def test_no_request_makes_the_server_fail(tmp_path: Path) -> None:
+def _served(tmp_path: Path) -> tuple[Any, dict[str, str]]:
+    """An app over a new database, and the headers of an admin key of tenant ``acme``."""
     url = str(tmp_path / "fuzz.db")
     clock = FakeClock(datetime(2026, 3, 2, tzinfo=UTC))
     app = create_app(
@@ -28,6 +29,11 @@ def test_no_request_makes_the_server_fail(tmp_path: Path) -> None:
         clock=clock,
     )
     admin = {"Authorization": "Bearer " + app.state.memlane.keys.create("acme", "admin")[1]}
+    return app, admin
+
+
+def test_no_request_makes_the_server_fail(tmp_path: Path) -> None:
+    app, admin = _served(tmp_path)
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     checked = 0
     statuses: list[int] = []
@@ -64,16 +70,7 @@ def test_the_server_keeps_every_promise_of_its_openapi_document(tmp_path: Path, 
     """
     from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-    url = str(tmp_path / "checks.db")
-    clock = FakeClock(datetime(2026, 3, 2, tzinfo=UTC))
-    app = create_app(
-        url,
-        memory_factory=lambda tenant: memlane.Memory(
-            url, tenant=tenant, clock=clock, embedder="hash"
-        ),
-        clock=clock,
-    )
-    admin = {"Authorization": "Bearer " + app.state.memlane.keys.create("acme", "admin")[1]}
+    app, admin = _served(tmp_path)
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     generation = schemathesis.GenerationMode(mode)
     checked = 0
