@@ -171,6 +171,28 @@ def test_a_turn_that_fails_leaves_no_empty_session(memory):
     assert memory.running_session("U-1", "s-1") is not None
 
 
+class _BrokenExtractor:
+    """An extractor that crashes (not a MemlaneError): the turn fails after the session opened."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def attributes(self) -> Any:
+        return self._inner.attributes()
+
+    def extract(self, *_: object, **__: object) -> Any:
+        raise RuntimeError("extractor crashed")
+
+
+def test_a_turn_that_crashes_leaves_no_empty_session(clock):
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as probe:
+        extractor = _BrokenExtractor(probe.extractor)
+    with memlane.Memory(":memory:", clock=clock, embedder="hash", extractor=extractor) as memory:
+        with pytest.raises(RuntimeError):
+            memory.add_turn("U-1", "s-1", "user", "I moved to Berlin")
+        assert memory.running_session("U-1", "s-1") is None
+
+
 def test_the_ingest_log_never_names_the_subject(caplog):
     clock = FakeClock(datetime(2026, 3, 2, tzinfo=UTC))
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as memory:
