@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import memlane
 from memlane import validation
+from memlane.timeutil import INSTANT_PATTERN
 from memlane.validation import MAX_NAME_CHARS, MAX_NOTE_CHARS, MAX_TURN_CHARS
 from tests.conftest import FakeClock
 
@@ -253,3 +254,20 @@ def test_whatever_can_be_written_can_be_forgotten(candidate):
         if written:
             assert memory.summaries.notes(candidate) == []
             assert memory.views.audit(candidate).notes[0].deleted_at is not None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.from_regex(INSTANT_PATTERN, fullmatch=True),
+    st.sampled_from(["UTC", "Asia/Shanghai", "Pacific/Kiritimati", "Etc/GMT+12"]),
+)
+def test_every_time_the_openapi_pattern_allows_parses(written, zone):
+    from memlane.timeutil import EARLIEST, LATEST, parse_instant, resolve_timezone
+
+    assert EARLIEST <= parse_instant(written, resolve_timezone(zone), "at") <= LATEST
+
+
+def test_a_lookup_refuses_a_bad_time_even_of_an_unknown_attribute(memory):
+    with pytest.raises(memlane.InvalidInput) as raised:
+        memory.facts.lookup("never-defined", "x", valid_at="#M3t(")
+    assert raised.value.field == "valid_at"

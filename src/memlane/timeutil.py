@@ -25,6 +25,23 @@ EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
 """The earliest instant memlane accepts."""
 LATEST = datetime(9998, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC)
 """The latest instant memlane accepts (omit ``valid_to`` for "until further notice")."""
+
+_YEAR = (
+    "(?:000[3-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-7])"
+)
+_MONTH_DAY = (
+    "(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+    "|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
+)
+_TIME = "T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.][0-9]{1,6})?)?"
+_OFFSET = "(?:Z|[+-](?:0[0-9]|1[0-3]):[0-5][0-9])?"
+INSTANT_PATTERN = f"^{_YEAR}-{_MONTH_DAY}(?:{_TIME}{_OFFSET})?$"
+"""ISO-8601 dates and times that :func:`parse_instant` always accepts, as a regular expression.
+
+Published in the OpenAPI document. It is a subset: the parser also takes 29 February, a
+space before the time and the first and last year within range; every match parses, in
+any time zone without daylight saving (a local time that a DST change skips still fails).
+"""
 ONE_MICROSECOND = timedelta(microseconds=1)
 
 

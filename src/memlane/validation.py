@@ -48,7 +48,7 @@ MAX_LABEL_CHARS = 2_000
 """Longest ``source`` or ``reason`` of a write or a deletion."""
 
 _NAME_CONTROL = "\\x00-\\x1f\\x7f"
-_TEXT_CONTROL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f"
+_TEXT_CONTROL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f"
 # White space as ``str.strip`` sees it, spelled out: ``\\s`` differs between Python and the
 # ECMA regular expressions of JSON Schema (U+0085, U+FEFF).
 _SPACE = "".join(f"\\u{code:04x}" for code in range(0x3001) if chr(code).isspace())

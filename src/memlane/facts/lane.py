@@ -313,11 +313,11 @@ class FactsLane:
         ['U-001']
         """
         fact_value("value", value)
+        scope = self._scope(valid_at, known_at)  # bad times are refused even when nothing is held
         definition = self.definition(attribute, fresh=True)
         if definition.normalizer == "json" and attribute in self._undeclared:
             return []
         key = self._key(definition, value)[0]
-        scope = self._scope(valid_at, known_at)
         return self._store.subjects_with(self._tenant, definition.name, key, scope)
 
     def profile(

@@ -111,7 +111,9 @@ def install(app: FastAPI) -> None:
     async def validation(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)
         first: dict[str, Any] = dict(error.errors()[0]) if error.errors() else {}
-        location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
+        location = [str(part) for part in first.get("loc", ())]
+        if location[:1] in (["body"], ["query"], ["path"], ["header"]):
+            location = location[1:]  # where it was sent; the rest names the field
         cause = (first.get("ctx") or {}).get("error")
         # A rule of memlane.validation: its own words, not pydantic's wrapping of them.
         message = _message(cause) if isinstance(cause, InvalidInput) else first.get("msg")

@@ -16,6 +16,7 @@ from memlane.memory import Memory
 from memlane.router.analysis import MAX_QUERY_CHARS
 from memlane.server.errors import ApiError, not_found
 from memlane.server.serialize import page
+from memlane.timeutil import INSTANT_PATTERN
 from memlane.validation import MAX_LABEL_CHARS, MAX_NOTE_CHARS, MAX_TURN_CHARS
 
 MAX_PAGE = 1000
@@ -30,14 +31,15 @@ class Published:
     @classmethod
     def of(cls, keywords: dict[str, Any]) -> Published:
         """The keywords of ``keywords`` (kept hashable, as type annotations must be)."""
-        return cls(tuple(sorted(keywords.items())))
+        frozen = {k: tuple(v) if isinstance(v, list) else v for k, v in keywords.items()}
+        return cls(tuple(sorted(frozen.items())))
 
     def __get_pydantic_json_schema__(
         self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         """The field's schema with these keywords added."""
         schema = handler(core_schema)
-        schema.update(self.keywords)
+        schema.update({k: list(v) if isinstance(v, tuple) else v for k, v in self.keywords})
         return schema
 
 
@@ -76,20 +78,27 @@ Label = Annotated[
     enforced(_text_rule(MAX_LABEL_CHARS)),
 ]
 """A ``source`` or a ``reason``."""
-QueryText = Annotated[str, Published.of({"minLength": 1, "maxLength": MAX_QUERY_CHARS})]
+QueryText = Annotated[
+    str,
+    Published.of(validation.text_schema(MAX_QUERY_CHARS)),
+    enforced(_text_rule(MAX_QUERY_CHARS)),
+]
 """A search question (the router checks the rest)."""
 Instant = Annotated[
     str,
-    Published.of({"minLength": 1, "maxLength": 64}),
+    Published.of({"minLength": 1, "maxLength": 64, "pattern": INSTANT_PATTERN}),
     enforced(lambda field, value: validation.text(field, value, 64)),
 ]
 """An ISO-8601 date or instant."""
 
 
 class Body(BaseModel):
-    """A request body: unknown fields are an error, not silently dropped."""
+    """A request body: unknown fields are an error, not silently dropped.
 
-    model_config = ConfigDict(extra="forbid")
+    Nor are values coerced: ``"immediately": 0.0`` is not ``false``, a number no subject.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +142,7 @@ def known_subject(memory: Memory, subject: str) -> None:
 
 
 def known_query(request: Request) -> None:
-    """Refuse a query parameter the route does not declare, as bodies refuse unknown fields.
+    """Refuse a query parameter the route does not declare, or one given twice.
 
     A misspelt ``valid_at`` would otherwise be dropped in silence and the read answered
     for "now".
@@ -148,6 +157,8 @@ def known_query(request: Request) -> None:
     for name in request.query_params:
         if name not in declared:
             raise ApiError(422, "unknown query parameter", field=name)
+        if len(request.query_params.getlist(name)) > 1:
+            raise ApiError(422, "given more than once", field=name)
 
 
 def _query_names(dependant: Any) -> set[str]:

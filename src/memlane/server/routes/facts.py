@@ -8,6 +8,7 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from memlane.facts.model import Cardinality
+from memlane.facts.normalize import BUILTIN_NORMALIZERS
 from memlane.server.auth import Auditor, Reader, Writer
 from memlane.server.errors import API_ERRORS, not_found
 from memlane.server.routes.common import (
@@ -17,6 +18,7 @@ from memlane.server.routes.common import (
     Label,
     Name,
     Page,
+    Published,
     ValidAt,
     known_subject,
 )
@@ -54,7 +56,7 @@ class Definition(Body):
     attribute: Name
     cardinality: Cardinality = "one"
     identifier: bool = False
-    normalizer: Name | None = None
+    normalizer: Annotated[str, Published.of({"enum": sorted(BUILTIN_NORMALIZERS)})] | None = None
 
 
 @router.get("/get")
