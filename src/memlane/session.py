@@ -28,7 +28,7 @@ from memlane.summaries.notes import extract_notes
 from memlane.summaries.storyline import merge_storyline
 from memlane.summaries.summarizer import Summarizer
 from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant
-from memlane.validation import MAX_TURN_CHARS
+from memlane.validation import MAX_TURN_CHARS as MAX_TURN_CHARS  # re-exported for importers
 from memlane.window.base import SharedWindow, Window
 from memlane.window.buffer import WindowBuffer
 from memlane.window.model import Role, Turn

@@ -30,8 +30,11 @@ from memlane.timeutil import (
     parse_instant,
     to_micros,
 )
-from memlane.validation import fact_value, optional_text
+from memlane.validation import MAX_NAME_CHARS, fact_value, optional_text
 from memlane.validation import name as _name
+
+MAX_NAME_LENGTH = MAX_NAME_CHARS
+"""Kept for importers; the rule lives in :mod:`memlane.validation`."""
 
 
 class FactsLane:
