@@ -6,7 +6,13 @@
 'phone'
 """
 
-from memlane.errors import InvalidInput, MemlaneError, SchemaError, StorageError
+from memlane.errors import (
+    ConflictError,
+    InvalidInput,
+    MemlaneError,
+    SchemaError,
+    StorageError,
+)
 from memlane.facts.model import AttributeDef, Fact
 from memlane.memory import Memory
 from memlane.privacy.model import AuditView, Deletion, PurgeReport
@@ -18,6 +24,7 @@ from memlane.window.model import Turn
 __all__ = [
     "AttributeDef",
     "AuditView",
+    "ConflictError",
     "Deletion",
     "Fact",
     "InvalidInput",

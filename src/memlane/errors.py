@@ -24,5 +24,9 @@ class StorageError(MemlaneError):
     """The storage backend failed (locked database, broken file, unreachable server)."""
 
 
+class ConflictError(StorageError):
+    """A write conflicts with stored data (a constraint was violated): retrying will not help."""
+
+
 class SchemaError(StorageError):
     """The database was written by a newer memlane, or its schema is damaged."""

@@ -19,6 +19,7 @@ from memlane.extract.model import AttributeSpec, Extraction, FactOp
 from memlane.facts.lane import FactsLane
 from memlane.facts.model import Fact
 from memlane.lang.words import mentions_value
+from memlane.validation import MAX_LABEL_CHARS
 
 log = logging.getLogger("memlane.ingest")
 
@@ -97,7 +98,8 @@ class FactIngester:
         try:
             self._ensure_defined(op.attribute)
             valid_from = op.valid_from or at
-            reason = f"said: {op.evidence}" if op.evidence else None
+            # The evidence is a span of a turn; a reason is a label (MAX_LABEL_CHARS).
+            reason = f"said: {op.evidence}"[:MAX_LABEL_CHARS] if op.evidence else None
             if op.kind == "retract":
                 self._facts.retract(subject, op.attribute, valid_from, value=op.value)
                 self.stats.applied += 1
@@ -117,7 +119,8 @@ class FactIngester:
         except InvalidInput as error:
             self.stats.rejected += 1
             self.stats.reasons.append(str(error))
-            log.warning("extracted %s for %s refused: %s", op.attribute, subject, error.field)
+            # Never the subject (nor the value): logs must not name whom memory is about.
+            log.warning("extracted %s refused: %s", op.attribute, error.field)
             return None
         self.stats.applied += 1
         return fact

@@ -8,6 +8,7 @@ import threading
 from datetime import timedelta, tzinfo
 from types import TracebackType
 
+from memlane import validation
 from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.extract.model import Extractor
@@ -34,6 +35,13 @@ from memlane.timeutil import (
     to_micros,
 )
 from memlane.timeutil import system_clock as _system_clock
+from memlane.validation import (
+    MAX_NOTE_CHARS,
+    name,
+    optional_name,
+    optional_text,
+)
+from memlane.window.model import Role, Turn
 from memlane.window.redis import RedisWindow, connect, forget_windows, window_key
 from memlane.workflows.lane import WorkflowsLane
 
@@ -98,8 +106,7 @@ class Memory:
         window_url: str | None = None,
         region: str | None = None,
     ) -> None:
-        if not isinstance(tenant, str) or not tenant.strip() or tenant != tenant.strip():
-            raise InvalidInput("tenant", f"must be a non-empty name, got {tenant!r}")
+        name("tenant", tenant)
         if clock is not None and not callable(clock):
             raise InvalidInput("clock", "must be a callable returning an aware datetime")
         if not isinstance(idle_timeout, timedelta) or idle_timeout <= timedelta(0):
@@ -179,9 +186,8 @@ class Memory:
 
         >>> s = mem.session("U-001", session_id="s-42", window=5)  # doctest: +SKIP
         """
-        for field, value in (("subject", subject), ("session_id", session_id)):
-            if not isinstance(value, str) or not value.strip():
-                raise InvalidInput(field, "must be a non-empty string")
+        name("subject", subject)
+        name("session_id", session_id)
         if (
             isinstance(window, bool)
             or not isinstance(window, int)
@@ -197,6 +203,32 @@ class Memory:
             self._sessions[subject, session_id] = session
             return session
 
+    def add_turn(
+        self,
+        subject: str,
+        session_id: str,
+        role: Role,
+        content: str,
+        at: TimeInput | None = None,
+        *,
+        speaker: str | None = None,
+        window: int = 5,
+    ) -> Turn:
+        """Add a turn to session ``session_id`` of ``subject``, opening the session if needed.
+
+        A turn that fails (bad input, a storage error) leaves no empty session behind.
+
+        >>> mem.add_turn("U-001", "s-42", "user", "我搬到北京了")  # doctest: +SKIP
+        """
+        opened = self.running_session(subject, session_id) is None
+        session = self.session(subject, session_id, window)
+        try:
+            return session.add(role, content, at, speaker=speaker)
+        except BaseException:
+            if opened and not session.window():
+                session.discard()
+            raise
+
     def remember(
         self, subject: str, text: str, at: TimeInput | None = None, source: str | None = None
     ) -> Note:
@@ -204,10 +236,9 @@ class Memory:
 
         >>> mem.remember("U-001", "Alice's favourite team is now Chelsea")  # doctest: +SKIP
         """
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidInput("text", "must be a non-empty string")
-        if source is not None and not isinstance(source, str):
-            raise InvalidInput("source", "must be a string or None")
+        name("subject", subject)
+        text = validation.text("text", text, MAX_NOTE_CHARS)
+        optional_text("source", source)
         when = checked_now(self.clock) if at is None else parse_instant(at, self.timezone, "at")
         self.sweep()
         extraction = self.extractor.extract(text, at=when, timezone=self.timezone)
@@ -261,6 +292,8 @@ class Memory:
         >>> r = mem.recall("U-001", "用户 138-0000-1234 的订单号是多少")  # doctest: +SKIP
         >>> r.items, r.plan, r.text  # doctest: +SKIP
         """
+        optional_name("subject", subject)
+        optional_name("session_id", session_id)
         self.sweep()
         return self.router.recall(
             subject,
@@ -300,9 +333,9 @@ class Memory:
 
         >>> mem.forget("U-001", reason="GDPR erasure request")  # doctest: +SKIP
         """
-        subject = _required("subject", subject)
-        if attribute is not None:
-            attribute = _required("attribute", attribute)
+        name("subject", subject)
+        optional_name("attribute", attribute)
+        optional_text("reason", reason)
         now = checked_now(self.clock)
         needles = _needles(self.facts.audit(subject, attribute))
         deletion = self._backend.privacy.forget(
@@ -333,8 +366,7 @@ class Memory:
         Afterwards the values no longer occur in the database files (FTS merged, WAL
         checkpointed, file vacuumed).
         """
-        if subject is not None:
-            subject = _required("subject", subject)
+        optional_name("subject", subject)
         return self._backend.privacy.purge(
             self.tenant, subject, now=to_micros(checked_now(self.clock)), immediately=immediately
         )
@@ -393,12 +425,6 @@ class Memory:
         with self._lock:
             if self._sessions.get((session.subject, session.session_id)) is session:
                 del self._sessions[session.subject, session.session_id]
-
-
-def _required(field: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(field, "must be a non-empty string")
-    return value
 
 
 def _needles(facts: list[Fact]) -> list[str]:

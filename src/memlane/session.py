@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import get_args
 
+from memlane import validation
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.extract.model import Extractor
 from memlane.ingest import FactIngester
@@ -27,13 +28,13 @@ from memlane.summaries.notes import extract_notes
 from memlane.summaries.storyline import merge_storyline
 from memlane.summaries.summarizer import Summarizer
 from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant
+from memlane.validation import MAX_TURN_CHARS as MAX_TURN_CHARS  # re-exported for importers
 from memlane.window.base import SharedWindow, Window
 from memlane.window.buffer import WindowBuffer
 from memlane.window.model import Role, Turn
 
 log = logging.getLogger("memlane.session")
 
-MAX_TURN_CHARS = 100_000
 _TURN_NUMBER = re.compile(r"#(\d+)$")
 
 
@@ -168,12 +169,8 @@ class Session:
     def _turn(self, role: Role, content: str, at: TimeInput | None, speaker: str | None) -> Turn:
         if role not in get_args(Role):
             raise InvalidInput("role", f"must be one of {', '.join(get_args(Role))}, got {role!r}")
-        if not isinstance(content, str) or not content.strip():
-            raise InvalidInput("content", "must be a non-empty string")
-        if len(content) > MAX_TURN_CHARS:
-            raise InvalidInput("content", f"longer than {MAX_TURN_CHARS} characters")
-        if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
-            raise InvalidInput("speaker", "must be a non-empty string when given")
+        validation.text("content", content, MAX_TURN_CHARS)
+        validation.optional_name("speaker", speaker)
         services = self._services
         when = (
             checked_now(services.clock)

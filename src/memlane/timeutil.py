@@ -2,7 +2,8 @@
 
 Inputs may be ``datetime``, ``date`` or ISO-8601 strings. A date or a naive datetime is read
 in the memory's configured time zone; a wall time that a daylight-saving change makes
-ambiguous or skips is refused rather than guessed.
+ambiguous or skips is refused rather than guessed. Instants must fall in the years 2 to 9998
+(UTC), so that every time zone can show them and date arithmetic near them cannot overflow.
 """
 
 from __future__ import annotations
@@ -20,6 +21,27 @@ TimeInput = datetime | date | str
 """What callers may pass wherever memlane takes an instant."""
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
+"""The earliest instant memlane accepts."""
+LATEST = datetime(9998, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC)
+"""The latest instant memlane accepts (omit ``valid_to`` for "until further notice")."""
+
+_YEAR = (
+    "(?:000[3-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-7])"
+)
+_MONTH_DAY = (
+    "(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+    "|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
+)
+_TIME = "T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.][0-9]{1,6})?)?"
+_OFFSET = "(?:Z|[+-](?:0[0-9]|1[0-3]):[0-5][0-9])?"
+INSTANT_PATTERN = f"^{_YEAR}-{_MONTH_DAY}(?:{_TIME}{_OFFSET})?$"
+"""ISO-8601 dates and times that :func:`parse_instant` always accepts, as a regular expression.
+
+Published in the OpenAPI document. It is a subset: the parser also takes 29 February, a
+space before the time and the first and last year within range; every match parses, in
+any time zone without daylight saving (a local time that a DST change skips still fails).
+"""
 ONE_MICROSECOND = timedelta(microseconds=1)
 
 
@@ -56,13 +78,19 @@ def parse_instant(value: TimeInput, zone: tzinfo, field: str) -> datetime:
     """
     if isinstance(value, str):
         value = _parse_iso(value.strip(), field)
-    if isinstance(value, datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            value = _localize(value, zone, field)
-        return value.astimezone(UTC)
-    if isinstance(value, date):
-        return _localize(datetime.combine(value, time()), zone, field).astimezone(UTC)
-    raise InvalidInput(field, f"expected a datetime, date or ISO-8601 string, got {value!r}")
+    if not isinstance(value, date):
+        raise InvalidInput(field, f"expected a datetime, date or ISO-8601 string, got {value!r}")
+    try:
+        instant = _to_utc(value, zone, field)
+    except OverflowError:  # the wall time has no UTC instant (year 1 or 9999 with an offset)
+        instant = None
+    if instant is None or not EARLIEST <= instant <= LATEST:
+        raise InvalidInput(
+            field,
+            f"{value.isoformat()} is out of range: times must fall in the years "
+            f"{EARLIEST.year} to {LATEST.year} (UTC)",
+        )
+    return instant
 
 
 def parse_optional_instant(value: TimeInput | None, zone: tzinfo, field: str) -> datetime | None:
@@ -91,6 +119,14 @@ def to_micros(instant: datetime) -> int:
 def from_micros(micros: int) -> datetime:
     """Inverse of :func:`to_micros`."""
     return EPOCH + timedelta(microseconds=micros)
+
+
+def _to_utc(value: date, zone: tzinfo, field: str) -> datetime:
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            value = _localize(value, zone, field)
+        return value.astimezone(UTC)
+    return _localize(datetime.combine(value, time()), zone, field).astimezone(UTC)
 
 
 def _parse_iso(text: str, field: str) -> datetime | date:

@@ -17,7 +17,8 @@ from memlane.server.app import create_app  # noqa: E402
 from tests.conftest import FakeClock  # noqa: E402
 
 
-def test_no_request_makes_the_server_fail(tmp_path: Path) -> None:
+def _served(tmp_path: Path) -> tuple[Any, dict[str, str]]:
+    """An app over a new database, and the headers of an admin key of tenant ``acme``."""
     url = str(tmp_path / "fuzz.db")
     clock = FakeClock(datetime(2026, 3, 2, tzinfo=UTC))
     app = create_app(
@@ -28,6 +29,11 @@ def test_no_request_makes_the_server_fail(tmp_path: Path) -> None:
         clock=clock,
     )
     admin = {"Authorization": "Bearer " + app.state.memlane.keys.create("acme", "admin")[1]}
+    return app, admin
+
+
+def test_no_request_makes_the_server_fail(tmp_path: Path) -> None:
+    app, admin = _served(tmp_path)
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     checked = 0
     statuses: list[int] = []
@@ -51,3 +57,51 @@ def test_no_request_makes_the_server_fail(tmp_path: Path) -> None:
     assert checked >= 25
     # Generated requests got past validation and auth, not only 4xx answers.
     assert sum(status < 400 for status in statuses) > 20, sorted(set(statuses))
+
+
+@pytest.mark.parametrize("mode", ["positive", "negative"])
+def test_the_server_keeps_every_promise_of_its_openapi_document(tmp_path: Path, mode: str) -> None:
+    """Every check of ``schemathesis --checks all`` but ``positive_data_acceptance``.
+
+    Documented statuses, content types, response schemas and headers hold for generated
+    requests, and requests that violate the published limits and patterns are refused.
+    Positive acceptance is left out: some rules are not expressible in a schema (a time must
+    parse, ``valid_to`` must follow ``valid_from``, ``add`` needs a many-valued attribute).
+    """
+    from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+    app, admin = _served(tmp_path)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    generation = schemathesis.GenerationMode(mode)
+    checked = 0
+    try:
+        for result in schema.get_all_operations():
+            operation = result.ok()
+            if mode == "negative" and not operation.path.startswith("/v1/"):
+                continue  # nothing to violate: no parameters, no body, no key
+
+            @given(case=operation.as_strategy(generation_mode=generation))
+            @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+            def keeps_promises(case: Any) -> None:
+                if mode == "negative" and _unsendable(case.query):
+                    return  # such a parameter is simply absent from the URL
+                # A negative case that leaves the key out must be sent without one.
+                keyed = mode == "positive" or "Authorization" in (case.headers or {})
+                headers = admin if keyed else None
+                response = case.call(headers=headers)
+                if response.status_code == 413:
+                    return  # an oversized value made the body too large: refused all the same
+                case.validate_response(
+                    response, headers=headers, excluded_checks=[positive_data_acceptance]
+                )
+
+            keeps_promises()
+            checked += 1
+    finally:
+        app.state.memlane.close()
+    assert checked >= 25
+
+
+def _unsendable(query: dict[str, Any] | None) -> bool:
+    """True if a query parameter is null, an object or an empty list: a URL cannot carry it."""
+    return any(v is None or isinstance(v, dict) or v == [] for v in (query or {}).values())

@@ -8,6 +8,7 @@ import click
 
 from memlane.cli import Settings
 from memlane.memory import Memory
+from memlane.timeutil import resolve_timezone
 
 
 @click.command("serve")
@@ -27,6 +28,8 @@ def serve(settings: Settings, host: str, port: int, max_body: int, log_level: st
 
     Every request needs `Authorization: Bearer <key>`; make keys with `memlane keys create`.
     """
+    # Checked now: a bad zone would otherwise make every request a 422 blaming the client.
+    timezone = resolve_timezone(settings.timezone)
     try:
         import uvicorn
 
@@ -38,7 +41,7 @@ def serve(settings: Settings, host: str, port: int, max_body: int, log_level: st
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(name)s %(message)s")
 
     def open_memory(tenant: str) -> Memory:
-        return Memory(settings.url, tenant=tenant, timezone=settings.timezone)
+        return Memory(settings.url, tenant=tenant, timezone=timezone)
 
     app = create_app(settings.url, memory_factory=open_memory, max_body_bytes=max_body)
     # uvicorn's own access log prints paths with query strings (subjects); ours does not.

@@ -7,7 +7,6 @@ Validation and normalization happen here; the write rules live in
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, tzinfo
@@ -33,9 +32,11 @@ from memlane.timeutil import (
     parse_instant,
     to_micros,
 )
+from memlane.validation import MAX_NAME_CHARS, fact_value, optional_text
+from memlane.validation import name as _name
 
-MAX_NAME_LENGTH = 512
-_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
+MAX_NAME_LENGTH = MAX_NAME_CHARS
+"""Kept for importers; the rule lives in :mod:`memlane.validation`."""
 
 
 class FactsLane:
@@ -333,11 +334,12 @@ class FactsLane:
         >>> mem.facts.lookup("phone", "138 0000 1234")  # doctest: +SKIP
         ['U-001']
         """
+        fact_value("value", value)
+        scope = self._scope(valid_at, known_at)  # bad times are refused even when nothing is held
         definition = self.definition(attribute, fresh=True)
         if definition.normalizer == "json" and attribute in self._undeclared:
             return []
         keys = self._keys(definition, value)
-        scope = self._scope(valid_at, known_at)
         found: list[str] = []
         for key in keys:
             found += self._store.subjects_with(self._tenant, definition.name, key, scope)
@@ -379,7 +381,7 @@ class FactsLane:
         start_at, end_at = self._interval_inputs(valid_from, valid_to)
         if value is None:
             raise InvalidInput("value", "must not be None; use retract() to end a value")
-        value_json = canonical_json(value)
+        value_json = canonical_json(fact_value("value", value))
         meta = _payload_meta(source, reason, confidence, provenance)
         with self._store.transaction() as writer:
             definition = self._definition_for_write(writer, attribute)
@@ -431,6 +433,7 @@ class FactsLane:
 
         The value itself is stored as given: an identifier is kept as the user wrote it.
         """
+        fact_value("value", value)
         if not definition.identifier:
             return (canonical_json(value),)
         if definition.normalizer == PHONE_NORMALIZER:
@@ -507,20 +510,6 @@ def _interval(start: int | None, end: int | None, tx: int) -> tuple[int, int]:
     return start, end
 
 
-def _name(field: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
-    if not value.strip():
-        raise InvalidInput(field, "must not be empty")
-    if value != value.strip():
-        raise InvalidInput(field, f"must not start or end with white space: {value!r}")
-    if len(value) > MAX_NAME_LENGTH:
-        raise InvalidInput(field, f"longer than {MAX_NAME_LENGTH} characters")
-    if _CONTROL_CHARACTERS.search(value):
-        raise InvalidInput(field, "must not contain control characters")
-    return value
-
-
 def _identifier_text(value: Any) -> str:
     """An identifier given as text or as a number (``13800001234``), as text."""
     if isinstance(value, bool) or not isinstance(value, str | int):
@@ -531,9 +520,8 @@ def _identifier_text(value: Any) -> str:
 def _payload_meta(
     source: str | None, reason: str | None, confidence: float, provenance: Sequence[str]
 ) -> dict[str, Any]:
-    for field, text in (("source", source), ("reason", reason)):
-        if text is not None and not isinstance(text, str):
-            raise InvalidInput(field, f"must be a string or None, got {type(text).__name__}")
+    optional_text("source", source)
+    optional_text("reason", reason)
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):
         raise InvalidInput("confidence", f"must be a number, got {confidence!r}")
     if not (math.isfinite(confidence) and 0.0 <= confidence <= 1.0):

@@ -10,6 +10,7 @@ from memlane.privacy.model import AuditView, Deletion
 from memlane.storage.base import PrivacyStore, SummaryStore
 from memlane.summaries.model import Note, Summary
 from memlane.timeutil import TimeInput
+from memlane.validation import name
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,7 @@ class Views:
 
     def active(self, subject: str, valid_at: TimeInput | None = None) -> ActiveView:
         """The subject as agents see it (every ordinary read is already this view)."""
+        name("subject", subject)
         return ActiveView(
             profile=self._facts.profile(subject, valid_at),
             storyline=self._summaries.current_summary(self._tenant, None, subject),
@@ -42,6 +44,7 @@ class Views:
 
     def audit(self, subject: str) -> AuditView:
         """Every version of every lane, superseded and deleted ones flagged."""
+        name("subject", subject)
         summaries, notes = self._summaries.audit(self._tenant, subject)
         return AuditView(self._facts.audit(subject), summaries, notes)
 

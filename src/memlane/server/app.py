@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 try:
-    from fastapi import FastAPI
+    from fastapi import Depends, FastAPI
 except ImportError as missing:  # pragma: no cover - exercised without the extra
     raise ImportError(
         "the memlane HTTP server needs FastAPI and uvicorn: pip install 'memlane[server]'"
@@ -18,8 +18,10 @@ except ImportError as missing:  # pragma: no cover - exercised without the extra
 
 from memlane.server import errors, ui
 from memlane.server.auth import KeyGate
+from memlane.server.docs import docs_router, swagger_assets
 from memlane.server.middleware import DEFAULT_MAX_BODY, AccessLog, BodyLimit
 from memlane.server.routes import facts, inspector, keys, memory, privacy
+from memlane.server.routes.common import known_query
 from memlane.server.state import MemoryFactory, ServerState
 from memlane.timeutil import Clock
 
@@ -60,11 +62,18 @@ def create_app(
         description="Long-term memory for AI agents. Authenticate with `Authorization: "
         "Bearer <key>`; each key is bound to one tenant and one role.",
         lifespan=lifespan,
+        dependencies=[Depends(known_query)],
+        # Served below from local files, or not at all: never from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.memlane = state
     errors.install(app)
     for module in (facts, memory, privacy, keys, inspector, ui):
         app.include_router(module.router)
+    assets = swagger_assets()
+    if assets is not None:
+        app.include_router(docs_router(assets, app.openapi_url or "/openapi.json", app.title))
 
     @app.get("/healthz", tags=["health"])
     def healthz() -> dict[str, Any]:

@@ -11,9 +11,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from memlane.errors import InvalidInput, StorageError
+from memlane.errors import ConflictError, InvalidInput, StorageError
 
 log = logging.getLogger("memlane.server")
 
@@ -23,12 +24,48 @@ CODES = {
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
+    409: "conflict",
     413: "payload_too_large",
     422: "invalid_input",
     500: "internal",
     503: "unavailable",
 }
 """The code of each status the API answers with."""
+
+WHEN = {
+    400: "The body is not JSON.",
+    401: "No key, or a malformed, unknown or revoked key.",
+    403: "The key's role does not allow this route.",
+    404: "No such subject, fact, running session or key in this tenant.",
+    409: "The write conflicts with stored data (a constraint was violated).",
+    413: "The request body is larger than the server's limit.",
+    422: "Invalid input; `field` names the culprit.",
+    503: "The database is unavailable (e.g. locked past the busy timeout).",
+}
+"""When each error status is answered, as the OpenAPI document says it."""
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong: a stable code, a message, and the field at fault (if one is)."""
+
+    code: str
+    message: str
+    field: str | None
+
+
+class ErrorBody(BaseModel):
+    """The body of every error answer."""
+
+    error: ErrorDetail
+
+
+def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` entry of these error statuses (all with :class:`ErrorBody`)."""
+    return {status: {"model": ErrorBody, "description": WHEN[status]} for status in statuses}
+
+
+API_ERRORS = documented(400, 401, 403, 404, 409, 413, 422, 503)
+"""The errors any ``/v1`` route may answer with."""
 
 
 class ApiError(Exception):
@@ -69,20 +106,28 @@ def install(app: FastAPI) -> None:
 
     async def invalid_input(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, InvalidInput)
-        message = str(error).removeprefix(f"{error.field}: ")
-        return error_response(422, message, error.field)
+        return error_response(422, _message(error), error.field)
 
     async def validation(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)
         first: dict[str, Any] = dict(error.errors()[0]) if error.errors() else {}
-        location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
-        return error_response(422, str(first.get("msg", "invalid request")), ".".join(location))
+        location = [str(part) for part in first.get("loc", ())]
+        if location[:1] in (["body"], ["query"], ["path"], ["header"]):
+            location = location[1:]  # where it was sent; the rest names the field
+        cause = (first.get("ctx") or {}).get("error")
+        # A rule of memlane.validation: its own words, not pydantic's wrapping of them.
+        message = _message(cause) if isinstance(cause, InvalidInput) else first.get("msg")
+        return error_response(422, str(message or "invalid request"), ".".join(location))
 
     async def http_error(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, StarletteHTTPException)
         return error_response(error.status_code, str(error.detail))
 
     async def storage(_: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, StorageError)
+        if _conflict(error):  # a retry would fail the same way: not "unavailable"
+            log.warning("storage conflict: %s", type(error).__name__)
+            return error_response(409, "the write conflicts with stored data")
         log.error("storage error: %s", type(error).__name__)
         return error_response(503, "storage unavailable")
 
@@ -97,3 +142,22 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(StorageError, storage)
     app.add_exception_handler(Exception, internal)
+
+
+def _message(error: InvalidInput) -> str:
+    return str(error).removeprefix(f"{error.field}: ")
+
+
+def _conflict(error: StorageError) -> bool:
+    """True if ``error`` is a violated constraint rather than an unavailable database.
+
+    Drivers follow PEP 249, whose name for a violated constraint is ``IntegrityError``.
+    """
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, ConflictError):
+            return True
+        if any(kind.__name__ == "IntegrityError" for kind in type(seen).__mro__):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

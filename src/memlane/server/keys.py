@@ -15,11 +15,15 @@ from memlane.access import ROLES, ApiKey, Role
 from memlane.errors import InvalidInput
 from memlane.storage.base import KeyStore
 from memlane.timeutil import Clock, checked_now, to_micros
+from memlane.validation import name, optional_text
 
 PREFIX = "ml"
 _ID_BYTES = 6
 _SECRET_BYTES = 32
 _KEY = re.compile(r"ml_([0-9a-f]{12})_([A-Za-z0-9_-]{16,128})")
+
+MAX_KEY_LABEL_CHARS = 200
+"""Longest label of an API key."""
 
 
 def hash_secret(secret: str) -> str:
@@ -65,10 +69,8 @@ class KeyRing:
         Raises:
             InvalidInput: an empty tenant, an unknown role, a label that is not a string.
         """
-        if not isinstance(tenant, str) or not tenant.strip() or tenant != tenant.strip():
-            raise InvalidInput("tenant", f"must be a non-empty name, got {tenant!r}")
-        if label is not None and (not isinstance(label, str) or len(label) > 200):
-            raise InvalidInput("label", "must be a string of at most 200 characters")
+        name("tenant", tenant)
+        optional_text("label", label, MAX_KEY_LABEL_CHARS)
         key_id = secrets.token_hex(_ID_BYTES)
         secret = secrets.token_urlsafe(_SECRET_BYTES)
         record = ApiKey(

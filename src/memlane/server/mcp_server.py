@@ -7,13 +7,17 @@ Tools: ``remember``, ``recall``, ``get_fact``, ``fact_history``, ``forget``,
 
 from __future__ import annotations
 
+import functools
 import threading
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import Field
 
+from memlane.errors import InvalidInput
 from memlane.memory import Memory
 from memlane.server.serialize import deletion_dict, note_dict
+from memlane.validation import MAX_NOTE_CHARS, name_schema, text_schema
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -30,7 +34,16 @@ StepList = Annotated[
     Field(description='The actions taken, in order: [{"action": "search", "args": {...}}, ...]'),
 ]
 
-Subject = Annotated[str, Field(description="Whose memory: a user or entity id, e.g. U-001.")]
+Subject = Annotated[
+    str,
+    Field(
+        description="Whose memory: a user or entity id, e.g. U-001.",
+        json_schema_extra=name_schema(),
+    ),
+]
+Attribute = Annotated[
+    str, Field(description="e.g. location, phone, email.", json_schema_extra=name_schema())
+]
 Instant = Annotated[
     str | None, Field(description="ISO-8601 instant, e.g. 2026-07-01 or 2026-07-01T09:30Z.")
 ]
@@ -46,7 +59,13 @@ class MemoryTools:
     def remember(
         self,
         subject: Subject,
-        text: Annotated[str, Field(description="The statement to keep, in any language.")],
+        text: Annotated[
+            str,
+            Field(
+                description="The statement to keep, in any language.",
+                json_schema_extra=text_schema(MAX_NOTE_CHARS),
+            ),
+        ],
         at: Instant = None,
         source: Annotated[str | None, Field(description="Where it came from.")] = None,
     ) -> dict[str, Any]:
@@ -79,7 +98,7 @@ class MemoryTools:
     def get_fact(
         self,
         subject: Subject,
-        attribute: Annotated[str, Field(description="e.g. location, phone, email.")],
+        attribute: Attribute,
         valid_at: Instant = None,
         known_at: Instant = None,
     ) -> dict[str, Any]:
@@ -95,7 +114,7 @@ class MemoryTools:
     def fact_history(
         self,
         subject: Subject,
-        attribute: Annotated[str, Field(description="e.g. location.")],
+        attribute: Attribute,
         known_at: Instant = None,
     ) -> dict[str, Any]:
         """Every value an attribute had over time, as believed at ``known_at`` (default now)."""
@@ -169,6 +188,8 @@ def build_server(memory: Memory) -> MCPServer:
         raise ImportError(
             "the memlane MCP server needs the MCP SDK: pip install 'memlane[mcp]'"
         ) from missing
+    from mcp.server.mcpserver.exceptions import ToolError
+
     tools = MemoryTools(memory)
     server: MCPServer = MCPServer("memlane", instructions=INSTRUCTIONS, log_level="WARNING")
     for tool in (
@@ -180,5 +201,25 @@ def build_server(memory: Memory) -> MCPServer:
         tools.record_trajectory,
         tools.find_workflow,
     ):
-        server.add_tool(tool, name=tool.__name__)
+        server.add_tool(_reporting(tool, ToolError), name=tool.__name__)
     return server
+
+
+Result = TypeVar("Result")
+
+
+def _reporting(tool: Callable[..., Result], tool_error: type[Exception]) -> Callable[..., Result]:
+    """``tool``, with bad input answered as a tool error that names the field.
+
+    The SDK logs a ``ToolError`` in one line, without a traceback: a client's mistake is
+    not the server's crash. Its text reads ``<field>: <what is expected>``.
+    """
+
+    @functools.wraps(tool)
+    def call(*args: Any, **kwargs: Any) -> Result:
+        try:
+            return tool(*args, **kwargs)
+        except InvalidInput as error:
+            raise tool_error(str(error)) from error
+
+    return call

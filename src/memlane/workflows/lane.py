@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memlane import validation
 from memlane.errors import InvalidInput
 from memlane.summaries.search import fuse
 from memlane.timeutil import Clock, checked_now, to_micros
@@ -95,6 +96,7 @@ class WorkflowsLane:
         if reason is not None:
             reason = _text("reason", reason, MAX_TASK_CHARS)
         actions = parse_steps(steps)
+        validation.fact_value("steps", [[a.action, a.args] for a in actions])
         types = self._type_index()
         chosen = types.add(task, task_type)
         try:
@@ -297,11 +299,7 @@ def _words(text: str) -> list[str]:
 
 
 def _text(field: str, value: object, limit: int) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(field, "must be a non-empty string")
-    if len(value) > limit:
-        raise InvalidInput(field, f"at most {limit} characters")
-    return value.strip()
+    return validation.text(field, value, limit).strip()
 
 
 def _type_name(value: object) -> str:

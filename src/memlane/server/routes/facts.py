@@ -2,54 +2,70 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
+from pydantic import Field
 
 from memlane.facts.model import Cardinality
+from memlane.facts.normalize import BUILTIN_NORMALIZERS
 from memlane.server.auth import Auditor, Reader, Writer
-from memlane.server.errors import not_found
-from memlane.server.routes.common import Body, KnownAt, Page, ValidAt, known_subject
+from memlane.server.errors import API_ERRORS, not_found
+from memlane.server.routes.common import (
+    Body,
+    Instant,
+    KnownAt,
+    Label,
+    Name,
+    Page,
+    Published,
+    ValidAt,
+    known_subject,
+)
 from memlane.server.serialize import profile_dict
 
-router = APIRouter(prefix="/v1/facts", tags=["facts"])
+router = APIRouter(prefix="/v1/facts", tags=["facts"], responses=API_ERRORS)
 
 
 class FactWrite(Body):
     """The body of ``set`` and ``add``."""
 
-    subject: str
-    attribute: str
+    subject: Name
+    attribute: Name
     value: Any
-    valid_from: str | None = None
-    valid_to: str | None = None
-    source: str | None = None
-    reason: str | None = None
-    confidence: float = 1.0
+    valid_from: Instant | None = None
+    valid_to: Instant | None = None
+    source: Label | None = None
+    reason: Label | None = None
+    confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
 
 
 class Retraction(Body):
     """The body of ``retract``."""
 
-    subject: str
-    attribute: str
-    valid_from: str | None = None
-    valid_to: str | None = None
+    subject: Name
+    attribute: Name
+    valid_from: Instant | None = None
+    valid_to: Instant | None = None
     value: Any = None
 
 
 class Definition(Body):
     """The body of ``define``."""
 
-    attribute: str
+    attribute: Name
     cardinality: Cardinality = "one"
     identifier: bool = False
-    normalizer: str | None = None
+    normalizer: Annotated[str, Published.of({"enum": sorted(BUILTIN_NORMALIZERS)})] | None = None
 
 
 @router.get("/get")
 def get(
-    caller: Reader, subject: str, attribute: str, valid_at: ValidAt = None, known_at: KnownAt = None
+    caller: Reader,
+    subject: Name,
+    attribute: Name,
+    valid_at: ValidAt = None,
+    known_at: KnownAt = None,
 ) -> dict[str, Any]:
     """``facts.get``: the version valid at ``valid_at`` as believed at ``known_at`` (404: none)."""
     with caller.memory() as memory:
@@ -61,7 +77,11 @@ def get(
 
 @router.get("/get_all")
 def get_all(
-    caller: Reader, subject: str, attribute: str, valid_at: ValidAt = None, known_at: KnownAt = None
+    caller: Reader,
+    subject: Name,
+    attribute: Name,
+    valid_at: ValidAt = None,
+    known_at: KnownAt = None,
 ) -> dict[str, Any]:
     """``facts.get_all``: every value of a many-valued attribute at that point."""
     with caller.memory() as memory:
@@ -71,7 +91,7 @@ def get_all(
 
 @router.get("/history")
 def history(
-    caller: Reader, paging: Page, subject: str, attribute: str, known_at: KnownAt = None
+    caller: Reader, paging: Page, subject: Name, attribute: Name, known_at: KnownAt = None
 ) -> dict[str, Any]:
     """``facts.history``: the valid-time timeline believed at ``known_at``."""
     with caller.memory() as memory:
@@ -82,7 +102,7 @@ def history(
 
 @router.get("/audit")
 def audit(
-    caller: Auditor, paging: Page, subject: str, attribute: str | None = None
+    caller: Auditor, paging: Page, subject: Name, attribute: Name | None = None
 ) -> dict[str, Any]:
     """``facts.audit``: every version ever stored, deleted ones flagged (auditor role)."""
     with caller.memory() as memory:
@@ -95,8 +115,8 @@ def audit(
 def lookup(
     caller: Reader,
     paging: Page,
-    attribute: str,
-    value: str,
+    attribute: Name,
+    value: Label,
     valid_at: ValidAt = None,
     known_at: KnownAt = None,
 ) -> dict[str, Any]:
@@ -108,7 +128,7 @@ def lookup(
 
 @router.get("/profile")
 def profile(
-    caller: Reader, subject: str, valid_at: ValidAt = None, known_at: KnownAt = None
+    caller: Reader, subject: Name, valid_at: ValidAt = None, known_at: KnownAt = None
 ) -> dict[str, Any]:
     """``facts.profile``: every attribute of a subject at that point."""
     with caller.memory() as memory:

@@ -13,11 +13,12 @@ from fastapi import APIRouter
 from memlane.access import ROLE_PERMISSIONS
 from memlane.facts.model import Fact
 from memlane.server.auth import Reader
-from memlane.server.routes.common import Page, known_subject
+from memlane.server.errors import API_ERRORS
+from memlane.server.routes.common import Name, Page, known_subject
 from memlane.server.serialize import iso, summary_dict
 from memlane.summaries.model import Summary
 
-router = APIRouter(prefix="/v1", tags=["inspector"])
+router = APIRouter(prefix="/v1", tags=["inspector"], responses=API_ERRORS)
 
 
 @router.get("/whoami")
@@ -34,7 +35,7 @@ def whoami(caller: Reader) -> dict[str, Any]:
 
 @router.get("/facts/versions", tags=["facts"])
 def versions(
-    caller: Reader, paging: Page, subject: str, attribute: str | None = None
+    caller: Reader, paging: Page, subject: Name, attribute: Name | None = None
 ) -> dict[str, Any]:
     """Every stored version of a subject's facts, superseded ones included, deleted ones not.
 
@@ -53,7 +54,7 @@ def live_versions(facts: list[Fact]) -> list[Fact]:
 
 
 @router.get("/summaries/sessions", tags=["summaries"])
-def sessions(caller: Reader, paging: Page, subject: str) -> dict[str, Any]:
+def sessions(caller: Reader, paging: Page, subject: Name) -> dict[str, Any]:
     """The latest summary of each of a subject's sessions, oldest session first."""
     with caller.memory() as memory:
         known_subject(memory, subject)

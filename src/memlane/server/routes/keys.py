@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
 
 from memlane.access import Role
 from memlane.server.auth import Admin
-from memlane.server.errors import not_found
-from memlane.server.routes.common import Body, Page
+from memlane.server.errors import API_ERRORS, not_found
+from memlane.server.keys import MAX_KEY_LABEL_CHARS
+from memlane.server.routes.common import Body, Name, Page, Published
+from memlane.validation import text_schema
 
-router = APIRouter(prefix="/v1/keys", tags=["keys"])
+router = APIRouter(prefix="/v1/keys", tags=["keys"], responses=API_ERRORS)
 
 
 class NewKey(Body):
     """The body of a key to create (for the admin's tenant)."""
 
     role: Role
-    label: str | None = None
+    label: Annotated[str, Published.of(text_schema(MAX_KEY_LABEL_CHARS))] | None = None
 
 
 @router.post("")
@@ -35,7 +37,7 @@ def list_keys(caller: Admin, paging: Page) -> dict[str, Any]:
 
 
 @router.delete("/{key_id}")
-def revoke(caller: Admin, key_id: str) -> dict[str, Any]:
+def revoke(caller: Admin, key_id: Name) -> dict[str, Any]:
     """Revoke one of this tenant's keys (404: no such key in this tenant)."""
     record = caller.state.keys.revoke(key_id, caller.key.tenant)
     if record is None:

@@ -5,11 +5,23 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from pydantic import Field
 
-from memlane.memory import Memory
+from memlane.memory import MAX_WINDOW_ROUNDS, Memory
+from memlane.router.executor import MAX_BUDGET_TOKENS
 from memlane.server.auth import Reader, Writer
-from memlane.server.errors import not_found
-from memlane.server.routes.common import Body, ValidAt, known_subject
+from memlane.server.errors import API_ERRORS, not_found
+from memlane.server.routes.common import (
+    Body,
+    Instant,
+    Label,
+    Name,
+    NoteText,
+    QueryText,
+    TurnText,
+    ValidAt,
+    known_subject,
+)
 from memlane.server.serialize import (
     note_dict,
     note_hit_dict,
@@ -21,7 +33,7 @@ from memlane.server.serialize import (
 from memlane.session import Session
 from memlane.window.model import Role
 
-router = APIRouter(prefix="/v1", tags=["memory"])
+router = APIRouter(prefix="/v1", tags=["memory"], responses=API_ERRORS)
 
 MAX_K = 100
 
@@ -29,42 +41,42 @@ MAX_K = 100
 class Remember(Body):
     """The body of ``remember``."""
 
-    subject: str
-    text: str
-    at: str | None = None
-    source: str | None = None
+    subject: Name
+    text: NoteText
+    at: Instant | None = None
+    source: Label | None = None
 
 
 class RecallQuery(Body):
     """The body of ``recall``."""
 
-    subject: str | None = None
-    query: str
-    session_id: str | None = None
-    k: int = 8
-    budget_tokens: int = 1500
-    valid_at: str | None = None
-    known_at: str | None = None
+    subject: Name | None = None
+    query: QueryText
+    session_id: Name | None = None
+    k: Annotated[int, Field(ge=1, le=MAX_K)] = 8
+    budget_tokens: Annotated[int, Field(ge=1, le=MAX_BUDGET_TOKENS)] = 1500
+    valid_at: Instant | None = None
+    known_at: Instant | None = None
     include_stale: bool = True
 
 
 class TurnIn(Body):
     """The body of ``sessions/turn``: a turn of a session (opened if needed)."""
 
-    subject: str
-    session_id: str
+    subject: Name
+    session_id: Name
     role: Role
-    content: str
-    at: str | None = None
-    speaker: str | None = None
-    window: int = 5
+    content: TurnText
+    at: Instant | None = None
+    speaker: Name | None = None
+    window: Annotated[int, Field(ge=1, le=MAX_WINDOW_ROUNDS)] = 5
 
 
 class SessionRef(Body):
     """Which running session."""
 
-    subject: str
-    session_id: str
+    subject: Name
+    session_id: Name
 
 
 K = Annotated[int, Query(ge=1, le=MAX_K, description="At most this many hits.")]
@@ -96,7 +108,9 @@ def recall(caller: Reader, body: RecallQuery) -> dict[str, Any]:
 
 
 @router.get("/summaries/search", tags=["summaries"])
-def search(caller: Reader, query: str, subject: str | None = None, k: K = 5) -> dict[str, Any]:
+def search(
+    caller: Reader, query: QueryText, subject: Name | None = None, k: K = 5
+) -> dict[str, Any]:
     """``summaries.search``: session summaries and storylines matching ``query``."""
     with caller.memory() as memory:
         hits = memory.summaries.search(subject, query, k)
@@ -105,7 +119,7 @@ def search(caller: Reader, query: str, subject: str | None = None, k: K = 5) -> 
 
 @router.get("/summaries/search_notes", tags=["summaries"])
 def search_notes(
-    caller: Reader, query: str, subject: str | None = None, k: K = 5
+    caller: Reader, query: QueryText, subject: Name | None = None, k: K = 5
 ) -> dict[str, Any]:
     """``summaries.search_notes``: notes matching ``query``."""
     with caller.memory() as memory:
@@ -114,7 +128,7 @@ def search_notes(
 
 
 @router.get("/summaries/storyline", tags=["summaries"])
-def storyline(caller: Reader, subject: str) -> dict[str, Any]:
+def storyline(caller: Reader, subject: Name) -> dict[str, Any]:
     """``summaries.storyline``: the subject's rolling summary (404: none)."""
     with caller.memory() as memory:
         found = memory.summaries.storyline(subject)
@@ -124,7 +138,7 @@ def storyline(caller: Reader, subject: str) -> dict[str, Any]:
 
 
 @router.get("/views/active", tags=["views"])
-def active(caller: Reader, subject: str, valid_at: ValidAt = None) -> dict[str, Any]:
+def active(caller: Reader, subject: Name, valid_at: ValidAt = None) -> dict[str, Any]:
     """``views.active``: the subject as agents see it (profile, storyline, notes)."""
     with caller.memory() as memory:
         known_subject(memory, subject)
@@ -140,13 +154,20 @@ def active(caller: Reader, subject: str, valid_at: ValidAt = None) -> dict[str, 
 def add_turn(caller: Writer, body: TurnIn) -> dict[str, Any]:
     """``session.add``: a turn of a running session (opened on its first turn)."""
     with caller.memory() as memory:
-        session = memory.session(body.subject, body.session_id, body.window)
-        turn = session.add(body.role, body.content, body.at, speaker=body.speaker)
+        turn = memory.add_turn(
+            body.subject,
+            body.session_id,
+            body.role,
+            body.content,
+            body.at,
+            speaker=body.speaker,
+            window=body.window,
+        )
     return {"turn": turn_dict(turn)}
 
 
 @router.get("/sessions/window", tags=["sessions"])
-def window(caller: Reader, subject: str, session_id: str) -> dict[str, Any]:
+def window(caller: Reader, subject: Name, session_id: Name) -> dict[str, Any]:
     """``session.window``: the turns kept verbatim (404: no such running session)."""
     with caller.memory() as memory:
         turns = _running(memory, subject, session_id).window()

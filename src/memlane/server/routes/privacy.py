@@ -7,24 +7,25 @@ from typing import Any
 from fastapi import APIRouter
 
 from memlane.server.auth import Auditor, Compliance
-from memlane.server.routes.common import Body, Page, known_subject
+from memlane.server.errors import API_ERRORS
+from memlane.server.routes.common import Body, Label, Name, Page, known_subject
 from memlane.server.serialize import audit_dict, deletion_dict, purge_dict
 
-router = APIRouter(prefix="/v1", tags=["privacy"])
+router = APIRouter(prefix="/v1", tags=["privacy"], responses=API_ERRORS)
 
 
 class ForgetRequest(Body):
     """The body of ``forget``."""
 
-    subject: str
-    attribute: str | None = None
-    reason: str | None = None
+    subject: Name
+    attribute: Name | None = None
+    reason: Label | None = None
 
 
 class PurgeRequest(Body):
     """The body of ``purge``."""
 
-    subject: str | None = None
+    subject: Name | None = None
     immediately: bool = False
 
 
@@ -56,7 +57,7 @@ def compliance(caller: Compliance, paging: Page) -> dict[str, Any]:
 
 
 @router.get("/views/audit")
-def audit(caller: Auditor, subject: str) -> dict[str, Any]:
+def audit(caller: Auditor, subject: Name) -> dict[str, Any]:
     """``views.audit``: every version in every lane, deleted ones flagged."""
     with caller.memory() as memory:
         known_subject(memory, subject)

@@ -1,0 +1,147 @@
+"""The input rules every entry point shares, defined once.
+
+Names (a subject, an attribute, a session id, a tenant), texts (a note, a turn, a label)
+and the values of facts are checked here, and only here: ``Memory``, the lanes, sessions
+and views call these functions; HTTP publishes the same limits in its OpenAPI document
+(:func:`name_schema`, :func:`text_schema`); MCP and the CLI call the library. So whatever
+one entry point accepts every other accepts, and whatever can be written can be read and
+forgotten.
+
+The rules:
+
+* a **name** is a string of 1 to :data:`MAX_NAME_CHARS` characters, without white space at
+  either end, without control characters (``U+0000``-``U+001F``, ``U+007F``) and without
+  lone surrogates (text that is not Unicode);
+* a **text** holds at least one character that is not white space, at most its field's
+  limit (:data:`MAX_NOTE_CHARS`, :data:`MAX_TURN_CHARS`, :data:`MAX_LABEL_CHARS`), no
+  control characters other than tab, line feed and carriage return, no lone surrogates;
+* a **value** (of a fact) may be any JSON, but none of its strings may hold a lone
+  surrogate.
+
+Example:
+    >>> name("subject", "U-001")
+    'U-001'
+    >>> name("subject", "U-001 ")
+    Traceback (most recent call last):
+    ...
+    memlane.errors.InvalidInput: subject: must not start or end with white space: 'U-001 '
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from memlane.errors import InvalidInput
+
+MAX_NAME_CHARS = 512
+"""Longest subject, attribute, session id, tenant or speaker name."""
+
+MAX_NOTE_CHARS = 20_000
+"""Longest ``remember`` text (a statement; split longer documents)."""
+
+MAX_TURN_CHARS = 100_000
+"""Longest turn of a session."""
+
+MAX_LABEL_CHARS = 2_000
+"""Longest ``source`` or ``reason`` of a write or a deletion."""
+
+_NAME_CONTROL = "\\x00-\\x1f\\x7f"
+_TEXT_CONTROL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f"
+# White space as ``str.strip`` sees it, spelled out: ``\\s`` differs between Python and the
+# ECMA regular expressions of JSON Schema (U+0085, U+FEFF).
+_SPACE = "".join(f"\\u{code:04x}" for code in range(0x3001) if chr(code).isspace())
+
+NAME_PATTERN = f"^[^{_SPACE}{_NAME_CONTROL}](?:[^{_NAME_CONTROL}]*[^{_SPACE}{_NAME_CONTROL}])?$"
+"""A name as a regular expression (also published in the OpenAPI document)."""
+
+TEXT_PATTERN = f"^[^{_TEXT_CONTROL}]*[^{_SPACE}{_TEXT_CONTROL}][^{_TEXT_CONTROL}]*$"
+"""A text as a regular expression (also published in the OpenAPI document)."""
+
+_NAME_FORBIDDEN = re.compile(f"[{_NAME_CONTROL}]")
+_TEXT_FORBIDDEN = re.compile(f"[{_TEXT_CONTROL}]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def name(field: str, value: object) -> str:
+    """Return ``value`` if it is a valid name, else raise :class:`InvalidInput` naming ``field``.
+
+    Raises:
+        InvalidInput: not a string, empty, too long, with control characters, lone
+            surrogates or white space at either end.
+    """
+    checked = _string(field, value, MAX_NAME_CHARS, _NAME_FORBIDDEN)
+    if checked != checked.strip():
+        raise InvalidInput(field, f"must not start or end with white space: {checked!r}")
+    return checked
+
+
+def optional_name(field: str, value: object) -> str | None:
+    """Like :func:`name`, but ``None`` stays ``None``."""
+    return None if value is None else name(field, value)
+
+
+def text(field: str, value: object, limit: int) -> str:
+    """Return ``value`` if it is a valid text of at most ``limit`` characters.
+
+    Raises:
+        InvalidInput: not a string, blank, too long, with control characters (other than
+            tab and line breaks) or lone surrogates.
+    """
+    return _string(field, value, limit, _TEXT_FORBIDDEN)
+
+
+def optional_text(field: str, value: object, limit: int = MAX_LABEL_CHARS) -> str | None:
+    """Like :func:`text`, but ``None`` stays ``None`` (a ``source`` or a ``reason``)."""
+    return None if value is None else text(field, value, limit)
+
+
+def fact_value(field: str, item: Any) -> Any:
+    """Return a fact's value if none of its strings (keys included) holds a lone surrogate.
+
+    Raises:
+        InvalidInput: a string inside the value is not Unicode text.
+    """
+    if isinstance(item, str):
+        _unicode(field, item)
+    elif isinstance(item, Mapping):
+        for key, inner in item.items():
+            fact_value(field, key)
+            fact_value(field, inner)
+    elif isinstance(item, list | tuple):
+        for inner in item:
+            fact_value(field, inner)
+    return item
+
+
+def name_schema() -> dict[str, Any]:
+    """The JSON-schema constraints of a name, for the OpenAPI document."""
+    return {"minLength": 1, "maxLength": MAX_NAME_CHARS, "pattern": NAME_PATTERN}
+
+
+def text_schema(limit: int) -> dict[str, Any]:
+    """The JSON-schema constraints of a text of at most ``limit`` characters."""
+    return {"minLength": 1, "maxLength": limit, "pattern": TEXT_PATTERN}
+
+
+def _string(field: str, value: object, limit: int, forbidden: re.Pattern[str]) -> str:
+    """What names and texts share: a non-blank string, within ``limit``, and Unicode."""
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInput(field, "must not be empty")
+    if len(value) > limit:
+        raise InvalidInput(field, f"longer than {limit} characters")
+    if forbidden.search(value):
+        raise InvalidInput(field, "must not contain control characters")
+    _unicode(field, value)
+    return value
+
+
+def _unicode(field: str, item: str) -> None:
+    found = _SURROGATE.search(item)
+    if found is not None:
+        raise InvalidInput(
+            field, f"is not valid Unicode text (a lone surrogate at position {found.start()})"
+        )
