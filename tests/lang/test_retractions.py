@@ -126,3 +126,29 @@ def test_other_people_are_named_by_their_role_not_by_a_list_of_attributes() -> N
     assert names_other_person("What's the name of the user's dog?")
     assert names_other_person("用户的姐姐住在哪里？")
     assert not names_other_person("Where does the user live now?")
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "about_them"),
+    [
+        ("我哥的手机号是多少？", "我的电话：138-0000-1234", "我哥的手机号是139-0000-5678"),
+        ("Where does my wife work?", "I work at Atlassian", "My wife works at Canva"),
+        ("name of the user's dog?", "Our cat is called Biscuit", "Our dog is called Rex"),
+    ],
+)
+def test_a_question_about_someones_role_is_answered_only_by_what_names_it(
+    mem: memlane.Memory, question: str, said: str, about_them: str
+) -> None:
+    _say(mem, said)
+    recall = mem.recall("U-1", question)
+    assert recall.items == [], "nothing about them is known: nothing is recalled"
+    _say(mem, said, about_them)
+    recall = mem.recall("U-1", question)
+    assert recall.items and recall.items[0].text.endswith(about_them.split()[-1])
+
+
+def test_a_role_word_that_is_not_the_subjects_does_not_filter(mem: memlane.Memory) -> None:
+    _say(mem, "The chief executive of Varndle Software is Anouk Dragan.")
+    recall = mem.recall("U-1", "Who is the boss at Varndle Software?")
+    assert recall.analysis.roles == ()
+    assert recall.items and "Anouk Dragan" in recall.items[0].text

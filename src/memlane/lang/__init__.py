@@ -13,6 +13,7 @@ never listed.
 """
 
 from memlane.lang.changes import Retraction, retractions
+from memlane.lang.roles import roles_named, roles_of_subject
 from memlane.lang.script import CJK_RANGES, is_cjk
 from memlane.lang.words import (
     asks_about_plans,
@@ -36,6 +37,8 @@ __all__ = [
     "negates_next",
     "owner_of",
     "retractions",
+    "roles_named",
+    "roles_of_subject",
     "salient_terms",
     "shares_term",
 ]

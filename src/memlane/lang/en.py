@@ -78,13 +78,3 @@ SELF = ("i", "me", "my", "mine", "we", "our", "the user", "user", "the customer"
         "this user", "this customer", "this person", "he", "she", "his", "her", "they", "their",
         "them", "you", "your")  # fmt: skip
 """How a question refers to the subject itself."""
-
-OTHER_PEOPLE = (
-    "mother", "mom", "mum", "father", "dad", "husband", "wife", "spouse", "partner", "brother",
-    "sister", "son", "daughter", "kid", "kids", "child", "children", "friend", "colleague",
-    "coworker", "boss", "manager", "roommate", "neighbor", "neighbour", "doctor", "dentist",
-    "dog", "cat", "pet", "family", "parents", "parent", "grandma", "grandpa", "grandmother",
-    "grandfather", "aunt", "uncle", "cousin", "boyfriend", "girlfriend", "fiance", "fiancee",
-    "landlord", "assistant", "clinic", "baby",
-)  # fmt: skip
-"""Nouns for someone (or something) other than the subject: "my wife's e-mail" is not mine."""

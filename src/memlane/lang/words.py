@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
 
 from memlane.lang import en, zh
+from memlane.lang.roles import roles_named
 from memlane.lang.script import CJK_RANGES
 
 _EN_NEGATION = re.compile(r"\b(?:not|no|never|nor|cannot|stop)\b|n't\b", re.IGNORECASE)
@@ -120,23 +120,12 @@ def _plain(text: str) -> str:
 
 
 def names_other_person(text: str) -> bool:
-    """Whether ``text`` names someone other than its subject ("我老公", "the user's dog").
+    """Whether ``text`` names someone (or a pet) other than its subject (see :mod:`.roles`).
 
     >>> names_other_person("用户的姐姐住在哪里？"), names_other_person("where does she live?")
     (True, False)
     """
-    folded = fold(text)
-    if any(word in folded for word in zh.OTHER_PEOPLE if len(word) > 1 or word in "娃狗猫"):
-        return True
-    if re.search(zh.KIN_AFTER_OWNER, folded):
-        return True
-    return _other_people_en().search(folded) is not None
-
-
-@cache
-def _other_people_en() -> re.Pattern[str]:
-    words = "|".join(sorted(map(re.escape, en.OTHER_PEOPLE), key=len, reverse=True))
-    return re.compile(rf"\b(?:{words})(?:'s|s)?\b")
+    return bool(roles_named(text))
 
 
 def asks_about_plans(text: str) -> bool:

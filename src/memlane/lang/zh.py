@@ -54,10 +54,6 @@ REPLACEMENT = rf"{NEW_MARKERS}|{OLD_MARKERS}|换了|以后(?:发|打|寄|联系)
 PLANS = r"打算|计划|准备|想要|想去|想搬|考虑|要去|要飞|将要|下次|以后去"
 """Cues that a question is about a plan, not a value that holds now."""
 
-KIN_AFTER_OWNER = r"(?:我|他|她|您|你|用户|客户)的?[哥姐弟妹妈爸]"
-"""A one-character kinship word is only read after its owner ("我哥的手机号"): alone it is
-too often part of another word (哥伦比亚)."""
-
 SELF = (
     "我",
     "我们",
@@ -74,12 +70,3 @@ SELF = (
     "你",
 )
 """How a question refers to the subject itself."""
-
-OTHER_PEOPLE = (
-    "妈妈", "爸爸", "母亲", "父亲", "老公", "老婆", "丈夫", "妻子", "爱人", "哥哥", "姐姐", "弟弟",
-    "妹妹", "儿子", "女儿", "孩子", "娃", "朋友", "同事", "老板", "领导", "室友", "邻居", "医生",
-    "牙医", "诊所", "经理", "家人", "家里人", "男朋友", "女朋友", "对象", "狗", "猫", "宠物",
-    "父母", "爷爷", "奶奶", "外婆", "外公", "哥", "姐", "弟", "妹", "妈", "爸", "公婆", "岳父",
-    "岳母",
-)  # fmt: skip
-"""Nouns for someone (or something) other than the subject: "我老公的邮箱" is not mine."""

@@ -17,7 +17,7 @@ from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
-from memlane.lang import asks_about_plans, names_other_person, owner_of
+from memlane.lang import asks_about_plans, names_other_person, owner_of, roles_of_subject
 from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
 from memlane.router.synonyms import SynonymRegistry, compile_phrase
 
@@ -103,6 +103,7 @@ def analyze(
         context=context,
         history=bool(_HISTORY.search(folded)),
         own_value=own,
+        roles=tuple(sorted(roles_of_subject(_without(query, mentions)))),
     )
 
 

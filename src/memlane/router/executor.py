@@ -9,6 +9,7 @@ from datetime import datetime, tzinfo
 
 from memlane.errors import InvalidInput
 from memlane.facts.lane import FactsLane
+from memlane.lang import roles_named
 from memlane.router.adjudicate import Adjudicator, Candidate, Statement, SubjectFacts, rank
 from memlane.router.analysis import analyze
 from memlane.router.lanes import (
@@ -157,7 +158,7 @@ class Router:
         judged = self._adjudicator(run).judge(
             run.candidates, [*analysis.attributes, *run.exact.asked], query
         )
-        items = rank(judged, request.k, request.include_stale)
+        items = rank(about_whom_asked(judged, analysis), request.k, request.include_stale)
         subjects = list(
             dict.fromkeys([*run.resolution.subjects, *(i.subject for i in items if i.subject)])
         )
@@ -311,6 +312,17 @@ class Router:
             return notes + turn_statements(turns, request.until)
 
         return Adjudicator(facts_of, statements_of, self._zone)
+
+
+def about_whom_asked(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
+    """Only what names the people the query asks about ("我哥的手机号" → what names 哥哥).
+
+    A statement about the subject alone does not answer a question about their brother, their
+    wife or their dog: without such a statement, memory knows nothing about them.
+    """
+    if not analysis.roles:
+        return candidates
+    return [c for c in candidates if roles_named(c.item.text) & set(analysis.roles)]
 
 
 def _filtered(decision: Decision, hits: int, dropped: int) -> Decision:

@@ -65,6 +65,8 @@ class QueryAnalysis:
         history: it asks about earlier values ("以前", "before", "used to").
         own_value: its attribute words ask for the subject's own value now — not someone
             else's ("我老公的邮箱"), not a plan ("下周去哪"), not a past episode.
+        roles: the subject's people (or pets) it asks about ("我哥" → sibling, "the user's
+            dog" → dog): only what names one of them answers it.
     """
 
     query: str
@@ -76,6 +78,7 @@ class QueryAnalysis:
     context: bool = False
     history: bool = False
     own_value: bool = True
+    roles: tuple[str, ...] = ()
 
     @property
     def period(self) -> tuple[datetime, datetime] | None:
@@ -101,6 +104,7 @@ class QueryAnalysis:
             "context": self.context,
             "history": self.history,
             "own_value": self.own_value,
+            "roles": list(self.roles),
         }
 
 

@@ -1,0 +1,99 @@
+"""Roles: the people (and pets) a statement can be about besides its subject.
+
+One table for both languages: each role lists its words, so "我妈" and "my mother" name the
+same role, and a question about someone's role is answered only by what names that role.
+Words of one character (哥, 妈, 猫) name a role only after an owner ("我哥", "他家猫"): alone
+they are too often part of another word (哥伦比亚, 山猫队).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+ROLES: dict[str, tuple[str, ...]] = {
+    "mother": ("妈妈", "母亲", "老妈", "妈", "mother", "mom", "mum", "mommy"),
+    "father": ("爸爸", "父亲", "老爸", "爸", "father", "dad", "daddy"),
+    "parents": ("父母", "爸妈", "parents", "parent"),
+    "spouse": ("老公", "老婆", "丈夫", "妻子", "爱人", "媳妇", "先生", "太太", "husband", "wife",
+               "spouse", "partner"),
+    "sibling": ("哥哥", "姐姐", "弟弟", "妹妹", "哥", "姐", "弟", "妹", "brother", "sister",
+                "sibling"),
+    "child": ("儿子", "女儿", "孩子", "小孩", "娃", "son", "daughter", "kid", "child", "children",
+              "baby"),
+    "grandparent": ("爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "grandma", "grandpa",
+                    "grandmother", "grandfather"),
+    "relative": ("家人", "家里人", "亲戚", "公婆", "岳父", "岳母", "aunt", "uncle", "cousin",
+                 "family"),
+    "partner": ("男朋友", "女朋友", "对象", "boyfriend", "girlfriend", "fiance", "fiancee"),
+    "friend": ("朋友", "闺蜜", "friend"),
+    "colleague": ("同事", "老板", "领导", "经理", "colleague", "coworker", "boss", "manager",
+                  "assistant"),
+    "neighbour": ("邻居", "室友", "房东", "neighbor", "neighbour", "roommate", "landlord"),
+    "doctor": ("医生", "牙医", "诊所", "大夫", "doctor", "dentist", "clinic", "physician"),
+    "dog": ("狗", "狗狗", "dog", "puppy"),
+    "cat": ("猫", "猫咪", "cat", "kitten"),
+    "pet": ("宠物", "pet"),
+}  # fmt: skip
+"""Every role and the words (zh and en) that name it."""
+
+OWNERS = "我他她您你家的户"
+"""What stands right before a one-character role word when it names the role ("我哥", "家狗",
+"用户哥哥" — 户 ends 用户 and 客户)."""
+
+SUBJECT_OWNERS = (
+    r"(?:我|我们|您|你|他|她|用户|客户|本人)(?:的|家的|家)?"
+    r"|\b(?:my|our|your|his|her|their|the\s+user's|the\s+customer's|user's|customer's)\s+"
+)
+"""How a question attaches a role to its subject: "我哥", "用户的猫", "my wife", "her husband"."""
+
+
+def roles_named(text: str) -> frozenset[str]:
+    """The roles ``text`` names.
+
+    >>> sorted(roles_named("我哥和我妈的电话")), sorted(roles_named("What's my wife's email?"))
+    (['mother', 'sibling'], ['spouse'])
+    >>> roles_named("哥伦比亚的咖啡")
+    frozenset()
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return frozenset(role for role, pattern in _patterns().items() if pattern.search(folded))
+
+
+@cache
+def _patterns() -> dict[str, re.Pattern[str]]:
+    patterns = {}
+    for role, words in ROLES.items():
+        latin = [re.escape(w) for w in words if w.isascii()]
+        long_cjk = [re.escape(w) for w in words if not w.isascii() and len(w) > 1]
+        short = [re.escape(w) for w in words if not w.isascii() and len(w) == 1]
+        parts = []
+        if latin:
+            parts.append(rf"\b(?:{'|'.join(sorted(latin, key=len, reverse=True))})(?:'s|s)?\b")
+        if long_cjk:
+            parts.append("|".join(sorted(long_cjk, key=len, reverse=True)))
+        parts.extend(rf"(?<=[{OWNERS}]){word}" for word in short)
+        patterns[role] = re.compile("|".join(parts))
+    return patterns
+
+
+def roles_of_subject(text: str) -> frozenset[str]:
+    """The roles ``text`` attaches to its subject: "我哥的手机号", "the user's dog", "brother's".
+
+    "Who is the boss at Varndle Software?" names a role, but not one of the subject's.
+
+    >>> sorted(roles_of_subject("我哥的手机号")), sorted(roles_of_subject("brother's number?"))
+    (['sibling'], ['sibling'])
+    >>> roles_of_subject("Who is the boss at Varndle Software?")
+    frozenset()
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    found = set()
+    for role, pattern in _patterns().items():
+        for match in pattern.finditer(folded):
+            before, after = folded[: match.start()], folded[match.end() :]
+            owned = re.search(f"(?:{SUBJECT_OWNERS})$", before) is not None
+            if owned or after.startswith(("'s", "’s", "的")) or match.group().endswith("'s"):
+                found.add(role)
+    return frozenset(found)
