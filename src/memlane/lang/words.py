@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from memlane.lang import en, zh
 from memlane.lang.roles import roles_named
@@ -82,9 +83,7 @@ def shares_term(terms: frozenset[str], text: str) -> bool:
     """
     if not terms:
         return False
-    folded = fold(text)
-    words = {_stem(w) for w in _LATIN_TERM.findall(folded) if not w[0].isdigit()}
-    digits = "".join(ch for ch in folded if ch.isdigit())
+    folded, words, digits = _index(text)
     for term in terms:
         if term.isdigit():
             if term in digits:
@@ -98,6 +97,14 @@ def shares_term(terms: frozenset[str], text: str) -> bool:
         ):
             return True
     return False
+
+
+@lru_cache(maxsize=16_384)
+def _index(text: str) -> tuple[str, frozenset[str], str]:
+    """``text`` folded, its stemmed Latin words and its digits: what :func:`shares_term` reads."""
+    folded = fold(text)
+    words = frozenset(_stem(w) for w in _LATIN_TERM.findall(folded) if not w[0].isdigit())
+    return folded, words, "".join(ch for ch in folded if ch.isdigit())
 
 
 def mentions_value(text: str, value: object) -> bool:

@@ -77,11 +77,17 @@ def strip_numbering(text: str) -> str:
 
 
 def slot_opening(clause: str) -> str:
-    """What two clauses of one slot must open with: their first :data:`MIN_PREFIX_CHARS`.
+    """What two clauses of one slot must open with: up to their second non-space character.
 
+    That is "i w" of "i went …" and "th" of "the mayor …" (see :data:`MIN_PREFIX_CHARS`).
     Clauses that open differently never restate each other, so this buckets the candidates.
     """
-    return clause[:MIN_PREFIX_CHARS]
+    seen = 0
+    for index, char in enumerate(clause):
+        seen += not char.isspace()
+        if seen == MIN_PREFIX_CHARS:
+            return clause[: index + 1]
+    return clause
 
 
 def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
@@ -90,10 +96,15 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     ``None`` when they say the same, differ in more than one span, share too little, or
     differ only where ``asked`` (the folded question) names something.
     """
-    if old == new:
-        return None
+    longest = max(len(old), len(new))
+    if old == new or min(len(old), len(new)) < MIN_FRAME_SHARE * longest:
+        return None  # the frame both share can be no longer than the shorter one
     prefix = _common_prefix(old, new)
+    if prefix < MIN_PREFIX_CHARS:
+        return None
     suffix = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    if prefix + suffix < MIN_FRAME_SHARE * longest:
+        return None  # widening to whole words below only shrinks the frame
     prefix, suffix = _word_edges(old, new, prefix, suffix)
     old_value = old[prefix : len(old) - suffix].strip(_EDGE_PUNCT)
     new_value = new[prefix : len(new) - suffix].strip(_EDGE_PUNCT)
