@@ -361,6 +361,16 @@ class FactsLane:
                 profile[fact.attribute] = fact
         return profile
 
+    def defined(self) -> list[AttributeDef]:
+        """Every attribute defined in the tenant, by name."""
+        return self._store.attributes(self._tenant)
+
+    def in_use(self, attribute: str) -> bool:
+        """True if any version of ``attribute`` was ever stored in the tenant (deleted too)."""
+        attribute = _name("attribute", attribute)
+        with self._store.transaction() as writer:
+            return writer.attribute_in_use(self._tenant, attribute)
+
     # -- internals ----------------------------------------------------------------------
 
     def _assert(
