@@ -179,3 +179,11 @@ def test_bad_arguments_name_the_field(memory: memlane.Memory) -> None:
         assert f"{field}: " in text and says in text, (tool, text)
     assert memory.views.compliance() == []  # forget of an unknown subject logged nothing
     assert memory.running_session("U-1", "s-1") is None  # a failed first turn opened nothing
+
+
+def test_docs_list_every_tool() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    table = [line.split("|")[1].strip(" `") for line in doc.splitlines() if line.startswith("| `")]
+    assert table == list(TOOL_NAMES)
