@@ -17,6 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 import memlane
+from memlane.server.mcp_server import TOOL_NAMES
 
 # The server runs the memlane the tests import (a checkout's sources, when on PYTHONPATH).
 _ENV = {"PYTHONWARNINGS": "ignore", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
@@ -55,20 +56,7 @@ def test_remember_then_recall_over_stdio(tmp_path: Path) -> None:
     async def session() -> dict[str, Any]:
         async with Client(_server(db, "acme"), read_timeout_seconds=60) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
-            assert names == {
-                "remember",
-                "recall",
-                "set_fact",
-                "add_fact",
-                "get_fact",
-                "fact_history",
-                "lookup",
-                "add_turn",
-                "close_session",
-                "forget",
-                "record_trajectory",
-                "find_workflow",
-            }
+            assert names == set(TOOL_NAMES)  # the names themselves: test_server_mcp_tools
             for order in ("ORD-1", "ORD-2"):
                 steps = [
                     {"action": "validate_order", "args": {"order": order}},

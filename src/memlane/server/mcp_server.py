@@ -86,6 +86,37 @@ Label = Annotated[
 ]
 
 
+def _fact_write(operation: str, doc: str) -> Callable[..., dict[str, Any]]:
+    """The ``set_fact`` or ``add_fact`` tool: one declaration of a fact write's arguments."""
+
+    def tool(
+        self: MemoryTools,
+        subject: Subject,
+        attribute: Attribute,
+        value: Value,
+        valid_from: Instant = None,
+        valid_to: Instant = None,
+        source: Label = None,
+        reason: Label = None,
+        confidence: Annotated[float, Field(ge=0, le=1, description="0 to 1.")] = 1.0,
+    ) -> dict[str, Any]:
+        return self._write(
+            operation,
+            subject=subject,
+            attribute=attribute,
+            value=value,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            source=source,
+            reason=reason,
+            confidence=confidence,
+        )
+
+    tool.__name__ = tool.__qualname__ = f"{operation}_fact"
+    tool.__doc__ = doc
+    return tool
+
+
 class MemoryTools:
     """The tool functions, bound to one memory; calls are serialized by a lock."""
 
@@ -156,56 +187,14 @@ class MemoryTools:
             found = self.memory.facts.history(subject, attribute, known_at)
         return {"facts": [f.to_dict() for f in found]}
 
-    def set_fact(
-        self,
-        subject: Subject,
-        attribute: Attribute,
-        value: Value,
-        valid_from: Instant = None,
-        valid_to: Instant = None,
-        source: Label = None,
-        reason: Label = None,
-        confidence: Annotated[float, Field(ge=0, le=1, description="0 to 1.")] = 1.0,
-    ) -> dict[str, Any]:
-        """Record that a one-valued attribute is ``value`` from ``valid_from`` (default now).
-
-        The old value is kept as history, never overwritten.
-        """
-        return self._write(
-            "set",
-            subject,
-            attribute,
-            value,
-            valid_from,
-            valid_to,
-            source=source,
-            reason=reason,
-            confidence=confidence,
-        )
-
-    def add_fact(
-        self,
-        subject: Subject,
-        attribute: Attribute,
-        value: Value,
-        valid_from: Instant = None,
-        valid_to: Instant = None,
-        source: Label = None,
-        reason: Label = None,
-        confidence: Annotated[float, Field(ge=0, le=1, description="0 to 1.")] = 1.0,
-    ) -> dict[str, Any]:
-        """Add one more value to a many-valued attribute (another phone, another e-mail)."""
-        return self._write(
-            "add",
-            subject,
-            attribute,
-            value,
-            valid_from,
-            valid_to,
-            source=source,
-            reason=reason,
-            confidence=confidence,
-        )
+    set_fact = _fact_write(
+        "set",
+        "Record that a one-valued attribute is `value` from `valid_from` (default now).\n\n"
+        "The old value is kept as history, never overwritten.",
+    )
+    add_fact = _fact_write(
+        "add", "Add one more value to a many-valued attribute (another phone, another e-mail)."
+    )
 
     def lookup(
         self,
@@ -316,20 +305,11 @@ class MemoryTools:
                 ]
             }
 
-    def _write(
-        self,
-        operation: str,
-        subject: str,
-        attribute: str,
-        value: Any,
-        valid_from: str | None,
-        valid_to: str | None,
-        **options: Any,
-    ) -> dict[str, Any]:
+    def _write(self, operation: str, **arguments: Any) -> dict[str, Any]:
         with self._lock:
-            hint = attribute_hint(self.memory, attribute, subject)
+            hint = attribute_hint(self.memory, arguments["attribute"], arguments["subject"])
             write = self.memory.facts.set if operation == "set" else self.memory.facts.add
-            fact = write(subject, attribute, value, valid_from, valid_to, **options)
+            fact = write(**arguments)
         return _hinted({"fact": fact.to_dict()}, hint)
 
 
