@@ -187,3 +187,12 @@ def test_docs_list_every_tool() -> None:
     doc = (Path(__file__).parents[2] / "docs" / "mcp.md").read_text(encoding="utf-8")
     table = [line.split("|")[1].strip(" `") for line in doc.splitlines() if line.startswith("| `")]
     assert table == list(TOOL_NAMES)
+
+
+def test_help_without_the_extra_says_how_to_get_the_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "memlane.server.mcp_server", None)
+    result = CliRunner().invoke(cli, ["mcp", "--help"])
+    assert result.exit_code == 0, result.output
+    assert "pip install 'memlane[mcp]'" in result.output and "--tenant" in result.output
