@@ -196,3 +196,18 @@ def test_help_without_the_extra_says_how_to_get_the_tools(monkeypatch: pytest.Mo
     result = CliRunner().invoke(cli, ["mcp", "--help"])
     assert result.exit_code == 0, result.output
     assert "pip install 'memlane[mcp]'" in result.output and "--tenant" in result.output
+
+
+def test_schema_errors_name_the_field_and_what_is_expected(memory: memlane.Memory) -> None:
+    role, confidence = _calls(
+        memory,
+        [
+            ("add_turn", {"subject": "U-1", "session_id": "s-1", "role": "robot", "content": "hi"}),
+            ("set_fact", {"subject": "U-1", "attribute": "a", "value": 1, "confidence": 2}),
+        ],
+    )
+    assert role.is_error and confidence.is_error
+    assert "role" in role.content[0].text and "'user', 'assistant'" in role.content[0].text
+    assert "confidence" in confidence.content[0].text
+    assert "less than or equal to 1" in confidence.content[0].text
+    assert memory.running_session("U-1", "s-1") is None and memory.facts.audit("U-1") == []
