@@ -25,7 +25,8 @@ def test_forget_then_purge(tmp_path, monkeypatch):
         "asked",
         1,
     )
-    assert json.loads(run("fact", "get", "U-1", "city", "--json")) == []
+    gone = runner.invoke(cli, ["fact", "get", "U-1", "city", "--json"])
+    assert (gone.exit_code, json.loads(gone.stdout)) == (1, [])  # nothing found: exit 1
     assert "nothing due" in run("purge")
     report = json.loads(run("purge", "--subject", "U-1", "--immediately", "--json"))
     assert report["deletions"] == [deletion["id"]] and report["rows"]["facts"] == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,13 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 import memlane
+from memlane.server.mcp_server import TOOL_NAMES
+
+# The server runs the memlane the tests import (a checkout's sources, when on PYTHONPATH).
+_ENV = {"PYTHONWARNINGS": "ignore", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+
+
+_MAIN = ["-c", "from memlane.cli import main; main()"]
 
 
 def _server(db: Path, tenant: str) -> StdioServerParameters:
@@ -30,7 +38,7 @@ def _server(db: Path, tenant: str) -> StdioServerParameters:
             tenant,
             "mcp",
         ],
-        env={"PYTHONWARNINGS": "ignore"},
+        env=_ENV,
     )
 
 
@@ -48,15 +56,7 @@ def test_remember_then_recall_over_stdio(tmp_path: Path) -> None:
     async def session() -> dict[str, Any]:
         async with Client(_server(db, "acme"), read_timeout_seconds=60) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
-            assert names == {
-                "remember",
-                "recall",
-                "get_fact",
-                "fact_history",
-                "forget",
-                "record_trajectory",
-                "find_workflow",
-            }
+            assert names == set(TOOL_NAMES)  # the names themselves: test_server_mcp_tools
             for order in ("ORD-1", "ORD-2"):
                 steps = [
                     {"action": "validate_order", "args": {"order": order}},
@@ -105,6 +105,29 @@ def test_remember_then_recall_over_stdio(tmp_path: Path) -> None:
         assert mem.facts.get("U-7", "location").value == "Berlin"
     with memlane.Memory(db, tenant="other") as mem:
         assert mem.facts.get("U-7", "location") is None
+
+
+def test_tenant_option_of_the_mcp_command_as_the_readme_writes_it(tmp_path: Path) -> None:
+    db = tmp_path / "mcp.db"
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=[*_MAIN, "--url", str(db), "mcp", "--tenant", "acme"],
+        env=_ENV,
+    )
+
+    async def session() -> dict[str, Any]:
+        async with Client(server, read_timeout_seconds=60) as client:
+            return _payload(
+                await client.call_tool(
+                    "set_fact", {"subject": "U-8", "attribute": "location", "value": "Oslo"}
+                )
+            )
+
+    assert anyio.run(session)["fact"]["value"] == "Oslo"
+    with memlane.Memory(db, tenant="acme") as mem:
+        assert mem.facts.get("U-8", "location").value == "Oslo"
+    with memlane.Memory(db) as mem:
+        assert mem.facts.get("U-8", "location") is None
 
 
 def test_build_server_names_the_extra_when_the_sdk_is_missing(

@@ -72,6 +72,7 @@ def emit_json(payload: Any) -> None:
 def _register() -> None:
     from memlane.cli.archive import export_command, import_command
     from memlane.cli.bench import bench
+    from memlane.cli.conversation import chat, remember, session
     from memlane.cli.demo import demo
     from memlane.cli.facts import fact
     from memlane.cli.keys import keys
@@ -82,6 +83,9 @@ def _register() -> None:
 
     cli.add_command(fact)
     cli.add_command(recall)
+    cli.add_command(remember)
+    cli.add_command(session)
+    cli.add_command(chat)
     cli.add_command(demo)
     cli.add_command(bench)
     cli.add_command(keys)

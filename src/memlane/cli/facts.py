@@ -11,6 +11,8 @@ from memlane.cli import Settings, emit_json
 from memlane.cli.render import fact_table, value_text, when
 from memlane.errors import InvalidInput
 from memlane.facts.model import Fact
+from memlane.memory import Memory
+from memlane.operations import attribute_hint, fact_values
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 valid_at_option = click.option("--valid-at", default=None, help="Valid-time instant (default now).")
@@ -42,6 +44,24 @@ def _print_facts(facts: list[Fact], settings: Settings, as_json: bool) -> None:
         click.echo(fact_table(facts, resolve_timezone(settings.timezone), with_attribute=True))
     else:
         click.echo("(no versions)")
+
+
+def warn_on_typo(mem: Memory, attribute: str, subject: str | None = None) -> None:
+    """Print a warning (to stderr) if ``attribute`` looks like a typo of a known attribute."""
+    hint = attribute_hint(mem, attribute, subject)
+    if hint is not None:
+        click.echo(f"Warning: {hint}", err=True)
+
+
+def nothing_found(as_json: bool, message: str) -> None:
+    """Exit 1 because a read found nothing: ``[]`` on stdout with ``--json``, else ``message``.
+
+    The exit status is the same in both modes, so a script can test it either way.
+    """
+    if not as_json:
+        raise click.ClickException(message)
+    emit_json([])
+    click.get_current_context().exit(1)
 
 
 def _write_options(function: Any) -> Any:
@@ -108,6 +128,7 @@ def _write(
     as_json = options.pop("as_json")
     parsed = _parse_value(value, options.pop("value_json"))
     with settings.open() as mem:
+        warn_on_typo(mem, attribute, subject)
         write = mem.facts.set if operation == "set" else mem.facts.add
         written = write(subject, attribute, parsed, **options)
         _print_facts([written], settings, as_json)
@@ -161,6 +182,7 @@ def retract_command(
     """End what SUBJECT's ATTRIBUTE holds from --valid-from (default now)."""
     parsed = None if value is None else _parse_value(value, value_json)
     with settings.open() as mem:
+        warn_on_typo(mem, attribute, subject)
         ended = mem.facts.retract(subject, attribute, valid_from, valid_to, value=parsed)
         _print_facts(ended, settings, as_json)
 
@@ -182,15 +204,12 @@ def get_command(
 ) -> None:
     """Print the value of SUBJECT's ATTRIBUTE (all values if it is many-valued)."""
     with settings.open() as mem:
-        if mem.facts.definition(attribute).cardinality == "many":
-            found = mem.facts.get_all(subject, attribute, valid_at, known_at)
-        else:
-            one = mem.facts.get(subject, attribute, valid_at, known_at)
-            found = [] if one is None else [one]
-        if as_json:
+        found = fact_values(mem, subject, attribute, valid_at, known_at)
+        if not found:
+            warn_on_typo(mem, attribute, subject)
+            nothing_found(as_json, f"no value of {attribute} for {subject} at that point")
+        elif as_json:
             emit_json([f.to_dict() for f in found])
-        elif not found:
-            raise click.ClickException(f"no value of {attribute} for {subject} at that point")
         else:
             for item in found:
                 until = when(item.valid_to, mem.timezone)
@@ -211,7 +230,10 @@ def history_command(
 ) -> None:
     """Print the valid-time timeline of SUBJECT's ATTRIBUTE."""
     with settings.open() as mem:
-        _print_facts(mem.facts.history(subject, attribute, known_at), settings, as_json)
+        timeline = mem.facts.history(subject, attribute, known_at)
+        if not timeline:
+            warn_on_typo(mem, attribute, subject)
+        _print_facts(timeline, settings, as_json)
 
 
 @fact.command("audit")
@@ -243,12 +265,13 @@ def lookup_command(
     """Print the subjects whose identifier ATTRIBUTE is exactly VALUE."""
     with settings.open() as mem:
         subjects = mem.facts.lookup(attribute, value, valid_at, known_at)
+        if not subjects:
+            warn_on_typo(mem, attribute)
+            nothing_found(as_json, f"no subject has {attribute} = {value}")
     if as_json:
         emit_json(subjects)
-    elif subjects:
-        click.echo("\n".join(subjects))
     else:
-        raise click.ClickException(f"no subject has {attribute} = {value}")
+        click.echo("\n".join(subjects))
 
 
 @fact.command("profile")

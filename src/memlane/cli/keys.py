@@ -42,7 +42,7 @@ def create_command(
 ) -> None:
     """Create a key and print it once; only its hash is stored."""
     with _ring(settings) as ring:
-        record, key = ring.create(tenant or settings.tenant, role, label)
+        record, key = ring.create(settings.tenant if tenant is None else tenant, role, label)
     if as_json:
         emit_json({"key": key, **record.to_dict()})
     else:

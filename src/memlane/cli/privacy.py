@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from memlane.cli import Settings, emit_json
+from memlane.operations import require_subject
 from memlane.privacy.model import Deletion
 
 
@@ -32,8 +33,12 @@ def _deletion(deletion: Deletion) -> dict[str, Any]:
 def forget(
     settings: Settings, subject: str, attribute: str | None, reason: str | None, as_json: bool
 ) -> None:
-    """Logically delete SUBJECT (or one attribute) across every lane, at once."""
+    """Logically delete SUBJECT (or one attribute) across every lane, at once.
+
+    A subject nothing is known about is an error (exit 1), and no deletion is logged.
+    """
     with settings.open() as mem:
+        require_subject(mem, subject)  # as HTTP answers 404: no deletion logged for nobody
         deletion = mem.forget(subject, attribute, reason, requested_by="cli")
     if as_json:
         emit_json(_deletion(deletion))

@@ -13,7 +13,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from memlane.errors import InvalidInput
-from memlane.facts.model import UNDECLARED, AttributeDef, Cardinality, Fact
+from memlane.facts.model import AttributeDef, Cardinality, Fact
 from memlane.facts.normalize import (
     BUILTIN_NORMALIZERS,
     PHONE_NORMALIZER,
@@ -106,11 +106,13 @@ class FactsLane:
         )
         with self._store.transaction() as writer:
             stored = writer.attribute(self._tenant, attribute)
+            # Data written before a definition behaved as undeclared: defining it so is no change.
+            held = stored or AttributeDef(name=attribute)
             if stored != definition:
-                if writer.attribute_in_use(self._tenant, attribute):
+                if held != definition and writer.attribute_in_use(self._tenant, attribute):
                     raise InvalidInput(
                         "attribute",
-                        f"{attribute!r} already holds data as {_describe(stored or UNDECLARED)}; "
+                        f"{attribute!r} already holds data as {_describe(held)}; "
                         f"it cannot become {_describe(definition)}",
                     )
                 writer.put_attribute(self._tenant, definition, to_micros(self._now()))
@@ -360,6 +362,16 @@ class FactsLane:
             else:
                 profile[fact.attribute] = fact
         return profile
+
+    def defined(self) -> list[AttributeDef]:
+        """Every attribute defined in the tenant, by name."""
+        return self._store.attributes(self._tenant)
+
+    def in_use(self, attribute: str) -> bool:
+        """True if any version of ``attribute`` was ever stored in the tenant (deleted too)."""
+        attribute = _name("attribute", attribute)
+        with self._store.transaction() as writer:
+            return writer.attribute_in_use(self._tenant, attribute)
 
     # -- internals ----------------------------------------------------------------------
 

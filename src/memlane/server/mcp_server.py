@@ -1,8 +1,8 @@
 """memlane as an MCP server: tools over one tenant's ``Memory`` (needs the ``mcp`` extra).
 
-Tools: ``remember``, ``recall``, ``get_fact``, ``fact_history``, ``forget``,
-``record_trajectory`` and ``find_workflow``. Run it with
-``memlane mcp`` (stdio) or ``memlane mcp --http`` (streamable HTTP); see docs/mcp.md.
+The tools are the methods of :class:`MemoryTools` named in :data:`TOOL_NAMES`; the server
+registers exactly those, and ``memlane mcp --help`` lists them from the same tuple. Run it
+with ``memlane mcp`` (stdio) or ``memlane mcp --http`` (streamable HTTP); see docs/mcp.md.
 """
 
 from __future__ import annotations
@@ -15,19 +15,46 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import Field
 
 from memlane.errors import InvalidInput
-from memlane.memory import Memory
-from memlane.server.serialize import deletion_dict, note_dict
-from memlane.validation import MAX_NOTE_CHARS, name_schema, text_schema
+from memlane.memory import MAX_WINDOW_ROUNDS, Memory
+from memlane.operations import attribute_hint, fact_values, require_subject
+from memlane.server.serialize import deletion_dict, note_dict, summary_dict, turn_dict
+from memlane.validation import (
+    MAX_LABEL_CHARS,
+    MAX_NOTE_CHARS,
+    MAX_TURN_CHARS,
+    name_schema,
+    text_schema,
+)
+from memlane.window.model import Role
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
 INSTRUCTIONS = (
-    "Long-term memory. `remember` free-text statements about a subject; `recall` what is "
-    "known before answering; `get_fact`/`fact_history` read exact facts on both time axes "
-    "(times are ISO-8601); `forget` erases a subject or one attribute in every lane; "
-    "`record_trajectory` after a task, `find_workflow` before one, to reuse what worked."
+    "Long-term memory. `recall` what is known before answering; `remember` free-text "
+    "statements about a subject; `set_fact`/`add_fact` record exact facts (one-valued / "
+    "many-valued) and `get_fact`/`fact_history` read them on both time axes (times are "
+    "ISO-8601); `lookup` finds the subject an identifier (phone, order id) belongs to; "
+    "`add_turn` records a conversation turn by turn and `close_session` summarizes it; "
+    "`forget` erases a subject or one attribute in every lane; `record_trajectory` after a "
+    "task, `find_workflow` before one, to reuse what worked."
 )
+
+TOOL_NAMES = (
+    "recall",
+    "remember",
+    "set_fact",
+    "add_fact",
+    "get_fact",
+    "fact_history",
+    "lookup",
+    "add_turn",
+    "close_session",
+    "forget",
+    "record_trajectory",
+    "find_workflow",
+)
+"""Every tool the server offers, in the order ``--help`` and the docs list them."""
 
 StepList = Annotated[
     list[dict[str, Any]],
@@ -47,6 +74,47 @@ Attribute = Annotated[
 Instant = Annotated[
     str | None, Field(description="ISO-8601 instant, e.g. 2026-07-01 or 2026-07-01T09:30Z.")
 ]
+SessionId = Annotated[
+    str, Field(description="The conversation's id, e.g. s-42.", json_schema_extra=name_schema())
+]
+Value = Annotated[
+    Any, Field(description="The value: a string, a number, or any JSON (e.g. an object).")
+]
+Label = Annotated[
+    str | None,
+    Field(description="Where it came from / why.", json_schema_extra=text_schema(MAX_LABEL_CHARS)),
+]
+
+
+def _fact_write(operation: str, doc: str) -> Callable[..., dict[str, Any]]:
+    """The ``set_fact`` or ``add_fact`` tool: one declaration of a fact write's arguments."""
+
+    def tool(
+        self: MemoryTools,
+        subject: Subject,
+        attribute: Attribute,
+        value: Value,
+        valid_from: Instant = None,
+        valid_to: Instant = None,
+        source: Label = None,
+        reason: Label = None,
+        confidence: Annotated[float, Field(ge=0, le=1, description="0 to 1.")] = 1.0,
+    ) -> dict[str, Any]:
+        return self._write(
+            operation,
+            subject=subject,
+            attribute=attribute,
+            value=value,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            source=source,
+            reason=reason,
+            confidence=confidence,
+        )
+
+    tool.__name__ = tool.__qualname__ = f"{operation}_fact"
+    tool.__doc__ = doc
+    return tool
 
 
 class MemoryTools:
@@ -104,12 +172,9 @@ class MemoryTools:
     ) -> dict[str, Any]:
         """The exact value(s) of an attribute at a point in time (default: now)."""
         with self._lock:
-            facts = self.memory.facts
-            if facts.definition(attribute).cardinality == "many":
-                found = facts.get_all(subject, attribute, valid_at, known_at)
-                return {"facts": [f.to_dict() for f in found]}
-            one = facts.get(subject, attribute, valid_at, known_at)
-        return {"facts": [] if one is None else [one.to_dict()]}
+            found = fact_values(self.memory, subject, attribute, valid_at, known_at)
+            hint = None if found else attribute_hint(self.memory, attribute, subject)
+        return _hinted({"facts": [f.to_dict() for f in found]}, hint)
 
     def fact_history(
         self,
@@ -122,6 +187,67 @@ class MemoryTools:
             found = self.memory.facts.history(subject, attribute, known_at)
         return {"facts": [f.to_dict() for f in found]}
 
+    set_fact = _fact_write(
+        "set",
+        "Record that a one-valued attribute is `value` from `valid_from` (default now).\n\n"
+        "The old value is kept as history, never overwritten.",
+    )
+    add_fact = _fact_write(
+        "add", "Add one more value to a many-valued attribute (another phone, another e-mail)."
+    )
+
+    def lookup(
+        self,
+        attribute: Attribute,
+        value: Annotated[str, Field(description="The identifier, written any way.")],
+        valid_at: Instant = None,
+        known_at: Instant = None,
+    ) -> dict[str, Any]:
+        """The subjects an identifier belongs to, exactly (never a near miss)."""
+        with self._lock:
+            subjects = self.memory.facts.lookup(attribute, value, valid_at, known_at)
+            hint = None if subjects else attribute_hint(self.memory, attribute)
+        return _hinted({"subjects": subjects}, hint)
+
+    def add_turn(
+        self,
+        subject: Subject,
+        session_id: SessionId,
+        role: Annotated[Role, Field(description="Who spoke.")],
+        content: Annotated[
+            str,
+            Field(description="What was said.", json_schema_extra=text_schema(MAX_TURN_CHARS)),
+        ],
+        at: Instant = None,
+        speaker: Annotated[str | None, Field(description="The speaker's name.")] = None,
+        window: Annotated[
+            int, Field(ge=1, le=MAX_WINDOW_ROUNDS, description="Rounds kept verbatim.")
+        ] = 5,
+    ) -> dict[str, Any]:
+        """Add a turn to a conversation (opened on its first turn); user turns become facts.
+
+        The last ``window`` rounds are kept verbatim; older ones are folded into the session
+        summary. Call ``close_session`` when the conversation ends.
+        """
+        with self._lock:
+            turn = self.memory.add_turn(
+                subject, session_id, role, content, at, speaker=speaker, window=window
+            )
+        return {"turn": turn_dict(turn)}
+
+    def close_session(self, subject: Subject, session_id: SessionId) -> dict[str, Any]:
+        """End a conversation: fold what is left into its summary and the subject's storyline."""
+        with self._lock:
+            running = self.memory.running_session(subject, session_id)
+            if running is None:
+                raise InvalidInput(
+                    "session_id",
+                    f"no running session {session_id!r} of {subject!r} "
+                    "(add_turn opens one; it closes by itself after 30 idle minutes)",
+                )
+            summary = running.close()
+        return {"summary": None if summary is None else summary_dict(summary)}
+
     def forget(
         self,
         subject: Subject,
@@ -130,8 +256,12 @@ class MemoryTools:
         ] = None,
         reason: Annotated[str | None, Field(description="Why, for the deletion log.")] = None,
     ) -> dict[str, Any]:
-        """Erase a subject (or one attribute, and every text mentioning its values) everywhere."""
+        """Erase a subject (or one attribute, and every text mentioning its values) everywhere.
+
+        A subject nothing is known about is an error, and no deletion is logged.
+        """
         with self._lock:
+            require_subject(self.memory, subject)
             deletion = self.memory.forget(subject, attribute, reason, requested_by="mcp")
         return {"deletion": deletion_dict(deletion)}
 
@@ -175,6 +305,18 @@ class MemoryTools:
                 ]
             }
 
+    def _write(self, operation: str, **arguments: Any) -> dict[str, Any]:
+        with self._lock:
+            hint = attribute_hint(self.memory, arguments["attribute"], arguments["subject"])
+            write = self.memory.facts.set if operation == "set" else self.memory.facts.add
+            fact = write(**arguments)
+        return _hinted({"fact": fact.to_dict()}, hint)
+
+
+def _hinted(payload: dict[str, Any], hint: str | None) -> dict[str, Any]:
+    """``payload``, with a ``warning`` when the attribute looks like a typo."""
+    return payload if hint is None else {**payload, "warning": hint}
+
 
 def build_server(memory: Memory) -> MCPServer:
     """An MCP server exposing ``memory`` through its tools.
@@ -192,16 +334,8 @@ def build_server(memory: Memory) -> MCPServer:
 
     tools = MemoryTools(memory)
     server: MCPServer = MCPServer("memlane", instructions=INSTRUCTIONS, log_level="WARNING")
-    for tool in (
-        tools.remember,
-        tools.recall,
-        tools.get_fact,
-        tools.fact_history,
-        tools.forget,
-        tools.record_trajectory,
-        tools.find_workflow,
-    ):
-        server.add_tool(_reporting(tool, ToolError), name=tool.__name__)
+    for name in TOOL_NAMES:
+        server.add_tool(_reporting(getattr(tools, name), ToolError), name=name)
     return server
 
 
