@@ -6,9 +6,9 @@ an agent could already reach through time-travel reads (``known_at``), only in o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from memlane.access import ROLE_PERMISSIONS
 from memlane.facts.model import Fact
@@ -30,6 +30,26 @@ def whoami(caller: Reader) -> dict[str, Any]:
         "tenant": key.tenant,
         "role": key.role,
         "permissions": sorted(ROLE_PERMISSIONS[key.role]),
+    }
+
+
+@router.get("/subjects")
+def subjects(
+    caller: Reader,
+    paging: Page,
+    prefix: Annotated[Name | None, Query(description="The subject starts with this.")] = None,
+    contains: Annotated[
+        Name | None, Query(description="The subject contains this (ASCII letters in any case).")
+    ] = None,
+) -> dict[str, Any]:
+    """The subjects the tenant holds live data about, in byte order; deleted ones not listed."""
+    with caller.memory() as memory:
+        found = memory.subjects(prefix, paging.limit, paging.offset, contains=contains)
+    return {
+        "items": found.subjects,
+        "total": found.total,
+        "limit": paging.limit,
+        "offset": paging.offset,
     }
 
 
