@@ -17,19 +17,27 @@ from memlane.server.errors import API_ERRORS
 from memlane.server.routes.common import Name, Page, known_subject
 from memlane.server.serialize import iso, summary_dict
 from memlane.summaries.model import Summary
+from memlane.timeutil import checked_now
 
 router = APIRouter(prefix="/v1", tags=["inspector"], responses=API_ERRORS)
 
 
 @router.get("/whoami")
 def whoami(caller: Reader) -> dict[str, Any]:
-    """The calling key: its public id, tenant, role and what the role may do."""
+    """The calling key: its public id, tenant, role and what the role may do; the server's now.
+
+    ``now`` is the instant the server reads "now" at, so the page marks and starts from the
+    same "now" as every read that gives no time.
+    """
     key = caller.key
+    with caller.memory() as memory:
+        now = checked_now(memory.clock)
     return {
         "key_id": key.id,
         "tenant": key.tenant,
         "role": key.role,
         "permissions": sorted(ROLE_PERMISSIONS[key.role]),
+        "now": iso(now),
     }
 
 
