@@ -31,11 +31,7 @@ class SQLSubjectStore(SQLStore):
     def subjects(
         self, tenant: str, *, prefix: str | None, contains: str | None, limit: int, offset: int
     ) -> SubjectPage:
-        """Subjects with an undeleted fact, summary or note, in byte order, one page of them.
-
-        ``prefix`` must start the subject exactly; ``contains`` may occur anywhere in it,
-        ASCII letters matched without regard to case.
-        """
+        """One page of the union of the live subjects of each table, and its count."""
         where, parameters = self._filter(prefix, contains)
         live = " UNION ".join(
             f"SELECT subject FROM {table} WHERE tenant = %s AND deleted_at IS NULL"
