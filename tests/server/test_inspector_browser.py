@@ -450,6 +450,7 @@ def test_chart_uses_the_card_width_and_no_request_fails(browser: Any, served: Se
     page.goto(f"{served.base}/ui/")
     page.fill("#key", served.keys["agent"])
     page.press("#key", "Enter")
+    expect(page.locator("#who")).to_contain_text("agent")
     page.goto(f"{served.base}/ui/#/subject/U-001")
     expect(location_value(page)).to_have_text("北京")
 
