@@ -22,6 +22,7 @@ from memlane.privacy.views import Views
 from memlane.router import Recall, Router
 from memlane.session import Session, SessionServices, idle_for
 from memlane.storage import open_backend
+from memlane.storage.base import SubjectPage
 from memlane.storage.redaction import mentions
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Note
@@ -268,6 +269,30 @@ class Memory:
                 if running_id == session_id and not session.closed:
                     return session
         return None
+
+    def subjects(
+        self,
+        prefix: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        *,
+        contains: str | None = None,
+    ) -> SubjectPage:
+        """The subjects this tenant holds live data about, in byte order, one page at a time.
+
+        ``prefix`` must start the subject exactly; ``contains`` may occur anywhere in it
+        (ASCII letters in any case). Forgotten subjects are not listed.
+
+        >>> mem.subjects(prefix="U-", limit=2)  # doctest: +SKIP
+        SubjectPage(subjects=['U-001', 'U-002'], total=7)
+        """
+        optional_name("prefix", prefix)
+        optional_name("contains", contains)
+        validation.integer("limit", limit, 1, validation.MAX_PAGE)
+        validation.integer("offset", offset, 0, validation.MAX_OFFSET)
+        return self._backend.subjects.subjects(
+            self.tenant, prefix=prefix, contains=contains, limit=limit, offset=offset
+        )
 
     # -- recall -------------------------------------------------------------------------
 

@@ -47,6 +47,12 @@ MAX_TURN_CHARS = 100_000
 MAX_LABEL_CHARS = 2_000
 """Longest ``source`` or ``reason`` of a write or a deletion."""
 
+MAX_PAGE = 1_000
+"""Most items one page of a list read returns."""
+
+MAX_OFFSET = 2**63 - 1
+"""Largest offset into a list (what a 64-bit SQL integer holds)."""
+
 _NAME_CONTROL = "\\x00-\\x1f\\x7f"
 _TEXT_CONTROL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f"
 # White space as ``str.strip`` sees it, spelled out: ``\\s`` differs between Python and the
@@ -113,6 +119,17 @@ def fact_value(field: str, item: Any) -> Any:
         for inner in item:
             fact_value(field, inner)
     return item
+
+
+def integer(field: str, value: object, low: int, high: int) -> int:
+    """Return ``value`` if it is an integer (not a bool) from ``low`` to ``high``.
+
+    Raises:
+        InvalidInput: not an integer, or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(field, f"must be an integer from {low} to {high}, got {value!r}")
+    return value
 
 
 def name_schema() -> dict[str, Any]:

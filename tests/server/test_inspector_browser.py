@@ -55,6 +55,7 @@ class Served:
     base: str
     keys: dict[str, str]
     versions: list[memlane.Fact]
+    url: str
 
 
 def seed(url: str) -> list[memlane.Fact]:
@@ -124,7 +125,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
             pytest.fail("the server did not start")
         time.sleep(0.02)
     try:
-        yield Served(base=f"http://127.0.0.1:{port}", keys=keys, versions=versions)
+        yield Served(base=f"http://127.0.0.1:{port}", keys=keys, versions=versions, url=url)
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -297,3 +298,178 @@ def test_compliance_forgets_after_confirmation(
     page.goto(f"{served.base}/ui/#/audit/U-001")
     expect(page.locator("#audit tr[data-version-id]")).to_have_count(len(served.versions))
     assert page.errors == []
+
+
+def add_facts(served: Served, writes: list[tuple[str, str, str, str]]) -> None:
+    """Store ``(instant, subject, attribute, value)`` writes, each at its instant."""
+    clock = FakeClock(NOW)
+    with memlane.Memory(served.url, tenant="acme", clock=clock, embedder="hash") as mem:
+        for instant, subject, attribute, value in writes:
+            clock.set(instant)
+            mem.facts.set(subject, attribute, value, valid_from="2026-03-01")
+
+
+def test_subjects_are_listed_paged_and_filtered(browser: Any, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    extra = [f"C-{n:03d}" for n in range(30)]
+    add_facts(served, [("2026-07-01", subject, "tier", "silver") for subject in extra])
+    page = login(browser, served, "agent")
+    listed = page.locator("#subject-list a")
+    expect(listed).to_have_count(25)
+    expect(page.locator("#subject-range")).to_have_text("1–25 of 32")
+    assert listed.first.text_content() == "C-000"
+    expect(page.locator("#subject-prev")).to_be_disabled()
+    page.click("#subject-next")
+    expect(page.locator("#subject-range")).to_have_text("26–32 of 32")
+    expect(listed).to_have_text(["C-025", "C-026", "C-027", "C-028", "C-029", "U-001", "U-002"])
+    expect(page.locator("#subject-next")).to_be_disabled()
+    page.click("#subject-prev")
+    expect(page.locator("#subject-range")).to_have_text("1–25 of 32")
+
+    page.fill("#subject-query", "u-00")  # part of an id, in any case
+    expect(listed).to_have_text(["U-001", "U-002"])
+    expect(page.locator("#subject-range")).to_have_text("1–2 of 2")
+    page.fill("#subject-query", "nobody")
+    expect(page.locator("#subject-list")).to_contain_text("No subject contains")
+    page.fill("#subject-query", "U-002")
+    expect(listed).to_have_text(["U-002"])
+    listed.first.click()
+    expect(page.locator("#view h2")).to_have_text("Subject U-002")
+    assert page.errors == []
+
+
+def point_fractions(page: Any, attribute: str) -> tuple[float, float]:
+    """Where the as-of point sits in a chart's plot: fractions of the x and y axes."""
+    return page.eval_on_selector(  # type: ignore[no-any-return]
+        f'figure[data-attribute="{attribute}"] svg',
+        """svg => {
+          const [x, y] = [...svg.querySelectorAll("line.axis")];
+          const n = (node, name) => Number(node.getAttribute(name));
+          const handle = svg.querySelector(".handle");
+          return [(n(handle, "cx") - n(x, "x1")) / (n(x, "x2") - n(x, "x1")),
+                  (n(y, "y2") - n(handle, "cy")) / (n(y, "y2") - n(y, "y1"))];
+        }""",
+    )
+
+
+def slider_fraction(page: Any, selector: str) -> float:
+    return float(page.eval_on_selector(selector, "e => (e.value - e.min) / (e.max - e.min)"))
+
+
+def test_sliders_follow_typed_instants_and_the_chart(browser: Any, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page = login(browser, served, "agent")
+    page.goto(f"{served.base}/ui/#/subject/U-001")
+    expect(location_value(page)).to_have_text("北京")
+    for valid, known in [
+        ("2026-05-15T00:00:00Z", TX2),
+        ("2026-06-20T06:00:00Z", "2026-07-06T12:00:00Z"),
+        ("2026-03-05T00:00:00Z", "2026-03-09T00:00:00Z"),
+    ]:
+        page.fill("#valid-at", valid)
+        page.fill("#known-at", known.replace("+00:00", "Z"))
+        page.press("#known-at", "Tab")
+        expect(page.locator("#asof-caption")).to_contain_text(known[:10])
+        x, y = point_fractions(page, "location")
+        assert slider_fraction(page, "#valid-range") == pytest.approx(x, abs=0.002)
+        assert slider_fraction(page, "#known-range") == pytest.approx(y, abs=0.002)
+    # Transaction time has one band per change of belief: TX2 opens the second of three.
+    page.fill("#known-at", TX2.replace("+00:00", "Z"))
+    page.press("#known-at", "Tab")
+    assert slider_fraction(page, "#known-range") == pytest.approx(1 / 3, abs=0.002)
+
+    # And the other way round: a slider lands exactly on a change of belief.
+    page.fill("#valid-at", "2026-08-01T00:00:00Z")
+    page.press("#valid-at", "Tab")
+    page.fill("#known-range", "334")
+    expect(page.locator("#known-at")).to_have_value("2026-07-04T00:00:00Z")
+    expect(location_value(page)).to_have_text("北京")
+    page.fill("#known-range", "300")
+    expect(page.locator("#known-at")).to_have_value(re.compile(r"^2026-06-"))
+    expect(location_value(page)).to_have_text("上海")
+    assert page.errors == []
+
+
+def test_transaction_labels_name_the_time_when_they_share_a_date(
+    browser: Any, served: Served
+) -> None:
+    from playwright.sync_api import expect
+
+    add_facts(
+        served,
+        [
+            ("2026-07-21T09:15:00+00:00", "U-003", "tier", "silver"),
+            ("2026-07-21T14:30:00+00:00", "U-003", "tier", "gold"),
+            ("2026-07-21T14:30:20+00:00", "U-003", "tier", "platinum"),
+            ("2026-07-25T08:00:00+00:00", "U-003", "tier", "gold"),
+        ],
+    )
+    page = login(browser, served, "agent")
+    page.goto(f"{served.base}/ui/#/subject/U-003")
+    ticks = page.locator('figure[data-attribute="tier"] text.tx-tick')
+    expect(ticks).to_have_text(
+        ["2026-07-21 09:15:00", "2026-07-21 14:30:00", "2026-07-21 14:30:20", "2026-07-25"]
+    )
+    page.goto(f"{served.base}/ui/#/subject/U-001")
+    expect(page.locator('figure[data-attribute="location"] text.tx-tick')).to_have_text(
+        ["2026-03-02", "2026-07-04", "2026-07-10"]
+    )
+    assert page.errors == []
+
+
+def test_valid_axis_has_a_year_and_now(browser: Any, served: Served, artifacts: Path) -> None:
+    from playwright.sync_api import expect
+
+    page = login(browser, served, "agent")
+    page.goto(f"{served.base}/ui/#/subject/U-001")
+    chart = page.locator('figure[data-attribute="location"] svg')
+    labels = chart.locator("text.valid-tick")
+    expect(labels.first).to_have_text("2026-03-01")
+    assert labels.all_text_contents()[1:] == ["05-01", "06-01", "07-01"]
+    marker = chart.locator("g.now")
+    expect(marker).to_have_attribute("data-now", NOW.isoformat().replace("+00:00", ".000Z"))
+    expect(marker.locator("text")).to_have_text("now")
+    now_x = float(marker.locator("line").get_attribute("x1") or "nan")
+    july_x = float(labels.nth(3).get_attribute("x") or "nan")
+    axis_end = float(chart.locator("line.axis").first.get_attribute("x2") or "nan")
+    assert july_x < now_x < axis_end
+    # "Now" is the server's: the point starts on the marker.
+    assert float(chart.locator(".handle").get_attribute("cx") or "nan") == pytest.approx(now_x)
+    page.screenshot(path=str(artifacts / "subject-axis.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_chart_uses_the_card_width_and_no_request_fails(browser: Any, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    failed: list[str] = []
+    page = browser.new_context(viewport={"width": 1200, "height": 1000}).new_page()
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.goto(f"{served.base}/ui/")
+    page.fill("#key", served.keys["agent"])
+    page.press("#key", "Enter")
+    expect(page.locator("#who")).to_contain_text("agent")
+    page.goto(f"{served.base}/ui/#/subject/U-001")
+    expect(location_value(page)).to_have_text("北京")
+
+    def widths() -> tuple[float, float]:
+        box = page.locator('figure[data-attribute="location"] .chart-box').bounding_box()
+        svg = page.locator('figure[data-attribute="location"] svg').bounding_box()
+        assert box is not None and svg is not None
+        return box["width"], svg["width"]
+
+    card, chart = widths()
+    assert card > 900 and chart == pytest.approx(card, abs=2)
+    page.set_viewport_size({"width": 700, "height": 1000})
+    expect(page.locator('figure[data-attribute="location"] svg')).to_have_attribute(
+        "width", re.compile(r"^[4-6]\d\d$")
+    )
+    card, chart = widths()
+    assert chart == pytest.approx(card, abs=2)
+    assert page.evaluate("() => document.querySelector('link[rel=icon]').href").endswith(
+        "/ui/static/favicon.svg"
+    )
+    assert page.request.get(f"{served.base}/favicon.ico").status == 200
+    assert failed == []

@@ -61,6 +61,8 @@ def test_ui_serves_the_shell_without_a_key(api: Api) -> None:
         ("inspector.js", "text/javascript; charset=utf-8"),
         ("chart.js", "text/javascript; charset=utf-8"),
         ("inspector.css", "text/css; charset=utf-8"),
+        ("favicon.svg", "image/svg+xml"),
+        ("favicon.ico", "image/x-icon"),
     ],
 )
 def test_static_assets_have_their_content_types(api: Api, name: str, content_type: str) -> None:
@@ -77,19 +79,33 @@ def test_anything_else_under_static_is_404(api: Api, name: str) -> None:
     assert api.client.get(f"/ui/static/{name}").status_code == 404
 
 
+def test_favicon_is_served_without_a_key(api: Api) -> None:
+    answer = api.client.get("/favicon.ico")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "image/x-icon"
+    # An ICO directory: reserved 0, type 1 (icon), at least one image.
+    assert answer.content[:4] == b"\x00\x00\x01\x00"
+    assert int.from_bytes(answer.content[4:6], "little") >= 1
+    assert 'rel="icon" href="static/favicon.svg"' in api.client.get("/ui/").text
+    assert b"<svg" in api.client.get("/ui/static/favicon.svg").content
+
+
 def test_assets_ship_as_package_data() -> None:
     assert asset("index.html") is not None
     assert asset("../ui.py") is None
     assert set(CONTENT_TYPES) >= {".html", ".css", ".js"}
 
 
-def test_whoami_names_the_key_role_and_tenant(api: Api) -> None:
+def test_whoami_names_the_key_role_and_tenant_and_the_server_now(
+    api: Api, clock: FakeClock
+) -> None:
     agent = api.mint("acme", "agent")
     me = api.client.get("/v1/whoami", headers=api.headers(agent)).json()
     assert me["tenant"] == "acme"
     assert me["role"] == "agent"
     assert agent.startswith(f"ml_{me['key_id']}_")
     assert me["permissions"] == ["read", "write"]
+    assert me["now"] == clock().isoformat()
     assert api.client.get("/v1/whoami").status_code == 401
 
 

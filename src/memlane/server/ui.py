@@ -20,6 +20,7 @@ CONTENT_TYPES = {
     ".css": "text/css; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
     ".svg": "image/svg+xml",
+    ".ico": "image/x-icon",
 }
 """The asset kinds the inspector ships, and how they are served."""
 
@@ -57,6 +58,12 @@ def ui_root() -> RedirectResponse:
 def ui_index() -> Response:
     """The inspector's single page."""
     return _serve("index.html")
+
+
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    """The icon browsers ask every host for (the page itself links ``favicon.svg``)."""
+    return _serve("favicon.ico")
 
 
 @router.get("/ui/static/{name}")

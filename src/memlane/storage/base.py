@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Literal, Protocol, Self
+from typing import Literal, NamedTuple, Protocol, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -254,6 +254,27 @@ class SummaryStore(Transactional, Protocol):
         ...
 
 
+class SubjectPage(NamedTuple):
+    """One page of a tenant's subjects, and how many match in all."""
+
+    subjects: list[str]
+    total: int
+
+
+class SubjectStore(Protocol):
+    """The directory of subjects: who a tenant holds live (undeleted) data about."""
+
+    def subjects(
+        self, tenant: str, *, prefix: str | None, contains: str | None, limit: int, offset: int
+    ) -> SubjectPage:
+        """Subjects with an undeleted fact, summary or note, in byte order; one page of them.
+
+        ``prefix`` must start the subject exactly; ``contains`` may occur anywhere in it,
+        ASCII letters matched without regard to case.
+        """
+        ...
+
+
 class PrivacyStore(Protocol):
     """Logical deletion across every lane, the deletion log, and physical purge."""
 
@@ -408,3 +429,4 @@ class Backend:
     keys: KeyStore
     workflows: WorkflowStore
     archive: ArchiveStore
+    subjects: SubjectStore

@@ -19,7 +19,7 @@ from memlane.server.serialize import page
 from memlane.timeutil import INSTANT_PATTERN
 from memlane.validation import MAX_LABEL_CHARS, MAX_NOTE_CHARS, MAX_TURN_CHARS
 
-MAX_PAGE = 1000
+MAX_PAGE = validation.MAX_PAGE
 
 
 @dataclass(frozen=True, slots=True)

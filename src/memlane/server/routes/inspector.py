@@ -6,9 +6,9 @@ an agent could already reach through time-travel reads (``known_at``), only in o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from memlane.access import ROLE_PERMISSIONS
 from memlane.facts.model import Fact
@@ -17,19 +17,47 @@ from memlane.server.errors import API_ERRORS
 from memlane.server.routes.common import Name, Page, known_subject
 from memlane.server.serialize import iso, summary_dict
 from memlane.summaries.model import Summary
+from memlane.timeutil import checked_now
 
 router = APIRouter(prefix="/v1", tags=["inspector"], responses=API_ERRORS)
 
 
 @router.get("/whoami")
 def whoami(caller: Reader) -> dict[str, Any]:
-    """The calling key: its public id, tenant, role and what the role may do."""
+    """The calling key: its public id, tenant, role and what the role may do; the server's now.
+
+    ``now`` is the instant the server reads "now" at, so the page marks and starts from the
+    same "now" as every read that gives no time.
+    """
     key = caller.key
+    with caller.memory() as memory:
+        now = checked_now(memory.clock)
     return {
         "key_id": key.id,
         "tenant": key.tenant,
         "role": key.role,
         "permissions": sorted(ROLE_PERMISSIONS[key.role]),
+        "now": iso(now),
+    }
+
+
+@router.get("/subjects")
+def subjects(
+    caller: Reader,
+    paging: Page,
+    prefix: Annotated[Name | None, Query(description="The subject starts with this.")] = None,
+    contains: Annotated[
+        Name | None, Query(description="The subject contains this (ASCII letters in any case).")
+    ] = None,
+) -> dict[str, Any]:
+    """The subjects the tenant holds live data about, in byte order; deleted ones not listed."""
+    with caller.memory() as memory:
+        found = memory.subjects(prefix, paging.limit, paging.offset, contains=contains)
+    return {
+        "items": found.subjects,
+        "total": found.total,
+        "limit": paging.limit,
+        "offset": paging.offset,
     }
 
 

@@ -112,9 +112,11 @@
     document.getElementById("logout").hidden = false;
   }
 
-  // -- subject search --
+  // -- subjects: a searchable, paginated directory, and lookup by identifier --
+  const PAGE = 25;
   function searchView() {
-    const q = h("input", { id: "subject-query", required: true, placeholder: "U-001 或 139-1111-2222" });
+    const q = h("input", { id: "subject-query", type: "search", required: true, autocomplete: "off",
+      placeholder: "U-001 或 139-1111-2222", "aria-controls": "subject-list" });
     const attr = h("input", { id: "lookup-attribute", placeholder: "phone, email…" });
     const results = h("ul", { id: "results", "aria-live": "polite" });
     const form = h("form", { class: "panel row", id: "search", onsubmit: async (evt) => {
@@ -122,14 +124,50 @@
       results.replaceChildren(h("li", { class: "muted" }, "Searching…"));
       const found = await findSubjects(q.value.trim(), attr.value.trim());
       results.replaceChildren(...(found.length
-        ? found.map((s) => h("li", {}, h("a", { href: `#/subject/${encodeURIComponent(s)}` }, s)))
+        ? found.map((s) => h("li", {}, subjectLink(s)))
         : [h("li", { class: "muted" }, "No subject with that id or identifier value.")]));
     } },
-      h("label", {}, "Subject id or identifier value", q),
+      h("label", {}, "Subject id, part of one, or identifier value", q),
       h("label", {}, "Identifier attribute (optional)", attr),
       h("button", { type: "submit" }, "Find"));
-    show(h("h2", {}, "Subjects"), form, results);
+    const directory = subjectDirectory();
+    let timer = null;
+    q.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => directory.load(q.value.trim(), 0), 200);
+    });
+    show(h("h2", {}, "Subjects"), form, results, directory.section);
+    directory.load("", 0);
     q.focus();
+  }
+  function subjectLink(subject) {
+    return h("a", { href: `#/subject/${encodeURIComponent(subject)}` }, subject);
+  }
+  function subjectDirectory() {
+    const list = h("ul", { id: "subject-list", class: "subjects" });
+    const range = h("span", { id: "subject-range", class: "muted", "aria-live": "polite" });
+    const prev = h("button", { type: "button", id: "subject-prev" }, "← Previous");
+    const next = h("button", { type: "button", id: "subject-next" }, "Next →");
+    const state = { filter: "", offset: 0 };
+    async function load(filter, offset) {
+      Object.assign(state, { filter, offset });
+      let page;
+      try {
+        page = await api(`/v1/subjects?${query({ contains: filter, limit: PAGE, offset })}`);
+      } catch (err) { list.replaceChildren(h("li", {}, failure(err, "subject list"))); return; }
+      if (state.filter !== filter || state.offset !== offset) return; // a later load won
+      list.replaceChildren(...(page.items.length ? page.items.map((s) => h("li", {}, subjectLink(s)))
+        : [h("li", { class: "muted" }, filter ? `No subject contains “${filter}”.` : "No subjects yet.")]));
+      range.textContent = page.total ? `${offset + 1}–${offset + page.items.length} of ${page.total}` : "";
+      prev.disabled = offset === 0;
+      next.disabled = offset + page.items.length >= page.total;
+    }
+    prev.addEventListener("click", () => load(state.filter, Math.max(0, state.offset - PAGE)));
+    next.addEventListener("click", () => load(state.filter, state.offset + PAGE));
+    const section = h("section", { id: "directory", "aria-labelledby": "directory-title" },
+      h("h3", { id: "directory-title" }, "All subjects"), list,
+      h("nav", { class: "pager", "aria-label": "Subject pages" }, prev, " ", range, " ", next));
+    return { section, load };
   }
   async function findSubjects(value, attribute) {
     const found = new Set();
@@ -148,6 +186,8 @@
 
   // -- subject page --
   const iso = (ms) => new Date(ms).toISOString().replace(".000Z", "Z");
+  const serverNow = () => (me && Date.parse(me.now)) || Date.now();
+  const STEPS = 1000; // slider resolution: a thousandth of the axis
   async function subjectView(subject) {
     show(h("h2", {}, `Subject ${subject}`), h("p", { class: "muted" }, "Loading…"));
     let versions, active, sessions;
@@ -163,34 +203,32 @@
       if (!byAttribute.has(f.attribute)) byAttribute.set(f.attribute, []);
       byAttribute.get(f.attribute).push(f);
     }
-    const all = MemlaneChart.domains(versions.items.length ? versions.items : [{ valid_from: iso(Date.now()), tx_from: iso(Date.now()) }]);
-    const clamp = (v, [lo, hi]) => Math.min(hi, Math.max(lo, v));
-    const asOf = { valid: clamp(Date.now(), all.valid), tx: clamp(Date.now(), all.tx), now: true };
+    const now = serverNow();
+    // The sliders use the scales of every version of the subject: the "Known at" slider
+    // moves through the same transaction-time bands as the charts' y axes.
+    const scale = MemlaneChart.scales(versions.items, now);
+    const asOf = { valid: now, tx: now, now: true };
     const profile = h("table", { id: "profile" });
     const charts = h("div", { id: "charts" });
-    const validRange = h("input", { type: "range", id: "valid-range", min: 0, step: 1,
-      max: Math.round((all.valid[1] - all.valid[0]) / MemlaneChart.DAY), "aria-label": "Valid time (days)" });
-    const txRange = h("input", { type: "range", id: "known-range", min: 0, step: 1,
-      max: Math.round((all.tx[1] - all.tx[0]) / MemlaneChart.DAY), "aria-label": "Transaction time (days)" });
+    const slider = (id, label) => h("input", { type: "range", id, min: 0, max: STEPS, step: 1, "aria-label": label });
+    const validRange = slider("valid-range", "Valid time");
+    const txRange = slider("known-range", "Known at (transaction time)");
     const validText = h("input", { id: "valid-at", "aria-label": "Valid at (ISO-8601)" });
     const txText = h("input", { id: "known-at", "aria-label": "Known at (ISO-8601)" });
     const caption = h("p", { id: "asof-caption", class: "muted" });
 
-    async function refresh(fetchProfile) {
-      validRange.value = String(Math.round((asOf.valid - all.valid[0]) / MemlaneChart.DAY));
-      txRange.value = String(Math.round((asOf.tx - all.tx[0]) / MemlaneChart.DAY));
-      validText.value = asOf.now ? "" : iso(asOf.valid);
-      txText.value = asOf.now ? "" : iso(asOf.tx);
-      validText.placeholder = txText.placeholder = "now";
-      caption.textContent = asOf.now ? "Profile as believed now."
-        : `Profile valid at ${iso(asOf.valid)} as believed at ${iso(asOf.tx)}.`;
+    function follow(range, axis, ms) {
+      range.value = String(Math.round(axis.at(ms) * STEPS));
+      range.setAttribute("aria-valuetext", iso(ms));
+    }
+    function drawCharts() {
       charts.replaceChildren();
       for (const [attribute, list] of byAttribute) {
         const host = h("figure", { class: "panel", "data-attribute": attribute });
         charts.appendChild(host);
-        const box = h("div", {});
+        const box = h("div", { class: "chart-box" });
         host.append(h("figcaption", {}, h("strong", {}, attribute), ` — ${list.length} stored versions`), box);
-        MemlaneChart.render(box, list, asOf, (v, t, keyboard) => {
+        MemlaneChart.render(box, list, asOf, now, (v, t, keyboard) => {
           move(v, t);
           if (keyboard) {
             const again = charts.querySelector(`figure[data-attribute="${CSS.escape(attribute)}"] .handle`);
@@ -198,6 +236,18 @@
           }
         });
       }
+    }
+    async function refresh(fetchProfile) {
+      follow(validRange, scale.valid, asOf.valid);
+      follow(txRange, scale.tx, asOf.tx);
+      // An axis still at now shows its placeholder, "now (…)"; a field being typed into
+      // keeps its text.
+      if (document.activeElement !== validText) validText.value = asOf.valid === now ? "" : iso(asOf.valid);
+      if (document.activeElement !== txText) txText.value = asOf.tx === now ? "" : iso(asOf.tx);
+      validText.placeholder = txText.placeholder = `now (${iso(now)})`;
+      caption.textContent = asOf.now ? `Profile as believed now (${iso(now)}).`
+        : `Profile valid at ${iso(asOf.valid)} as believed at ${iso(asOf.tx)}.`;
+      drawCharts();
       if (fetchProfile) await loadProfile();
     }
     async function loadProfile() {
@@ -222,8 +272,9 @@
       refresh(false);
       timer = setTimeout(loadProfile, 120);
     }
-    validRange.addEventListener("input", () => move(all.valid[0] + Number(validRange.value) * MemlaneChart.DAY, asOf.tx));
-    txRange.addEventListener("input", () => move(asOf.valid, all.tx[0] + Number(txRange.value) * MemlaneChart.DAY));
+    const fromSlider = (range, axis) => MemlaneChart.snapped(axis, Number(range.value) / STEPS, 1 / STEPS);
+    validRange.addEventListener("input", () => move(fromSlider(validRange, scale.valid), asOf.tx));
+    txRange.addEventListener("input", () => move(asOf.valid, fromSlider(txRange, scale.tx)));
     for (const field of [validText, txText]) {
       field.addEventListener("change", () => {
         const v = validText.value ? Date.parse(validText.value) : asOf.valid;
@@ -233,8 +284,12 @@
         move(v, t);
       });
     }
+    let width = 0;
+    new ResizeObserver(() => {
+      if (charts.clientWidth && charts.clientWidth !== width) { width = charts.clientWidth; drawCharts(); }
+    }).observe(charts);
     const reset = h("button", { type: "button", id: "asof-now", onclick: () => {
-      asOf.valid = clamp(Date.now(), all.valid); asOf.tx = clamp(Date.now(), all.tx); asOf.now = true; refresh(true);
+      asOf.valid = now; asOf.tx = now; asOf.now = true; refresh(true);
     } }, "Back to now");
     const asofPanel = h("div", { class: "panel", role: "group", "aria-labelledby": "asof-title" },
       h("h3", { id: "asof-title" }, "As of"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from string import ascii_lowercase, ascii_uppercase
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -66,6 +67,10 @@ class PostgresDialect:
     def bytewise(self, column: str) -> str:
         """``COLLATE "C"``: byte order, as SQLite compares, whatever the database's locale."""
         return f'{column} COLLATE "C"'
+
+    def ascii_lower(self, column: str) -> str:
+        """ASCII letters folded, nothing else: PostgreSQL's ``lower`` would fold every script."""
+        return f"translate({column}, '{ascii_uppercase}', '{ascii_lowercase}')"
 
     def any_of(self, column: str) -> str:
         """``= ANY`` of one array parameter."""

@@ -8,6 +8,7 @@ from memlane.storage.sql.dialect import Database, Dialect
 from memlane.storage.sql.facts import SQLFactStore
 from memlane.storage.sql.keys import SQLKeyStore
 from memlane.storage.sql.privacy import SQLPrivacyStore
+from memlane.storage.sql.subjects import SQLSubjectStore
 from memlane.storage.sql.summaries import SQLSummaryStore
 from memlane.storage.sql.workflows import SQLWorkflowStore
 
@@ -18,6 +19,7 @@ __all__ = [
     "SQLFactStore",
     "SQLKeyStore",
     "SQLPrivacyStore",
+    "SQLSubjectStore",
     "SQLSummaryStore",
     "SQLWorkflowStore",
     "sql_backend",
@@ -35,4 +37,5 @@ def sql_backend(url: str, database: Database) -> Backend:
         keys=SQLKeyStore(database),
         workflows=SQLWorkflowStore(database),
         archive=SQLArchiveStore(database),
+        subjects=SQLSubjectStore(database),
     )

@@ -119,6 +119,10 @@ class Dialect(Protocol):
         """``column`` compared byte by byte, for ``ORDER BY`` and ``DISTINCT``."""
         ...
 
+    def ascii_lower(self, column: str) -> str:
+        """``column`` with the ASCII letters A-Z lower-cased and every other character kept."""
+        ...
+
     def any_of(self, column: str) -> str:
         """A condition: ``column`` is one of the ids bound (by :meth:`ids`) to one placeholder."""
         ...

@@ -53,6 +53,10 @@ class SQLiteDialect:
         """SQLite compares text byte by byte already (``BINARY``)."""
         return column
 
+    def ascii_lower(self, column: str) -> str:
+        """SQLite's ``lower`` folds ASCII letters only (no ICU)."""
+        return f"lower({column})"
+
     def any_of(self, column: str) -> str:
         """One JSON array parameter: no statement grows with the ids, no chunking."""
         return f"{column} IN (SELECT value FROM json_each(%s))"
