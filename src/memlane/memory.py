@@ -6,6 +6,7 @@ import os
 import threading
 from datetime import timedelta, tzinfo
 from types import TracebackType
+from typing import TextIO
 
 from memlane import validation
 from memlane.embed.base import Embedder
@@ -14,6 +15,7 @@ from memlane.extract.model import Extractor
 from memlane.facts.lane import FactsLane
 from memlane.facts.phones import check_region
 from memlane.ingest import FactIngester, Remembering
+from memlane.keyring import KeyRing
 from memlane.llm import ChatModel
 from memlane.models import default_models
 from memlane.privacy.forget import Forgetting
@@ -23,6 +25,14 @@ from memlane.router import Recall, Router
 from memlane.session import Session, SessionServices
 from memlane.sessions import RunningSessions
 from memlane.storage import open_backend
+from memlane.storage.archive import (
+    ExportReport,
+    ImportReport,
+    Lines,
+    Progress,
+    export_memory,
+    import_memory,
+)
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Note
 from memlane.summaries.summarizer import Summarizer
@@ -338,6 +348,35 @@ class Memory:
         return self._backend.privacy.purge(
             self.tenant, subject, now=to_micros(checked_now(self.clock)), immediately=immediately
         )
+
+    # -- the whole database (every tenant): keys and archives ---------------------------
+
+    @property
+    def keys(self) -> KeyRing:
+        """The API keys of the database this memory is in, of every tenant (admin work).
+
+        >>> record, key = mem.keys.create("acme", "agent")  # doctest: +SKIP
+        """
+        return KeyRing(self._backend.keys, self.clock)
+
+    def export(self, stream: TextIO, progress: Progress | None = None) -> ExportReport:
+        """Write every tenant's data in this database to ``stream`` as JSON Lines.
+
+        Every version with both time axes, from one snapshot; ``progress(table, done, total)``
+        is called as rows are written. ``memlane export`` is this call.
+        """
+        return export_memory(self._backend, stream, progress, clock=self.clock)
+
+    def import_export(self, lines: Lines, progress: Progress | None = None) -> ImportReport:
+        """Load an export into this database (every tenant in it); run again to resume.
+
+        ``lines()`` opens the export afresh (it is read twice when the database is not empty).
+
+        Raises:
+            InvalidInput: not an export this version reads, a malformed or truncated one, or
+                rows that conflict with what the database holds.
+        """
+        return import_memory(self._backend, lines, progress)
 
     # -- lifecycle ----------------------------------------------------------------------
 
