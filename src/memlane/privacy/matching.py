@@ -29,7 +29,7 @@ def needles(values: Iterable[object]) -> list[str]:
     since they would match almost anything.
 
     >>> needles(["138-0000-1234", 7, {"a": 1}])
-    ['138-0000-1234', '13800001234', '{"a":1}']
+    ['138-0000-1234', '13800001234', '8613800001234', '{"a":1}']
     """
     found: set[str] = set()
     for value in values:
