@@ -17,18 +17,8 @@ from memlane.summaries.llm import LLMSummarizer
 from memlane.summaries.offline import OfflineSummarizer
 from tests.support.openai_stub import OpenAIStub
 
-FACTS = {
-    "facts": [
-        {
-            "op": "set",
-            "attribute": "location",
-            "value": "Berlin",
-            "valid_from": None,
-            "evidence": "I moved to Berlin",
-        }
-    ],
-    "notes": ["U-1 moved to Berlin"],
-}
+MOVED = dict(op="set", attribute="location", value="Berlin", valid_from=None, evidence="moved")
+FACTS = {"facts": [MOVED], "notes": ["U-1 moved to Berlin"]}
 
 
 @pytest.fixture(autouse=True)

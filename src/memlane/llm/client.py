@@ -13,7 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeAlias, TypeVar, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -25,6 +25,10 @@ from memlane.llm.schema import SchemaViolation, validate
 from memlane.llm.stats import Counters, LLMStats
 
 T = TypeVar("T")
+
+Messages: TypeAlias = Sequence[ChatMessage]
+Schema: TypeAlias = type[T] | Callable[[Any], T]
+"""A dataclass the answer must fit, or a function that checks and converts the JSON."""
 
 _log = logging.getLogger("memlane.llm")
 
@@ -59,13 +63,7 @@ class ChatModel(Protocol):
     cache in front of one, or a fake in tests.
     """
 
-    def complete_json(
-        self,
-        messages: Sequence[ChatMessage],
-        schema: type[T] | Callable[[Any], T],
-        *,
-        purpose: str,
-    ) -> T:
+    def complete_json(self, messages: Messages, schema: Schema[T], *, purpose: str) -> T:
         """Answer ``messages`` with JSON that ``schema`` accepts, or raise :class:`LLMError`."""
         ...
 
