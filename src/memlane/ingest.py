@@ -1,9 +1,9 @@
 """Applying what an extractor found to the exact lane, without ever breaking a session.
 
-Extraction runs on every user turn and every ``remember``; its operations land in the exact
-lane with the turn as provenance. An operation the lane refuses (say the user defined
-``phone`` as one-valued and the extractor adds a second number) is logged and counted, and
-the turn goes on.
+Extraction runs on every user turn and every ``remember`` (the :class:`Remembering` flow);
+its operations land in the exact lane with the turn (or the note) as provenance. An
+operation the lane refuses (say the user defined ``phone`` as one-valued and the extractor
+adds a second number) is logged and counted, and the turn goes on.
 """
 
 from __future__ import annotations
@@ -11,14 +11,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
 from memlane.errors import InvalidInput
-from memlane.extract.model import AttributeSpec, Extraction, FactOp
+from memlane.extract.model import AttributeSpec, Extraction, Extractor, FactOp
 from memlane.facts.lane import FactsLane
 from memlane.facts.model import Fact
 from memlane.lang.words import mentions_value
+from memlane.summaries.lane import SummariesLane
+from memlane.summaries.model import Note
 from memlane.validation import MAX_LABEL_CHARS
 
 log = logging.getLogger("memlane.ingest")
@@ -141,6 +143,28 @@ class FactIngester:
                 # Data already exists under another definition: keep the user's choice.
                 log.info("attribute %s keeps its existing definition", attribute)
         self._defined.add(attribute)
+
+
+@dataclass(frozen=True, slots=True)
+class Remembering:
+    """The ``remember`` flow: a free-text statement becomes a note plus the facts it states."""
+
+    summaries: SummariesLane
+    extractor: Extractor
+    ingester: FactIngester
+    timezone: tzinfo
+
+    def remember(self, subject: str, text: str, *, at: datetime, source: str | None) -> Note:
+        """Keep ``text`` (said at ``at``) as a searchable note; its facts cite the note."""
+        extraction = self.extractor.extract(text, at=at, timezone=self.timezone)
+        label = source or "remember"
+        note = self.summaries.add_note(
+            subject, text.strip(), at=at, source=label, provenance=(label,)
+        )
+        self.ingester.apply(
+            subject, extraction, at=at, provenance=(f"note:{note.id}",), source=label
+        )
+        return note
 
 
 def _same(written: object, stored: object) -> bool:

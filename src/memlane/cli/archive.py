@@ -14,9 +14,8 @@ import click
 
 from memlane.cli import Settings, emit_json
 from memlane.errors import InvalidInput
-from memlane.storage import open_backend
-from memlane.storage.archive import ExportReport, Progress, export_memory, import_memory
-from memlane.storage.base import Backend
+from memlane.memory import Memory
+from memlane.storage.archive import ExportReport, Progress
 
 url_option = click.option(
     "--url",
@@ -56,12 +55,12 @@ def export_command(
 
 def _export(url: str | None, out: Path | None, progress: bool | None) -> ExportReport:
     with ExitStack() as stack:
-        backend = stack.enter_context(_opened(url))
+        memory = stack.enter_context(Memory(url))
         meter = stack.enter_context(_meter("exporting", progress))
         if out is None:
             stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
             try:
-                report = export_memory(backend, stdout, meter)
+                report = memory.export(stdout, meter)
             finally:
                 stdout.flush()
                 stdout.detach()  # leave the process's stdout open
@@ -70,7 +69,7 @@ def _export(url: str | None, out: Path | None, progress: bool | None) -> ExportR
             partial = out.with_name(out.name + ".partial")
             try:
                 with partial.open("w", encoding="utf-8", newline="\n") as stream:
-                    report = export_memory(backend, stream, meter)
+                    report = memory.export(stream, meter)
                 partial.replace(out)
             finally:
                 partial.unlink(missing_ok=True)
@@ -88,23 +87,14 @@ def import_command(
 ) -> None:
     """Load an export (FILE, or - for stdin) into a memory; run it again to resume."""
     try:
-        with _opened(url or settings.url) as backend, _meter("importing", progress) as meter:
-            report = import_memory(backend, _lines(file), meter)
+        with Memory(url or settings.url) as memory, _meter("importing", progress) as meter:
+            report = memory.import_export(_lines(file), meter)
     except OSError as error:
         raise click.ClickException(f"cannot read {file}: {error}") from error
     _summary("imported", report.to_dict(), as_json, err=False)
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-@contextmanager
-def _opened(url: str | None) -> Iterator[Backend]:
-    backend = open_backend(url)
-    try:
-        yield backend
-    finally:
-        backend.close()
 
 
 def _lines(file: str) -> Callable[[], Iterable[str]]:

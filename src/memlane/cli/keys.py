@@ -10,20 +10,16 @@ import click
 from memlane.access import ROLES
 from memlane.cli import Settings, emit_json
 from memlane.cli.render import table
-from memlane.server.keys import KeyRing
-from memlane.storage import open_backend
-from memlane.timeutil import system_clock
+from memlane.keyring import KeyRing
+from memlane.memory import Memory
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
 @contextmanager
 def _ring(settings: Settings) -> Iterator[KeyRing]:
-    backend = open_backend(settings.url)
-    try:
-        yield KeyRing(backend.keys, system_clock)
-    finally:
-        backend.close()
+    with Memory(settings.url) as memory:
+        yield memory.keys
 
 
 @click.group()

@@ -19,7 +19,7 @@ from typing import Any
 from memlane.errors import InvalidInput
 from memlane.extract.model import AttributeSpec, Extraction, Extractor, FactOp, OpKind
 from memlane.llm import prompts
-from memlane.llm.client import ChatClient, LLMError
+from memlane.llm.client import ChatModel, LLMError
 from memlane.llm.replies import ExtractionReply, FactReply
 from memlane.llm.schema import SchemaViolation, validate
 from memlane.llm.stats import Counters
@@ -59,7 +59,7 @@ class LLMExtractor:
     versa. ``confidence`` is stamped on the model's facts.
     """
 
-    def __init__(self, client: ChatClient, fallback: Extractor, *, confidence: float = 0.8) -> None:
+    def __init__(self, client: ChatModel, fallback: Extractor, *, confidence: float = 0.8) -> None:
         if not 0.0 <= confidence <= 1.0:
             raise InvalidInput("confidence", f"must be between 0 and 1, got {confidence!r}")
         self._client = client

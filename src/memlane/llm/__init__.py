@@ -4,7 +4,7 @@ Nothing here is needed offline: memlane's extractors and summarizers fall back t
 rule-based ones when no chat endpoint is configured or it gives no usable answer.
 """
 
-from memlane.llm.client import ChatClient, LLMError
+from memlane.llm.client import ChatClient, ChatModel, LLMError
 from memlane.llm.jsonout import NoJSONFound, extract_json
 from memlane.llm.prompts import PROMPT_VERSION, ChatMessage, Prompt
 from memlane.llm.schema import Length, Pattern, SchemaViolation, validate
@@ -14,6 +14,7 @@ __all__ = [
     "PROMPT_VERSION",
     "ChatClient",
     "ChatMessage",
+    "ChatModel",
     "LLMError",
     "LLMStats",
     "Length",

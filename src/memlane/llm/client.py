@@ -13,7 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeAlias, TypeVar, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -25,6 +25,10 @@ from memlane.llm.schema import SchemaViolation, validate
 from memlane.llm.stats import Counters, LLMStats
 
 T = TypeVar("T")
+
+Messages: TypeAlias = Sequence[ChatMessage]
+Schema: TypeAlias = type[T] | Callable[[Any], T]
+"""A dataclass the answer must fit, or a function that checks and converts the JSON."""
 
 _log = logging.getLogger("memlane.llm")
 
@@ -50,6 +54,18 @@ class LLMError(MemlaneError):
         self.purpose = purpose
         self.status = status
         super().__init__(message)
+
+
+class ChatModel(Protocol):
+    """What memlane asks of a chat model: validated JSON answers (:class:`ChatClient` is one).
+
+    Pass any object with this method as ``Memory(..., llm=...)``: a client for another API, a
+    cache in front of one, or a fake in tests.
+    """
+
+    def complete_json(self, messages: Messages, schema: Schema[T], *, purpose: str) -> T:
+        """Answer ``messages`` with JSON that ``schema`` accepts, or raise :class:`LLMError`."""
+        ...
 
 
 class _TransientError(Exception):

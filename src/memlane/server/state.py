@@ -8,11 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from memlane.memory import Memory
-from memlane.server.keys import KeyRing
-from memlane.storage import open_backend
-from memlane.storage.base import Backend
 from memlane.timeutil import Clock
-from memlane.timeutil import system_clock as _system_clock
 
 MemoryFactory = Callable[[str], Memory]
 """Opens the memory of a tenant (the server calls it once per tenant)."""
@@ -43,8 +39,9 @@ class ServerState:
         clock: Clock | None = None,
     ) -> None:
         self.url = url
-        self._backend: Backend = open_backend(url)
-        self.keys = KeyRing(self._backend.keys, clock or _system_clock)
+        # The keys of every tenant, through a handle of its own (it holds no tenant's data).
+        self._admin = Memory(url, clock=clock)
+        self.keys = self._admin.keys
         self._factory = memory_factory or (lambda tenant: Memory(url, tenant=tenant))
         self._tenants: dict[str, _Tenant] = {}
         self._lock = threading.Lock()
@@ -72,4 +69,4 @@ class ServerState:
         for entry in entries:
             with entry.lock:
                 entry.memory.close()
-        self._backend.close()
+        self._admin.close()

@@ -6,7 +6,7 @@ this boundary as integer microseconds since the epoch; an open end is ``FOREVER`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol, Self
@@ -275,6 +275,18 @@ class SubjectStore(Protocol):
         ...
 
 
+class MentionRule(Protocol):
+    """Which texts mention a forgotten value (the rule lives in :mod:`memlane.privacy`)."""
+
+    def needles(self, values: Iterable[object]) -> list[str]:
+        """The texts by which ``values`` (and their stored keys) may appear."""
+        ...
+
+    def mentions(self, text: str, needles: Sequence[str]) -> bool:
+        """True if ``text`` mentions one of ``needles``."""
+        ...
+
+
 class PrivacyStore(Protocol):
     """Logical deletion across every lane, the deletion log, and physical purge."""
 
@@ -288,8 +300,12 @@ class PrivacyStore(Protocol):
         purge_due: int,
         reason: str | None,
         requested_by: str | None,
+        rule: MentionRule | None = None,
     ) -> Deletion:
-        """Mark the subject's data (or an attribute and every text mentioning its values)."""
+        """Mark the subject's data (or an attribute and every text mentioning its values).
+
+        ``rule`` decides which texts mention a value; it is needed to forget an attribute.
+        """
         ...
 
     def deletions(self, tenant: str) -> list[Deletion]:

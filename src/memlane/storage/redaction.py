@@ -1,13 +1,13 @@
-"""What every backend's forget and purge share: which texts mention a value, the deletion log.
+"""What every backend's forget and purge share: the tables of free text, the deletion log.
 
-Pure functions over rows, so SQLite and PostgreSQL decide the same rows are hit by a forget.
+Which texts mention a forgotten value is the privacy package's rule
+(:mod:`memlane.privacy.matching`); the store receives it.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memlane.privacy.model import Deletion
@@ -25,37 +25,6 @@ DELETION_COLUMNS = (
     "id, subject, scope, requested_at, reason, purge_due, purged_at, requested_by, counts"
 )
 """The ``deletions`` columns :func:`deletion` decodes, in order."""
-
-_DIGITS = re.compile(r"\D+")
-
-
-def mentions(text: str, needles: Iterable[str]) -> bool:
-    """True if ``text`` contains a needle, ignoring case, or its digits (for phone numbers)."""
-    folded = text.casefold()
-    digits = _DIGITS.sub("", text)
-    for needle in needles:
-        if needle.casefold() in folded:
-            return True
-        needle_digits = _DIGITS.sub("", needle)
-        if len(needle_digits) >= 6 and needle_digits == needle and needle_digits in digits:
-            return True
-    return False
-
-
-def needles(rows: Iterable[Sequence[Any]]) -> list[str]:
-    """The texts by which an attribute's values may appear in free text, sorted.
-
-    ``rows`` are ``(value JSON, value key)`` of the attribute's versions: a string value counts
-    as itself, any other value as its JSON; the normalized key counts too. One-character texts
-    are dropped, since they would match almost anything.
-    """
-    found: set[str] = set()
-    for value_json, key in rows:
-        value = json.loads(value_json)
-        for text in (value if isinstance(value, str) else value_json, key):
-            if text and len(text.strip()) >= 2:
-                found.add(text.strip())
-    return sorted(found)
 
 
 def scope_name(attribute: str | None) -> str:

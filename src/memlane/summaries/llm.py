@@ -10,7 +10,7 @@ from datetime import UTC, tzinfo
 from typing import Any
 
 from memlane.llm import prompts
-from memlane.llm.client import ChatClient, LLMError
+from memlane.llm.client import ChatModel, LLMError
 from memlane.llm.replies import SUMMARY_SECTIONS, SummaryReply
 from memlane.llm.schema import SchemaViolation, validate
 from memlane.llm.stats import Counters
@@ -44,7 +44,7 @@ class LLMSummarizer:
     ``fallback.update`` is asked instead.
     """
 
-    def __init__(self, client: ChatClient, fallback: Summarizer, *, timezone: tzinfo = UTC) -> None:
+    def __init__(self, client: ChatModel, fallback: Summarizer, *, timezone: tzinfo = UTC) -> None:
         self._client = client
         self._fallback = fallback
         self._timezone = timezone

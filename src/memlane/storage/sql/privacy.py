@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from memlane.errors import StorageError
+from memlane.errors import InvalidInput, StorageError
 from memlane.privacy.model import Deletion, PurgeReport
+from memlane.storage.base import MentionRule
 from memlane.storage.redaction import (
     DELETION_COLUMNS,
     TEXT_TABLES,
     counts_json,
     deletion,
-    mentions,
-    needles,
     scope_name,
 )
 from memlane.storage.sql.dialect import SQLStore
@@ -36,11 +35,15 @@ class SQLPrivacyStore(SQLStore):
         purge_due: int,
         reason: str | None,
         requested_by: str | None,
+        rule: MentionRule | None = None,
     ) -> Deletion:
         """Mark a subject's data deleted in one transaction, and log the deletion.
 
-        With ``attribute``: its versions and every text that mentions one of its values.
+        With ``attribute``: its versions and every text that mentions one of its values, as
+        ``rule`` decides (:data:`memlane.privacy.matching.FORGET_RULE`).
         """
+        if attribute is not None and rule is None:
+            raise InvalidInput("rule", "forgetting an attribute needs the rule for its mentions")
         with self.db.write():
             self.db.wrote()
             counts: dict[str, int] = {}
@@ -48,17 +51,20 @@ class SQLPrivacyStore(SQLStore):
                 counts["facts"] = self._mark("facts", tenant, subject, now)
                 for table, _ in TEXT_TABLES:
                     counts[table] = self._mark(table, tenant, subject, now)
-            else:
-                values = self._values(tenant, subject, attribute)
+            elif rule is not None:
+                values = self._values(tenant, subject, attribute, rule)
                 counts["facts"] = self._mark(
                     "facts", tenant, subject, now, "attribute = %s", (attribute,)
                 )
                 # Other facts whose value or stated reason quotes a forgotten value go too.
+                mentioned = (lambda text: rule.mentions(text, values)) if values else None
                 counts["facts"] += self._mark_mentions(
-                    "facts", "value || ' ' || coalesce(reason, '')", tenant, subject, values, now
+                    "facts", "value || ' ' || coalesce(reason, '')", tenant, subject, mentioned, now
                 )
                 for table, column in TEXT_TABLES:
-                    counts[table] = self._mark_mentions(table, column, tenant, subject, values, now)
+                    counts[table] = self._mark_mentions(
+                        table, column, tenant, subject, mentioned, now
+                    )
             row = self.db.fetchone(
                 "INSERT INTO deletions (tenant, subject, scope, requested_at, requested_by, "
                 "reason, purge_due, counts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
@@ -145,19 +151,25 @@ class SQLPrivacyStore(SQLStore):
             (now, tenant, subject, *extra_parameters),
         )
 
-    def _values(self, tenant: str, subject: str, attribute: str) -> list[str]:
-        """The texts by which an attribute's values may appear in free text."""
+    def _values(self, tenant: str, subject: str, attribute: str, rule: MentionRule) -> list[str]:
+        """The texts by which an attribute's values (and their keys) may appear in free text."""
         rows = self.db.fetchall(
             "SELECT DISTINCT value, value_key FROM facts WHERE tenant = %s AND subject = %s "
             "AND attribute = %s",
             (tenant, subject, attribute),
         )
-        return needles(rows)
+        return rule.needles([json.loads(value) for value, _ in rows] + [k for _, k in rows if k])
 
     def _mark_mentions(
-        self, table: str, column: str, tenant: str, subject: str, values: Sequence[str], now: int
+        self,
+        table: str,
+        column: str,
+        tenant: str,
+        subject: str,
+        mentioned: Callable[[str], bool] | None,
+        now: int,
     ) -> int:
-        if not values:
+        if mentioned is None:
             return 0
         key = self.dialect.row_key(table)
         candidates = self.db.fetchall(
@@ -165,7 +177,7 @@ class SQLPrivacyStore(SQLStore):
             "AND deleted_at IS NULL",
             (tenant, subject),
         )
-        hits = [row[0] for row in candidates if mentions(row[1], values)]
+        hits = [row[0] for row in candidates if mentioned(row[1])]
         if hits:
             self.db.execute(
                 f"UPDATE {table} SET deleted_at = %s WHERE tenant = %s "
