@@ -95,6 +95,8 @@ def test_a_purged_value_is_in_no_table_and_no_table_file(mem, admin, postgres_ur
     clock.advance(days=31)
     report = mem.purge()
     assert report.deletions == (1,) and report.vacuumed
+    # The server's files cannot be scanned from a client: unknown, and said so, never True.
+    assert report.bytes_verified is None and "cannot be scanned" in report.held[0]
     assert report.rows["facts"] >= 3 and report.rows["search_docs"] >= 1
     assert "search_fts" not in report.rows  # no separate index on PostgreSQL
     for secret in SECRETS:
@@ -227,6 +229,7 @@ def test_a_purge_blocked_by_a_long_transaction_fails_and_is_retried(postgres_url
         assert store.deletions("t")[0].purged_at is None  # but the purge is not logged done
         retried = store.purge("t", None, now=30, immediately=False)
         assert retried.deletions == (1,) and retried.vacuumed
+        assert retried.bytes_verified is None
         assert store.deletions("t")[0].purged_at is not None
         assert b"Zanzibarite" not in stored_bytes(postgres_url)
         with database.write(), pytest.raises(StorageError, match="inside a write"):
