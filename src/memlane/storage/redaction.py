@@ -39,6 +39,7 @@ MIN_PIECE_BYTES = 6
 """Shorter texts are not looked for: they occur by chance in any file."""
 
 _DIGITS = re.compile(r"\D+")
+_NUMBER = re.compile(r'"?[\d\s+\-().]+"?')
 
 
 def mentions(text: str, needles: Iterable[str]) -> bool:
@@ -98,19 +99,19 @@ def deletion(row: Sequence[Any]) -> Deletion:
 def written_forms(texts: Iterable[str | None]) -> set[bytes]:
     """The byte strings a purge scans the files for, so that no form of a text escapes it.
 
-    Each text as stored (UTF-8), its digits alone when it has six or more (a phone number
-    written without separators), and the search index's token form of it (SQLite's FTS5
-    keeps that verbatim). A text longer than :data:`PIECE_BYTES` is looked for as pieces at
+    Each text as stored (UTF-8), the search index's token form of it (SQLite's FTS5 keeps
+    that verbatim), and, for a number written with separators (a phone number), its six or
+    more digits alone. A text longer than :data:`PIECE_BYTES` is looked for as pieces at
     fixed offsets (and its last piece), since SQLite splits a long row over pages.
 
-    >>> sorted(written_forms(["tel 138-0000-1234"]))
-    [b'13800001234', b'tel 138 0000 1234 13800001234', b'tel 138-0000-1234']
+    >>> sorted(written_forms(['"+86 138-0000-1234"']))
+    [b'"+86 138-0000-1234"', b'86 138 0000 1234 8613800001234', b'8613800001234']
     """
     found: set[bytes] = set()
     for text in texts:
         if not text:
             continue
-        digits = _DIGITS.sub("", text)
+        digits = _DIGITS.sub("", text) if _NUMBER.fullmatch(text) else ""
         forms = {text, lexical.document(text), digits if len(digits) >= 6 else ""}
         for form in forms:
             found.update(_pieces(form.encode("utf-8", "replace")))
