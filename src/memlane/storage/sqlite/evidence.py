@@ -30,7 +30,8 @@ _FIRST_PAUSE = 0.01
 _LONGEST_PAUSE = 0.25
 _WAL_HEADER = 32
 _FRAME_HEADER = 24
-_GRAMS = (16, 8)
+_GRAMS = (16, 8, 4)
+Hashes = npt.NDArray[np.uint64]
 SUFFIXES = ("", "-wal", "-shm", "-journal")
 """The files of a SQLite database: the file itself, its log, the log's index, a journal."""
 
@@ -99,54 +100,54 @@ def scan(database: SQLiteDatabase, needles: Sequence[bytes], result: Checkpoint)
 def present(data: bytes, needles: Sequence[bytes]) -> list[bytes]:
     """The needles that occur in ``data``, without searching all of it once per needle.
 
-    A needle of at least ``2 * gram - 1`` bytes covers one of ``data``'s ``gram``-byte
-    slices at a multiple of ``gram``, whatever its offset: so the slices are hashed and
-    sorted once, and a needle is compared only where one of its own slices (at any of the
-    ``gram`` shifts) hashes alike. Needles shorter than 15 bytes are searched plainly, one
-    pass over ``data`` each (the scan's main cost when a subject had many short values).
+    ``data`` is cut into ``gram``-byte slices at multiples of ``gram``, hashed and sorted
+    once. A needle of at least ``2 * gram - 1`` bytes that occurs at offset ``p`` covers
+    whole slices, at its offsets ``o`` with ``(p + o) % gram == 0``: so for each of the
+    ``gram`` classes of offsets, the needle is compared only where its rarest slice of that
+    class lies in ``data``. Needles shorter than 7 bytes are searched plainly.
 
     >>> data = b"x" * 5 + b"the e-mail is zed@example.org" * 2 + b"y" * 40
     >>> sorted(present(data, [b"zed@example.org", b"the e-mail is zed@example.orgthe",
-    ...                       b"the e-mail is zed@example.net!!!", b"e-mail"]))
+    ...                       b"the e-mail is zed@example.net!!!", b"e-mail", b"ab"]))
     [b'e-mail', b'the e-mail is zed@example.orgthe', b'zed@example.org']
     """
     found = [needle for needle in needles if len(needle) < 2 * _GRAMS[-1] - 1 and needle in data]
-    for gram, shortest, longest in zip(_GRAMS, (31, 15), (None, 31), strict=True):
-        tier = [n for n in needles if len(n) >= shortest and (longest is None or len(n) < longest)]
-        found += _by_slices(data, tier, gram)
+    for gram, shortest, below in ((16, 31, None), (8, 15, 31), (4, 7, 15)):
+        tier = [n for n in needles if len(n) >= shortest and (below is None or len(n) < below)]
+        if tier and len(data) >= gram:
+            found += _by_slices(data, tier, gram)
     return found
 
 
 def _by_slices(data: bytes, needles: Sequence[bytes], gram: int) -> list[bytes]:
-    if not needles or len(data) < gram:
-        return []
     hashes = _hashes(data[: len(data) // gram * gram], gram)
     order = np.argsort(hashes, kind="stable")
     ordered = hashes[order]
-    wanted = _hashes(
-        b"".join(n[shift : shift + gram] for n in needles for shift in range(gram)), gram
-    )
+    return [needle for needle in needles if _occurs(data, needle, gram, order, ordered)]
+
+
+def _occurs(
+    data: bytes, needle: bytes, gram: int, order: npt.NDArray[np.intp], ordered: Hashes
+) -> bool:
+    windows = len(needle) - gram + 1
+    wanted = _hashes(b"".join(needle[o : o + gram] for o in range(windows)), gram)
     first = np.searchsorted(ordered, wanted, "left")
-    after = np.searchsorted(ordered, wanted, "right")
-    found: dict[int, bytes] = {}
-    for match in np.flatnonzero(after > first).tolist():
-        which, shift = divmod(match, gram)
-        needle = needles[which]
-        if which in found:
-            continue
-        # The slice at offset q matched the needle's slice at ``shift``: it starts at q - shift.
-        for slot in order[first[match] : after[match]].tolist():
-            start = slot * gram - shift
+    counts = np.searchsorted(ordered, wanted, "right") - first
+    for offsets in (range(r, windows, gram) for r in range(gram)):
+        rarest = min(offsets, key=lambda o: int(counts[o]))
+        for slot in order[first[rarest] : first[rarest] + counts[rarest]].tolist():
+            start = slot * gram - rarest
             if start >= 0 and data[start : start + len(needle)] == needle:
-                found[which] = needle
-                break
-    return list(found.values())
+                return True
+    return False
 
 
-def _hashes(data: bytes, gram: int) -> npt.NDArray[np.uint64]:
+def _hashes(data: bytes, gram: int) -> Hashes:
     """One 64-bit hash per ``gram``-byte slice of ``data`` (a multiple of ``gram`` long)."""
+    if gram == 4:
+        return np.frombuffer(data, dtype=np.uint32).astype(np.uint64)
     words = np.frombuffer(data, dtype=np.uint64).reshape(-1, gram // 8)
-    mixed: npt.NDArray[np.uint64] = words[:, 0].copy()
+    mixed: Hashes = words[:, 0].copy()
     for column in range(1, gram // 8):
         mixed = (mixed * np.uint64(0x9E3779B97F4A7C15)) ^ words[:, column]
     return mixed
@@ -175,12 +176,13 @@ def _frames_holding(wal: bytes, found: list[bytes]) -> int:
     if len(wal) < _WAL_HEADER:
         return 0
     page_size = struct.unpack(">I", wal[8:12])[0]
-    frame = _FRAME_HEADER + page_size
-    count = 0
-    for start in range(_WAL_HEADER, len(wal) - frame + 1, frame):
-        page = wal[start + _FRAME_HEADER : start + frame]
-        count += any(needle in page for needle in found)
-    return count
+    frames: set[int] = set()
+    for needle in found:
+        at = wal.find(needle, _WAL_HEADER)
+        while at >= 0:
+            frames.add((at - _WAL_HEADER) // (_FRAME_HEADER + page_size))
+            at = wal.find(needle, at + 1)
+    return len(frames)
 
 
 def _stored_live(database: SQLiteDatabase, needle: bytes) -> bool:
