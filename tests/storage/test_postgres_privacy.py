@@ -15,6 +15,7 @@ import pytest
 import memlane
 from memlane.server.model import ApiKey
 from tests.conftest import FakeClock
+from tests.support.privacy import fill as fill_lanes
 from tests.support.services import stored_bytes
 
 SECRETS = ("Shanghaiville", "13800001234", "138-0000-1234", "zed@example.org", "Quokkaberry")
@@ -33,12 +34,7 @@ def open_memory(url: str, clock: FakeClock, tenant: str = "default") -> memlane.
 
 def fill(mem: memlane.Memory) -> None:
     """U-001's secrets in every lane (facts, notes, summaries, search, turns, workflows)."""
-    s = mem.session("U-001", session_id="s-1", window=1)
-    s.add("user", "I live in Shanghaiville now and my phone is 138-0000-1234")
-    s.add("assistant", "Noted.")
-    s.add("user", "my email is zed@example.org")
-    mem.remember("U-001", "U-001 supports the Quokkaberry team")
-    mem.session("U-002", session_id="s-2", window=1).add("user", "I live in Lisbon")
+    fill_lanes(mem)
     for order in ("ORD-1", "ORD-2"):
         mem.workflows.record(
             task=f"Refund order {order} for U-001 at 138-0000-1234",

@@ -22,6 +22,7 @@ from memlane.cli import cli
 from memlane.storage.redaction import written_forms
 from memlane.storage.sqlite import evidence
 from tests.conftest import FakeClock
+from tests.support.privacy import fill
 
 SECRETS = ("zed@example.org", "Shanghaiville", "13800001234", "Quokkaberry")
 
@@ -38,16 +39,6 @@ def mem(path: Path, clock: FakeClock, monkeypatch) -> Iterator[memlane.Memory]:
         path, clock=clock, embedder="hash", retention=timedelta(days=30), retain_transcripts=True
     ) as memory:
         yield memory
-
-
-def fill(mem: memlane.Memory) -> None:
-    s = mem.session("U-001", session_id="s-1", window=1)
-    s.add("user", "I live in Shanghaiville now and my phone is 138-0000-1234")
-    s.add("assistant", "Noted.")
-    s.add("user", "my email is zed@example.org")
-    mem.remember("U-001", "U-001 supports the Quokkaberry team")
-    mem.session("U-002", session_id="s-2", window=1).add("user", "I live in Lisbon")
-    mem.summaries.index()
 
 
 def files(path: Path) -> bytes:
