@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from tests.support.privacy import fill
 from tests.support.services import stored_bytes
 
 import memlane
@@ -23,16 +24,6 @@ def mem(memory_url, clock):
     )
     yield memory
     memory.close()
-
-
-def fill(mem: memlane.Memory) -> None:
-    s = mem.session("U-001", session_id="s-1", window=1)
-    s.add("user", "I live in Shanghaiville now and my phone is 138-0000-1234")
-    s.add("assistant", "Noted.")
-    s.add("user", "my email is zed@example.org")
-    mem.remember("U-001", "U-001 supports the Quokkaberry team")
-    mem.session("U-002", session_id="s-2", window=1).add("user", "I live in Lisbon")
-    mem.summaries.index()
 
 
 def everything_visible(mem: memlane.Memory, subject: str = "U-001") -> str:

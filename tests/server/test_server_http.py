@@ -272,7 +272,9 @@ def test_forget_then_no_read_route_shows_the_subject(api: Api) -> None:
     purged = api.client.post(
         "/v1/purge", json={"subject": SUBJECT, "immediately": True}, headers=compliance
     )
-    assert purged.json()["report"]["deletions"] == [log["items"][0]["id"]]
+    report = purged.json()["report"]
+    assert report["deletions"] == [log["items"][0]["id"]]
+    assert report["bytes_verified"] is True and report["held"] == []  # the files were scanned
     audit = api.client.get("/v1/views/audit", params={"subject": SUBJECT}, headers=compliance)
     assert audit.status_code == 404
 

@@ -15,6 +15,7 @@ import pytest
 import memlane
 from memlane.server.model import ApiKey
 from tests.conftest import FakeClock
+from tests.support.privacy import fill as fill_lanes
 from tests.support.services import stored_bytes
 
 SECRETS = ("Shanghaiville", "13800001234", "138-0000-1234", "zed@example.org", "Quokkaberry")
@@ -33,12 +34,7 @@ def open_memory(url: str, clock: FakeClock, tenant: str = "default") -> memlane.
 
 def fill(mem: memlane.Memory) -> None:
     """U-001's secrets in every lane (facts, notes, summaries, search, turns, workflows)."""
-    s = mem.session("U-001", session_id="s-1", window=1)
-    s.add("user", "I live in Shanghaiville now and my phone is 138-0000-1234")
-    s.add("assistant", "Noted.")
-    s.add("user", "my email is zed@example.org")
-    mem.remember("U-001", "U-001 supports the Quokkaberry team")
-    mem.session("U-002", session_id="s-2", window=1).add("user", "I live in Lisbon")
+    fill_lanes(mem)
     for order in ("ORD-1", "ORD-2"):
         mem.workflows.record(
             task=f"Refund order {order} for U-001 at 138-0000-1234",
@@ -95,6 +91,8 @@ def test_a_purged_value_is_in_no_table_and_no_table_file(mem, admin, postgres_ur
     clock.advance(days=31)
     report = mem.purge()
     assert report.deletions == (1,) and report.vacuumed
+    # The server's files cannot be scanned from a client: unknown, and said so, never True.
+    assert report.bytes_verified is None and "cannot be scanned" in report.held[0]
     assert report.rows["facts"] >= 3 and report.rows["search_docs"] >= 1
     assert "search_fts" not in report.rows  # no separate index on PostgreSQL
     for secret in SECRETS:
@@ -227,6 +225,7 @@ def test_a_purge_blocked_by_a_long_transaction_fails_and_is_retried(postgres_url
         assert store.deletions("t")[0].purged_at is None  # but the purge is not logged done
         retried = store.purge("t", None, now=30, immediately=False)
         assert retried.deletions == (1,) and retried.vacuumed
+        assert retried.bytes_verified is None
         assert store.deletions("t")[0].purged_at is not None
         assert b"Zanzibarite" not in stored_bytes(postgres_url)
         with database.write(), pytest.raises(StorageError, match="inside a write"):

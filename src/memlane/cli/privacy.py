@@ -10,6 +10,9 @@ from memlane.cli import Settings, emit_json
 from memlane.operations import require_subject
 from memlane.privacy.model import Deletion
 
+UNVERIFIED_EXIT = 3
+"""``memlane purge``'s exit status when purged bytes are still found in the files."""
+
 
 def _deletion(deletion: Deletion) -> dict[str, Any]:
     return {
@@ -56,14 +59,33 @@ def forget(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def purge(settings: Settings, subject: str | None, immediately: bool, as_json: bool) -> None:
-    """Physically remove deleted data past its retention (or all of it, --immediately)."""
+    """Physically remove deleted data past its retention (or all of it, --immediately).
+
+    Then scans the database files for the purged values; exits with status 3 if some are
+    still there (a reader holds an old snapshot), naming what holds them.
+    """
     with settings.open() as mem:
         report = mem.purge(subject=subject, immediately=immediately)
     if as_json:
         emit_json(
-            {"deletions": list(report.deletions), "rows": report.rows, "vacuumed": report.vacuumed}
+            {
+                "deletions": list(report.deletions),
+                "rows": report.rows,
+                "vacuumed": report.vacuumed,
+                "bytes_verified": report.bytes_verified,
+                "held": list(report.held),
+            }
         )
     elif report.deletions:
-        click.echo(f"purged {len(report.deletions)} deletion(s), {report.total_rows} rows")
+        verdict = {True: "verified gone", False: "NOT verified gone", None: "not verifiable"}
+        click.echo(
+            f"purged {len(report.deletions)} deletion(s), {report.total_rows} rows; "
+            f"bytes {verdict[report.bytes_verified]}"
+        )
+        for reason in report.held:
+            click.echo(f"  {reason}")
     else:
         click.echo("nothing due for purge")
+    if report.bytes_verified is False:
+        # Scripts must notice: the deletions stay due, and a later purge retries them.
+        raise SystemExit(UNVERIFIED_EXIT)

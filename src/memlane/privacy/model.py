@@ -26,11 +26,20 @@ class Deletion:
 
 @dataclass(frozen=True, slots=True)
 class PurgeReport:
-    """What a purge removed from the database files."""
+    """What a purge removed from the database files, and whether that was checked.
+
+    ``bytes_verified`` is ``True`` only when every file of the database was scanned for the
+    purged values (every form they were written in) and none was found; ``False`` when some
+    are still there, ``held`` then saying where and what holds them (the deletions stay due,
+    and the next purge retries); ``None`` when the backend's files cannot be scanned
+    (PostgreSQL: the server's files are not the client's to read), ``held`` saying so.
+    """
 
     deletions: tuple[int, ...]
     rows: dict[str, int]
     vacuumed: bool
+    bytes_verified: bool | None = None
+    held: tuple[str, ...] = ()
 
     @property
     def total_rows(self) -> int:

@@ -85,6 +85,8 @@ def purge_dict(report: PurgeReport) -> dict[str, Any]:
         "rows": dict(report.rows),
         "total_rows": report.total_rows,
         "vacuumed": report.vacuumed,
+        "bytes_verified": report.bytes_verified,
+        "held": list(report.held),
     }
 
 

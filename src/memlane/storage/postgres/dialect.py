@@ -18,7 +18,7 @@ from memlane.errors import StorageError
 from memlane.storage.archive import table_named
 from memlane.storage.base import ArchiveRow, DocKind
 from memlane.storage.postgres import archive, search
-from memlane.storage.sql.dialect import DocScope, Vector
+from memlane.storage.sql.dialect import BytesCheck, DocScope, Vector
 from memlane.storage.sql.summaries import search_scope
 
 if TYPE_CHECKING:
@@ -27,6 +27,13 @@ if TYPE_CHECKING:
 # Tables ``Memory.forget`` rewrites through the workflow lane's scrub: the store cannot tell
 # whether a scrub changed them, and each changed row left its old version behind.
 _SCRUBBED = ("workflow_runs", "workflows")
+UNVERIFIED = (
+    "PostgreSQL: the tables were rewritten (VACUUM FULL), but their files are the server's "
+    "and cannot be scanned from a client (pageinspect and superuser rights would be needed), "
+    "so whether the purged bytes are gone is unknown; the server's WAL and backups keep "
+    "copies until they are recycled"
+)
+"""Why a purge on PostgreSQL reports ``bytes_verified`` as unknown."""
 _IDENTITY_TABLES = (
     "facts",
     "summaries",
@@ -193,7 +200,7 @@ class PostgresDialect:
 
     # -- purge --------------------------------------------------------------------------
 
-    def compact(self, tables: Sequence[str]) -> None:
+    def compact(self, tables: Sequence[str], needles: Sequence[bytes]) -> BytesCheck:
         """Rewrite ``tables`` (and the workflow tables), so purged values leave the files.
 
         A DELETE (and the UPDATE that marked a row deleted, or scrubbed a workflow) only
@@ -210,6 +217,11 @@ class PostgresDialect:
         database's lock timeout (a long export or a stuck transaction makes the purge fail
         instead of stalling every worker). The new files reach disk at the next checkpoint;
         WAL segments and base backups keep their copies until they are recycled.
+
+        The rewrite is not verified: the table files belong to the server, and reading their
+        pages from a client needs ``pageinspect`` and superuser rights, which an application
+        role does not have. So ``needles`` are not looked for, and the answer says so
+        (``bytes_verified`` is ``None``, unknown, never ``True``).
         """
         names = ", ".join([*tables, *_SCRUBBED])
         timeout = f"{int(self.db.lock_timeout * 1000)}ms"
@@ -245,6 +257,7 @@ class PostgresDialect:
                 f"{'; '.join(warnings)} (the role needs to own the tables, or the MAINTAIN "
                 "privilege on them); the deletions stay due and the next purge retries"
             )
+        return BytesCheck(None, (UNVERIFIED,))
 
     # -- archive ------------------------------------------------------------------------
 

@@ -33,6 +33,19 @@ class DocScope(NamedTuple):
     kind: DocKind
 
 
+class BytesCheck(NamedTuple):
+    """What a compaction proved: whether the purged values left the files, and if not, why.
+
+    ``verified`` reads as :attr:`memlane.privacy.model.PurgeReport.bytes_verified`;
+    ``complete``: the files were wholly rewritten, no page of them predates the purge
+    (False while a reader holds an old snapshot).
+    """
+
+    verified: bool | None
+    held: tuple[str, ...] = ()
+    complete: bool = True
+
+
 class Database(ABC):
     """Statements and write transactions on one database, with the dialect that speaks it.
 
@@ -167,8 +180,12 @@ class Dialect(Protocol):
         """Remove a subject's deleted docs from a separate search index; rows per index table."""
         ...
 
-    def compact(self, tables: Sequence[str]) -> None:
-        """After a purge's commit: make the purged rows' bytes leave the database files."""
+    def compact(self, tables: Sequence[str], needles: Sequence[bytes]) -> BytesCheck:
+        """After a purge's commit: make the purged rows' bytes leave the database files.
+
+        ``needles`` are every written form of the purged values; a dialect that can read its
+        files scans them for each and reports what it found (and what holds it there).
+        """
         ...
 
     # -- archive ------------------------------------------------------------------------

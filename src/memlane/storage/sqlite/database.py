@@ -34,6 +34,7 @@ class SQLiteDatabase(Database):
     def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
         super().__init__()
         self.path = str(path)
+        self.busy_timeout = busy_timeout
         try:
             self.connection = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout

@@ -16,8 +16,9 @@ from memlane.errors import StorageError
 from memlane.storage import lexical, vectors
 from memlane.storage.archive import table_named
 from memlane.storage.base import ArchiveRow, DocKind
-from memlane.storage.sql.dialect import DocScope, Vector
+from memlane.storage.sql.dialect import BytesCheck, DocScope, Vector
 from memlane.storage.sql.summaries import search_scope, vector_state
+from memlane.storage.sqlite import evidence
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -146,15 +147,18 @@ class SQLiteDialect:
         self.drop_docs([row[0] for row in docs])
         return {"search_fts": len(docs)}
 
-    def compact(self, tables: Sequence[str]) -> None:
-        """Make deleted bytes unrecoverable: merge FTS segments, checkpoint, VACUUM the file."""
+    def compact(self, tables: Sequence[str], needles: Sequence[bytes]) -> BytesCheck:
+        """Merge FTS segments, VACUUM, checkpoint the WAL, then scan every file for ``needles``.
+
+        The checkpoint's answer is checked and retried for a bounded time without blocking
+        other writers (:func:`evidence.checkpoint`); only the scan decides the answer.
+        """
         with self.db.lock:
             self.db.execute("INSERT INTO search_fts (search_fts) VALUES ('optimize')")
-            if self.db.path != ":memory:":
-                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self.db.execute("VACUUM")
-            if self.db.path != ":memory:":
-                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if self.db.path == ":memory:":
+            return BytesCheck(None, ("an in-memory database has no files to scan",))
+        return evidence.scan(self.db, needles, evidence.checkpoint(self.db))
 
     # -- archive ------------------------------------------------------------------------
 
