@@ -152,3 +152,24 @@ def test_a_role_word_that_is_not_the_subjects_does_not_filter(mem: memlane.Memor
     recall = mem.recall("U-1", "Who is the boss at Varndle Software?")
     assert recall.analysis.roles == ()
     assert recall.items and "Anouk Dragan" in recall.items[0].text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gonna check out career options, which is pretty exciting!",
+        "We played games and just hung out together.",
+        "Your future fam will get a kick out of having you.",
+        "Thanks! I won't quit on my dreams.",
+    ],
+)
+def test_particles_and_negated_cues_retract_nothing(text: str) -> None:
+    assert retractions(text) == ()
+
+
+def test_a_word_said_everywhere_is_not_a_retracted_value(mem: memlane.Memory) -> None:
+    places = ["park", "lake", "gym", "mall", "zoo", "pier"]
+    texts = [f"Friend{n} and I spent time at the {places[n % 6]}" for n in range(40)]
+    _say(mem, *texts, "I used to waste time, now I read")
+    recall = mem.recall("U-1", "what did I do at the park?")
+    assert recall.items and all(item.status == "current" for item in recall.items)

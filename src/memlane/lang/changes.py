@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from memlane.lang import en, zh
-from memlane.lang.words import fold, salient_terms
+from memlane.lang.words import fold, negates_next, salient_terms
 
 MAX_VALUE_CHARS = 40
 _EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"
@@ -42,6 +42,8 @@ def retractions(text: str) -> tuple[Retraction, ...]:
     found: list[Retraction] = []
     for pattern in _patterns():
         for match in pattern.finditer(folded):
+            if negates_next(folded[: match.start()].rstrip() + " "):
+                continue  # "I won't quit", "不会离开": a negated cue retracts nothing
             old = match["old"].strip(" 　'\"“”‘’")
             terms = salient_terms(old)
             if terms and len(old) <= MAX_VALUE_CHARS and old not in {r.old for r in found}:

@@ -28,7 +28,7 @@ STOP_WORDS = frozenset(
 """Words that never make two statements about the same value."""
 
 RETRACTED_AFTER = (
-    r"quit|left|leaving|moved\s+(?:out\s+of|away\s+from)|out\s+of|no\s+longer(?:\s+(?:at|with|in"
+    r"quit|left|leaving|moved\s+(?:out\s+of|away\s+from)|no\s+longer(?:\s+(?:at|with|in"
     r"|on|using|use|work\s+(?:at|for)|live\s+in))?|stop(?:ped)?\s+using|instead\s+of|rather\s+than"
     r"|formerly(?:\s+(?:at|with|in))?|used\s+to(?:\s+(?:be|live\s+in|work\s+(?:at|for)))?"
     r"|switched\s+(?:away\s+)?from|changed\s+from|cancel(?:l?ed)?(?:\s+(?:the|my))?"
@@ -40,11 +40,12 @@ NOT_ANY_MORE = r"(?:\bnot|n't|\bnever)\s+(?P<old>[\w' ]{1,40}?)\s+any\s?more\b"
 """``not <old> anymore``: "not vegan anymore", "don't leave them with the concierge anymore"."""
 
 RETRACTED_BEFORE = (
-    r"(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)?\s+(?:no\s+longer(?:\s+(?:in\s+use|used|valid"
-    r"|active|working|current))?|not\s+in\s+use|out\s+of\s+(?:use|service)|out|gone|closed"
-    r"|cancell?ed|dead|off)\b"
+    r"(?:(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)?\s+(?:no\s+longer(?:\s+(?:in\s+use|used"
+    r"|valid|active|working|current))?|not\s+in\s+use|out\s+of\s+(?:use|service))"
+    r"|(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)\s+(?:out|gone|closed|cancell?ed|dead|off))\b"
 )
-"""Cues preceded by a value that no longer holds ("the Visa's gone", "Monday is out")."""
+"""Cues preceded by a value that no longer holds ("the Visa's gone", "Monday is out"): an
+adjective ("out", "gone") only after a copula, never as a particle ("check out", "hung out")."""
 
 CHANGE_FROM = r"from"
 CHANGE_VERB = r"(?:to|into|→|->)"

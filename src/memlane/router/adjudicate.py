@@ -47,6 +47,10 @@ TIER_OTHERS = 5  # statements only about someone else the question does not name
 TIER_CONTEXT = 5  # summaries found as a whole, none of whose lines is about the query
 TIER_PROFILE = 6
 ON_TOPIC_BONUS = 0.15
+SPECIFIC_SHARE = 0.05
+MIN_SPECIFIC_COUNT = 3
+"""A retracted value's word ties it to earlier statements only if at most this share (or
+count) of the subject's statements say it: a value is specific, a common word is not."""
 
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
 _STATUS_ORDER = {"current": 0, "historical": 1, "stale": 2}
@@ -358,13 +362,28 @@ class Adjudicator:
         return _latest(later)
 
     def _retractions(self, subject: str) -> list[tuple[Statement, tuple[Retraction, ...]]]:
+        """The subject's retractions, each kept to the terms specific enough to be a value.
+
+        A word said in many of the subject's statements ("time", "love", a friend's name) is
+        not the value a retraction takes back; only rarer words tie it to what it retracts.
+        """
         cached = self._by_retraction.get(subject)
         if cached is None:
-            cached = [
-                (found, retracted)
-                for found in self._evidence(subject)
-                if (retracted := retractions(found.text))
-            ]
+            evidence = self._evidence(subject)
+            limit = max(MIN_SPECIFIC_COUNT, SPECIFIC_SHARE * len(evidence))
+            cached = []
+            for found in evidence:
+                kept = []
+                for retraction in retractions(found.text):
+                    terms = frozenset(
+                        term
+                        for term in retraction.terms
+                        if sum(shares_term(frozenset((term,)), s.text) for s in evidence) <= limit
+                    )
+                    if terms:
+                        kept.append(Retraction(retraction.old, terms))
+                if kept:
+                    cached.append((found, tuple(kept)))
             self._by_retraction[subject] = cached
         return cached
 
