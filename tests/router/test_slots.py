@@ -44,6 +44,7 @@ def test_a_statement_repeated_with_another_value_restates_its_slot(
         ("The mayor of Tovgate is Grace Bhatt.", "The mayor of Tovgate is now Grace Bhatt."),
         # too little shared: not one slot
         ("I like tea.", "I sold my car to a colleague from the office last week."),
+        ("That's great!", "That's awesome!"),
     ],
 )
 def test_statements_of_different_slots_do_not_restate(old: str, new: str) -> None:

@@ -30,6 +30,9 @@ MIN_FRAME_SHARE = 0.5
 """The shared frame is at least this share of the longer statement."""
 MIN_PREFIX_CHARS = 2
 """The frame starts with at least this many shared characters (the slot's holder)."""
+MIN_FRAME_CHARS = 8
+"""The shared frame holds at least this many characters that are not spaces: "that's great"
+and "that's awesome" share too little to be one slot, "星钧医药共有…名员工" enough."""
 MAX_VALUE_CHARS = 60
 
 _CLAUSE_BREAK = re.compile(r"[。；;！!？?\n]+|[.](?=\s|$)")
@@ -105,6 +108,9 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     suffix = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
     if prefix + suffix < MIN_FRAME_SHARE * longest:
         return None  # widening to whole words below only shrinks the frame
+    frame_chars = old[:prefix] + old[len(old) - suffix :]
+    if sum(not char.isspace() for char in frame_chars) < MIN_FRAME_CHARS:
+        return None
     prefix, suffix = _word_edges(old, new, prefix, suffix)
     old_value = old[prefix : len(old) - suffix].strip(_EDGE_PUNCT)
     new_value = new[prefix : len(new) - suffix].strip(_EDGE_PUNCT)
