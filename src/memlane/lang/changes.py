@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from memlane.lang import en, zh
-from memlane.lang.words import fold, negates_next, salient_terms
+from memlane.lang.script import fold
+from memlane.lang.words import negates_next, salient_terms
 
 MAX_VALUE_CHARS = 40
 _EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"

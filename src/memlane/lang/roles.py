@@ -9,8 +9,9 @@ they are too often part of another word (哥伦比亚, 山猫队).
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
+
+from memlane.lang.script import fold
 
 ROLES: dict[str, tuple[str, ...]] = {
     "mother": ("妈妈", "母亲", "老妈", "妈", "mother", "mom", "mum", "mommy"),
@@ -57,7 +58,7 @@ def roles_named(text: str) -> frozenset[str]:
     >>> roles_named("哥伦比亚的咖啡")
     frozenset()
     """
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = fold(text)
     return frozenset(role for role, pattern in _patterns().items() if pattern.search(folded))
 
 
@@ -88,7 +89,7 @@ def roles_of_subject(text: str) -> frozenset[str]:
     >>> roles_of_subject("Who is the boss at Varndle Software?")
     frozenset()
     """
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = fold(text)
     found = set()
     for role, pattern in _patterns().items():
         for match in pattern.finditer(folded):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 """CJK ideographs (extension A, the unified block, compatibility ideographs), for a regex class."""
 
@@ -19,3 +21,8 @@ def is_cjk(char: str) -> bool:
     return (
         "\u3400" <= char <= "\u4dbf" or "\u4e00" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
     )
+
+
+def fold(text: str) -> str:
+    """NFKC and case-folded: the one form every comparison of ``memlane.lang`` uses."""
+    return unicodedata.normalize("NFKC", text).casefold()

@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 from memlane.lang import en, zh
 from memlane.lang.roles import roles_named
-from memlane.lang.script import CJK_RANGES
+from memlane.lang.script import CJK_RANGES, fold
 
 _EN_NEGATION = re.compile(r"\b(?:not|no|never|nor|cannot|stop)\b|n't\b", re.IGNORECASE)
 _LATIN_TERM = re.compile(r"[a-z][a-z'’-]*[a-z]|\d[\d\s-]*\d", re.IGNORECASE)
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
-
-
-def fold(text: str) -> str:
-    """NFKC and case-folded: the form every comparison here uses."""
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def is_negated(text: str) -> bool:

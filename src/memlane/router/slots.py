@@ -22,9 +22,10 @@ for a value either.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+
+from memlane.lang.script import fold
 
 MIN_FRAME_SHARE = 0.5
 """The shared frame is at least this share of the longer statement."""
@@ -60,8 +61,7 @@ def clauses(text: str, speaker: str = "") -> tuple[str, ...]:
     NFKC, case-folded, without numbering and without the speaker label notes start with
     ("U-001说：", "U-001 said:").
     """
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    label = unicodedata.normalize("NFKC", speaker).casefold()
+    folded, label = fold(text), fold(speaker)
     found = []
     for piece in _CLAUSE_BREAK.split(folded):
         clause = piece.lstrip()
