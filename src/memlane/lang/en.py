@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-NEGATORS = ("not", "no", "never", "nor", "n't", "cannot", "don't", "doesn't", "didn't", "isn't",
-            "aren't", "wasn't", "weren't", "won't", "stop")  # fmt: skip
+NEGATORS = ("not", "no", "never", "nor", "cannot", "stop")
 """Words that negate what follows them."""
+
+NEGATING_SUFFIX = "n't"
+"""A contraction that negates its verb: "don't", "isn't", "won't"."""
 
 PREPOSITIONS = frozenset(("of", "to", "for", "from", "with", "at", "on", "in", "by", "than"))
 """Words that tie the word before them into a phrase: "instead of" is no name."""

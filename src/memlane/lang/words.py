@@ -9,7 +9,7 @@ from memlane.lang import en, zh
 from memlane.lang.roles import roles_named
 from memlane.lang.script import CJK_RANGES, fold
 
-_EN_NEGATION = re.compile(r"\b(?:not|no|never|nor|cannot|stop)\b|n't\b", re.IGNORECASE)
+_EN_NEGATION = re.compile(rf"\b(?:{'|'.join(en.NEGATORS)})\b|{en.NEGATING_SUFFIX}\b", re.IGNORECASE)
 _LATIN_TERM = re.compile(r"[a-z][a-z'’-]*[a-z]|\d[\d\s-]*\d", re.IGNORECASE)
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
 

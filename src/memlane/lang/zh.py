@@ -53,20 +53,3 @@ REPLACEMENT = rf"{NEW_MARKERS}|{OLD_MARKERS}|换了|以后(?:发|打|寄|联系)
 
 PLANS = r"打算|计划|准备|想要|想去|想搬|考虑|要去|要飞|将要|下次|以后去"
 """Cues that a question is about a plan, not a value that holds now."""
-
-SELF = (
-    "我",
-    "我们",
-    "本人",
-    "用户",
-    "客户",
-    "该用户",
-    "该客户",
-    "这位客户",
-    "这位用户",
-    "他",
-    "她",
-    "您",
-    "你",
-)
-"""How a question refers to the subject itself."""
