@@ -103,3 +103,8 @@ def test_a_question_about_the_past_is_answered_by_the_earlier_value():
         mem.facts.set("U-1", "employer", "Canva", valid_from="2025-10-06")
         recall = mem.recall("U-1", "what was the user's previous employer?")
         assert recall.items[0].fact is not None and recall.items[0].fact.value == "Atlassian"
+
+
+def test_a_question_about_whose_it_is_keeps_someone_elses():
+    with _told("We celebrated my daughter's birthday with a concert") as mem:
+        assert "daughter's birthday" in _top(mem, "Whose birthday did the user celebrate recently?")

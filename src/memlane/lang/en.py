@@ -91,3 +91,6 @@ NEUTRAL_MODIFIERS = frozenset(
 
 POST_MODIFIER = r"\s+(?:for|on)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
 """What ties a narrowing phrase after an attribute: "tracking number *for my* keyboard"."""
+
+ASKS_OWNER = r"\bwhose\b"
+"""A question about whom something belongs to ("*Whose* birthday did she celebrate?")."""

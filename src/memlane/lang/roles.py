@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from memlane.lang import en, zh
 from memlane.lang.script import fold
 
 ROLES: dict[str, tuple[str, ...]] = {
@@ -123,3 +124,9 @@ def owning_role(text: str, start: int) -> str | None:
             if nearest is None or match.end() > nearest[0]:
                 nearest = (match.end(), role)
     return nearest[1] if nearest else None
+
+
+def asks_owner(text: str) -> bool:
+    """Whether ``text`` asks whom something belongs to ("whose birthday", "谁的生日")."""
+    folded = fold(text)
+    return bool(re.search(en.ASKS_OWNER, folded) or re.search(zh.ASKS_OWNER, folded))

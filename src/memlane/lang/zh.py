@@ -68,3 +68,6 @@ CONJUNCTIONS = r"和|与|或|及|跟|还有|以及"
 
 QUESTION_WORDS = r"哪个|哪些|哪家|哪|什么|多少|几"
 """Words that ask: "*哪个*手机号" narrows nothing."""
+
+ASKS_OWNER = r"谁的"
+"""A question about whom something belongs to ("她给*谁的*生日准备了礼物？")."""

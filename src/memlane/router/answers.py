@@ -26,7 +26,7 @@ from memlane.extract import find_identifiers
 from memlane.facts.model import Fact
 from memlane.lang import roles_named
 from memlane.lang.qualifiers import Qualifier, carries
-from memlane.lang.roles import owning_role
+from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
 from memlane.router.adjudicate import Candidate
 from memlane.router.analysis import CODES
@@ -48,7 +48,7 @@ def answering(
     """The candidates that answer the question analysed (see the module docstring)."""
     kept = about_whom_asked(candidates, analysis)
     own = (*analysis.attributes, *(attribute for attribute, _ in analysis.qualified))
-    if own and not analysis.roles:
+    if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
     for attribute, qualifiers in analysis.qualified:
         kept = [c for c in kept if not _near_miss(c, attribute, qualifiers, evidence)]
