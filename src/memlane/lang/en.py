@@ -81,3 +81,16 @@ SELF = ("i", "me", "my", "mine", "we", "our", "the user", "user", "the customer"
         "this user", "this customer", "this person", "he", "she", "his", "her", "they", "their",
         "them", "you", "your")  # fmt: skip
 """How a question refers to the subject itself."""
+
+NEUTRAL_MODIFIERS = frozenset(
+    ("new", "current", "present", "latest", "old", "own", "main", "primary", "usual", "home",
+     "actual", "real", "full", "previous", "former", "last", "first", "other",
+     "usual", "preferred", "best", "contact", "same", "exact", "whole", "correct", "right")
+)  # fmt: skip
+"""Words before an attribute that do not narrow it: "my *new* email" asks for the email."""
+
+POST_MODIFIER = r"\s+(?:for|on)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
+"""What ties a narrowing phrase after an attribute: "tracking number *for my* keyboard"."""
+
+ASKS_OWNER = r"\bwhose\b"
+"""A question about whom something belongs to ("*Whose* birthday did she celebrate?")."""

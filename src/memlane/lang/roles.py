@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from memlane.lang import en, zh
 from memlane.lang.script import fold
 
 ROLES: dict[str, tuple[str, ...]] = {
@@ -98,3 +99,34 @@ def roles_of_subject(text: str) -> frozenset[str]:
             if owned or after.startswith(("'s", "’s", "的")) or match.group().endswith("'s"):
                 found.add(role)
     return frozenset(found)
+
+
+_CLAUSE_END = re.compile(r"[,.;!?，。；！？、\n]")
+_OWNER_REACH = 16
+"""How far before a word a role can own it ("女儿3月29号生日", "my son's birthday")."""
+
+
+def owning_role(text: str, start: int) -> str | None:
+    """The role that owns the word starting at ``start`` of folded ``text``, if any.
+
+    The nearest role named before it in the same clause, a few words back at most.
+
+    >>> t = fold("30 April is my son's birthday")
+    >>> owning_role(t, t.index("birthday")), owning_role(fold("my birthday"), 3)
+    ('child', None)
+    """
+    window = text[max(0, start - _OWNER_REACH) : start]
+    clause = _CLAUSE_END.split(window)[-1]
+    offset = start - len(clause)
+    nearest: tuple[int, str] | None = None
+    for role, pattern in _patterns().items():
+        for match in pattern.finditer(text, offset, start):
+            if nearest is None or match.end() > nearest[0]:
+                nearest = (match.end(), role)
+    return nearest[1] if nearest else None
+
+
+def asks_owner(text: str) -> bool:
+    """Whether ``text`` asks whom something belongs to ("whose birthday", "谁的生日")."""
+    folded = fold(text)
+    return bool(re.search(en.ASKS_OWNER, folded) or re.search(zh.ASKS_OWNER, folded))

@@ -53,3 +53,21 @@ REPLACEMENT = rf"{NEW_MARKERS}|{OLD_MARKERS}|换了|以后(?:发|打|寄|联系)
 
 PLANS = r"打算|计划|准备|想要|想去|想搬|考虑|要去|要飞|将要|下次|以后去"
 """Cues that a question is about a plan, not a value that holds now."""
+
+NEUTRAL_MODIFIERS = frozenset(
+    ("现在", "目前", "当前", "新", "最新", "旧", "以前", "之前", "原来", "常用", "自己", "本人",
+     "主要", "联系", "那个", "这个", "一个", "上一个", "上一份")
+)  # fmt: skip
+"""Words before an attribute that do not narrow it: "我*现在的*手机号" asks for the phone."""
+
+SUBJECT_WORDS = r"(?:我们|我|您|你|他|她|用户|客户|顾客|会员|本人|那个|这个|那|这)"
+"""How a question names its subject before an attribute ("用户的", "我那个")."""
+
+CONJUNCTIONS = r"和|与|或|及|跟|还有|以及"
+"""Words that join two noun phrases: "手机号*和*邮箱" asks for two things."""
+
+QUESTION_WORDS = r"哪个|哪些|哪家|哪|什么|多少|几"
+"""Words that ask: "*哪个*手机号" narrows nothing."""
+
+ASKS_OWNER = r"谁的"
+"""A question about whom something belongs to ("她给*谁的*生日准备了礼物？")."""

@@ -204,6 +204,18 @@ class Adjudicator:
                 judged.extend(self._judge_one(candidate, wanted, refs))
         return judged
 
+    def said(self, candidate: Candidate) -> str:
+        """What was said that ``candidate`` stands for: a fact's cited statements, else itself."""
+        fact, subject = candidate.item.fact, candidate.item.subject
+        if fact is None or subject is None:
+            return candidate.statement
+        cited = set(fact.provenance)
+        return "\n".join(
+            found.text
+            for found in self._evidence(subject)
+            if found.ref in cited or found.turns & cited
+        )
+
     def _judge_one(
         self, candidate: Candidate, wanted: frozenset[str], refs: set[str]
     ) -> list[Candidate]:

@@ -18,6 +18,8 @@ from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
 from memlane.lang import asks_about_plans, names_other_person, owner_of, roles_of_subject
+from memlane.lang.qualifiers import Qualifier, qualifiers
+from memlane.lang.script import fold
 from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
 from memlane.router.synonyms import SynonymRegistry, compile_phrase
 
@@ -40,8 +42,12 @@ _CONTEXT = re.compile(
     r"|complain(?:ed|ts?)?|issues?|problems?|happened|experiences?|plans?|planning|why"
     r"|remember|last\s+time|story|progress|refunds?|opinions?|think|thinks|thought|ask(?:ed)?)\b"
 )
+
+CODES = frozenset(IDENTIFIER_ATTRIBUTES.values())
+"""Attributes whose values are codes: a subject holds many of each, one per purpose."""
+
 _HISTORY = re.compile(
-    r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前"
+    r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前|上一[份个家]|前一[份个家]|前东家"
     r"|\b(?:before|previous(?:ly)?|used\s+to|former(?:ly)?|history|earlier|old|past|ever"
     r"|changed?)\b"
 )
@@ -93,17 +99,21 @@ def analyze(
     times = _times(query, mentions, at, timezone)
     # A question about the future ("下周去哪") is not answered by the value that holds now.
     own = _asks_own_value(query, intents) and not any(t.start > at for t in times)
+    asked = _asked(_heads(folded, intents), identifiers) if own and not context else ()
+    # An identifier already says whose code is asked ("账号 X 绑定的邮箱"): nothing to narrow.
+    qualified = () if mentions else _qualified(fold(_without(query, mentions)), intents, asked)
     return QueryAnalysis(
         query=query,
         identifiers=identifiers,
         intents=intents,
-        attributes=_asked(intents, identifiers) if own and not context else (),
+        attributes=tuple(a for a in asked if a not in dict(qualified)),
         times=times,
         workflow=bool(_WORKFLOW.search(folded)),
         context=context,
         history=bool(_HISTORY.search(folded)),
         own_value=own,
         roles=tuple(sorted(roles_of_subject(_without(query, mentions)))),
+        qualified=qualified,
     )
 
 
@@ -178,6 +188,45 @@ def _asked(
         labels |= set(CODE_ATTRIBUTES)
     asked = [attribute for attribute in named if attribute not in labels]
     return tuple(asked)
+
+
+def _heads(folded: str, intents: tuple[AttributeIntent, ...]) -> tuple[AttributeIntent, ...]:
+    """The intents less those that only qualify a code named right after ("*公司*邮箱")."""
+    return tuple(
+        intent
+        for intent, following in zip(intents, (*intents[1:], None), strict=False)
+        if following is None
+        or following.attribute == intent.attribute
+        or following.attribute not in CODES
+        or folded[intent.span[1] : following.span[0]].strip(" 的")
+    )
+
+
+def _qualified(
+    folded: str, intents: tuple[AttributeIntent, ...], asked: tuple[str, ...]
+) -> tuple[tuple[str, tuple[Qualifier, ...]], ...]:
+    """The asked code attributes whose words carry qualifiers ("my *work* email"), with them.
+
+    Only codes (phones, e-mails, order and tracking numbers, accounts: what a subject holds
+    many of, one per purpose) are narrowed; "现在住的城市" or "current employer" are not.
+    """
+    found: dict[str, tuple[Qualifier, ...]] = {}
+    for intent in intents:
+        if intent.attribute not in asked or intent.attribute not in CODES:
+            continue
+        same = [other.span for other in intents if other.attribute == intent.attribute]
+        narrowing = qualifiers(folded, intent.span, skip=same)
+        if narrowing:
+            found[intent.attribute] = found.get(intent.attribute, ()) + narrowing
+    # "my mobile number": an attribute named plainly once is asked plainly.
+    plain = {
+        intent.attribute
+        for intent in intents
+        if not qualifiers(
+            folded, intent.span, [o.span for o in intents if o.attribute == intent.attribute]
+        )
+    }
+    return tuple((attribute, q) for attribute, q in found.items() if attribute not in plain)
 
 
 def _times(

@@ -9,9 +9,9 @@ from datetime import datetime, tzinfo
 
 from memlane.errors import InvalidInput
 from memlane.facts.lane import FactsLane
-from memlane.lang import roles_named
 from memlane.router.adjudicate import Adjudicator, Candidate, Statement, SubjectFacts, rank
 from memlane.router.analysis import analyze
+from memlane.router.answers import answering
 from memlane.router.lanes import (
     ExactQuery,
     ExactRead,
@@ -155,10 +155,10 @@ class Router:
         self._ask_window(run)
         self._ask_workflow(run)
         self._ask_summary(run)
-        judged = self._adjudicator(run).judge(
-            run.candidates, [*analysis.attributes, *run.exact.asked], query
-        )
-        items = rank(about_whom_asked(judged, analysis), request.k, request.include_stale)
+        adjudicator = self._adjudicator(run)
+        judged = adjudicator.judge(run.candidates, [*analysis.attributes, *run.exact.asked], query)
+        answers = answering(judged, analysis, self.synonyms.match, adjudicator.said)
+        items = rank(answers, request.k, request.include_stale)
         subjects = list(
             dict.fromkeys([*run.resolution.subjects, *(i.subject for i in items if i.subject)])
         )
@@ -312,17 +312,6 @@ class Router:
             return notes + turn_statements(turns, request.until)
 
         return Adjudicator(facts_of, statements_of, self._zone)
-
-
-def about_whom_asked(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
-    """Only what names the people the query asks about ("我哥的手机号" → what names 哥哥).
-
-    A statement about the subject alone does not answer a question about their brother, their
-    wife or their dog: without such a statement, memory knows nothing about them.
-    """
-    if not analysis.roles:
-        return candidates
-    return [c for c in candidates if roles_named(c.item.text) & set(analysis.roles)]
 
 
 def _filtered(decision: Decision, hits: int, dropped: int) -> Decision:

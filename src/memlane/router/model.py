@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from memlane.facts.model import Fact
+from memlane.lang.qualifiers import Qualifier
 
 Lane = Literal["exact", "window", "summary", "workflow"]
 Status = Literal["current", "stale", "historical"]
@@ -67,6 +68,9 @@ class QueryAnalysis:
             else's ("我老公的邮箱"), not a plan ("下周去哪"), not a past episode.
         roles: the subject's people (or pets) it asks about ("我哥" → sibling, "the user's
             dog" → dog): only what names one of them answers it.
+        qualified: own-value attributes asked with qualifiers ("my *work* email", "*passport*
+            number"), each with its qualifiers (see :mod:`memlane.lang.qualifiers`): only
+            what carries every qualifier answers them, so they are not in ``attributes``.
     """
 
     query: str
@@ -79,6 +83,7 @@ class QueryAnalysis:
     history: bool = False
     own_value: bool = True
     roles: tuple[str, ...] = ()
+    qualified: tuple[tuple[str, tuple[Qualifier, ...]], ...] = ()
 
     @property
     def period(self) -> tuple[datetime, datetime] | None:
@@ -105,6 +110,10 @@ class QueryAnalysis:
             "history": self.history,
             "own_value": self.own_value,
             "roles": list(self.roles),
+            "qualified": [
+                {"attribute": attribute, "qualifiers": [list(q) for q in qualifiers]}
+                for attribute, qualifiers in self.qualified
+            ],
         }
 
 

@@ -1,0 +1,149 @@
+"""Qualifiers: the words that narrow an attribute word to one thing among its kind.
+
+"What's my *passport* number?", "my *work* email", "客户的*公司*邮箱", "*小米14*的*快递*单号",
+"the tracking number *for my mechanical keyboard*": each asks for one number, e-mail or
+code, not for any the subject holds. A stored value answers such a question only if what
+was said about it carries every qualifier; the same value said without them is a near
+miss ("frequent flyer number UA…" for a passport number), never the answer.
+
+Qualifiers are found by position, not listed: the content words right before the attribute
+word (up to a possessive, a determiner or the subject; in Chinese the run right before it and
+any model name before a 的) and, in English, the words of a "for …" phrase right after it.
+A qualifier of several words is carried when any of them is ("work desk phone": work or
+desk). Only a closed class of words that do not narrow ("new", "current", "现在的") is
+written down, in :mod:`memlane.lang.en` and :mod:`memlane.lang.zh`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+from memlane.lang import en, zh
+from memlane.lang.script import CJK_RANGES, fold
+
+Span = tuple[int, int]
+
+_LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*$")
+_MAX_WORDS = 3
+_MAX_CJK = 6
+
+
+Qualifier = tuple[str, ...]
+"""The words of one qualifier; any of them carries it."""
+
+
+def qualifiers(text: str, span: Span, skip: Iterable[Span] = ()) -> tuple[Qualifier, ...]:
+    """The qualifiers of the attribute word at ``span`` of folded ``text``, nearest first.
+
+    ``skip`` are spans of words that name the same attribute ("*mobile* number"): they are
+    part of the attribute, not qualifiers.
+
+    >>> q = "what's my passport number?"
+    >>> qualifiers(q, (q.index("number"), q.index("number") + 6))
+    (('passport',),)
+    >>> q = "我那个小米14的快递单号是多少"
+    >>> qualifiers(q, (q.index("单号"), q.index("单号") + 2))
+    (('快递',), ('小米14',))
+    >>> q = "用户单位的固定电话"
+    >>> qualifiers(q, (q.index("电话"), q.index("电话") + 2))
+    (('固定', '单位'),)
+    >>> q = "我现在的手机号"
+    >>> qualifiers(q, (q.index("手机号"), q.index("手机号") + 3))
+    ()
+    """
+    start, end = span
+    for first, last in sorted(skip, reverse=True):
+        if last <= start and not text[last:start].strip():
+            start = first
+    found = [*_before(text[:start]), _after(text, end)]
+    return tuple(group for group in found if group)
+
+
+def carries(text: str, qualifier: Qualifier) -> bool:
+    """Whether ``text`` says any word of ``qualifier`` (folded; English plurals match)."""
+    folded = fold(text)
+    return any(
+        word in folded if _is_cjk_text(word) else bool(_word_pattern(word).search(folded))
+        for word in qualifier
+    )
+
+
+def _before(text: str) -> list[Qualifier]:
+    text = text.rstrip()
+    if text and _is_cjk_text(text[-1]):
+        return _cjk_before(text)
+    return [tuple(_latin_before(text))]
+
+
+def _latin_before(text: str) -> list[str]:
+    words: list[str] = []
+    for token in reversed(text.split()):
+        word = _LATIN_WORD.search(token)
+        if word is None or word.start() != 0 or token.endswith(("'s", "’s")):
+            break
+        if token in en.STOP_WORDS or len(words) == _MAX_WORDS:
+            break
+        if token not in en.NEUTRAL_MODIFIERS:
+            words.append(token)
+    return words
+
+
+def _cjk_before(text: str) -> list[Qualifier]:
+    """Qualifiers of a Chinese attribute word, read without a word segmenter.
+
+    The run right before it narrows it ("*公司*邮箱", "*快递*单号"), and so does the run
+    before 的 that this run belongs to ("*瑜伽垫*的快递单号"): both make one qualifier,
+    carried by any two characters of them in a row. A run before 的 that ends right at the
+    attribute word is a clause ("我新买的手机", "他用的号") and narrows nothing. A run naming a
+    model by letters or digits ("*小米14*的快递单号") is a qualifier of its own, carried whole.
+    """
+    match = _CJK_PHRASE.search(text)
+    if match is None:
+        return []
+    phrase = re.split(zh.CONJUNCTIONS, match.group())[-1]
+    *earlier, nearest = phrase.split("的")
+    runs = [_bare(run) for run in reversed(earlier)]
+    models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
+    narrowing = [_bare(nearest)]
+    if narrowing[0] and runs and (runs[0],) not in models:
+        narrowing.append(runs[0])
+    kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
+    pieces = tuple(dict.fromkeys(piece for run in kept for piece in _bigrams(run)))
+    return [pieces, *models]
+
+
+def _bigrams(run: str) -> list[str]:
+    return [run] if len(run) <= 2 else [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _bare(run: str) -> str:
+    """A run less the subject before it and question words ("用户单位" → "单位")."""
+    run = re.sub(rf"^(?:{zh.SUBJECT_WORDS})+", "", run)
+    return re.sub(zh.QUESTION_WORDS, "", run)
+
+
+def _after(text: str, end: int) -> Qualifier:
+    match = _POST.match(text, end)
+    if match is None:
+        return ()
+    words: list[str] = []
+    for token in match.group("words").split():
+        if token in en.STOP_WORDS or len(words) == _MAX_WORDS:
+            break
+        words.append(token)
+    return tuple(words)
+
+
+def _is_cjk_text(text: str) -> bool:
+    return bool(re.search(f"[{CJK_RANGES}]", text))
+
+
+@cache
+def _word_pattern(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z0-9]){re.escape(word)}(?:e?s)?(?![a-z0-9])")
+
+
+_CJK_PHRASE = re.compile(f"[{CJK_RANGES}a-z0-9]+$")
+_POST = re.compile(rf"{en.POST_MODIFIER}(?P<words>[a-z0-9][a-z0-9' -]*)")

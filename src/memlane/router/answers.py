@@ -1,0 +1,118 @@
+"""Which recalled candidates answer the question, and which only resemble an answer.
+
+Similarity finds near misses as readily as answers: a question about the user's passport
+number finds their frequent-flyer number, one about their birthday finds their son's. Three
+structural rules set those apart, after adjudication and before ranking:
+
+* **whom** — a question about the subject's people ("我哥的手机号") is answered only by what
+  names one of them (:func:`about_whom_asked`);
+* **whose** — a question about the subject's own value is not answered by a statement in
+  which that attribute belongs to someone else ("my son's birthday");
+* **when** — a question about an earlier value ("previous employer", "搬家前") of an
+  attribute that never changed is not answered by its present value, nor by the statements
+  that value was read from;
+* **which** — a question that narrows a code with qualifiers ("my *work* email", the
+  tracking number *for my keyboard*) is not answered by a fact of that attribute, or a
+  statement holding some code, unless what was said carries every qualifier.
+
+What is left may be nothing: then memory knows nothing that answers the question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from memlane.extract import find_identifiers
+from memlane.facts.model import Fact
+from memlane.lang import roles_named
+from memlane.lang.qualifiers import Qualifier, carries
+from memlane.lang.roles import asks_owner, owning_role
+from memlane.lang.script import fold
+from memlane.router.adjudicate import Candidate
+from memlane.router.analysis import CODES
+from memlane.router.model import AttributeIntent, QueryAnalysis
+
+Mentions = Callable[[str], list[AttributeIntent]]
+"""The attribute phrases a text names (spans in its folded form)."""
+
+Evidence = Callable[[Candidate], str]
+"""What was said that a candidate stands for (a fact's cited statements; else its text)."""
+
+
+def answering(
+    candidates: list[Candidate],
+    analysis: QueryAnalysis,
+    mentions: Mentions,
+    evidence: Evidence,
+) -> list[Candidate]:
+    """The candidates that answer the question analysed (see the module docstring)."""
+    kept = about_whom_asked(candidates, analysis)
+    own = (*analysis.attributes, *(attribute for attribute, _ in analysis.qualified))
+    if own and not analysis.roles and not asks_owner(analysis.query):
+        kept = [c for c in kept if not _someone_elses(c, own, mentions)]
+    for attribute, qualifiers in analysis.qualified:
+        kept = [c for c in kept if not _near_miss(c, attribute, qualifiers, evidence)]
+    if analysis.history:
+        kept = _without_present_only(kept, analysis.attributes)
+    return kept
+
+
+def about_whom_asked(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
+    """Only what names the people the query asks about ("我哥的手机号" → what names 哥哥).
+
+    A statement about the subject alone does not answer a question about their brother, their
+    wife or their dog: without such a statement, memory knows nothing about them.
+    """
+    if not analysis.roles:
+        return candidates
+    return [c for c in candidates if roles_named(c.item.text) & set(analysis.roles)]
+
+
+def _someone_elses(candidate: Candidate, asked: tuple[str, ...], mentions: Mentions) -> bool:
+    """Whether every asked attribute the statement names belongs to someone else."""
+    if candidate.item.fact is not None:
+        return False
+    text = fold(candidate.statement)
+    named = [m for m in mentions(candidate.statement) if m.attribute in asked]
+    return bool(named) and all(owning_role(text, m.span[0]) for m in named)
+
+
+def _near_miss(
+    candidate: Candidate, attribute: str, qualifiers: tuple[Qualifier, ...], evidence: Evidence
+) -> bool:
+    """Whether the candidate holds a code (of ``attribute``) without every qualifier."""
+    fact = candidate.item.fact
+    if fact is not None:
+        if fact.attribute != attribute and fact.attribute not in CODES:
+            return False
+        said = f"{evidence(candidate)}\n{fact.attribute.replace('_', ' ')}"
+        return not all(carries(said, q) for q in qualifiers)
+    text = candidate.statement
+    return bool(find_identifiers(text)) and not all(carries(text, q) for q in qualifiers)
+
+
+def _without_present_only(candidates: list[Candidate], asked: tuple[str, ...]) -> list[Candidate]:
+    """Drop the present value of an attribute with no earlier one, and what it was read from.
+
+    Under a question about the past, an attribute that holds only its present value has no
+    answer; its current fact and the statements it cites would be read as one.
+    """
+    changed = {fact.attribute for c, fact in _facts(candidates) if c.item.status != "current"}
+    present = [
+        fact
+        for c, fact in _facts(candidates)
+        if fact.attribute in asked and fact.attribute not in changed
+    ]
+    if not present:
+        return candidates
+    cited = {ref for fact in present for ref in fact.provenance}
+    dropped = {id(fact) for fact in present}
+    return [
+        c
+        for c in candidates
+        if id(c.item.fact) not in dropped and not (c.item.ref in cited or c.turns & cited)
+    ]
+
+
+def _facts(candidates: list[Candidate]) -> list[tuple[Candidate, Fact]]:
+    return [(c, c.item.fact) for c in candidates if c.item.fact is not None]

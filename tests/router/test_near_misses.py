@@ -1,0 +1,110 @@
+"""Near misses are not answers: someone else's value, a code for another purpose, the present
+for a question about the past. Each case also checks that the real answer still comes back."""
+
+from __future__ import annotations
+
+import pytest
+
+import memlane
+
+
+def _told(*texts: str, subject: str = "U-1") -> memlane.Memory:
+    mem = memlane.Memory(":memory:", embedder="hash")
+    session = mem.session(subject, session_id="s-1")
+    for at, text in enumerate(texts, start=1):
+        session.add("user", text, at=f"2026-0{at}-01T09:00:00+00:00")
+    session.close()
+    return mem
+
+
+def _top(mem: memlane.Memory, question: str) -> str:
+    items = mem.recall("U-1", question).items
+    return items[0].text if items else ""
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "near_miss"),
+    [
+        ("personal email: kwame.novak@example.com", "What's my work email?", "kwame.novak"),
+        ("我个人邮箱是liliang89@home.example.net", "客户的公司邮箱是哪个？", "liliang89"),
+        ("联系我打(+86) 136-5650-0371", "用户单位的固定电话是？", "136-5650-0371"),
+        ("reach me on 206-555-0108", "the user's work desk phone?", "206-555-0108"),
+        ("frequent flyer number UA67195231, please add it to the booking",
+         "What's my passport number?", "UA67195231"),
+    ],
+)  # fmt: skip
+def test_a_code_said_for_another_purpose_does_not_answer(said, question, near_miss):
+    with _told(said) as mem:
+        recall = mem.recall("U-1", question)
+        assert all(near_miss not in item.text for item in recall.items), recall.text
+
+
+def test_the_code_asked_for_still_answers_when_its_purpose_was_said():
+    with memlane.Memory(":memory:", embedder="hash") as mem:
+        mem.facts.define("email", cardinality="many", identifier=True)
+        mem.remember("U-1", "personal email: kwame@example.com", at="2026-01-01")
+        mem.remember("U-1", "work email: k.novak@acme.example", at="2026-02-01")
+        assert "k.novak@acme.example" in _top(mem, "What's my work email?")
+        assert "kwame@example.com" in _top(mem, "What's my personal email?")
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "near_miss", "answer"),
+    [
+        ("tracking for the projector is 1ZAY504E5841567861",
+         "What's the tracking number for my mechanical keyboard?", "1ZAY504E5841567861", None),
+        ("索尼WH-1000XM5耳机的快递单号是SF5270134432595",
+         "我那个小米14的快递单号是多少？", "SF5270134432595", None),
+        ("瑜伽垫发货了，单号SF4731398014799",
+         "瑜伽垫的快递单号多少来着", None, "SF4731398014799"),
+    ],
+)  # fmt: skip
+def test_a_code_of_another_thing_is_a_near_miss(said, question, near_miss, answer):
+    with _told(said, "when does the mechanical keyboard ship?") as mem:
+        recall = mem.recall("U-1", question)
+        if near_miss:
+            assert all(near_miss not in item.text for item in recall.items), recall.text
+        if answer:
+            assert answer in recall.items[0].text
+
+
+@pytest.mark.parametrize(
+    ("said", "question"),
+    [
+        ("30 April is my son's birthday, can you set a reminder?",
+         "what's the user's own date of birth?"),
+        ("我女儿3月29号生日，帮我提醒一下", "用户自己的生日是几号？"),
+    ],
+)  # fmt: skip
+def test_someone_elses_birthday_is_not_the_subjects(said, question):
+    with _told(said) as mem:
+        assert "birthday" not in _top(mem, question) and "生日" not in _top(mem, question)
+
+
+def test_the_subjects_own_birthday_still_answers_beside_a_childs():
+    with _told("我女儿3月29号生日，帮我提醒一下", "我1990年5月3日出生于无锡") as mem:
+        recall = mem.recall("U-1", "用户自己的生日是几号？")
+        assert recall.items and "3月29" not in recall.items[0].text
+
+
+@pytest.mark.parametrize(
+    "question", ["what was the user's previous employer?", "用户上一份工作在哪？"]
+)
+def test_the_present_does_not_answer_a_question_about_the_past(question):
+    with memlane.Memory(":memory:", embedder="hash") as mem:
+        mem.remember("U-1", "I work at Canva", at="2025-10-06")
+        recall = mem.recall("U-1", question)
+        assert all("Canva" not in item.text for item in recall.items), recall.text
+
+
+def test_a_question_about_the_past_is_answered_by_the_earlier_value():
+    with memlane.Memory(":memory:", embedder="hash") as mem:
+        mem.facts.set("U-1", "employer", "Atlassian", valid_from="2024-01-01")
+        mem.facts.set("U-1", "employer", "Canva", valid_from="2025-10-06")
+        recall = mem.recall("U-1", "what was the user's previous employer?")
+        assert recall.items[0].fact is not None and recall.items[0].fact.value == "Atlassian"
+
+
+def test_a_question_about_whose_it_is_keeps_someone_elses():
+    with _told("We celebrated my daughter's birthday with a concert") as mem:
+        assert "daughter's birthday" in _top(mem, "Whose birthday did the user celebrate recently?")
