@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import APIRouter
-from pydantic import Field
+from fastapi import APIRouter, Depends
 
 from memlane.facts.model import Cardinality
 from memlane.facts.normalize import BUILTIN_NORMALIZERS
+from memlane.operations.catalog import FACT_GET, FACT_HISTORY, FACT_LOOKUP, FACT_SET
 from memlane.server.auth import Auditor, Reader, Writer
+from memlane.server.declared import query_parameters, request_model
 from memlane.server.errors import API_ERRORS, not_found
 from memlane.server.routes.common import (
     Body,
     Instant,
     KnownAt,
-    Label,
     Name,
     Page,
     Published,
@@ -26,18 +26,14 @@ from memlane.server.serialize import profile_dict
 
 router = APIRouter(prefix="/v1/facts", tags=["facts"], responses=API_ERRORS)
 
+if TYPE_CHECKING:
+    FactWrite = Body
+else:  # the body of set and add, built from their declaration (they take the same)
+    FactWrite = request_model(FACT_SET, "FactWrite")
 
-class FactWrite(Body):
-    """The body of ``set`` and ``add``."""
-
-    subject: Name
-    attribute: Name
-    value: Any
-    valid_from: Instant | None = None
-    valid_to: Instant | None = None
-    source: Label | None = None
-    reason: Label | None = None
-    confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
+FactQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_GET))]
+HistoryQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_HISTORY))]
+LookupQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_LOOKUP))]
 
 
 class Retraction(Body):
@@ -60,43 +56,29 @@ class Definition(Body):
 
 
 @router.get("/get")
-def get(
-    caller: Reader,
-    subject: Name,
-    attribute: Name,
-    valid_at: ValidAt = None,
-    known_at: KnownAt = None,
-) -> dict[str, Any]:
+def get(caller: Reader, read: FactQuery) -> dict[str, Any]:
     """``facts.get``: the version valid at ``valid_at`` as believed at ``known_at`` (404: none)."""
     with caller.memory() as memory:
-        found = memory.facts.get(subject, attribute, valid_at, known_at)
+        found = memory.facts.get(**read)
     if found is None:
         raise not_found()
     return {"fact": found.to_dict()}
 
 
 @router.get("/get_all")
-def get_all(
-    caller: Reader,
-    subject: Name,
-    attribute: Name,
-    valid_at: ValidAt = None,
-    known_at: KnownAt = None,
-) -> dict[str, Any]:
+def get_all(caller: Reader, read: FactQuery) -> dict[str, Any]:
     """``facts.get_all``: every value of a many-valued attribute at that point."""
     with caller.memory() as memory:
-        found = memory.facts.get_all(subject, attribute, valid_at, known_at)
+        found = memory.facts.get_all(**read)
     return {"facts": [f.to_dict() for f in found]}
 
 
 @router.get("/history")
-def history(
-    caller: Reader, paging: Page, subject: Name, attribute: Name, known_at: KnownAt = None
-) -> dict[str, Any]:
+def history(caller: Reader, paging: Page, read: HistoryQuery) -> dict[str, Any]:
     """``facts.history``: the valid-time timeline believed at ``known_at``."""
     with caller.memory() as memory:
-        known_subject(memory, subject)
-        found = memory.facts.history(subject, attribute, known_at)
+        known_subject(memory, read["subject"])
+        found = memory.facts.history(**read)
     return paging.of([f.to_dict() for f in found])
 
 
@@ -112,17 +94,10 @@ def audit(
 
 
 @router.get("/lookup")
-def lookup(
-    caller: Reader,
-    paging: Page,
-    attribute: Name,
-    value: Label,
-    valid_at: ValidAt = None,
-    known_at: KnownAt = None,
-) -> dict[str, Any]:
+def lookup(caller: Reader, paging: Page, read: LookupQuery) -> dict[str, Any]:
     """``facts.lookup``: subjects whose identifier is exactly ``value``."""
     with caller.memory() as memory:
-        subjects = memory.facts.lookup(attribute, value, valid_at, known_at)
+        subjects = memory.facts.lookup(**read)
     return paging.of(subjects)
 
 
@@ -153,16 +128,7 @@ def _write(caller: Writer, body: FactWrite, operation: str) -> dict[str, Any]:
     """Run ``facts.set`` or ``facts.add`` with the body's fields."""
     with caller.memory() as memory:
         write = memory.facts.set if operation == "set" else memory.facts.add
-        written = write(
-            body.subject,
-            body.attribute,
-            body.value,
-            body.valid_from,
-            body.valid_to,
-            source=body.source,
-            reason=body.reason,
-            confidence=body.confidence,
-        )
+        written = write(**dict(body))
     return {"fact": written.to_dict()}
 
 

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import APIRouter, Query
-from pydantic import Field
+from fastapi import APIRouter, Depends, Query
 
-from memlane.memory import MAX_WINDOW_ROUNDS, Memory
-from memlane.router.executor import MAX_BUDGET_TOKENS
+from memlane.memory import Memory
+from memlane.operations.catalog import ACTIVE_VIEW, ADD_TURN, CLOSE_SESSION, RECALL, REMEMBER
 from memlane.server.auth import Reader, Writer
+from memlane.server.declared import query_parameters, request_model
 from memlane.server.errors import API_ERRORS, not_found
-from memlane.server.routes.common import (
-    Body,
-    Instant,
-    Label,
-    Name,
-    NoteText,
-    QueryText,
-    TurnText,
-    ValidAt,
-    known_subject,
-)
+from memlane.server.routes.common import Body, Name, QueryText, known_subject
 from memlane.server.serialize import (
     note_dict,
     note_hit_dict,
@@ -31,52 +21,23 @@ from memlane.server.serialize import (
     turn_dict,
 )
 from memlane.session import Session
-from memlane.window.model import Role
 
 router = APIRouter(prefix="/v1", tags=["memory"], responses=API_ERRORS)
 
 MAX_K = 100
 
+if TYPE_CHECKING:
+    Remember = Body
+    RecallQuery = Body
+    TurnIn = Body
+    SessionRef = Body
+else:  # the bodies, built from the operations' declarations
+    Remember = request_model(REMEMBER, "Remember")
+    RecallQuery = request_model(RECALL, "RecallQuery")
+    TurnIn = request_model(ADD_TURN, "TurnIn")
+    SessionRef = request_model(CLOSE_SESSION, "SessionRef")
 
-class Remember(Body):
-    """The body of ``remember``."""
-
-    subject: Name
-    text: NoteText
-    at: Instant | None = None
-    source: Label | None = None
-
-
-class RecallQuery(Body):
-    """The body of ``recall``."""
-
-    subject: Name | None = None
-    query: QueryText
-    session_id: Name | None = None
-    k: Annotated[int, Field(ge=1, le=MAX_K)] = 8
-    budget_tokens: Annotated[int, Field(ge=1, le=MAX_BUDGET_TOKENS)] = 1500
-    valid_at: Instant | None = None
-    known_at: Instant | None = None
-    include_stale: bool = True
-
-
-class TurnIn(Body):
-    """The body of ``sessions/turn``: a turn of a session (opened if needed)."""
-
-    subject: Name
-    session_id: Name
-    role: Role
-    content: TurnText
-    at: Instant | None = None
-    speaker: Name | None = None
-    window: Annotated[int, Field(ge=1, le=MAX_WINDOW_ROUNDS)] = 5
-
-
-class SessionRef(Body):
-    """Which running session."""
-
-    subject: Name
-    session_id: Name
+ActiveQuery = Annotated[dict[str, Any], Depends(query_parameters(ACTIVE_VIEW))]
 
 
 K = Annotated[int, Query(ge=1, le=MAX_K, description="At most this many hits.")]
@@ -86,7 +47,7 @@ K = Annotated[int, Query(ge=1, le=MAX_K, description="At most this many hits.")]
 def remember(caller: Writer, body: Remember) -> dict[str, Any]:
     """``mem.remember``: a free-text statement, kept as a note plus the facts it states."""
     with caller.memory() as memory:
-        note = memory.remember(body.subject, body.text, at=body.at, source=body.source)
+        note = memory.remember(**dict(body))
     return {"note": note_dict(note)}
 
 
@@ -94,16 +55,7 @@ def remember(caller: Writer, body: Remember) -> dict[str, Any]:
 def recall(caller: Reader, body: RecallQuery) -> dict[str, Any]:
     """``mem.recall``: ranked items from the right lanes, the plan, and a prompt block."""
     with caller.memory() as memory:
-        result = memory.recall(
-            body.subject,
-            body.query,
-            body.session_id,
-            body.k,
-            body.budget_tokens,
-            body.valid_at,
-            body.known_at,
-            include_stale=body.include_stale,
-        )
+        result = memory.recall(**dict(body))
     return result.to_dict()
 
 
@@ -138,11 +90,11 @@ def storyline(caller: Reader, subject: Name) -> dict[str, Any]:
 
 
 @router.get("/views/active", tags=["views"])
-def active(caller: Reader, subject: Name, valid_at: ValidAt = None) -> dict[str, Any]:
+def active(caller: Reader, read: ActiveQuery) -> dict[str, Any]:
     """``views.active``: the subject as agents see it (profile, storyline, notes)."""
     with caller.memory() as memory:
-        known_subject(memory, subject)
-        view = memory.views.active(subject, valid_at)
+        known_subject(memory, read["subject"])
+        view = memory.views.active(**read)
     return {
         "profile": profile_dict(view.profile),
         "storyline": None if view.storyline is None else summary_dict(view.storyline),
@@ -154,15 +106,7 @@ def active(caller: Reader, subject: Name, valid_at: ValidAt = None) -> dict[str,
 def add_turn(caller: Writer, body: TurnIn) -> dict[str, Any]:
     """``session.add``: a turn of a running session (opened on its first turn)."""
     with caller.memory() as memory:
-        turn = memory.add_turn(
-            body.subject,
-            body.session_id,
-            body.role,
-            body.content,
-            body.at,
-            speaker=body.speaker,
-            window=body.window,
-        )
+        turn = memory.add_turn(**dict(body))
     return {"turn": turn_dict(turn)}
 
 
@@ -178,7 +122,7 @@ def window(caller: Reader, subject: Name, session_id: Name) -> dict[str, Any]:
 def close(caller: Writer, body: SessionRef) -> dict[str, Any]:
     """``session.close``: fold the window into the session summary."""
     with caller.memory() as memory:
-        summary = _running(memory, body.subject, body.session_id).close()
+        summary = _running(memory, **dict(body)).close()
     return {"summary": None if summary is None else summary_dict(summary)}
 
 

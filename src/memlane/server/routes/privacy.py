@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter
 
+from memlane.operations.catalog import FORGET
 from memlane.server.auth import Auditor, Compliance
+from memlane.server.declared import request_model
 from memlane.server.errors import API_ERRORS
-from memlane.server.routes.common import Body, Label, Name, Page, known_subject
+from memlane.server.routes.common import Body, Name, Page, known_subject
 from memlane.server.serialize import audit_dict, deletion_dict, purge_dict
 
 router = APIRouter(prefix="/v1", tags=["privacy"], responses=API_ERRORS)
 
 
-class ForgetRequest(Body):
-    """The body of ``forget``."""
-
-    subject: Name
-    attribute: Name | None = None
-    reason: Label | None = None
+if TYPE_CHECKING:
+    ForgetRequest = Body
+else:  # built from the declaration of ``forget``
+    ForgetRequest = request_model(FORGET, "ForgetRequest")
 
 
 class PurgeRequest(Body):
@@ -33,10 +33,9 @@ class PurgeRequest(Body):
 def forget(caller: Compliance, body: ForgetRequest) -> dict[str, Any]:
     """``mem.forget``: logically delete a subject (or attribute) in every lane at once."""
     with caller.memory() as memory:
-        known_subject(memory, body.subject)
-        deletion = memory.forget(
-            body.subject, body.attribute, body.reason, requested_by=f"key:{caller.key.id}"
-        )
+        arguments = dict(body)
+        known_subject(memory, arguments["subject"])
+        deletion = memory.forget(**arguments, requested_by=f"key:{caller.key.id}")
     return {"deletion": deletion_dict(deletion)}
 
 

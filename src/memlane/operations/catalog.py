@@ -1,0 +1,200 @@
+"""The public operations, each declared once; HTTP, MCP and the CLI are built from these.
+
+A parameter's name, type, default, limit and doc are written here and nowhere else: the
+HTTP request models, the MCP tool signatures and the ``memlane`` command's options are
+generated from them (``tests/test_operations.py`` checks every adapter against them).
+"""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from memlane.memory import MAX_WINDOW_ROUNDS
+from memlane.operations.spec import (
+    Operation,
+    Param,
+    choice,
+    flag,
+    instant,
+    integer,
+    json_value,
+    name,
+    number,
+    text,
+)
+from memlane.router.analysis import MAX_QUERY_CHARS
+from memlane.validation import (
+    MAX_BUDGET_TOKENS,
+    MAX_LABEL_CHARS,
+    MAX_NOTE_CHARS,
+    MAX_RECALL_ITEMS,
+    MAX_TURN_CHARS,
+)
+from memlane.window.model import Role
+
+SUBJECT = name("subject", "Whose memory: a user or entity id, e.g. U-001.")
+ATTRIBUTE = name("attribute", "e.g. location, phone, email.")
+SESSION_ID = name("session_id", "The conversation's id, e.g. s-42.")
+VALID_AT = instant("valid_at", "Valid-time instant (ISO-8601, e.g. 2026-07-01; default now).")
+KNOWN_AT = instant("known_at", "Transaction-time instant: read what was believed then.")
+SOURCE = text("source", "Where it came from.", MAX_LABEL_CHARS, None)
+REASON = text("reason", "Why, for the record.", MAX_LABEL_CHARS, None)
+
+
+def _fact_write(operation: str, doc: str, tool: str) -> Operation:
+    params: tuple[Param, ...] = (
+        SUBJECT,
+        ATTRIBUTE,
+        json_value("value", "The value: a string, a number, or any JSON (e.g. an object)."),
+        instant("valid_from", "Start of validity (ISO-8601; default now)."),
+        instant("valid_to", "End of validity (ISO-8601; default: until further notice)."),
+        SOURCE,
+        REASON,
+        number("confidence", "How sure, from 0 to 1.", 0.0, 1.0, 1.0),
+    )
+    return Operation(
+        f"facts.{operation}",
+        doc,
+        params,
+        http=(f"POST /v1/facts/{operation}",),
+        mcp=tool,
+        cli=f"fact {operation}",
+    )
+
+
+RECALL = Operation(
+    "recall",
+    "Recall what memory holds for a question: a prompt-ready text block and the items.",
+    (
+        name("subject", "Whose memory; omit to resolve it from the query.", None),
+        text("query", "The question, as the user asked it.", MAX_QUERY_CHARS),
+        name("session_id", "A running session's id.", None),
+        integer("k", "At most this many items.", 1, MAX_RECALL_ITEMS, 8),
+        integer("budget_tokens", "Token budget of the text block.", 1, MAX_BUDGET_TOKENS, 1500),
+        VALID_AT,
+        KNOWN_AT,
+        flag("include_stale", "Keep outdated statements among the items (marked stale).", True),
+    ),
+    http=("POST /v1/recall",),
+    mcp="recall",
+    cli="recall",
+)
+
+REMEMBER = Operation(
+    "remember",
+    "Keep a free-text statement about a subject; facts it states become exact facts.",
+    (
+        SUBJECT,
+        text("text", "The statement to keep, in any language.", MAX_NOTE_CHARS),
+        instant("at", "When it was said (ISO-8601; default now)."),
+        SOURCE,
+    ),
+    http=("POST /v1/remember",),
+    mcp="remember",
+    cli="remember",
+)
+
+FORGET = Operation(
+    "forget",
+    "Erase a subject (or one attribute, and every text mentioning its values) everywhere.",
+    (
+        SUBJECT,
+        name("attribute", "Only this attribute (and its mentions); omit: the subject.", None),
+        text("reason", "Why, for the deletion log.", MAX_LABEL_CHARS, None),
+    ),
+    http=("POST /v1/forget",),
+    mcp="forget",
+    cli="forget",
+)
+
+FACT_SET = _fact_write(
+    "set",
+    "Record that a one-valued attribute is `value` from `valid_from` (default now); "
+    "the old value is kept as history, never overwritten.",
+    "set_fact",
+)
+FACT_ADD = _fact_write(
+    "add",
+    "Add one more value to a many-valued attribute (another phone, another e-mail).",
+    "add_fact",
+)
+
+FACT_GET = Operation(
+    "facts.get",
+    "The exact value(s) of an attribute at a point in time (default: now).",
+    (SUBJECT, ATTRIBUTE, VALID_AT, KNOWN_AT),
+    http=("GET /v1/facts/get", "GET /v1/facts/get_all"),
+    mcp="get_fact",
+    cli="fact get",
+)
+
+FACT_HISTORY = Operation(
+    "facts.history",
+    "Every value an attribute had over time, as believed at `known_at` (default now).",
+    (SUBJECT, ATTRIBUTE, KNOWN_AT),
+    http=("GET /v1/facts/history",),
+    mcp="fact_history",
+    cli="fact history",
+)
+
+FACT_LOOKUP = Operation(
+    "facts.lookup",
+    "The subjects an identifier belongs to, exactly (never a near miss).",
+    (
+        name("attribute", "The identifier's attribute, e.g. phone or order_id."),
+        text("value", "The identifier, written any way.", MAX_LABEL_CHARS),
+        VALID_AT,
+        KNOWN_AT,
+    ),
+    http=("GET /v1/facts/lookup",),
+    mcp="lookup",
+    cli="fact lookup",
+)
+
+ADD_TURN = Operation(
+    "add_turn",
+    "Add a turn to a conversation (opened on its first turn); user turns become facts.",
+    (
+        SUBJECT,
+        SESSION_ID,
+        choice("role", "Who spoke.", get_args(Role)),
+        text("content", "What was said.", MAX_TURN_CHARS),
+        instant("at", "When it was said (ISO-8601; default now)."),
+        name("speaker", "The speaker's name.", None),
+        integer("window", "Rounds kept verbatim.", 1, MAX_WINDOW_ROUNDS, 5),
+    ),
+    http=("POST /v1/sessions/turn",),
+    mcp="add_turn",
+    cli="session add",
+)
+
+CLOSE_SESSION = Operation(
+    "close_session",
+    "End a conversation: fold what is left into its summary and the subject's storyline.",
+    (SUBJECT, SESSION_ID),
+    http=("POST /v1/sessions/close",),
+    mcp="close_session",
+    cli="session close",
+)
+
+ACTIVE_VIEW = Operation(
+    "views.active",
+    "The subject as agents see it: profile, storyline and notes.",
+    (SUBJECT, VALID_AT),
+    http=("GET /v1/views/active",),
+)
+
+OPERATIONS: tuple[Operation, ...] = (
+    RECALL,
+    REMEMBER,
+    FORGET,
+    FACT_SET,
+    FACT_ADD,
+    FACT_GET,
+    FACT_HISTORY,
+    FACT_LOOKUP,
+    ADD_TURN,
+    CLOSE_SESSION,
+    ACTIVE_VIEW,
+)
+"""Every declared operation."""
