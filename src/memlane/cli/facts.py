@@ -8,11 +8,13 @@ from typing import Any
 import click
 
 from memlane.cli import Settings, emit_json
+from memlane.cli.declared import declared
 from memlane.cli.render import fact_table, value_text, when
 from memlane.errors import InvalidInput
 from memlane.facts.model import Fact
 from memlane.memory import Memory
 from memlane.operations import attribute_hint, fact_values
+from memlane.operations.catalog import FACT_ADD, FACT_GET, FACT_HISTORY, FACT_LOOKUP, FACT_SET
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 valid_at_option = click.option("--valid-at", default=None, help="Valid-time instant (default now).")
@@ -62,22 +64,6 @@ def nothing_found(as_json: bool, message: str) -> None:
         raise click.ClickException(message)
     emit_json([])
     click.get_current_context().exit(1)
-
-
-def _write_options(function: Any) -> Any:
-    for option in reversed(
-        [
-            click.option("--valid-from", default=None, help="Start of validity (default now)."),
-            click.option("--valid-to", default=None, help="End of validity (default open)."),
-            click.option("--reason", default=None),
-            click.option("--source", default=None),
-            click.option("--confidence", type=float, default=1.0, show_default=True),
-            click.option("--value-json", is_flag=True, help="Parse VALUE as JSON."),
-            json_option,
-        ]
-    ):
-        function = option(function)
-    return function
 
 
 @fact.command("define")
@@ -134,11 +120,13 @@ def _write(
         _print_facts([written], settings, as_json)
 
 
+FACT_ARGUMENTS = ("subject", "attribute", "value")
+
+
 @fact.command("set")
-@click.argument("subject")
-@click.argument("attribute")
-@click.argument("value")
-@_write_options
+@declared(FACT_SET, arguments=FACT_ARGUMENTS)
+@click.option("--value-json", is_flag=True, help="Parse VALUE as JSON.")
+@json_option
 @click.pass_obj
 def set_command(
     settings: Settings, /, subject: str, attribute: str, value: str, **options: Any
@@ -148,10 +136,9 @@ def set_command(
 
 
 @fact.command("add")
-@click.argument("subject")
-@click.argument("attribute")
-@click.argument("value")
-@_write_options
+@declared(FACT_ADD, arguments=FACT_ARGUMENTS)
+@click.option("--value-json", is_flag=True, help="Parse VALUE as JSON.")
+@json_option
 @click.pass_obj
 def add_command(
     settings: Settings, /, subject: str, attribute: str, value: str, **options: Any
@@ -188,10 +175,7 @@ def retract_command(
 
 
 @fact.command("get")
-@click.argument("subject")
-@click.argument("attribute")
-@valid_at_option
-@known_at_option
+@declared(FACT_GET, arguments=("subject", "attribute"))
 @json_option
 @click.pass_obj
 def get_command(
@@ -220,9 +204,7 @@ def get_command(
 
 
 @fact.command("history")
-@click.argument("subject")
-@click.argument("attribute")
-@known_at_option
+@declared(FACT_HISTORY, arguments=("subject", "attribute"))
 @json_option
 @click.pass_obj
 def history_command(
@@ -248,10 +230,7 @@ def audit_command(settings: Settings, subject: str, attribute: str | None, as_js
 
 
 @fact.command("lookup")
-@click.argument("attribute")
-@click.argument("value")
-@valid_at_option
-@known_at_option
+@declared(FACT_LOOKUP, arguments=("attribute", "value"))
 @json_option
 @click.pass_obj
 def lookup_command(

@@ -7,7 +7,9 @@ from typing import Any
 import click
 
 from memlane.cli import Settings, emit_json
+from memlane.cli.declared import declared
 from memlane.operations import require_subject
+from memlane.operations.catalog import FORGET
 from memlane.privacy.model import Deletion
 
 UNVERIFIED_EXIT = 3
@@ -28,13 +30,11 @@ def _deletion(deletion: Deletion) -> dict[str, Any]:
 
 
 @click.command()
-@click.argument("subject")
-@click.option("--attribute", default=None, help="Forget only this attribute (and its mentions).")
-@click.option("--reason", default=None, help="Why, for the deletion log.")
+@declared(FORGET, arguments=("subject",))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def forget(
-    settings: Settings, subject: str, attribute: str | None, reason: str | None, as_json: bool
+    settings: Settings, /, subject: str, attribute: str | None, reason: str | None, as_json: bool
 ) -> None:
     """Logically delete SUBJECT (or one attribute) across every lane, at once.
 

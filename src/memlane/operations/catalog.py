@@ -50,7 +50,7 @@ def _fact_write(operation: str, doc: str, tool: str) -> Operation:
         instant("valid_to", "End of validity (ISO-8601; default: until further notice)."),
         SOURCE,
         REASON,
-        number("confidence", "How sure, from 0 to 1.", 0.0, 1.0, 1.0),
+        number("confidence", "How sure.", 0.0, 1.0, 1.0),
     )
     return Operation(
         f"facts.{operation}",
@@ -169,7 +169,7 @@ ADD_TURN = Operation(
 )
 
 CLOSE_SESSION = Operation(
-    "close_session",
+    "sessions.close",
     "End a conversation: fold what is left into its summary and the subject's storyline.",
     (SUBJECT, SESSION_ID),
     http=("POST /v1/sessions/close",),
