@@ -1,7 +1,8 @@
 """The ``memlane`` command's arguments and options, built from an operation's declaration.
 
 Each declared parameter (:mod:`memlane.operations.catalog`) becomes a positional argument
-(those named in ``arguments``) or an option spelt ``--name-with-dashes`` (unless ``spelt``
+(those named in ``arguments``; one that may be omitted is given as ``-``, or left out if it
+comes last) or an option spelt ``--name-with-dashes`` (unless ``spelt``
 says otherwise), with the declaration's default and doc; the command function receives them
 under their declared names and passes them to the library, which checks them (bad input:
 one line, exit status 1). So the command cannot drift from the HTTP route or the MCP tool.
@@ -70,7 +71,9 @@ def declared(
     if unknown:
         raise ValueError(f"{operation.name} declares no parameter {sorted(unknown)}")
     params = [
-        _argument(param) if param.name in arguments else _option(param, spelt, defaults)
+        _argument(param, last=param.name == arguments[-1])
+        if param.name in arguments
+        else _option(param, spelt, defaults)
         for param in operation.params
     ]
 
@@ -83,13 +86,14 @@ def declared(
     return attach
 
 
-def _argument(param: Param) -> DeclaredArgument:
+def _argument(param: Param, last: bool) -> DeclaredArgument:
+    """A positional argument; one that may be omitted is ``-``, or left out if it is last."""
     if not param.nullable:
         return DeclaredArgument(param)
-    return DeclaredArgument(param, callback=_any)
+    return DeclaredArgument(param, callback=_any, required=not last, default=None)
 
 
-def _any(_context: click.Context, _param: click.Parameter, value: str) -> str | None:
+def _any(_context: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     return None if value == ANY else value
 
 

@@ -14,13 +14,18 @@ from memlane.errors import InvalidInput
 from memlane.facts.model import Fact
 from memlane.memory import Memory
 from memlane.operations import attribute_hint, fact_values
-from memlane.operations.catalog import FACT_ADD, FACT_GET, FACT_HISTORY, FACT_LOOKUP, FACT_SET
+from memlane.operations.catalog import (
+    FACT_ADD,
+    FACT_AUDIT,
+    FACT_GET,
+    FACT_HISTORY,
+    FACT_LOOKUP,
+    FACT_PROFILE,
+    FACT_RETRACT,
+    FACT_SET,
+)
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-valid_at_option = click.option("--valid-at", default=None, help="Valid-time instant (default now).")
-known_at_option = click.option(
-    "--known-at", default=None, help="Read the belief as of this transaction time."
-)
 
 
 @click.group()
@@ -148,22 +153,19 @@ def add_command(
 
 
 @fact.command("retract")
-@click.argument("subject")
-@click.argument("attribute")
-@click.option("--value", default=None, help="End only this value (default: every value).")
+@declared(FACT_RETRACT, arguments=("subject", "attribute"))
 @click.option("--value-json", is_flag=True, help="Parse --value as JSON.")
-@click.option("--valid-from", default=None)
-@click.option("--valid-to", default=None)
 @json_option
 @click.pass_obj
 def retract_command(
     settings: Settings,
+    /,
     subject: str,
     attribute: str,
-    value: str | None,
-    value_json: bool,
     valid_from: str | None,
     valid_to: str | None,
+    value: str | None,
+    value_json: bool,
     as_json: bool,
 ) -> None:
     """End what SUBJECT's ATTRIBUTE holds from --valid-from (default now)."""
@@ -219,11 +221,12 @@ def history_command(
 
 
 @fact.command("audit")
-@click.argument("subject")
-@click.argument("attribute", required=False)
+@declared(FACT_AUDIT, arguments=("subject", "attribute"))
 @json_option
 @click.pass_obj
-def audit_command(settings: Settings, subject: str, attribute: str | None, as_json: bool) -> None:
+def audit_command(
+    settings: Settings, /, subject: str, attribute: str | None, as_json: bool
+) -> None:
     """Print every version ever stored for SUBJECT, superseded ones included."""
     with settings.open() as mem:
         _print_facts(mem.facts.audit(subject, attribute), settings, as_json)
@@ -254,9 +257,7 @@ def lookup_command(
 
 
 @fact.command("profile")
-@click.argument("subject")
-@valid_at_option
-@known_at_option
+@declared(FACT_PROFILE, arguments=("subject",))
 @json_option
 @click.pass_obj
 def profile_command(

@@ -151,6 +151,36 @@ FACT_LOOKUP = Operation(
     cli="fact lookup",
 )
 
+FACT_RETRACT = Operation(
+    "facts.retract",
+    "End what an attribute holds (one value, if given) on an interval.",
+    (
+        SUBJECT,
+        ATTRIBUTE,
+        instant("valid_from", "Start of the interval (ISO-8601; default now)."),
+        instant("valid_to", "End of the interval (ISO-8601; default: open)."),
+        json_value("value", "End only this value (default: every value).", None),
+    ),
+    http=("POST /v1/facts/retract",),
+    cli="fact retract",
+)
+
+FACT_AUDIT = Operation(
+    "facts.audit",
+    "Every version ever stored for a subject, superseded and deleted ones included.",
+    (SUBJECT, name("attribute", "Only this attribute's versions.", None)),
+    http=("GET /v1/facts/audit",),
+    cli="fact audit",
+)
+
+FACT_PROFILE = Operation(
+    "facts.profile",
+    "Every attribute of a subject at a point in time (default: now).",
+    (SUBJECT, VALID_AT, KNOWN_AT),
+    http=("GET /v1/facts/profile",),
+    cli="fact profile",
+)
+
 ADD_TURN = Operation(
     "add_turn",
     "Add a turn to a conversation (opened on its first turn); user turns become facts.",
@@ -177,6 +207,17 @@ CLOSE_SESSION = Operation(
     cli="session close",
 )
 
+PURGE = Operation(
+    "purge",
+    "Physically remove deleted data past its retention (or all of it, at once).",
+    (
+        name("subject", "Only this subject's deleted data.", None),
+        flag("immediately", "Do not wait for the retention period.", False),
+    ),
+    http=("POST /v1/purge",),
+    cli="purge",
+)
+
 ACTIVE_VIEW = Operation(
     "views.active",
     "The subject as agents see it: profile, storyline and notes.",
@@ -193,8 +234,12 @@ OPERATIONS: tuple[Operation, ...] = (
     FACT_GET,
     FACT_HISTORY,
     FACT_LOOKUP,
+    FACT_RETRACT,
+    FACT_AUDIT,
+    FACT_PROFILE,
     ADD_TURN,
     CLOSE_SESSION,
+    PURGE,
     ACTIVE_VIEW,
 )
 """Every declared operation."""

@@ -8,18 +8,23 @@ from fastapi import APIRouter, Depends
 
 from memlane.facts.model import Cardinality
 from memlane.facts.normalize import BUILTIN_NORMALIZERS
-from memlane.operations.catalog import FACT_GET, FACT_HISTORY, FACT_LOOKUP, FACT_SET
+from memlane.operations.catalog import (
+    FACT_AUDIT,
+    FACT_GET,
+    FACT_HISTORY,
+    FACT_LOOKUP,
+    FACT_PROFILE,
+    FACT_RETRACT,
+    FACT_SET,
+)
 from memlane.server.auth import Auditor, Reader, Writer
 from memlane.server.declared import query_parameters, request_model
 from memlane.server.errors import API_ERRORS, not_found
 from memlane.server.routes.common import (
     Body,
-    Instant,
-    KnownAt,
     Name,
     Page,
     Published,
-    ValidAt,
     known_subject,
 )
 from memlane.server.serialize import profile_dict
@@ -28,22 +33,16 @@ router = APIRouter(prefix="/v1/facts", tags=["facts"], responses=API_ERRORS)
 
 if TYPE_CHECKING:
     FactWrite = Body
-else:  # the body of set and add, built from their declaration (they take the same)
+    Retraction = Body
+else:  # built from the declarations (set and add take the same body)
     FactWrite = request_model(FACT_SET, "FactWrite")
+    Retraction = request_model(FACT_RETRACT, "Retraction")
 
 FactQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_GET))]
 HistoryQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_HISTORY))]
 LookupQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_LOOKUP))]
-
-
-class Retraction(Body):
-    """The body of ``retract``."""
-
-    subject: Name
-    attribute: Name
-    valid_from: Instant | None = None
-    valid_to: Instant | None = None
-    value: Any = None
+AuditQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_AUDIT))]
+ProfileQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_PROFILE))]
 
 
 class Definition(Body):
@@ -83,13 +82,11 @@ def history(caller: Reader, paging: Page, read: HistoryQuery) -> dict[str, Any]:
 
 
 @router.get("/audit")
-def audit(
-    caller: Auditor, paging: Page, subject: Name, attribute: Name | None = None
-) -> dict[str, Any]:
+def audit(caller: Auditor, paging: Page, read: AuditQuery) -> dict[str, Any]:
     """``facts.audit``: every version ever stored, deleted ones flagged (auditor role)."""
     with caller.memory() as memory:
-        known_subject(memory, subject)
-        found = memory.facts.audit(subject, attribute)
+        known_subject(memory, read["subject"])
+        found = memory.facts.audit(**read)
     return paging.of([f.to_dict() for f in found])
 
 
@@ -102,14 +99,12 @@ def lookup(caller: Reader, paging: Page, read: LookupQuery) -> dict[str, Any]:
 
 
 @router.get("/profile")
-def profile(
-    caller: Reader, subject: Name, valid_at: ValidAt = None, known_at: KnownAt = None
-) -> dict[str, Any]:
+def profile(caller: Reader, read: ProfileQuery) -> dict[str, Any]:
     """``facts.profile``: every attribute of a subject at that point."""
     with caller.memory() as memory:
-        known_subject(memory, subject)
-        found = memory.facts.profile(subject, valid_at, known_at)
-    return {"subject": subject, "profile": profile_dict(found)}
+        known_subject(memory, read["subject"])
+        found = memory.facts.profile(**read)
+    return {"subject": read["subject"], "profile": profile_dict(found)}
 
 
 @router.post("/set")
@@ -136,9 +131,7 @@ def _write(caller: Writer, body: FactWrite, operation: str) -> dict[str, Any]:
 def retract(caller: Writer, body: Retraction) -> dict[str, Any]:
     """``facts.retract``: end what holds (one value, if given) on the interval."""
     with caller.memory() as memory:
-        ended = memory.facts.retract(
-            body.subject, body.attribute, body.valid_from, body.valid_to, value=body.value
-        )
+        ended = memory.facts.retract(**dict(body))
     return {"superseded": [f.to_dict() for f in ended]}
 
 

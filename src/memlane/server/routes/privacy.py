@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter
 
-from memlane.operations.catalog import FORGET
+from memlane.operations.catalog import FORGET, PURGE
 from memlane.server.auth import Auditor, Compliance
 from memlane.server.declared import request_model
 from memlane.server.errors import API_ERRORS
@@ -18,15 +18,10 @@ router = APIRouter(prefix="/v1", tags=["privacy"], responses=API_ERRORS)
 
 if TYPE_CHECKING:
     ForgetRequest = Body
-else:  # built from the declaration of ``forget``
+    PurgeRequest = Body
+else:  # built from the declarations of ``forget`` and ``purge``
     ForgetRequest = request_model(FORGET, "ForgetRequest")
-
-
-class PurgeRequest(Body):
-    """The body of ``purge``."""
-
-    subject: Name | None = None
-    immediately: bool = False
+    PurgeRequest = request_model(PURGE, "PurgeRequest")
 
 
 @router.post("/forget")
@@ -43,7 +38,7 @@ def forget(caller: Compliance, body: ForgetRequest) -> dict[str, Any]:
 def purge(caller: Compliance, body: PurgeRequest) -> dict[str, Any]:
     """``mem.purge``: physically remove deleted data past retention (or now)."""
     with caller.memory() as memory:
-        report = memory.purge(body.subject, body.immediately)
+        report = memory.purge(**dict(body))
     return {"report": purge_dict(report)}
 
 
