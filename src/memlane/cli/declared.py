@@ -61,7 +61,8 @@ def declared(
         operation: the declaration.
         arguments: the parameters given by position, in the declaration's order.
         spelt: an option's spelling other than ``--name-with-dashes``; a flag whose default
-            is true is spelt ``--no-...`` and turns it off.
+            is true is spelt ``--no-...`` and turns it off; a choice spelt as one of its
+            values (``--many``) is a flag that picks that value.
         defaults: a default for a parameter the declaration requires (a shell convenience,
             e.g. ``--role user``).
     """
@@ -108,6 +109,8 @@ def _option(param: Param, spelt: Mapping[str, str], defaults: Mapping[str, Any])
             help=f"Do not: {param.doc[0].lower()}{param.doc[1:]}" if inverted else param.doc,
             callback=(lambda _c, _p, given: not given) if inverted else None,
         )
+    if param.kind == "choice" and spelling.lstrip("-") in param.choices:
+        return _choice_flag(param, spelling)
     default = defaults.get(param.name, None if param.required else param.default)
     return DeclaredOption(
         param,
@@ -117,6 +120,18 @@ def _option(param: Param, spelt: Mapping[str, str], defaults: Mapping[str, Any])
         required=param.required and param.name not in defaults,
         show_default=default is not None,
         help=_help(param),
+    )
+
+
+def _choice_flag(param: Param, spelling: str) -> DeclaredOption:
+    """A choice spelt as one of its values (``--many``): a flag that picks that value."""
+    chosen = spelling.lstrip("-")
+    return DeclaredOption(
+        param,
+        spelling,
+        is_flag=True,
+        help=f"{param.doc} ({chosen}; default {param.default})",
+        callback=lambda _c, _p, given: chosen if given else param.default,
     )
 
 

@@ -17,6 +17,7 @@ from memlane.operations import attribute_hint, fact_values
 from memlane.operations.catalog import (
     FACT_ADD,
     FACT_AUDIT,
+    FACT_DEFINE,
     FACT_GET,
     FACT_HISTORY,
     FACT_LOOKUP,
@@ -72,28 +73,14 @@ def nothing_found(as_json: bool, message: str) -> None:
 
 
 @fact.command("define")
-@click.argument("attribute")
-@click.option("--many", is_flag=True, help="Several values may hold at once.")
-@click.option("--identifier", is_flag=True, help="Normalize values; exact reverse lookup.")
-@click.option("--normalizer", type=click.Choice(["phone", "email", "casefold", "exact"]))
+@declared(FACT_DEFINE, arguments=("attribute",), spelt={"cardinality": "--many"})
 @json_option
 @click.pass_obj
-def define_command(
-    settings: Settings,
-    attribute: str,
-    many: bool,
-    identifier: bool,
-    normalizer: str | None,
-    as_json: bool,
-) -> None:
+def define_command(settings: Settings, /, as_json: bool, **arguments: Any) -> None:
     """Declare ATTRIBUTE's cardinality and whether it is an identifier."""
+    attribute = arguments["attribute"]
     with settings.open() as mem:
-        definition = mem.facts.define(
-            attribute,
-            cardinality="many" if many else "one",
-            identifier=identifier,
-            normalizer=normalizer,
-        )
+        definition = mem.facts.define(**arguments)
     if as_json:
         emit_json(
             {

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import get_args
 
+from memlane.facts.model import Cardinality
+from memlane.facts.normalize import BUILTIN_NORMALIZERS
 from memlane.memory import MAX_WINDOW_ROUNDS
 from memlane.operations.spec import (
     Operation,
@@ -165,6 +167,24 @@ FACT_RETRACT = Operation(
     cli="fact retract",
 )
 
+FACT_DEFINE = Operation(
+    "facts.define",
+    "Declare an attribute's cardinality and whether it is an identifier.",
+    (
+        name("attribute", "The attribute to declare, e.g. phone."),
+        choice("cardinality", "How many values may hold at once.", get_args(Cardinality), "one"),
+        flag("identifier", "Normalize values for an exact reverse lookup.", False),
+        choice(
+            "normalizer",
+            "How an identifier's values are matched.",
+            tuple(sorted(BUILTIN_NORMALIZERS)),
+            None,
+        ),
+    ),
+    http=("POST /v1/facts/define",),
+    cli="fact define",
+)
+
 FACT_AUDIT = Operation(
     "facts.audit",
     "Every version ever stored for a subject, superseded and deleted ones included.",
@@ -235,6 +255,7 @@ OPERATIONS: tuple[Operation, ...] = (
     FACT_HISTORY,
     FACT_LOOKUP,
     FACT_RETRACT,
+    FACT_DEFINE,
     FACT_AUDIT,
     FACT_PROFILE,
     ADD_TURN,

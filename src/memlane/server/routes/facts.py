@@ -6,10 +6,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends
 
-from memlane.facts.model import Cardinality
-from memlane.facts.normalize import BUILTIN_NORMALIZERS
 from memlane.operations.catalog import (
     FACT_AUDIT,
+    FACT_DEFINE,
     FACT_GET,
     FACT_HISTORY,
     FACT_LOOKUP,
@@ -22,9 +21,7 @@ from memlane.server.declared import query_parameters, request_model
 from memlane.server.errors import API_ERRORS, not_found
 from memlane.server.routes.common import (
     Body,
-    Name,
     Page,
-    Published,
     known_subject,
 )
 from memlane.server.serialize import profile_dict
@@ -34,24 +31,17 @@ router = APIRouter(prefix="/v1/facts", tags=["facts"], responses=API_ERRORS)
 if TYPE_CHECKING:
     FactWrite = Body
     Retraction = Body
+    Definition = Body
 else:  # built from the declarations (set and add take the same body)
     FactWrite = request_model(FACT_SET, "FactWrite")
     Retraction = request_model(FACT_RETRACT, "Retraction")
+    Definition = request_model(FACT_DEFINE, "Definition")
 
 FactQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_GET))]
 HistoryQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_HISTORY))]
 LookupQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_LOOKUP))]
 AuditQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_AUDIT))]
 ProfileQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_PROFILE))]
-
-
-class Definition(Body):
-    """The body of ``define``."""
-
-    attribute: Name
-    cardinality: Cardinality = "one"
-    identifier: bool = False
-    normalizer: Annotated[str, Published.of({"enum": sorted(BUILTIN_NORMALIZERS)})] | None = None
 
 
 @router.get("/get")
@@ -139,12 +129,7 @@ def retract(caller: Writer, body: Retraction) -> dict[str, Any]:
 def define(caller: Writer, body: Definition) -> dict[str, Any]:
     """``facts.define``: an attribute's cardinality and whether it is an identifier."""
     with caller.memory() as memory:
-        definition = memory.facts.define(
-            body.attribute,
-            cardinality=body.cardinality,
-            identifier=body.identifier,
-            normalizer=body.normalizer,
-        )
+        definition = memory.facts.define(**dict(body))
     return {
         "attribute": definition.name,
         "cardinality": definition.cardinality,
