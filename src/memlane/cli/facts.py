@@ -13,18 +13,7 @@ from memlane.cli.render import fact_table, value_text, when
 from memlane.errors import InvalidInput
 from memlane.facts.model import Fact
 from memlane.memory import Memory
-from memlane.operations import attribute_hint, fact_values
-from memlane.operations.catalog import (
-    FACT_ADD,
-    FACT_AUDIT,
-    FACT_DEFINE,
-    FACT_GET,
-    FACT_HISTORY,
-    FACT_LOOKUP,
-    FACT_PROFILE,
-    FACT_RETRACT,
-    FACT_SET,
-)
+from memlane.operations import attribute_hint, catalog, fact_values
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
@@ -73,7 +62,7 @@ def nothing_found(as_json: bool, message: str) -> None:
 
 
 @fact.command("define")
-@declared(FACT_DEFINE, arguments=("attribute",), spelt={"cardinality": "--many"})
+@declared(catalog.FACT_DEFINE, arguments=("attribute",), spelt={"cardinality": "--many"})
 @json_option
 @click.pass_obj
 def define_command(settings: Settings, /, as_json: bool, **arguments: Any) -> None:
@@ -116,7 +105,7 @@ FACT_ARGUMENTS = ("subject", "attribute", "value")
 
 
 @fact.command("set")
-@declared(FACT_SET, arguments=FACT_ARGUMENTS)
+@declared(catalog.FACT_SET, arguments=FACT_ARGUMENTS)
 @click.option("--value-json", is_flag=True, help="Parse VALUE as JSON.")
 @json_option
 @click.pass_obj
@@ -128,7 +117,7 @@ def set_command(
 
 
 @fact.command("add")
-@declared(FACT_ADD, arguments=FACT_ARGUMENTS)
+@declared(catalog.FACT_ADD, arguments=FACT_ARGUMENTS)
 @click.option("--value-json", is_flag=True, help="Parse VALUE as JSON.")
 @json_option
 @click.pass_obj
@@ -140,7 +129,7 @@ def add_command(
 
 
 @fact.command("retract")
-@declared(FACT_RETRACT, arguments=("subject", "attribute"))
+@declared(catalog.FACT_RETRACT, arguments=("subject", "attribute"))
 @click.option("--value-json", is_flag=True, help="Parse --value as JSON.")
 @json_option
 @click.pass_obj
@@ -164,7 +153,7 @@ def retract_command(
 
 
 @fact.command("get")
-@declared(FACT_GET, arguments=("subject", "attribute"))
+@declared(catalog.FACT_GET, arguments=("subject", "attribute"))
 @json_option
 @click.pass_obj
 def get_command(
@@ -193,7 +182,7 @@ def get_command(
 
 
 @fact.command("history")
-@declared(FACT_HISTORY, arguments=("subject", "attribute"))
+@declared(catalog.FACT_HISTORY, arguments=("subject", "attribute"))
 @json_option
 @click.pass_obj
 def history_command(
@@ -208,7 +197,7 @@ def history_command(
 
 
 @fact.command("audit")
-@declared(FACT_AUDIT, arguments=("subject", "attribute"))
+@declared(catalog.FACT_AUDIT, arguments=("subject", "attribute"))
 @json_option
 @click.pass_obj
 def audit_command(
@@ -220,7 +209,7 @@ def audit_command(
 
 
 @fact.command("lookup")
-@declared(FACT_LOOKUP, arguments=("attribute", "value"))
+@declared(catalog.FACT_LOOKUP, arguments=("attribute", "value"))
 @json_option
 @click.pass_obj
 def lookup_command(
@@ -244,7 +233,7 @@ def lookup_command(
 
 
 @fact.command("profile")
-@declared(FACT_PROFILE, arguments=("subject",))
+@declared(catalog.FACT_PROFILE, arguments=("subject",))
 @json_option
 @click.pass_obj
 def profile_command(

@@ -7,6 +7,7 @@ generated from them (``tests/test_operations.py`` checks every adapter against t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import get_args
 
 from memlane.facts.model import Cardinality
@@ -43,6 +44,14 @@ SOURCE = text("source", "Where it came from.", MAX_LABEL_CHARS, None)
 REASON = text("reason", "Why, for the record.", MAX_LABEL_CHARS, None)
 
 
+def _fact(
+    verb: str, doc: str, params: tuple[Param, ...], method: str = "GET", mcp: str | None = None
+) -> Operation:
+    """An operation of ``mem.facts``: route ``/v1/facts/<verb>``, command ``fact <verb>``."""
+    route = f"{method} /v1/facts/{verb}"
+    return Operation(f"facts.{verb}", doc, params, http=(route,), mcp=mcp, cli=f"fact {verb}")
+
+
 def _fact_write(operation: str, doc: str, tool: str) -> Operation:
     params: tuple[Param, ...] = (
         SUBJECT,
@@ -54,14 +63,7 @@ def _fact_write(operation: str, doc: str, tool: str) -> Operation:
         REASON,
         number("confidence", "How sure.", 0.0, 1.0, 1.0),
     )
-    return Operation(
-        f"facts.{operation}",
-        doc,
-        params,
-        http=(f"POST /v1/facts/{operation}",),
-        mcp=tool,
-        cli=f"fact {operation}",
-    )
+    return _fact(operation, doc, params, "POST", tool)
 
 
 RECALL = Operation(
@@ -121,26 +123,23 @@ FACT_ADD = _fact_write(
     "add_fact",
 )
 
-FACT_GET = Operation(
-    "facts.get",
+_GET = _fact(
+    "get",
     "The exact value(s) of an attribute at a point in time (default: now).",
     (SUBJECT, ATTRIBUTE, VALID_AT, KNOWN_AT),
-    http=("GET /v1/facts/get", "GET /v1/facts/get_all"),
     mcp="get_fact",
-    cli="fact get",
 )
+FACT_GET = replace(_GET, http=(*_GET.http, "GET /v1/facts/get_all"))  # the same, every value
 
-FACT_HISTORY = Operation(
-    "facts.history",
+FACT_HISTORY = _fact(
+    "history",
     "Every value an attribute had over time, as believed at `known_at` (default now).",
     (SUBJECT, ATTRIBUTE, KNOWN_AT),
-    http=("GET /v1/facts/history",),
     mcp="fact_history",
-    cli="fact history",
 )
 
-FACT_LOOKUP = Operation(
-    "facts.lookup",
+FACT_LOOKUP = _fact(
+    "lookup",
     "The subjects an identifier belongs to, exactly (never a near miss).",
     (
         name("attribute", "The identifier's attribute, e.g. phone or order_id."),
@@ -148,13 +147,11 @@ FACT_LOOKUP = Operation(
         VALID_AT,
         KNOWN_AT,
     ),
-    http=("GET /v1/facts/lookup",),
     mcp="lookup",
-    cli="fact lookup",
 )
 
-FACT_RETRACT = Operation(
-    "facts.retract",
+FACT_RETRACT = _fact(
+    "retract",
     "End what an attribute holds (one value, if given) on an interval.",
     (
         SUBJECT,
@@ -163,12 +160,11 @@ FACT_RETRACT = Operation(
         instant("valid_to", "End of the interval (ISO-8601; default: open)."),
         json_value("value", "End only this value (default: every value).", None),
     ),
-    http=("POST /v1/facts/retract",),
-    cli="fact retract",
+    "POST",
 )
 
-FACT_DEFINE = Operation(
-    "facts.define",
+FACT_DEFINE = _fact(
+    "define",
     "Declare an attribute's cardinality and whether it is an identifier.",
     (
         name("attribute", "The attribute to declare, e.g. phone."),
@@ -181,24 +177,19 @@ FACT_DEFINE = Operation(
             None,
         ),
     ),
-    http=("POST /v1/facts/define",),
-    cli="fact define",
+    "POST",
 )
 
-FACT_AUDIT = Operation(
-    "facts.audit",
+FACT_AUDIT = _fact(
+    "audit",
     "Every version ever stored for a subject, superseded and deleted ones included.",
     (SUBJECT, name("attribute", "Only this attribute's versions.", None)),
-    http=("GET /v1/facts/audit",),
-    cli="fact audit",
 )
 
-FACT_PROFILE = Operation(
-    "facts.profile",
+FACT_PROFILE = _fact(
+    "profile",
     "Every attribute of a subject at a point in time (default: now).",
     (SUBJECT, VALID_AT, KNOWN_AT),
-    http=("GET /v1/facts/profile",),
-    cli="fact profile",
 )
 
 ADD_TURN = Operation(

@@ -6,16 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends
 
-from memlane.operations.catalog import (
-    FACT_AUDIT,
-    FACT_DEFINE,
-    FACT_GET,
-    FACT_HISTORY,
-    FACT_LOOKUP,
-    FACT_PROFILE,
-    FACT_RETRACT,
-    FACT_SET,
-)
+from memlane.operations import catalog
 from memlane.server.auth import Auditor, Reader, Writer
 from memlane.server.declared import query_parameters, request_model
 from memlane.server.errors import API_ERRORS, not_found
@@ -33,15 +24,15 @@ if TYPE_CHECKING:
     Retraction = Body
     Definition = Body
 else:  # built from the declarations (set and add take the same body)
-    FactWrite = request_model(FACT_SET, "FactWrite")
-    Retraction = request_model(FACT_RETRACT, "Retraction")
-    Definition = request_model(FACT_DEFINE, "Definition")
+    FactWrite = request_model(catalog.FACT_SET, "FactWrite")
+    Retraction = request_model(catalog.FACT_RETRACT, "Retraction")
+    Definition = request_model(catalog.FACT_DEFINE, "Definition")
 
-FactQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_GET))]
-HistoryQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_HISTORY))]
-LookupQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_LOOKUP))]
-AuditQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_AUDIT))]
-ProfileQuery = Annotated[dict[str, Any], Depends(query_parameters(FACT_PROFILE))]
+FactQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_GET))]
+HistoryQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_HISTORY))]
+LookupQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_LOOKUP))]
+AuditQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_AUDIT))]
+ProfileQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_PROFILE))]
 
 
 @router.get("/get")
