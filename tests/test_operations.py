@@ -204,3 +204,53 @@ def test_a_declared_argument_that_may_be_omitted_is_given_as_a_dash(tmp_path) ->
     result = runner.invoke(cli, ["--url", url, "recall", ANY, "phone of U-1", "--json"])
     assert result.exit_code == 0, result.output
     assert '"subjects": [' in result.output
+
+
+SAMPLE = {"name": "U-1", "text": "where does U-1 live", "json": "x", "instant": None}
+"""A valid value of each kind, for the arguments a limit test does not probe."""
+
+LIBRARY_WIDER = {
+    ("facts.lookup", "value"): "the library looks up any JSON value; the adapters take a string",
+}
+"""Declared limits of the adapters that the library does not need to hold to."""
+
+
+def call_library(memory, operation: Operation, **probe: Any) -> None:
+    arguments = {p.name: p.default for p in operation.params if not p.required}
+    for param in operation.params:
+        if param.required:
+            arguments[param.name] = param.choices[0] if param.choices else SAMPLE[param.kind]
+    call: Any = memory
+    for part in LIBRARY.get(operation.name, operation.name).split("."):
+        call = getattr(call, part)
+    call(**(arguments | probe))
+
+
+LIMITED = [
+    (operation, param)
+    for operation in OPERATIONS
+    for param in operation.params
+    if param.high is not None and (operation.name, param.name) not in LIBRARY_WIDER
+]
+
+
+@pytest.mark.parametrize(
+    ("operation", "param"),
+    LIMITED,
+    ids=[f"{operation.name}-{param.name}" for operation, param in LIMITED],
+)
+def test_the_library_enforces_the_declared_limits(tmp_path, operation, param) -> None:
+    with memlane.Memory(str(tmp_path / "limits.db"), embedder="hash") as mem:
+        mem.facts.set("U-1", "location", "Oslo")  # forget needs a known subject
+        if operation.name == "facts.add":  # the sample attribute must be many-valued
+            mem.facts.define("U-1", cardinality="many")
+        if param.kind in ("name", "text"):
+            over: Any = "x" * (int(param.high) + 1)
+        else:
+            over = param.high + (1 if param.kind == "integer" else 0.5)
+        with pytest.raises(memlane.InvalidInput) as refused:
+            call_library(mem, operation, **{param.name: over})
+        assert refused.value.field == param.name
+        if param.kind in ("integer", "number"):  # the declared bounds themselves are accepted
+            call_library(mem, operation, **{param.name: param.high})
+            call_library(mem, operation, **{param.name: param.low})

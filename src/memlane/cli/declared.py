@@ -79,6 +79,8 @@ def declared(
     ]
 
     def attach(command: Command) -> Command:
+        if isinstance(command, click.Command):
+            raise TypeError("@declared goes below @click.command, as click's own decorators")
         # As click's own decorators do: they run bottom up, and click reverses the list.
         memo = command.__dict__.setdefault("__click_params__", [])
         memo.extend(reversed(params))
@@ -102,6 +104,8 @@ def _option(param: Param, spelt: Mapping[str, str], defaults: Mapping[str, Any])
     spelling = spelt.get(param.name, "--" + param.name.replace("_", "-"))
     if param.kind == "flag":
         inverted = spelling.startswith("--no-")
+        if param.default is not inverted:
+            raise ValueError(f"{param.name}: a flag that is on by default is spelt --no-...")
         return DeclaredOption(
             param,
             spelling,
