@@ -8,12 +8,12 @@ under their declared names and passes them to the library, which checks them (ba
 one line, exit status 1). So the command cannot drift from the HTTP route or the MCP tool.
 
 Example:
-    >>> from memlane.operations.catalog import RECALL
+    >>> from memlane.operations.catalog import FACT_GET
     >>> @click.command()
-    ... @declared(RECALL, arguments=("subject", "query"), spelt={"budget_tokens": "--budget"})
-    ... def recall(**arguments): ...
-    >>> [p.name for p in recall.params][:4]
-    ['subject', 'query', 'session_id', 'k']
+    ... @declared(FACT_GET, arguments=("subject", "attribute"))
+    ... def get(**arguments): ...
+    >>> [p.opts[0] for p in get.params]
+    ['subject', 'attribute', '--valid-at', '--known-at']
 """
 
 from __future__ import annotations

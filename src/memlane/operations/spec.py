@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from memlane.validation import MAX_NAME_CHARS
 
-Kind = Literal["name", "text", "instant", "integer", "number", "flag", "choice", "json", "steps"]
+Kind = Literal["name", "text", "instant", "integer", "number", "flag", "choice", "json"]
 """What a parameter holds; each adapter maps a kind to its own type."""
 
 
@@ -143,8 +143,3 @@ def choice(field: str, doc: str, choices: tuple[str, ...], default: Any = REQUIR
 def json_value(field: str, doc: str, default: Any = REQUIRED) -> Param:
     """Any JSON value (a fact's value, a value to retract)."""
     return Param(field, "json", doc, default)
-
-
-def steps(field: str, doc: str) -> Param:
-    """The actions of a run, in order: ``[{"action": ..., "args": {...}}, ...]``."""
-    return Param(field, "steps", doc)

@@ -145,8 +145,6 @@ def _base(param: Param, enforce: bool) -> Any:
         return Literal.__getitem__(param.choices)
     if param.kind == "flag":
         return bool
-    if param.kind == "steps":
-        return list[dict[str, Any]]
     return Any
 
 
