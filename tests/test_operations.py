@@ -28,7 +28,7 @@ from memlane.server.mcp_server import TOOL_NAMES, build_server
 PAGING = {"limit", "offset"}
 """Query parameters of list routes that belong to HTTP, not to the operation."""
 
-LIBRARY = {"sessions.close": "running_session"}
+LIBRARY = {"sessions.close": "running_session", "sessions.window": "running_session"}
 """Operations whose library call is not named after them."""
 
 UNDECLARED_TOOLS = {"record_trajectory", "find_workflow"}

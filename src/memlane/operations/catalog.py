@@ -218,6 +218,20 @@ CLOSE_SESSION = Operation(
     cli="session close",
 )
 
+SESSION_WINDOW = Operation(
+    "sessions.window",
+    "The turns of a running session kept verbatim.",
+    (SUBJECT, SESSION_ID),
+    http=("GET /v1/sessions/window",),
+)
+
+STORYLINE = Operation(
+    "summaries.storyline",
+    "The subject's rolling summary across sessions.",
+    (SUBJECT,),
+    http=("GET /v1/summaries/storyline",),
+)
+
 PURGE = Operation(
     "purge",
     "Physically remove deleted data past its retention (or all of it, at once).",
@@ -236,6 +250,13 @@ ACTIVE_VIEW = Operation(
     http=("GET /v1/views/active",),
 )
 
+AUDIT_VIEW = Operation(
+    "views.audit",
+    "Every version in every lane, superseded and deleted ones flagged.",
+    (SUBJECT,),
+    http=("GET /v1/views/audit",),
+)
+
 OPERATIONS: tuple[Operation, ...] = (
     RECALL,
     REMEMBER,
@@ -251,7 +272,10 @@ OPERATIONS: tuple[Operation, ...] = (
     FACT_PROFILE,
     ADD_TURN,
     CLOSE_SESSION,
+    SESSION_WINDOW,
+    STORYLINE,
     PURGE,
     ACTIVE_VIEW,
+    AUDIT_VIEW,
 )
 """Every declared operation."""

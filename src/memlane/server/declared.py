@@ -9,16 +9,47 @@ default, limits and doc cannot differ between the HTTP route and the MCP tool.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import Query
+from fastapi import Depends, Query
 from pydantic import Field, create_model
 
 from memlane.operations.spec import Operation
 from memlane.server.fields import field_type
 from memlane.server.routes.common import Body
+
+Arguments = dict[str, Any]
+"""What a route receives: the operation's arguments by name, checked, for the library call."""
+
+
+def body(operation: Operation, model_name: str) -> Any:
+    """A dependency reading ``operation``'s JSON body as :data:`Arguments`.
+
+    ``Annotated[Arguments, body(catalog.RECALL, "RecallQuery")]``: the body is the model of
+    :func:`request_model`, published as ``model_name`` in the OpenAPI document.
+    """
+    return Depends(_body_reader(operation, model_name))
+
+
+def query(operation: Operation) -> Any:
+    """A dependency reading ``operation``'s query parameters as :data:`Arguments`."""
+    return Depends(query_parameters(operation))
+
+
+@functools.cache
+def _body_reader(operation: Operation, model_name: str) -> Callable[..., Arguments]:
+    """One reader per body, so that two routes taking it share one OpenAPI schema."""
+    model = request_model(operation, model_name)
+
+    def read(given: Any) -> Arguments:
+        return dict(given)
+
+    parameter = inspect.Parameter("given", inspect.Parameter.KEYWORD_ONLY, annotation=model)
+    setattr(read, "__signature__", inspect.Signature([parameter]))  # noqa: B010
+    return read
 
 
 def request_model(operation: Operation, model_name: str) -> type[Body]:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
 from memlane.operations import catalog
 from memlane.server.auth import Auditor, Reader, Writer
-from memlane.server.declared import query_parameters, request_model
+from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS, not_found
 from memlane.server.routes.common import (
-    Body,
     Page,
     known_subject,
 )
@@ -19,108 +18,109 @@ from memlane.server.serialize import profile_dict
 
 router = APIRouter(prefix="/v1/facts", tags=["facts"], responses=API_ERRORS)
 
-if TYPE_CHECKING:
-    FactWrite = Body
-    Retraction = Body
-    Definition = Body
-else:  # built from the declarations (set and add take the same body)
-    FactWrite = request_model(catalog.FACT_SET, "FactWrite")
-    Retraction = request_model(catalog.FACT_RETRACT, "Retraction")
-    Definition = request_model(catalog.FACT_DEFINE, "Definition")
-
-FactQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_GET))]
-HistoryQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_HISTORY))]
-LookupQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_LOOKUP))]
-AuditQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_AUDIT))]
-ProfileQuery = Annotated[dict[str, Any], Depends(query_parameters(catalog.FACT_PROFILE))]
-
 
 @router.get("/get")
-def get(caller: Reader, read: FactQuery) -> dict[str, Any]:
+def get(caller: Reader, given: Annotated[Arguments, query(catalog.FACT_GET)]) -> dict[str, Any]:
     """``facts.get``: the version valid at ``valid_at`` as believed at ``known_at`` (404: none)."""
     with caller.memory() as memory:
-        found = memory.facts.get(**read)
+        found = memory.facts.get(**given)
     if found is None:
         raise not_found()
     return {"fact": found.to_dict()}
 
 
 @router.get("/get_all")
-def get_all(caller: Reader, read: FactQuery) -> dict[str, Any]:
+def get_all(caller: Reader, given: Annotated[Arguments, query(catalog.FACT_GET)]) -> dict[str, Any]:
     """``facts.get_all``: every value of a many-valued attribute at that point."""
     with caller.memory() as memory:
-        found = memory.facts.get_all(**read)
+        found = memory.facts.get_all(**given)
     return {"facts": [f.to_dict() for f in found]}
 
 
 @router.get("/history")
-def history(caller: Reader, paging: Page, read: HistoryQuery) -> dict[str, Any]:
+def history(
+    caller: Reader, paging: Page, given: Annotated[Arguments, query(catalog.FACT_HISTORY)]
+) -> dict[str, Any]:
     """``facts.history``: the valid-time timeline believed at ``known_at``."""
     with caller.memory() as memory:
-        known_subject(memory, read["subject"])
-        found = memory.facts.history(**read)
+        known_subject(memory, given["subject"])
+        found = memory.facts.history(**given)
     return paging.of([f.to_dict() for f in found])
 
 
 @router.get("/audit")
-def audit(caller: Auditor, paging: Page, read: AuditQuery) -> dict[str, Any]:
+def audit(
+    caller: Auditor, paging: Page, given: Annotated[Arguments, query(catalog.FACT_AUDIT)]
+) -> dict[str, Any]:
     """``facts.audit``: every version ever stored, deleted ones flagged (auditor role)."""
     with caller.memory() as memory:
-        known_subject(memory, read["subject"])
-        found = memory.facts.audit(**read)
+        known_subject(memory, given["subject"])
+        found = memory.facts.audit(**given)
     return paging.of([f.to_dict() for f in found])
 
 
 @router.get("/lookup")
-def lookup(caller: Reader, paging: Page, read: LookupQuery) -> dict[str, Any]:
+def lookup(
+    caller: Reader, paging: Page, given: Annotated[Arguments, query(catalog.FACT_LOOKUP)]
+) -> dict[str, Any]:
     """``facts.lookup``: subjects whose identifier is exactly ``value``."""
     with caller.memory() as memory:
-        subjects = memory.facts.lookup(**read)
+        subjects = memory.facts.lookup(**given)
     return paging.of(subjects)
 
 
 @router.get("/profile")
-def profile(caller: Reader, read: ProfileQuery) -> dict[str, Any]:
+def profile(
+    caller: Reader, given: Annotated[Arguments, query(catalog.FACT_PROFILE)]
+) -> dict[str, Any]:
     """``facts.profile``: every attribute of a subject at that point."""
     with caller.memory() as memory:
-        known_subject(memory, read["subject"])
-        found = memory.facts.profile(**read)
-    return {"subject": read["subject"], "profile": profile_dict(found)}
+        known_subject(memory, given["subject"])
+        found = memory.facts.profile(**given)
+    return {"subject": given["subject"], "profile": profile_dict(found)}
 
 
 @router.post("/set")
-def set_fact(caller: Writer, body: FactWrite) -> dict[str, Any]:
+def set_fact(
+    caller: Writer, given: Annotated[Arguments, body(catalog.FACT_SET, "FactWrite")]
+) -> dict[str, Any]:
     """``facts.set``: a one-valued attribute holds ``value`` on ``[valid_from, valid_to)``."""
-    return _write(caller, body, "set")
+    return _write(caller, given, "set")
 
 
 @router.post("/add")
-def add_fact(caller: Writer, body: FactWrite) -> dict[str, Any]:
+def add_fact(
+    caller: Writer, given: Annotated[Arguments, body(catalog.FACT_SET, "FactWrite")]
+) -> dict[str, Any]:
     """``facts.add``: one more value of a many-valued attribute."""
-    return _write(caller, body, "add")
+    return _write(caller, given, "add")
 
 
-def _write(caller: Writer, body: FactWrite, operation: str) -> dict[str, Any]:
+def _write(caller: Writer, given: Arguments, operation: str) -> dict[str, Any]:
     """Run ``facts.set`` or ``facts.add`` with the body's fields."""
     with caller.memory() as memory:
         write = memory.facts.set if operation == "set" else memory.facts.add
-        written = write(**dict(body))
+        written = write(**given)
     return {"fact": written.to_dict()}
 
 
 @router.post("/retract")
-def retract(caller: Writer, body: Retraction) -> dict[str, Any]:
+def retract(
+    caller: Writer, given: Annotated[Arguments, body(catalog.FACT_RETRACT, "Retraction")]
+) -> dict[str, Any]:
     """``facts.retract``: end what holds (one value, if given) on the interval."""
     with caller.memory() as memory:
-        ended = memory.facts.retract(**dict(body))
+        ended = memory.facts.retract(**given)
     return {"superseded": [f.to_dict() for f in ended]}
 
 
 @router.post("/define")
-def define(caller: Writer, body: Definition) -> dict[str, Any]:
+def define(
+    caller: Writer, given: Annotated[Arguments, body(catalog.FACT_DEFINE, "Definition")]
+) -> dict[str, Any]:
     """``facts.define``: an attribute's cardinality and whether it is an identifier."""
     with caller.memory() as memory:
-        definition = memory.facts.define(**dict(body))
+        definition = memory.facts.define(**given)
     return {
         "attribute": definition.name,
         "cardinality": definition.cardinality,

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 
 from memlane.memory import Memory
-from memlane.operations.catalog import ACTIVE_VIEW, ADD_TURN, CLOSE_SESSION, RECALL, REMEMBER
+from memlane.operations import catalog
 from memlane.server.auth import Reader, Writer
-from memlane.server.declared import query_parameters, request_model
+from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS, not_found
-from memlane.server.routes.common import Body, Name, QueryText, known_subject
+from memlane.server.routes.common import Name, QueryText, known_subject
 from memlane.server.serialize import (
     note_dict,
     note_hit_dict,
@@ -26,36 +26,27 @@ router = APIRouter(prefix="/v1", tags=["memory"], responses=API_ERRORS)
 
 MAX_K = 100
 
-if TYPE_CHECKING:
-    Remember = Body
-    RecallQuery = Body
-    TurnIn = Body
-    SessionRef = Body
-else:  # the bodies, built from the operations' declarations
-    Remember = request_model(REMEMBER, "Remember")
-    RecallQuery = request_model(RECALL, "RecallQuery")
-    TurnIn = request_model(ADD_TURN, "TurnIn")
-    SessionRef = request_model(CLOSE_SESSION, "SessionRef")
-
-ActiveQuery = Annotated[dict[str, Any], Depends(query_parameters(ACTIVE_VIEW))]
-
 
 K = Annotated[int, Query(ge=1, le=MAX_K, description="At most this many hits.")]
 
 
 @router.post("/remember", tags=["memory"])
-def remember(caller: Writer, body: Remember) -> dict[str, Any]:
+def remember(
+    caller: Writer, given: Annotated[Arguments, body(catalog.REMEMBER, "Remember")]
+) -> dict[str, Any]:
     """``mem.remember``: a free-text statement, kept as a note plus the facts it states."""
     with caller.memory() as memory:
-        note = memory.remember(**dict(body))
+        note = memory.remember(**given)
     return {"note": note_dict(note)}
 
 
 @router.post("/recall")
-def recall(caller: Reader, body: RecallQuery) -> dict[str, Any]:
+def recall(
+    caller: Reader, given: Annotated[Arguments, body(catalog.RECALL, "RecallQuery")]
+) -> dict[str, Any]:
     """``mem.recall``: ranked items from the right lanes, the plan, and a prompt block."""
     with caller.memory() as memory:
-        result = memory.recall(**dict(body))
+        result = memory.recall(**given)
     return result.to_dict()
 
 
@@ -80,21 +71,25 @@ def search_notes(
 
 
 @router.get("/summaries/storyline", tags=["summaries"])
-def storyline(caller: Reader, subject: Name) -> dict[str, Any]:
+def storyline(
+    caller: Reader, given: Annotated[Arguments, query(catalog.STORYLINE)]
+) -> dict[str, Any]:
     """``summaries.storyline``: the subject's rolling summary (404: none)."""
     with caller.memory() as memory:
-        found = memory.summaries.storyline(subject)
+        found = memory.summaries.storyline(**given)
     if found is None:
         raise not_found()
     return {"summary": summary_dict(found)}
 
 
 @router.get("/views/active", tags=["views"])
-def active(caller: Reader, read: ActiveQuery) -> dict[str, Any]:
+def active(
+    caller: Reader, given: Annotated[Arguments, query(catalog.ACTIVE_VIEW)]
+) -> dict[str, Any]:
     """``views.active``: the subject as agents see it (profile, storyline, notes)."""
     with caller.memory() as memory:
-        known_subject(memory, read["subject"])
-        view = memory.views.active(**read)
+        known_subject(memory, given["subject"])
+        view = memory.views.active(**given)
     return {
         "profile": profile_dict(view.profile),
         "storyline": None if view.storyline is None else summary_dict(view.storyline),
@@ -103,26 +98,32 @@ def active(caller: Reader, read: ActiveQuery) -> dict[str, Any]:
 
 
 @router.post("/sessions/turn", tags=["sessions"])
-def add_turn(caller: Writer, body: TurnIn) -> dict[str, Any]:
+def add_turn(
+    caller: Writer, given: Annotated[Arguments, body(catalog.ADD_TURN, "TurnIn")]
+) -> dict[str, Any]:
     """``session.add``: a turn of a running session (opened on its first turn)."""
     with caller.memory() as memory:
-        turn = memory.add_turn(**dict(body))
+        turn = memory.add_turn(**given)
     return {"turn": turn_dict(turn)}
 
 
 @router.get("/sessions/window", tags=["sessions"])
-def window(caller: Reader, subject: Name, session_id: Name) -> dict[str, Any]:
+def window(
+    caller: Reader, given: Annotated[Arguments, query(catalog.SESSION_WINDOW)]
+) -> dict[str, Any]:
     """``session.window``: the turns kept verbatim (404: no such running session)."""
     with caller.memory() as memory:
-        turns = _running(memory, subject, session_id).window()
+        turns = _running(memory, **given).window()
     return {"items": [turn_dict(t) for t in turns]}
 
 
 @router.post("/sessions/close", tags=["sessions"])
-def close(caller: Writer, body: SessionRef) -> dict[str, Any]:
+def close(
+    caller: Writer, given: Annotated[Arguments, body(catalog.CLOSE_SESSION, "SessionRef")]
+) -> dict[str, Any]:
     """``session.close``: fold the window into the session summary."""
     with caller.memory() as memory:
-        summary = _running(memory, **dict(body)).close()
+        summary = _running(memory, **given).close()
     return {"summary": None if summary is None else summary_dict(summary)}
 
 
