@@ -22,7 +22,7 @@ from memlane import validation
 from memlane.operations.spec import Operation, Param
 from memlane.router.analysis import MAX_QUERY_CHARS
 from memlane.timeutil import INSTANT_PATTERN
-from memlane.validation import MAX_LABEL_CHARS, MAX_NOTE_CHARS, MAX_TURN_CHARS
+from memlane.validation import MAX_LABEL_CHARS
 
 Function = TypeVar("Function", bound=Callable[..., Any])
 
@@ -73,20 +73,6 @@ def _text_rule(limit: int) -> Callable[[str, Any], object]:
 
 Name = Annotated[str, Published.of(validation.name_schema()), enforced(validation.name)]
 """A subject, attribute, session id or speaker: the library's name rule."""
-NoteText = Annotated[
-    str, Published.of(validation.text_schema(MAX_NOTE_CHARS)), enforced(_text_rule(MAX_NOTE_CHARS))
-]
-"""The text of ``remember``."""
-TurnText = Annotated[
-    str, Published.of(validation.text_schema(MAX_TURN_CHARS)), enforced(_text_rule(MAX_TURN_CHARS))
-]
-"""The content of a turn."""
-Label = Annotated[
-    str,
-    Published.of(validation.text_schema(MAX_LABEL_CHARS)),
-    enforced(_text_rule(MAX_LABEL_CHARS)),
-]
-"""A ``source`` or a ``reason``."""
 QueryText = Annotated[
     str,
     Published.of(validation.text_schema(MAX_QUERY_CHARS)),

@@ -11,13 +11,9 @@ from pydantic import BaseModel, ConfigDict
 from memlane import validation
 from memlane.memory import Memory
 from memlane.server.errors import ApiError, not_found
-from memlane.server.fields import Instant as Instant
-from memlane.server.fields import Label as Label
 from memlane.server.fields import Name as Name
-from memlane.server.fields import NoteText as NoteText
 from memlane.server.fields import Published as Published
 from memlane.server.fields import QueryText as QueryText
-from memlane.server.fields import TurnText as TurnText
 from memlane.server.serialize import page
 
 MAX_PAGE = validation.MAX_PAGE
@@ -54,12 +50,6 @@ def paging(
 
 
 Page = Annotated[Paging, Depends(paging)]
-ValidAt = Annotated[
-    Instant | None, Query(description="Valid-time instant (ISO-8601; default now).")
-]
-KnownAt = Annotated[
-    Instant | None, Query(description="Transaction-time instant (ISO-8601; default: now).")
-]
 
 
 def known_subject(memory: Memory, subject: str) -> None:
