@@ -59,6 +59,12 @@ SUBJECT_CALLS: list[tuple[str, Call]] = [
     ("purge", lambda m, s: m.purge(subject=s)),
     ("views.audit", lambda m, s: m.views.audit(s)),
     ("views.active", lambda m, s: m.views.active(s)),
+    # The router and the summary lane apply the same rule as the facade, not a looser one.
+    ("router.recall", lambda m, s: m.router.recall(s, "where does the user live?")),
+    ("summaries.storyline", lambda m, s: m.summaries.storyline(s)),
+    ("summaries.notes", lambda m, s: m.summaries.notes(s)),
+    ("summaries.search", lambda m, s: m.summaries.search(s, "Berlin")),
+    ("summaries.search_notes", lambda m, s: m.summaries.search_notes(s, "Berlin")),
 ]
 
 

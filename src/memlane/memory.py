@@ -266,6 +266,8 @@ class Memory:
 
     def running_session(self, subject: str | None, session_id: str) -> Session | None:
         """The open session ``session_id`` of ``subject`` (``None``: of any subject), if any."""
+        optional_name("subject", subject)
+        name("session_id", session_id)
         return self._sessions.running(subject, session_id)
 
     def subjects(

@@ -47,6 +47,12 @@ MAX_TURN_CHARS = 100_000
 MAX_LABEL_CHARS = 2_000
 """Longest ``source`` or ``reason`` of a write or a deletion."""
 
+MAX_RECALL_ITEMS = 100
+"""Most items one ``recall`` returns (its ``k``)."""
+
+MAX_BUDGET_TOKENS = 200_000
+"""Largest token budget of a ``recall``'s text block."""
+
 MAX_PAGE = 1_000
 """Most items one page of a list read returns."""
 

@@ -9,35 +9,32 @@ long as you type.
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import Any
 
 import click
 
 from memlane.cli import Settings, emit_json
+from memlane.cli.declared import declared
 from memlane.cli.recall import describe
 from memlane.cli.render import value_text
 from memlane.memory import Memory
+from memlane.operations.catalog import ADD_TURN, CLOSE_SESSION, REMEMBER
 from memlane.server.serialize import note_dict, summary_dict, turn_dict
 from memlane.summaries.model import Summary
-from memlane.window.model import Role
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 QUIT = frozenset({"", "/quit", "/exit"})
 
 
 @click.command("remember")
-@click.argument("subject")
-@click.argument("text")
-@click.option("--at", default=None, help="When it was said (default now).")
-@click.option("--source", default=None, help="Where it came from.")
+@declared(REMEMBER, arguments=("subject", "text"))
 @json_option
 @click.pass_obj
-def remember(
-    settings: Settings, subject: str, text: str, at: str | None, source: str | None, as_json: bool
-) -> None:
+def remember(settings: Settings, /, as_json: bool, **arguments: Any) -> None:
     """Keep TEXT, a free-text statement about SUBJECT: a note, plus the facts it states."""
+    subject = arguments["subject"]
     with settings.open() as mem:
-        note = mem.remember(subject, text, at=at, source=source)
+        note = mem.remember(**arguments)
         stated = [f for f in mem.facts.audit(subject) if f"note:{note.id}" in f.provenance]
     if as_json:
         emit_json({"note": note_dict(note), "facts": [f.to_dict() for f in stated]})
@@ -53,31 +50,17 @@ def session() -> None:
 
 
 @session.command("add")
-@click.argument("subject")
-@click.argument("session_id")
-@click.argument("content")
-@click.option("--role", type=click.Choice(get_args(Role)), default="user", show_default=True)
-@click.option("--at", default=None, help="When it was said (default now).")
-@click.option("--speaker", default=None, help="The speaker's name.")
+@declared(ADD_TURN, arguments=("subject", "session_id", "content"), defaults={"role": "user"})
 @json_option
 @click.pass_obj
-def add_command(
-    settings: Settings,
-    subject: str,
-    session_id: str,
-    content: str,
-    role: Role,
-    at: str | None,
-    speaker: str | None,
-    as_json: bool,
-) -> None:
+def add_command(settings: Settings, /, as_json: bool, **arguments: Any) -> None:
     """Add CONTENT as a turn of SUBJECT's session SESSION_ID (user turns become facts).
 
     The session is opened on its first turn; the window is folded into the session summary
     when the command ends.
     """
     with settings.open() as mem:
-        turn = mem.add_turn(subject, session_id, role, content, at, speaker=speaker)
+        turn = mem.add_turn(**arguments)
     if as_json:
         emit_json({"turn": turn_dict(turn)})
     else:
@@ -85,11 +68,10 @@ def add_command(
 
 
 @session.command("close")
-@click.argument("subject")
-@click.argument("session_id")
+@declared(CLOSE_SESSION, arguments=("subject", "session_id"))
 @json_option
 @click.pass_obj
-def close_command(settings: Settings, subject: str, session_id: str, as_json: bool) -> None:
+def close_command(settings: Settings, /, subject: str, session_id: str, as_json: bool) -> None:
     """Close SUBJECT's session SESSION_ID and print its summary (exit 1: no such session)."""
     with settings.open() as mem:
         running = mem.running_session(subject, session_id)

@@ -8,17 +8,14 @@ from typing import Any
 import click
 
 from memlane.cli import Settings, emit_json
+from memlane.cli.declared import declared
 from memlane.cli.render import fact_table, value_text, when
 from memlane.errors import InvalidInput
 from memlane.facts.model import Fact
 from memlane.memory import Memory
-from memlane.operations import attribute_hint, fact_values
+from memlane.operations import attribute_hint, catalog, fact_values
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-valid_at_option = click.option("--valid-at", default=None, help="Valid-time instant (default now).")
-known_at_option = click.option(
-    "--known-at", default=None, help="Read the belief as of this transaction time."
-)
 
 
 @click.group()
@@ -64,45 +61,15 @@ def nothing_found(as_json: bool, message: str) -> None:
     click.get_current_context().exit(1)
 
 
-def _write_options(function: Any) -> Any:
-    for option in reversed(
-        [
-            click.option("--valid-from", default=None, help="Start of validity (default now)."),
-            click.option("--valid-to", default=None, help="End of validity (default open)."),
-            click.option("--reason", default=None),
-            click.option("--source", default=None),
-            click.option("--confidence", type=float, default=1.0, show_default=True),
-            click.option("--value-json", is_flag=True, help="Parse VALUE as JSON."),
-            json_option,
-        ]
-    ):
-        function = option(function)
-    return function
-
-
 @fact.command("define")
-@click.argument("attribute")
-@click.option("--many", is_flag=True, help="Several values may hold at once.")
-@click.option("--identifier", is_flag=True, help="Normalize values; exact reverse lookup.")
-@click.option("--normalizer", type=click.Choice(["phone", "email", "casefold", "exact"]))
+@declared(catalog.FACT_DEFINE, arguments=("attribute",), spelt={"cardinality": "--many"})
 @json_option
 @click.pass_obj
-def define_command(
-    settings: Settings,
-    attribute: str,
-    many: bool,
-    identifier: bool,
-    normalizer: str | None,
-    as_json: bool,
-) -> None:
+def define_command(settings: Settings, /, as_json: bool, **arguments: Any) -> None:
     """Declare ATTRIBUTE's cardinality and whether it is an identifier."""
+    attribute = arguments["attribute"]
     with settings.open() as mem:
-        definition = mem.facts.define(
-            attribute,
-            cardinality="many" if many else "one",
-            identifier=identifier,
-            normalizer=normalizer,
-        )
+        definition = mem.facts.define(**arguments)
     if as_json:
         emit_json(
             {
@@ -134,11 +101,13 @@ def _write(
         _print_facts([written], settings, as_json)
 
 
+FACT_ARGUMENTS = ("subject", "attribute", "value")
+
+
 @fact.command("set")
-@click.argument("subject")
-@click.argument("attribute")
-@click.argument("value")
-@_write_options
+@declared(catalog.FACT_SET, arguments=FACT_ARGUMENTS)
+@click.option("--value-json", is_flag=True, help="Parse VALUE as JSON.")
+@json_option
 @click.pass_obj
 def set_command(
     settings: Settings, /, subject: str, attribute: str, value: str, **options: Any
@@ -148,10 +117,9 @@ def set_command(
 
 
 @fact.command("add")
-@click.argument("subject")
-@click.argument("attribute")
-@click.argument("value")
-@_write_options
+@declared(catalog.FACT_ADD, arguments=FACT_ARGUMENTS)
+@click.option("--value-json", is_flag=True, help="Parse VALUE as JSON.")
+@json_option
 @click.pass_obj
 def add_command(
     settings: Settings, /, subject: str, attribute: str, value: str, **options: Any
@@ -161,22 +129,19 @@ def add_command(
 
 
 @fact.command("retract")
-@click.argument("subject")
-@click.argument("attribute")
-@click.option("--value", default=None, help="End only this value (default: every value).")
+@declared(catalog.FACT_RETRACT, arguments=("subject", "attribute"))
 @click.option("--value-json", is_flag=True, help="Parse --value as JSON.")
-@click.option("--valid-from", default=None)
-@click.option("--valid-to", default=None)
 @json_option
 @click.pass_obj
 def retract_command(
     settings: Settings,
+    /,
     subject: str,
     attribute: str,
-    value: str | None,
-    value_json: bool,
     valid_from: str | None,
     valid_to: str | None,
+    value: str | None,
+    value_json: bool,
     as_json: bool,
 ) -> None:
     """End what SUBJECT's ATTRIBUTE holds from --valid-from (default now)."""
@@ -188,10 +153,7 @@ def retract_command(
 
 
 @fact.command("get")
-@click.argument("subject")
-@click.argument("attribute")
-@valid_at_option
-@known_at_option
+@declared(catalog.FACT_GET, arguments=("subject", "attribute"))
 @json_option
 @click.pass_obj
 def get_command(
@@ -220,9 +182,7 @@ def get_command(
 
 
 @fact.command("history")
-@click.argument("subject")
-@click.argument("attribute")
-@known_at_option
+@declared(catalog.FACT_HISTORY, arguments=("subject", "attribute"))
 @json_option
 @click.pass_obj
 def history_command(
@@ -237,21 +197,19 @@ def history_command(
 
 
 @fact.command("audit")
-@click.argument("subject")
-@click.argument("attribute", required=False)
+@declared(catalog.FACT_AUDIT, arguments=("subject", "attribute"))
 @json_option
 @click.pass_obj
-def audit_command(settings: Settings, subject: str, attribute: str | None, as_json: bool) -> None:
+def audit_command(
+    settings: Settings, /, subject: str, attribute: str | None, as_json: bool
+) -> None:
     """Print every version ever stored for SUBJECT, superseded ones included."""
     with settings.open() as mem:
         _print_facts(mem.facts.audit(subject, attribute), settings, as_json)
 
 
 @fact.command("lookup")
-@click.argument("attribute")
-@click.argument("value")
-@valid_at_option
-@known_at_option
+@declared(catalog.FACT_LOOKUP, arguments=("attribute", "value"))
 @json_option
 @click.pass_obj
 def lookup_command(
@@ -275,9 +233,7 @@ def lookup_command(
 
 
 @fact.command("profile")
-@click.argument("subject")
-@valid_at_option
-@known_at_option
+@declared(catalog.FACT_PROFILE, arguments=("subject",))
 @json_option
 @click.pass_obj
 def profile_command(

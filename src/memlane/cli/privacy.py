@@ -7,7 +7,9 @@ from typing import Any
 import click
 
 from memlane.cli import Settings, emit_json
+from memlane.cli.declared import declared
 from memlane.operations import require_subject
+from memlane.operations.catalog import FORGET, PURGE
 from memlane.privacy.model import Deletion
 
 UNVERIFIED_EXIT = 3
@@ -28,13 +30,11 @@ def _deletion(deletion: Deletion) -> dict[str, Any]:
 
 
 @click.command()
-@click.argument("subject")
-@click.option("--attribute", default=None, help="Forget only this attribute (and its mentions).")
-@click.option("--reason", default=None, help="Why, for the deletion log.")
+@declared(FORGET, arguments=("subject",))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def forget(
-    settings: Settings, subject: str, attribute: str | None, reason: str | None, as_json: bool
+    settings: Settings, /, subject: str, attribute: str | None, reason: str | None, as_json: bool
 ) -> None:
     """Logically delete SUBJECT (or one attribute) across every lane, at once.
 
@@ -54,11 +54,10 @@ def forget(
 
 
 @click.command()
-@click.option("--subject", default=None, help="Only this subject's deleted data.")
-@click.option("--immediately", is_flag=True, help="Do not wait for the retention period.")
+@declared(PURGE)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
-def purge(settings: Settings, subject: str | None, immediately: bool, as_json: bool) -> None:
+def purge(settings: Settings, /, subject: str | None, immediately: bool, as_json: bool) -> None:
     """Physically remove deleted data past its retention (or all of it, --immediately).
 
     Then scans the database files for the purged values; exits with status 3 if some are

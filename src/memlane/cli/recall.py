@@ -2,42 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from memlane.cli import Settings, emit_json
+from memlane.cli.declared import declared
 from memlane.cli.render import table
+from memlane.operations.catalog import RECALL
 from memlane.router.model import Recall
-
-ANY_SUBJECT = "-"
 
 
 @click.command("recall")
-@click.argument("subject")
-@click.argument("query")
-@click.option("--session", "session_id", default=None, help="A running session's id.")
-@click.option("--k", type=int, default=8, show_default=True, help="At most this many items.")
-@click.option(
-    "--budget", type=int, default=1500, show_default=True, help="Token budget of the text."
+@declared(
+    RECALL,
+    arguments=("subject", "query"),
+    spelt={"session_id": "--session", "budget_tokens": "--budget", "include_stale": "--no-stale"},
 )
-@click.option("--valid-at", default=None, help="Valid-time instant (default now).")
-@click.option("--known-at", default=None, help="Recall what was believed at this instant.")
-@click.option("--no-stale", is_flag=True, help="Leave outdated statements out.")
 @click.option("--text", "show_text", is_flag=True, help="Print only the rendered block.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
-def recall(
-    settings: Settings,
-    subject: str,
-    query: str,
-    session_id: str | None,
-    k: int,
-    budget: int,
-    valid_at: str | None,
-    known_at: str | None,
-    no_stale: bool,
-    show_text: bool,
-    as_json: bool,
-) -> None:
+def recall(settings: Settings, /, show_text: bool, as_json: bool, **arguments: Any) -> None:
     """Recall what memory holds on QUERY about SUBJECT ("-": resolve it from the query).
 
     Prints the ranked items and the plan: which lanes were asked, why, and how long each
@@ -45,16 +30,7 @@ def recall(
     memlane is embedded in that process.
     """
     with settings.open() as mem:
-        result = mem.recall(
-            None if subject == ANY_SUBJECT else subject,
-            query,
-            session_id,
-            k,
-            budget,
-            valid_at,
-            known_at,
-            include_stale=not no_stale,
-        )
+        result = mem.recall(**arguments)
     if as_json:
         emit_json(result.to_dict())
     elif show_text:

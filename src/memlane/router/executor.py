@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
-from memlane.errors import InvalidInput
 from memlane.facts.lane import FactsLane
 from memlane.router.adjudicate import Adjudicator, Candidate, Statement, SubjectFacts, rank
 from memlane.router.analysis import analyze
@@ -39,11 +38,8 @@ from memlane.router.synonyms import SynonymRegistry
 from memlane.session import Session
 from memlane.summaries.lane import SummariesLane
 from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant
+from memlane.validation import MAX_BUDGET_TOKENS, MAX_RECALL_ITEMS, integer, optional_name
 from memlane.window.model import Turn
-
-MAX_K = 100
-MAX_BUDGET_TOKENS = 200_000
-MAX_NAME_CHARS = 512
 
 SessionFinder = Callable[[str | None, str], Session | None]
 """``(subject or None, session_id) -> the running session, or None``."""
@@ -254,17 +250,10 @@ class Router:
         known_at: TimeInput | None,
         include_stale: bool,
     ) -> _Request:
-        for name, value in (("subject", subject), ("session_id", session_id)):
-            if value is not None:
-                _name(name, value)
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-            raise InvalidInput("k", f"must be an integer from 1 to {MAX_K}, got {k!r}")
-        if (
-            isinstance(budget_tokens, bool)
-            or not isinstance(budget_tokens, int)
-            or not 1 <= budget_tokens <= MAX_BUDGET_TOKENS
-        ):
-            raise InvalidInput("budget_tokens", f"must be an integer from 1 to {MAX_BUDGET_TOKENS}")
+        optional_name("subject", subject)
+        optional_name("session_id", session_id)
+        integer("k", k, 1, MAX_RECALL_ITEMS)
+        integer("budget_tokens", budget_tokens, 1, MAX_BUDGET_TOKENS)
         return _Request(
             subject=subject,
             session_id=session_id,
@@ -318,15 +307,3 @@ def _filtered(decision: Decision, hits: int, dropped: int) -> Decision:
     if not dropped:
         return decision
     return Decision(decision.asked, f"{decision.reason} ({dropped} of {hits} hits filtered out)")
-
-
-def _name(argument: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip() or value != value.strip():
-        raise InvalidInput(
-            argument, f"must be a non-empty string without outer spaces, got {value!r}"
-        )
-    if len(value) > MAX_NAME_CHARS:
-        raise InvalidInput(argument, f"longer than {MAX_NAME_CHARS} characters")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-        raise InvalidInput(argument, "must not contain control characters")
-    return value

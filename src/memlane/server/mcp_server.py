@@ -8,6 +8,7 @@ with ``memlane mcp`` (stdio) or ``memlane mcp --http`` (streamable HTTP); see do
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -15,17 +16,11 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import Field
 
 from memlane.errors import InvalidInput
-from memlane.memory import MAX_WINDOW_ROUNDS, Memory
-from memlane.operations import attribute_hint, fact_values, require_subject
+from memlane.facts.model import Fact
+from memlane.memory import Memory
+from memlane.operations import attribute_hint, catalog, fact_values, require_subject
+from memlane.server.fields import tool
 from memlane.server.serialize import deletion_dict, note_dict, summary_dict, turn_dict
-from memlane.validation import (
-    MAX_LABEL_CHARS,
-    MAX_NOTE_CHARS,
-    MAX_TURN_CHARS,
-    name_schema,
-    text_schema,
-)
-from memlane.window.model import Role
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -61,182 +56,79 @@ StepList = Annotated[
     Field(description='The actions taken, in order: [{"action": "search", "args": {...}}, ...]'),
 ]
 
-Subject = Annotated[
-    str,
-    Field(
-        description="Whose memory: a user or entity id, e.g. U-001.",
-        json_schema_extra=name_schema(),
-    ),
-]
-Attribute = Annotated[
-    str, Field(description="e.g. location, phone, email.", json_schema_extra=name_schema())
-]
-Instant = Annotated[
-    str | None, Field(description="ISO-8601 instant, e.g. 2026-07-01 or 2026-07-01T09:30Z.")
-]
-SessionId = Annotated[
-    str, Field(description="The conversation's id, e.g. s-42.", json_schema_extra=name_schema())
-]
-Value = Annotated[
-    Any, Field(description="The value: a string, a number, or any JSON (e.g. an object).")
-]
-Label = Annotated[
-    str | None,
-    Field(description="Where it came from / why.", json_schema_extra=text_schema(MAX_LABEL_CHARS)),
-]
-
-
-def _fact_write(operation: str, doc: str) -> Callable[..., dict[str, Any]]:
-    """The ``set_fact`` or ``add_fact`` tool: one declaration of a fact write's arguments."""
-
-    def tool(
-        self: MemoryTools,
-        subject: Subject,
-        attribute: Attribute,
-        value: Value,
-        valid_from: Instant = None,
-        valid_to: Instant = None,
-        source: Label = None,
-        reason: Label = None,
-        confidence: Annotated[float, Field(ge=0, le=1, description="0 to 1.")] = 1.0,
-    ) -> dict[str, Any]:
-        return self._write(
-            operation,
-            subject=subject,
-            attribute=attribute,
-            value=value,
-            valid_from=valid_from,
-            valid_to=valid_to,
-            source=source,
-            reason=reason,
-            confidence=confidence,
-        )
-
-    tool.__name__ = tool.__qualname__ = f"{operation}_fact"
-    tool.__doc__ = doc
-    return tool
-
 
 class MemoryTools:
-    """The tool functions, bound to one memory; calls are serialized by a lock."""
+    """The tool functions, bound to one memory; calls are serialized by a lock.
+
+    A tool declared in :mod:`memlane.operations.catalog` takes its parameters (names, types,
+    limits, docs) from the declaration: its method only says what the call does.
+    """
 
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
         self._lock = threading.Lock()
 
-    def remember(
-        self,
-        subject: Subject,
-        text: Annotated[
-            str,
-            Field(
-                description="The statement to keep, in any language.",
-                json_schema_extra=text_schema(MAX_NOTE_CHARS),
-            ),
-        ],
-        at: Instant = None,
-        source: Annotated[str | None, Field(description="Where it came from.")] = None,
-    ) -> dict[str, Any]:
-        """Keep a free-text statement about a subject; facts it states become exact facts."""
+    @tool(catalog.REMEMBER)
+    def remember(self, **arguments: Any) -> dict[str, Any]:
+        """Answers the note kept."""
         with self._lock:
-            note = self.memory.remember(subject, text, at=at, source=source)
+            note = self.memory.remember(**arguments)
         return {"note": note_dict(note)}
 
-    def recall(
-        self,
-        query: Annotated[str, Field(description="The question, as the user asked it.")],
-        subject: Annotated[
-            str | None, Field(description="Whose memory; omit to resolve it from the query.")
-        ] = None,
-        session_id: Annotated[str | None, Field(description="A running session's id.")] = None,
-        k: Annotated[int, Field(ge=1, le=100, description="At most this many items.")] = 8,
-        budget_tokens: Annotated[
-            int, Field(ge=1, le=100_000, description="Token budget of the text block.")
-        ] = 1500,
-        valid_at: Instant = None,
-        known_at: Instant = None,
-    ) -> dict[str, Any]:
-        """Recall what memory holds for a question: a prompt-ready text block and the items."""
+    @tool(catalog.RECALL)
+    def recall(self, **arguments: Any) -> dict[str, Any]:
+        """Omit ``subject`` to resolve it from the query."""
         with self._lock:
-            result = self.memory.recall(
-                subject, query, session_id, k, budget_tokens, valid_at, known_at
-            )
+            result = self.memory.recall(**arguments)
         return result.to_dict()
 
-    def get_fact(
-        self,
-        subject: Subject,
-        attribute: Attribute,
-        valid_at: Instant = None,
-        known_at: Instant = None,
-    ) -> dict[str, Any]:
-        """The exact value(s) of an attribute at a point in time (default: now)."""
+    @tool(catalog.FACT_GET)
+    def get_fact(self, **arguments: Any) -> dict[str, Any]:
+        """All values of a many-valued attribute, else the one value."""
         with self._lock:
-            found = fact_values(self.memory, subject, attribute, valid_at, known_at)
-            hint = None if found else attribute_hint(self.memory, attribute, subject)
+            found = fact_values(self.memory, **arguments)
+            hint = None if found else self._hint(arguments)
         return _hinted({"facts": [f.to_dict() for f in found]}, hint)
 
-    def fact_history(
-        self,
-        subject: Subject,
-        attribute: Attribute,
-        known_at: Instant = None,
-    ) -> dict[str, Any]:
-        """Every value an attribute had over time, as believed at ``known_at`` (default now)."""
+    @tool(catalog.FACT_HISTORY)
+    def fact_history(self, **arguments: Any) -> dict[str, Any]:
+        """Answers the versions by valid time."""
         with self._lock:
-            found = self.memory.facts.history(subject, attribute, known_at)
+            found = self.memory.facts.history(**arguments)
         return {"facts": [f.to_dict() for f in found]}
 
-    set_fact = _fact_write(
-        "set",
-        "Record that a one-valued attribute is `value` from `valid_from` (default now).\n\n"
-        "The old value is kept as history, never overwritten.",
-    )
-    add_fact = _fact_write(
-        "add", "Add one more value to a many-valued attribute (another phone, another e-mail)."
-    )
+    @tool(catalog.FACT_SET)
+    def set_fact(self, **arguments: Any) -> dict[str, Any]:
+        """Answers the version written (a warning if the attribute looks like a typo)."""
+        return self._write(self.memory.facts.set, arguments)
 
-    def lookup(
-        self,
-        attribute: Attribute,
-        value: Annotated[str, Field(description="The identifier, written any way.")],
-        valid_at: Instant = None,
-        known_at: Instant = None,
-    ) -> dict[str, Any]:
-        """The subjects an identifier belongs to, exactly (never a near miss)."""
+    @tool(catalog.FACT_ADD)
+    def add_fact(self, **arguments: Any) -> dict[str, Any]:
+        """Answers the version written (a warning if the attribute looks like a typo)."""
+        return self._write(self.memory.facts.add, arguments)
+
+    @tool(catalog.FACT_LOOKUP)
+    def lookup(self, **arguments: Any) -> dict[str, Any]:
+        """Answers the subjects' ids."""
         with self._lock:
-            subjects = self.memory.facts.lookup(attribute, value, valid_at, known_at)
-            hint = None if subjects else attribute_hint(self.memory, attribute)
+            subjects = self.memory.facts.lookup(**arguments)
+            hint = None if subjects else self._hint(arguments)
         return _hinted({"subjects": subjects}, hint)
 
-    def add_turn(
-        self,
-        subject: Subject,
-        session_id: SessionId,
-        role: Annotated[Role, Field(description="Who spoke.")],
-        content: Annotated[
-            str,
-            Field(description="What was said.", json_schema_extra=text_schema(MAX_TURN_CHARS)),
-        ],
-        at: Instant = None,
-        speaker: Annotated[str | None, Field(description="The speaker's name.")] = None,
-        window: Annotated[
-            int, Field(ge=1, le=MAX_WINDOW_ROUNDS, description="Rounds kept verbatim.")
-        ] = 5,
-    ) -> dict[str, Any]:
-        """Add a turn to a conversation (opened on its first turn); user turns become facts.
+    @tool(catalog.ADD_TURN)
+    def add_turn(self, **arguments: Any) -> dict[str, Any]:
+        """Keeps the last ``window`` rounds verbatim, folds older ones into the summary.
 
-        The last ``window`` rounds are kept verbatim; older ones are folded into the session
-        summary. Call ``close_session`` when the conversation ends.
+        Call ``close_session`` when the conversation ends.
         """
         with self._lock:
-            turn = self.memory.add_turn(
-                subject, session_id, role, content, at, speaker=speaker, window=window
-            )
+            turn = self.memory.add_turn(**arguments)
         return {"turn": turn_dict(turn)}
 
-    def close_session(self, subject: Subject, session_id: SessionId) -> dict[str, Any]:
-        """End a conversation: fold what is left into its summary and the subject's storyline."""
+    @tool(catalog.CLOSE_SESSION)
+    def close_session(self, **arguments: Any) -> dict[str, Any]:
+        """Answers the session's summary."""
+        subject, session_id = arguments["subject"], arguments["session_id"]
         with self._lock:
             running = self.memory.running_session(subject, session_id)
             if running is None:
@@ -248,21 +140,12 @@ class MemoryTools:
             summary = running.close()
         return {"summary": None if summary is None else summary_dict(summary)}
 
-    def forget(
-        self,
-        subject: Subject,
-        attribute: Annotated[
-            str | None, Field(description="Only this attribute; omit to forget the subject.")
-        ] = None,
-        reason: Annotated[str | None, Field(description="Why, for the deletion log.")] = None,
-    ) -> dict[str, Any]:
-        """Erase a subject (or one attribute, and every text mentioning its values) everywhere.
-
-        A subject nothing is known about is an error, and no deletion is logged.
-        """
+    @tool(catalog.FORGET)
+    def forget(self, **arguments: Any) -> dict[str, Any]:
+        """A subject nothing is known about is an error, and no deletion is logged."""
         with self._lock:
-            require_subject(self.memory, subject)
-            deletion = self.memory.forget(subject, attribute, reason, requested_by="mcp")
+            require_subject(self.memory, arguments["subject"])
+            deletion = self.memory.forget(**arguments, requested_by="mcp")
         return {"deletion": deletion_dict(deletion)}
 
     def record_trajectory(
@@ -305,12 +188,15 @@ class MemoryTools:
                 ]
             }
 
-    def _write(self, operation: str, **arguments: Any) -> dict[str, Any]:
+    def _write(self, write: Callable[..., Fact], arguments: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
-            hint = attribute_hint(self.memory, arguments["attribute"], arguments["subject"])
-            write = self.memory.facts.set if operation == "set" else self.memory.facts.add
+            hint = self._hint(arguments)
             fact = write(**arguments)
         return _hinted({"fact": fact.to_dict()}, hint)
+
+    def _hint(self, arguments: dict[str, Any]) -> str | None:
+        """A warning if the call's attribute looks like a typo (of the subject's, if any)."""
+        return attribute_hint(self.memory, arguments["attribute"], arguments.get("subject"))
 
 
 def _hinted(payload: dict[str, Any], hint: str | None) -> dict[str, Any]:
@@ -356,4 +242,6 @@ def _reporting(tool: Callable[..., Result], tool_error: type[Exception]) -> Call
         except InvalidInput as error:
             raise tool_error(str(error)) from error
 
+    # ``wraps`` copied a declared tool's own signature, ``self`` included: the bound one.
+    setattr(call, "__signature__", inspect.signature(tool, eval_str=True))  # noqa: B010
     return call

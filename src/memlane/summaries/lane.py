@@ -14,12 +14,14 @@ from datetime import datetime
 
 import numpy as np
 
+from memlane import validation
 from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.storage.base import DocKind, SummaryStore
 from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
 from memlane.summaries.search import fuse
 from memlane.timeutil import Clock, checked_now, to_micros
+from memlane.validation import integer, name
 from memlane.window.model import Turn
 
 EMBED_BATCH = 64
@@ -47,23 +49,23 @@ class SummariesLane:
 
     def for_session(self, session_id: str, subject: str | None = None) -> Summary | None:
         """The latest version of a session's summary, or ``None``."""
-        return self._store.current_summary(self._tenant, _text("session_id", session_id), subject)
+        return self._store.current_summary(self._tenant, name("session_id", session_id), subject)
 
     def storyline(self, subject: str) -> Summary | None:
         """The latest version of the subject's rolling, cross-session storyline."""
-        return self._store.current_summary(self._tenant, None, _text("subject", subject))
+        return self._store.current_summary(self._tenant, None, name("subject", subject))
 
     def versions(self, subject: str, session_id: str | None = None) -> list[Summary]:
         """Every version of a session summary (or of the storyline), oldest first."""
-        return self._store.summary_versions(self._tenant, _text("subject", subject), session_id)
+        return self._store.summary_versions(self._tenant, name("subject", subject), session_id)
 
     def notes(self, subject: str) -> list[Note]:
         """A subject's notes, in the order they were said."""
-        return self._store.notes(self._tenant, _text("subject", subject))
+        return self._store.notes(self._tenant, name("subject", subject))
 
     def transcript(self, session_id: str) -> list[Turn]:
         """The raw turns of a session, if the memory retains transcripts (else empty)."""
-        return self._store.turns(self._tenant, _text("session_id", session_id))
+        return self._store.turns(self._tenant, name("session_id", session_id))
 
     def search(self, subject: str | None, query: str, k: int = 5) -> list[SummaryHit]:
         """Summaries of ``subject`` (``None``: the whole tenant) that best match ``query``.
@@ -83,7 +85,7 @@ class SummariesLane:
 
     def index(self, subject: str | None = None) -> int:
         """Embed every item not embedded yet (e.g. after a bulk import); returns how many."""
-        return self._embed_pending(None if subject is None else _text("subject", subject))
+        return self._embed_pending(None if subject is None else name("subject", subject))
 
     # -- writes (used by sessions and remember) -----------------------------------------
 
@@ -124,8 +126,8 @@ class SummariesLane:
             tx = store.next_tx(to_micros(checked_now(self._clock)))
             note = store.put_note(
                 self._tenant,
-                _text("subject", subject),
-                _text("text", text),
+                name("subject", subject),
+                _note_text(text),
                 said_at=to_micros(at),
                 session_id=session_id,
                 source=source,
@@ -140,12 +142,9 @@ class SummariesLane:
         self, subject: str | None, query: str, k: int, kind: DocKind
     ) -> list[tuple[int, float]]:
         if subject is not None:
-            subject = _text("subject", subject)
-        query = _text("query", query)
-        if len(query) > MAX_QUERY_CHARS:
-            raise InvalidInput("query", f"longer than {MAX_QUERY_CHARS} characters")
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-            raise InvalidInput("k", f"must be an integer from 1 to {MAX_K}, got {k!r}")
+            subject = name("subject", subject)
+        query = validation.text("query", query, MAX_QUERY_CHARS)
+        integer("k", k, 1, MAX_K)
         depth = max(4 * k, 20)
         lexical = self._store.lexical(self._tenant, subject, kind, query, depth)
         return fuse([self._semantic(subject, query, kind, depth), lexical])[:k]
@@ -181,7 +180,8 @@ class SummariesLane:
         return done
 
 
-def _text(field: str, value: object) -> str:
+def _note_text(value: object) -> str:
+    """A note's text: any non-blank string (its source, a turn or a call, set the limits)."""
     if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(field, "must be a non-empty string")
+        raise InvalidInput("text", "must be a non-empty string")
     return value

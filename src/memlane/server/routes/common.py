@@ -2,94 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends, Query, Request
-from pydantic import AfterValidator, BaseModel, ConfigDict, GetJsonSchemaHandler
-from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema
+from pydantic import BaseModel, ConfigDict
 
 from memlane import validation
 from memlane.memory import Memory
-from memlane.router.analysis import MAX_QUERY_CHARS
 from memlane.server.errors import ApiError, not_found
+from memlane.server.fields import Name as Name
+from memlane.server.fields import Published as Published
+from memlane.server.fields import QueryText as QueryText
 from memlane.server.serialize import page
-from memlane.timeutil import INSTANT_PATTERN
-from memlane.validation import MAX_LABEL_CHARS, MAX_NOTE_CHARS, MAX_TURN_CHARS
 
 MAX_PAGE = validation.MAX_PAGE
-
-
-@dataclass(frozen=True, slots=True)
-class Published:
-    """Adds JSON-schema keywords (limits, patterns) to a field of the OpenAPI document."""
-
-    keywords: tuple[tuple[str, Any], ...]
-
-    @classmethod
-    def of(cls, keywords: dict[str, Any]) -> Published:
-        """The keywords of ``keywords`` (kept hashable, as type annotations must be)."""
-        frozen = {k: tuple(v) if isinstance(v, list) else v for k, v in keywords.items()}
-        return cls(tuple(sorted(frozen.items())))
-
-    def __get_pydantic_json_schema__(
-        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        """The field's schema with these keywords added."""
-        schema = handler(core_schema)
-        schema.update({k: list(v) if isinstance(v, tuple) else v for k, v in self.keywords})
-        return schema
-
-
-def enforced(rule: Callable[[str, Any], object]) -> AfterValidator:
-    """Apply a rule of :mod:`memlane.validation` to a field as the request is read.
-
-    The rule is the library's own, so HTTP refuses exactly what the library refuses, before
-    any work starts; the 422 names the field (see ``errors.install``).
-    """
-
-    def check(value: Any) -> Any:
-        if value is not None:
-            rule("value", value)
-        return value
-
-    return AfterValidator(check)
-
-
-def _text_rule(limit: int) -> Callable[[str, Any], object]:
-    return lambda field, value: validation.text(field, value, limit)
-
-
-Name = Annotated[str, Published.of(validation.name_schema()), enforced(validation.name)]
-"""A subject, attribute, session id or speaker: the library's name rule."""
-NoteText = Annotated[
-    str, Published.of(validation.text_schema(MAX_NOTE_CHARS)), enforced(_text_rule(MAX_NOTE_CHARS))
-]
-"""The text of ``remember``."""
-TurnText = Annotated[
-    str, Published.of(validation.text_schema(MAX_TURN_CHARS)), enforced(_text_rule(MAX_TURN_CHARS))
-]
-"""The content of a turn."""
-Label = Annotated[
-    str,
-    Published.of(validation.text_schema(MAX_LABEL_CHARS)),
-    enforced(_text_rule(MAX_LABEL_CHARS)),
-]
-"""A ``source`` or a ``reason``."""
-QueryText = Annotated[
-    str,
-    Published.of(validation.text_schema(MAX_QUERY_CHARS)),
-    enforced(_text_rule(MAX_QUERY_CHARS)),
-]
-"""A search question (the router checks the rest)."""
-Instant = Annotated[
-    str,
-    Published.of({"minLength": 1, "maxLength": 64, "pattern": INSTANT_PATTERN}),
-    enforced(lambda field, value: validation.text(field, value, 64)),
-]
-"""An ISO-8601 date or instant."""
 
 
 class Body(BaseModel):
@@ -123,12 +50,6 @@ def paging(
 
 
 Page = Annotated[Paging, Depends(paging)]
-ValidAt = Annotated[
-    Instant | None, Query(description="Valid-time instant (ISO-8601; default now).")
-]
-KnownAt = Annotated[
-    Instant | None, Query(description="Transaction-time instant (ISO-8601; default: now).")
-]
 
 
 def known_subject(memory: Memory, subject: str) -> None:

@@ -5,21 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter
-from pydantic import Field
 
-from memlane.facts.model import Cardinality
-from memlane.facts.normalize import BUILTIN_NORMALIZERS
+from memlane.operations import catalog
 from memlane.server.auth import Auditor, Reader, Writer
+from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS, not_found
 from memlane.server.routes.common import (
-    Body,
-    Instant,
-    KnownAt,
-    Label,
-    Name,
     Page,
-    Published,
-    ValidAt,
     known_subject,
 )
 from memlane.server.serialize import profile_dict
@@ -27,165 +19,108 @@ from memlane.server.serialize import profile_dict
 router = APIRouter(prefix="/v1/facts", tags=["facts"], responses=API_ERRORS)
 
 
-class FactWrite(Body):
-    """The body of ``set`` and ``add``."""
-
-    subject: Name
-    attribute: Name
-    value: Any
-    valid_from: Instant | None = None
-    valid_to: Instant | None = None
-    source: Label | None = None
-    reason: Label | None = None
-    confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
-
-
-class Retraction(Body):
-    """The body of ``retract``."""
-
-    subject: Name
-    attribute: Name
-    valid_from: Instant | None = None
-    valid_to: Instant | None = None
-    value: Any = None
-
-
-class Definition(Body):
-    """The body of ``define``."""
-
-    attribute: Name
-    cardinality: Cardinality = "one"
-    identifier: bool = False
-    normalizer: Annotated[str, Published.of({"enum": sorted(BUILTIN_NORMALIZERS)})] | None = None
-
-
 @router.get("/get")
-def get(
-    caller: Reader,
-    subject: Name,
-    attribute: Name,
-    valid_at: ValidAt = None,
-    known_at: KnownAt = None,
-) -> dict[str, Any]:
+def get(caller: Reader, given: Annotated[Arguments, query(catalog.FACT_GET)]) -> dict[str, Any]:
     """``facts.get``: the version valid at ``valid_at`` as believed at ``known_at`` (404: none)."""
     with caller.memory() as memory:
-        found = memory.facts.get(subject, attribute, valid_at, known_at)
+        found = memory.facts.get(**given)
     if found is None:
         raise not_found()
     return {"fact": found.to_dict()}
 
 
 @router.get("/get_all")
-def get_all(
-    caller: Reader,
-    subject: Name,
-    attribute: Name,
-    valid_at: ValidAt = None,
-    known_at: KnownAt = None,
-) -> dict[str, Any]:
+def get_all(caller: Reader, given: Annotated[Arguments, query(catalog.FACT_GET)]) -> dict[str, Any]:
     """``facts.get_all``: every value of a many-valued attribute at that point."""
     with caller.memory() as memory:
-        found = memory.facts.get_all(subject, attribute, valid_at, known_at)
+        found = memory.facts.get_all(**given)
     return {"facts": [f.to_dict() for f in found]}
 
 
 @router.get("/history")
 def history(
-    caller: Reader, paging: Page, subject: Name, attribute: Name, known_at: KnownAt = None
+    caller: Reader, paging: Page, given: Annotated[Arguments, query(catalog.FACT_HISTORY)]
 ) -> dict[str, Any]:
     """``facts.history``: the valid-time timeline believed at ``known_at``."""
     with caller.memory() as memory:
-        known_subject(memory, subject)
-        found = memory.facts.history(subject, attribute, known_at)
+        known_subject(memory, given["subject"])
+        found = memory.facts.history(**given)
     return paging.of([f.to_dict() for f in found])
 
 
 @router.get("/audit")
 def audit(
-    caller: Auditor, paging: Page, subject: Name, attribute: Name | None = None
+    caller: Auditor, paging: Page, given: Annotated[Arguments, query(catalog.FACT_AUDIT)]
 ) -> dict[str, Any]:
     """``facts.audit``: every version ever stored, deleted ones flagged (auditor role)."""
     with caller.memory() as memory:
-        known_subject(memory, subject)
-        found = memory.facts.audit(subject, attribute)
+        known_subject(memory, given["subject"])
+        found = memory.facts.audit(**given)
     return paging.of([f.to_dict() for f in found])
 
 
 @router.get("/lookup")
 def lookup(
-    caller: Reader,
-    paging: Page,
-    attribute: Name,
-    value: Label,
-    valid_at: ValidAt = None,
-    known_at: KnownAt = None,
+    caller: Reader, paging: Page, given: Annotated[Arguments, query(catalog.FACT_LOOKUP)]
 ) -> dict[str, Any]:
     """``facts.lookup``: subjects whose identifier is exactly ``value``."""
     with caller.memory() as memory:
-        subjects = memory.facts.lookup(attribute, value, valid_at, known_at)
+        subjects = memory.facts.lookup(**given)
     return paging.of(subjects)
 
 
 @router.get("/profile")
 def profile(
-    caller: Reader, subject: Name, valid_at: ValidAt = None, known_at: KnownAt = None
+    caller: Reader, given: Annotated[Arguments, query(catalog.FACT_PROFILE)]
 ) -> dict[str, Any]:
     """``facts.profile``: every attribute of a subject at that point."""
     with caller.memory() as memory:
-        known_subject(memory, subject)
-        found = memory.facts.profile(subject, valid_at, known_at)
-    return {"subject": subject, "profile": profile_dict(found)}
+        known_subject(memory, given["subject"])
+        found = memory.facts.profile(**given)
+    return {"subject": given["subject"], "profile": profile_dict(found)}
 
 
 @router.post("/set")
-def set_fact(caller: Writer, body: FactWrite) -> dict[str, Any]:
+def set_fact(
+    caller: Writer, given: Annotated[Arguments, body(catalog.FACT_SET, "FactWrite")]
+) -> dict[str, Any]:
     """``facts.set``: a one-valued attribute holds ``value`` on ``[valid_from, valid_to)``."""
-    return _write(caller, body, "set")
+    return _write(caller, given, "set")
 
 
 @router.post("/add")
-def add_fact(caller: Writer, body: FactWrite) -> dict[str, Any]:
+def add_fact(
+    caller: Writer, given: Annotated[Arguments, body(catalog.FACT_SET, "FactWrite")]
+) -> dict[str, Any]:
     """``facts.add``: one more value of a many-valued attribute."""
-    return _write(caller, body, "add")
+    return _write(caller, given, "add")
 
 
-def _write(caller: Writer, body: FactWrite, operation: str) -> dict[str, Any]:
+def _write(caller: Writer, given: Arguments, operation: str) -> dict[str, Any]:
     """Run ``facts.set`` or ``facts.add`` with the body's fields."""
     with caller.memory() as memory:
         write = memory.facts.set if operation == "set" else memory.facts.add
-        written = write(
-            body.subject,
-            body.attribute,
-            body.value,
-            body.valid_from,
-            body.valid_to,
-            source=body.source,
-            reason=body.reason,
-            confidence=body.confidence,
-        )
+        written = write(**given)
     return {"fact": written.to_dict()}
 
 
 @router.post("/retract")
-def retract(caller: Writer, body: Retraction) -> dict[str, Any]:
+def retract(
+    caller: Writer, given: Annotated[Arguments, body(catalog.FACT_RETRACT, "Retraction")]
+) -> dict[str, Any]:
     """``facts.retract``: end what holds (one value, if given) on the interval."""
     with caller.memory() as memory:
-        ended = memory.facts.retract(
-            body.subject, body.attribute, body.valid_from, body.valid_to, value=body.value
-        )
+        ended = memory.facts.retract(**given)
     return {"superseded": [f.to_dict() for f in ended]}
 
 
 @router.post("/define")
-def define(caller: Writer, body: Definition) -> dict[str, Any]:
+def define(
+    caller: Writer, given: Annotated[Arguments, body(catalog.FACT_DEFINE, "Definition")]
+) -> dict[str, Any]:
     """``facts.define``: an attribute's cardinality and whether it is an identifier."""
     with caller.memory() as memory:
-        definition = memory.facts.define(
-            body.attribute,
-            cardinality=body.cardinality,
-            identifier=body.identifier,
-            normalizer=body.normalizer,
-        )
+        definition = memory.facts.define(**given)
     return {
         "attribute": definition.name,
         "cardinality": definition.cardinality,

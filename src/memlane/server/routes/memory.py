@@ -5,23 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import Field
 
-from memlane.memory import MAX_WINDOW_ROUNDS, Memory
-from memlane.router.executor import MAX_BUDGET_TOKENS
+from memlane.memory import Memory
+from memlane.operations import catalog
 from memlane.server.auth import Reader, Writer
+from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS, not_found
-from memlane.server.routes.common import (
-    Body,
-    Instant,
-    Label,
-    Name,
-    NoteText,
-    QueryText,
-    TurnText,
-    ValidAt,
-    known_subject,
-)
+from memlane.server.routes.common import Name, QueryText, known_subject
 from memlane.server.serialize import (
     note_dict,
     note_hit_dict,
@@ -31,79 +21,32 @@ from memlane.server.serialize import (
     turn_dict,
 )
 from memlane.session import Session
-from memlane.window.model import Role
 
 router = APIRouter(prefix="/v1", tags=["memory"], responses=API_ERRORS)
 
 MAX_K = 100
 
 
-class Remember(Body):
-    """The body of ``remember``."""
-
-    subject: Name
-    text: NoteText
-    at: Instant | None = None
-    source: Label | None = None
-
-
-class RecallQuery(Body):
-    """The body of ``recall``."""
-
-    subject: Name | None = None
-    query: QueryText
-    session_id: Name | None = None
-    k: Annotated[int, Field(ge=1, le=MAX_K)] = 8
-    budget_tokens: Annotated[int, Field(ge=1, le=MAX_BUDGET_TOKENS)] = 1500
-    valid_at: Instant | None = None
-    known_at: Instant | None = None
-    include_stale: bool = True
-
-
-class TurnIn(Body):
-    """The body of ``sessions/turn``: a turn of a session (opened if needed)."""
-
-    subject: Name
-    session_id: Name
-    role: Role
-    content: TurnText
-    at: Instant | None = None
-    speaker: Name | None = None
-    window: Annotated[int, Field(ge=1, le=MAX_WINDOW_ROUNDS)] = 5
-
-
-class SessionRef(Body):
-    """Which running session."""
-
-    subject: Name
-    session_id: Name
-
-
 K = Annotated[int, Query(ge=1, le=MAX_K, description="At most this many hits.")]
 
 
 @router.post("/remember", tags=["memory"])
-def remember(caller: Writer, body: Remember) -> dict[str, Any]:
+def remember(
+    caller: Writer, given: Annotated[Arguments, body(catalog.REMEMBER, "Remember")]
+) -> dict[str, Any]:
     """``mem.remember``: a free-text statement, kept as a note plus the facts it states."""
     with caller.memory() as memory:
-        note = memory.remember(body.subject, body.text, at=body.at, source=body.source)
+        note = memory.remember(**given)
     return {"note": note_dict(note)}
 
 
 @router.post("/recall")
-def recall(caller: Reader, body: RecallQuery) -> dict[str, Any]:
+def recall(
+    caller: Reader, given: Annotated[Arguments, body(catalog.RECALL, "RecallQuery")]
+) -> dict[str, Any]:
     """``mem.recall``: ranked items from the right lanes, the plan, and a prompt block."""
     with caller.memory() as memory:
-        result = memory.recall(
-            body.subject,
-            body.query,
-            body.session_id,
-            body.k,
-            body.budget_tokens,
-            body.valid_at,
-            body.known_at,
-            include_stale=body.include_stale,
-        )
+        result = memory.recall(**given)
     return result.to_dict()
 
 
@@ -128,21 +71,25 @@ def search_notes(
 
 
 @router.get("/summaries/storyline", tags=["summaries"])
-def storyline(caller: Reader, subject: Name) -> dict[str, Any]:
+def storyline(
+    caller: Reader, given: Annotated[Arguments, query(catalog.STORYLINE)]
+) -> dict[str, Any]:
     """``summaries.storyline``: the subject's rolling summary (404: none)."""
     with caller.memory() as memory:
-        found = memory.summaries.storyline(subject)
+        found = memory.summaries.storyline(**given)
     if found is None:
         raise not_found()
     return {"summary": summary_dict(found)}
 
 
 @router.get("/views/active", tags=["views"])
-def active(caller: Reader, subject: Name, valid_at: ValidAt = None) -> dict[str, Any]:
+def active(
+    caller: Reader, given: Annotated[Arguments, query(catalog.ACTIVE_VIEW)]
+) -> dict[str, Any]:
     """``views.active``: the subject as agents see it (profile, storyline, notes)."""
     with caller.memory() as memory:
-        known_subject(memory, subject)
-        view = memory.views.active(subject, valid_at)
+        known_subject(memory, given["subject"])
+        view = memory.views.active(**given)
     return {
         "profile": profile_dict(view.profile),
         "storyline": None if view.storyline is None else summary_dict(view.storyline),
@@ -151,34 +98,32 @@ def active(caller: Reader, subject: Name, valid_at: ValidAt = None) -> dict[str,
 
 
 @router.post("/sessions/turn", tags=["sessions"])
-def add_turn(caller: Writer, body: TurnIn) -> dict[str, Any]:
+def add_turn(
+    caller: Writer, given: Annotated[Arguments, body(catalog.ADD_TURN, "TurnIn")]
+) -> dict[str, Any]:
     """``session.add``: a turn of a running session (opened on its first turn)."""
     with caller.memory() as memory:
-        turn = memory.add_turn(
-            body.subject,
-            body.session_id,
-            body.role,
-            body.content,
-            body.at,
-            speaker=body.speaker,
-            window=body.window,
-        )
+        turn = memory.add_turn(**given)
     return {"turn": turn_dict(turn)}
 
 
 @router.get("/sessions/window", tags=["sessions"])
-def window(caller: Reader, subject: Name, session_id: Name) -> dict[str, Any]:
+def window(
+    caller: Reader, given: Annotated[Arguments, query(catalog.SESSION_WINDOW)]
+) -> dict[str, Any]:
     """``session.window``: the turns kept verbatim (404: no such running session)."""
     with caller.memory() as memory:
-        turns = _running(memory, subject, session_id).window()
+        turns = _running(memory, **given).window()
     return {"items": [turn_dict(t) for t in turns]}
 
 
 @router.post("/sessions/close", tags=["sessions"])
-def close(caller: Writer, body: SessionRef) -> dict[str, Any]:
+def close(
+    caller: Writer, given: Annotated[Arguments, body(catalog.CLOSE_SESSION, "SessionRef")]
+) -> dict[str, Any]:
     """``session.close``: fold the window into the session summary."""
     with caller.memory() as memory:
-        summary = _running(memory, body.subject, body.session_id).close()
+        summary = _running(memory, **given).close()
     return {"summary": None if summary is None else summary_dict(summary)}
 
 

@@ -2,49 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
 
+from memlane.operations.catalog import AUDIT_VIEW, FORGET, PURGE
 from memlane.server.auth import Auditor, Compliance
+from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS
-from memlane.server.routes.common import Body, Label, Name, Page, known_subject
+from memlane.server.routes.common import Page, known_subject
 from memlane.server.serialize import audit_dict, deletion_dict, purge_dict
 
 router = APIRouter(prefix="/v1", tags=["privacy"], responses=API_ERRORS)
 
 
-class ForgetRequest(Body):
-    """The body of ``forget``."""
-
-    subject: Name
-    attribute: Name | None = None
-    reason: Label | None = None
-
-
-class PurgeRequest(Body):
-    """The body of ``purge``."""
-
-    subject: Name | None = None
-    immediately: bool = False
-
-
 @router.post("/forget")
-def forget(caller: Compliance, body: ForgetRequest) -> dict[str, Any]:
+def forget(
+    caller: Compliance, given: Annotated[Arguments, body(FORGET, "ForgetRequest")]
+) -> dict[str, Any]:
     """``mem.forget``: logically delete a subject (or attribute) in every lane at once."""
     with caller.memory() as memory:
-        known_subject(memory, body.subject)
-        deletion = memory.forget(
-            body.subject, body.attribute, body.reason, requested_by=f"key:{caller.key.id}"
-        )
+        known_subject(memory, given["subject"])
+        deletion = memory.forget(**given, requested_by=f"key:{caller.key.id}")
     return {"deletion": deletion_dict(deletion)}
 
 
 @router.post("/purge")
-def purge(caller: Compliance, body: PurgeRequest) -> dict[str, Any]:
+def purge(
+    caller: Compliance, given: Annotated[Arguments, body(PURGE, "PurgeRequest")]
+) -> dict[str, Any]:
     """``mem.purge``: physically remove deleted data past retention (or now)."""
     with caller.memory() as memory:
-        report = memory.purge(body.subject, body.immediately)
+        report = memory.purge(**given)
     return {"report": purge_dict(report)}
 
 
@@ -57,9 +46,9 @@ def compliance(caller: Compliance, paging: Page) -> dict[str, Any]:
 
 
 @router.get("/views/audit")
-def audit(caller: Auditor, subject: Name) -> dict[str, Any]:
+def audit(caller: Auditor, given: Annotated[Arguments, query(AUDIT_VIEW)]) -> dict[str, Any]:
     """``views.audit``: every version in every lane, deleted ones flagged."""
     with caller.memory() as memory:
-        known_subject(memory, subject)
-        view = memory.views.audit(subject)
+        known_subject(memory, given["subject"])
+        view = memory.views.audit(**given)
     return audit_dict(view)
