@@ -106,10 +106,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
     clock = FakeClock(NOW)
     app = create_app(
         url,
-        memory_factory=lambda tenant: memlane.Memory(
-            url, tenant=tenant, clock=clock, embedder="hash"
-        ),
-        clock=clock,
+        memory=memlane.Memory(url, clock=clock, embedder="hash"),
     )
     ring = app.state.memlane.keys
     keys = {role: ring.create("acme", role)[1] for role in ("agent", "compliance")}
