@@ -8,12 +8,12 @@ with ``memlane mcp`` (stdio) or ``memlane mcp --http`` (streamable HTTP); see do
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import Field
 
+from memlane.access import Permission
 from memlane.errors import InvalidInput
 from memlane.memory import MAX_WINDOW_ROUNDS, Memory
 from memlane.operations import attribute_hint, fact_values, require_subject
@@ -55,6 +55,19 @@ TOOL_NAMES = (
     "find_workflow",
 )
 """Every tool the server offers, in the order ``--help`` and the docs list them."""
+
+TOOL_PERMISSIONS: dict[str, Permission] = {
+    **dict.fromkeys(("recall", "get_fact", "fact_history", "lookup", "find_workflow"), "read"),
+    **dict.fromkeys(
+        ("remember", "set_fact", "add_fact", "add_turn", "close_session", "record_trajectory"),
+        "write",
+    ),
+    "forget": "compliance",
+}
+"""What a caller's role must grant to use each tool (over HTTP; as the HTTP API's routes)."""
+
+Authorize = Callable[[Permission], str | None]
+"""Checks the current caller for a permission: ``None`` if granted, else why not."""
 
 StepList = Annotated[
     list[dict[str, Any]],
@@ -118,11 +131,26 @@ def _fact_write(operation: str, doc: str) -> Callable[..., dict[str, Any]]:
 
 
 class MemoryTools:
-    """The tool functions, bound to one memory; calls are serialized by a lock."""
+    """The tool functions, over one memory or over the memory of each call's caller.
 
-    def __init__(self, memory: Memory) -> None:
-        self.memory = memory
-        self._lock = threading.Lock()
+    Calls run in parallel (a ``Memory`` is safe to share between threads).
+
+    Args:
+        memory: the memory, or a function returning the memory of the current call (over
+            HTTP: the tenant of the caller's key).
+        requester: who asks, for the deletion log (over HTTP: the caller's key id).
+    """
+
+    def __init__(
+        self, memory: Memory | Callable[[], Memory], requester: Callable[[], str] = lambda: "mcp"
+    ) -> None:
+        self._memory = memory
+        self._requester = requester
+
+    @property
+    def memory(self) -> Memory:
+        """The memory this call works on."""
+        return self._memory if isinstance(self._memory, Memory) else self._memory()
 
     def remember(
         self,
@@ -138,8 +166,7 @@ class MemoryTools:
         source: Annotated[str | None, Field(description="Where it came from.")] = None,
     ) -> dict[str, Any]:
         """Keep a free-text statement about a subject; facts it states become exact facts."""
-        with self._lock:
-            note = self.memory.remember(subject, text, at=at, source=source)
+        note = self.memory.remember(subject, text, at=at, source=source)
         return {"note": note_dict(note)}
 
     def recall(
@@ -157,10 +184,9 @@ class MemoryTools:
         known_at: Instant = None,
     ) -> dict[str, Any]:
         """Recall what memory holds for a question: a prompt-ready text block and the items."""
-        with self._lock:
-            result = self.memory.recall(
-                subject, query, session_id, k, budget_tokens, valid_at, known_at
-            )
+        result = self.memory.recall(
+            subject, query, session_id, k, budget_tokens, valid_at, known_at
+        )
         return result.to_dict()
 
     def get_fact(
@@ -171,9 +197,8 @@ class MemoryTools:
         known_at: Instant = None,
     ) -> dict[str, Any]:
         """The exact value(s) of an attribute at a point in time (default: now)."""
-        with self._lock:
-            found = fact_values(self.memory, subject, attribute, valid_at, known_at)
-            hint = None if found else attribute_hint(self.memory, attribute, subject)
+        found = fact_values(self.memory, subject, attribute, valid_at, known_at)
+        hint = None if found else attribute_hint(self.memory, attribute, subject)
         return _hinted({"facts": [f.to_dict() for f in found]}, hint)
 
     def fact_history(
@@ -183,8 +208,7 @@ class MemoryTools:
         known_at: Instant = None,
     ) -> dict[str, Any]:
         """Every value an attribute had over time, as believed at ``known_at`` (default now)."""
-        with self._lock:
-            found = self.memory.facts.history(subject, attribute, known_at)
+        found = self.memory.facts.history(subject, attribute, known_at)
         return {"facts": [f.to_dict() for f in found]}
 
     set_fact = _fact_write(
@@ -204,9 +228,8 @@ class MemoryTools:
         known_at: Instant = None,
     ) -> dict[str, Any]:
         """The subjects an identifier belongs to, exactly (never a near miss)."""
-        with self._lock:
-            subjects = self.memory.facts.lookup(attribute, value, valid_at, known_at)
-            hint = None if subjects else attribute_hint(self.memory, attribute)
+        subjects = self.memory.facts.lookup(attribute, value, valid_at, known_at)
+        hint = None if subjects else attribute_hint(self.memory, attribute)
         return _hinted({"subjects": subjects}, hint)
 
     def add_turn(
@@ -229,23 +252,21 @@ class MemoryTools:
         The last ``window`` rounds are kept verbatim; older ones are folded into the session
         summary. Call ``close_session`` when the conversation ends.
         """
-        with self._lock:
-            turn = self.memory.add_turn(
-                subject, session_id, role, content, at, speaker=speaker, window=window
-            )
+        turn = self.memory.add_turn(
+            subject, session_id, role, content, at, speaker=speaker, window=window
+        )
         return {"turn": turn_dict(turn)}
 
     def close_session(self, subject: Subject, session_id: SessionId) -> dict[str, Any]:
         """End a conversation: fold what is left into its summary and the subject's storyline."""
-        with self._lock:
-            running = self.memory.running_session(subject, session_id)
-            if running is None:
-                raise InvalidInput(
-                    "session_id",
-                    f"no running session {session_id!r} of {subject!r} "
-                    "(add_turn opens one; it closes by itself after 30 idle minutes)",
-                )
-            summary = running.close()
+        running = self.memory.running_session(subject, session_id)
+        if running is None:
+            raise InvalidInput(
+                "session_id",
+                f"no running session {session_id!r} of {subject!r} "
+                "(add_turn opens one; it closes by itself after 30 idle minutes)",
+            )
+        summary = running.close()
         return {"summary": None if summary is None else summary_dict(summary)}
 
     def forget(
@@ -260,9 +281,8 @@ class MemoryTools:
 
         A subject nothing is known about is an error, and no deletion is logged.
         """
-        with self._lock:
-            require_subject(self.memory, subject)
-            deletion = self.memory.forget(subject, attribute, reason, requested_by="mcp")
+        require_subject(self.memory, subject)
+        deletion = self.memory.forget(subject, attribute, reason, requested_by=self._requester())
         return {"deletion": deletion_dict(deletion)}
 
     def record_trajectory(
@@ -276,11 +296,10 @@ class MemoryTools:
         reason: Annotated[str | None, Field(description="Why it failed, if it did.")] = None,
     ) -> dict[str, Any]:
         """Record one run of a task; workflows are induced and evolved from such runs."""
-        with self._lock:
-            run = self.memory.workflows.record(
-                task=task, steps=steps, success=success, task_type=task_type, reason=reason
-            )
-            workflow = self.memory.workflows.get(run.task_type)
+        run = self.memory.workflows.record(
+            task=task, steps=steps, success=success, task_type=task_type, reason=reason
+        )
+        workflow = self.memory.workflows.get(run.task_type)
         return {
             "trajectory": {"id": run.id, "task_type": run.task_type, "success": run.success},
             "workflow": None if workflow is None else workflow.as_dict(),
@@ -292,24 +311,22 @@ class MemoryTools:
         k: Annotated[int, Field(ge=1, le=20, description="At most this many workflows.")] = 3,
     ) -> dict[str, Any]:
         """Workflows that fit a task, best first, each with steps an agent can follow."""
-        with self._lock:
-            hits = self.memory.workflows.match(task, k=k)
-            return {
-                "workflows": [
-                    {
-                        "score": hit.score,
-                        "workflow": hit.workflow.as_dict(),
-                        "instructions": self.memory.workflows.render(hit.workflow),
-                    }
-                    for hit in hits
-                ]
-            }
+        hits = self.memory.workflows.match(task, k=k)
+        return {
+            "workflows": [
+                {
+                    "score": hit.score,
+                    "workflow": hit.workflow.as_dict(),
+                    "instructions": self.memory.workflows.render(hit.workflow),
+                }
+                for hit in hits
+            ]
+        }
 
     def _write(self, operation: str, **arguments: Any) -> dict[str, Any]:
-        with self._lock:
-            hint = attribute_hint(self.memory, arguments["attribute"], arguments["subject"])
-            write = self.memory.facts.set if operation == "set" else self.memory.facts.add
-            fact = write(**arguments)
+        hint = attribute_hint(self.memory, arguments["attribute"], arguments["subject"])
+        write = self.memory.facts.set if operation == "set" else self.memory.facts.add
+        fact = write(**arguments)
         return _hinted({"fact": fact.to_dict()}, hint)
 
 
@@ -318,8 +335,18 @@ def _hinted(payload: dict[str, Any], hint: str | None) -> dict[str, Any]:
     return payload if hint is None else {**payload, "warning": hint}
 
 
-def build_server(memory: Memory) -> MCPServer:
+def build_server(
+    memory: Memory | Callable[[], Memory],
+    *,
+    requester: Callable[[], str] | None = None,
+    authorize: Authorize | None = None,
+) -> MCPServer:
     """An MCP server exposing ``memory`` through its tools.
+
+    Args:
+        memory: the memory, or a function giving the memory of the current call.
+        requester: names the current caller in the deletion log (default ``"mcp"``).
+        authorize: checks each call against :data:`TOOL_PERMISSIONS` (default: all allowed).
 
     Raises:
         ImportError: the ``mcp`` extra is not installed.
@@ -332,10 +359,13 @@ def build_server(memory: Memory) -> MCPServer:
         ) from missing
     from mcp.server.mcpserver.exceptions import ToolError
 
-    tools = MemoryTools(memory)
+    tools = MemoryTools(memory) if requester is None else MemoryTools(memory, requester)
     server: MCPServer = MCPServer("memlane", instructions=INSTRUCTIONS, log_level="WARNING")
     for name in TOOL_NAMES:
-        server.add_tool(_reporting(getattr(tools, name), ToolError), name=name)
+        tool = _reporting(getattr(tools, name), ToolError)
+        if authorize is not None:
+            tool = _guarded(tool, TOOL_PERMISSIONS[name], authorize, ToolError)
+        server.add_tool(tool, name=name)
     return server
 
 
@@ -355,5 +385,23 @@ def _reporting(tool: Callable[..., Result], tool_error: type[Exception]) -> Call
             return tool(*args, **kwargs)
         except InvalidInput as error:
             raise tool_error(str(error)) from error
+
+    return call
+
+
+def _guarded(
+    tool: Callable[..., Result],
+    permission: Permission,
+    authorize: Authorize,
+    tool_error: type[Exception],
+) -> Callable[..., Result]:
+    """``tool``, refused (a tool error) when the caller's role lacks ``permission``."""
+
+    @functools.wraps(tool)
+    def call(*args: Any, **kwargs: Any) -> Result:
+        refusal = authorize(permission)
+        if refusal is not None:
+            raise tool_error(refusal)
+        return tool(*args, **kwargs)
 
     return call
