@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -14,7 +12,6 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-import uvicorn
 
 pytest.importorskip("mcp")
 pytest.importorskip("uvicorn")
@@ -25,7 +22,7 @@ from mcp.client.streamable_http import create_mcp_http_client, streamable_http_c
 import memlane
 from memlane.server.mcp_http import MCP_PATH, mcp_http_app
 from memlane.server.state import ServerState
-from tests.support.services import free_port
+from tests.support.services import serving
 
 
 @dataclass
@@ -43,23 +40,10 @@ def served(tmp_path: Path) -> Iterator[Served]:
         f"{tenant}/{role}": state.keys.create(tenant, role)[1]
         for tenant, role in [("acme", "agent"), ("acme", "compliance"), ("globex", "agent")]
     }
-    port = free_port()
-    config = uvicorn.Config(
-        mcp_http_app(state), host="127.0.0.1", port=port, log_level="warning", access_log=False
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the MCP server did not start")
-        time.sleep(0.02)
     try:
-        yield Served(f"http://127.0.0.1:{port}{MCP_PATH}", keys, db)
+        with serving(mcp_http_app(state)) as base:
+            yield Served(f"{base}{MCP_PATH}", keys, db)
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         state.close()
 
 
