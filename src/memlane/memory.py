@@ -25,6 +25,7 @@ from memlane.privacy.views import Views
 from memlane.resources import SharedResources
 from memlane.router import Recall, Router
 from memlane.session import Session, SessionServices
+from memlane.storage import open_backend
 from memlane.storage.archive import (
     ExportReport,
     ImportReport,
@@ -144,7 +145,11 @@ class Memory:
             raise InvalidInput("window_url", "must be a redis:// URL or None")
         window_url = (window_url or os.environ.get(ENV_REDIS_URL, "")).strip()
         self._resources = SharedResources.open(
-            url, timezone=self.timezone, embedder=embedder, llm=llm, window_url=window_url
+            lambda: open_backend(url),
+            timezone=self.timezone,
+            embedder=embedder,
+            llm=llm,
+            window_url=window_url,
         )
         self._owner = True
         self._redis = self._resources.redis

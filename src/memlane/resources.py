@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import tzinfo
@@ -19,7 +19,6 @@ from memlane.embed.base import Embedder
 from memlane.llm import ChatModel
 from memlane.models import Models, default_models
 from memlane.sessions import RunningSessions
-from memlane.storage import open_backend
 from memlane.storage.base import Backend
 from memlane.window.redis import connect
 
@@ -111,18 +110,18 @@ class SharedResources:
     @classmethod
     def open(
         cls,
-        url: Any,
+        open_backend: Callable[[], Backend],
         *,
         timezone: tzinfo,
         embedder: Embedder | str | None,
         llm: ChatModel | str | None,
         window_url: str,
     ) -> SharedResources:
-        """Open the backend at ``url`` and make the models (loaded later, on first use)."""
+        """Make the models (loaded later, on first use), then open the backend."""
         redis = connect(window_url) if window_url else None
         models = default_models(timezone, llm)
         try:
-            backend = open_backend(url)
+            backend = open_backend()
         except BaseException:
             models.close()
             if redis is not None:
