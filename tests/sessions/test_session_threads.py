@@ -102,3 +102,23 @@ def test_tenant_handles_share_resources_not_data(scratch_url: str, clock: FakeCl
         acme.close()  # folds acme's session, releases nothing shared
         assert acme.summaries.for_session("s-1") is not None
         assert globex.facts.get("U-1", "city") is None  # the database is still open
+
+
+def test_workflow_runs_recorded_from_many_threads_are_all_indexed(
+    scratch_url: str, clock: FakeClock
+) -> None:
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
+
+        def record(worker: int) -> list[str]:
+            types = []
+            for n in range(6):
+                kind = f"kind_{(worker + n) % 3}"
+                steps = [{"action": "open", "args": {"order": f"ORD-{worker}-{n}"}}]
+                mem.workflows.record(f"handle {kind} for order ORD-{worker}-{n}", steps, True, kind)
+                types.append(str(mem.workflows.infer_type(f"handle {kind} for order ORD-9")))
+            return types
+
+        with ThreadPoolExecutor(THREADS) as pool:
+            inferred = [t for batch in pool.map(record, range(THREADS)) for t in batch]
+        assert set(inferred) <= {"kind_0", "kind_1", "kind_2"}
+        assert len(mem.workflows.trajectories()) == THREADS * 6
