@@ -358,9 +358,14 @@ class Memory:
             include_stale=include_stale,
         )
 
-    def sweep(self) -> list[Session]:
-        """Fold and close sessions idle longer than ``idle_timeout``; return them."""
-        return self._sessions.sweep(checked_now(self.clock), self.idle_timeout)
+    def sweep(self, *, every_tenant: bool = False) -> list[Session]:
+        """Fold and close sessions idle longer than ``idle_timeout``; return them.
+
+        ``every_tenant``: those of every tenant handle of this memory (:meth:`for_tenant`),
+        not only this handle's tenant (a server sweeps so for tenants that went quiet).
+        """
+        now = checked_now(self.clock)
+        return self._sessions.sweep(now, self.idle_timeout, every_tenant=every_tenant)
 
     # -- privacy ------------------------------------------------------------------------
 

@@ -78,13 +78,16 @@ class RunningSessions:
         with self._lock:
             return list(self._sessions.values())
 
-    def sweep(self, now: datetime, idle_timeout: timedelta) -> list[Session]:
-        """Fold and close this tenant's sessions idle for ``idle_timeout`` or longer.
+    def sweep(
+        self, now: datetime, idle_timeout: timedelta, *, every_tenant: bool = False
+    ) -> list[Session]:
+        """Fold and close this tenant's (or every tenant's) sessions idle for ``idle_timeout``.
 
         The sessions are closed after the table's lock is released: a fold may call a model.
         """
         with self._lock:
-            idle = [s for s in self.all() if idle_for(s, now) >= idle_timeout]
+            held = self.every_tenant() if every_tenant else self.all()
+            idle = [s for s in held if idle_for(s, now) >= idle_timeout]
         for session in idle:
             session.close()
         return idle

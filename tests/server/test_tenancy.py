@@ -234,3 +234,18 @@ def api_small(tmp_path: Path, clock: FakeClock) -> Iterator[tuple[TestClient, li
 def test_tenant_handles_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(memlane.InvalidInput):
         create_app(str(tmp_path / "x.db"), tenant_handles=0)
+
+
+def test_the_server_folds_idle_sessions_of_quiet_tenants(
+    api_small: tuple[TestClient, list[str]], clock: FakeClock
+) -> None:
+    client, keys = api_small
+    headers = {"Authorization": f"Bearer {keys[0]}"}
+    turn = {"subject": "U-1", "session_id": "s-1", "role": "user", "content": "I like tea"}
+    assert client.post("/v1/sessions/turn", json=turn, headers=headers).status_code == 200
+    state = client.app.state.memlane  # type: ignore[attr-defined]
+    assert state.sweep() == 0
+    clock.advance(minutes=31)
+    assert state.sweep() == 1  # no request of that tenant needed
+    ref = {"subject": "U-1", "session_id": "s-1"}
+    assert client.get("/v1/sessions/window", params=ref, headers=headers).status_code == 404

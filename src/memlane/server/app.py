@@ -5,6 +5,7 @@ Requires the ``server`` extra (``pip install 'memlane[server]'``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,6 +19,7 @@ except ImportError as missing:  # pragma: no cover - exercised without the extra
         "the memlane HTTP server needs FastAPI and uvicorn: pip install 'memlane[server]'"
     ) from missing
 
+from memlane.errors import MemlaneError
 from memlane.memory import Memory
 from memlane.server import errors, ui
 from memlane.server.auth import KeyGate
@@ -26,10 +28,12 @@ from memlane.server.middleware import DEFAULT_MAX_BODY, AccessLog, BodyLimit
 from memlane.server.routes import facts, inspector, keys, privacy
 from memlane.server.routes import memory as memory_routes
 from memlane.server.routes.common import known_query
-from memlane.server.state import DEFAULT_TENANT_HANDLES, ServerState
+from memlane.server.state import DEFAULT_TENANT_HANDLES, SWEEP_EVERY_S, ServerState
 from memlane.timeutil import Clock
 
 API_VERSION = "1"
+
+log = logging.getLogger("memlane.server")
 
 
 def create_app(
@@ -63,7 +67,10 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         try:
-            yield
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_sweeping, state)
+                yield
+                tasks.cancel_scope.cancel()
         finally:
             # Folding the open sessions may call a model: never on the event loop.
             await anyio.to_thread.run_sync(state.close)
@@ -103,3 +110,13 @@ def create_app(
     app.add_middleware(KeyGate, state=state)
     app.add_middleware(AccessLog)
     return app
+
+
+async def _sweeping(state: ServerState) -> None:
+    """Fold idle sessions of every tenant now and then, so quiet tenants' windows go too."""
+    while True:
+        await anyio.sleep(SWEEP_EVERY_S)
+        try:
+            await anyio.to_thread.run_sync(state.sweep)
+        except MemlaneError as error:  # the database is away: the next round tries again
+            log.warning("sweeping idle sessions failed: %s", type(error).__name__)

@@ -19,6 +19,8 @@ from memlane.timeutil import Clock
 
 DEFAULT_TENANT_HANDLES = 256
 """Tenant handles kept warm (an evicted one is rebuilt on the tenant's next request)."""
+SWEEP_EVERY_S = 60.0
+"""How often the server folds the idle sessions of every tenant, quiet ones included."""
 
 
 class ServerState:
@@ -76,6 +78,10 @@ class ServerState:
         """The tenants whose handles the LRU holds, least recently used first."""
         with self._lock:
             return list(self._handles)
+
+    def sweep(self) -> int:
+        """Fold the idle sessions of every tenant (may call models: off the event loop)."""
+        return len(self.root.sweep(every_tenant=True))
 
     def ready(self) -> bool:
         """True if the key store answers (the database is reachable)."""
