@@ -1,6 +1,6 @@
 """HTTP load on loopback against a real ``memlane serve``; same as ``memlane bench server``.
 
-python bench/server.py --clients 4 --seconds 10 --out bench-results/server.json
+python bench/server.py --clients 1,16,64 --tenants 100 --seconds 15 --out bench-results/server.json
 """
 
 from __future__ import annotations

@@ -25,6 +25,9 @@ from memlane.validation import MAX_LABEL_CHARS
 
 log = logging.getLogger("memlane.ingest")
 
+MAX_REASONS = 100
+"""Refusal reasons :class:`IngestStats` keeps (the latest)."""
+
 
 @dataclass
 class IngestStats:
@@ -33,6 +36,7 @@ class IngestStats:
     applied: int = 0
     rejected: int = 0
     reasons: list[str] = field(default_factory=list)
+    """The latest :data:`MAX_REASONS` refusals."""
 
 
 class FactIngester:
@@ -121,6 +125,7 @@ class FactIngester:
         except InvalidInput as error:
             self.stats.rejected += 1
             self.stats.reasons.append(str(error))
+            del self.stats.reasons[:-MAX_REASONS]  # a long-running server keeps the latest
             # Never the subject (nor the value): logs must not name whom memory is about.
             log.warning("extracted %s refused: %s", op.attribute, error.field)
             return None

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
+from contextlib import AbstractContextManager
 from datetime import timedelta, tzinfo
 from types import TracebackType
 from typing import TextIO
@@ -17,13 +19,12 @@ from memlane.facts.phones import check_region
 from memlane.ingest import FactIngester, Remembering
 from memlane.keyring import KeyRing
 from memlane.llm import ChatModel
-from memlane.models import default_models
 from memlane.privacy.forget import Forgetting
 from memlane.privacy.model import Deletion, PurgeReport
 from memlane.privacy.views import Views
+from memlane.resources import SharedResources
 from memlane.router import Recall, Router
 from memlane.session import Session, SessionServices
-from memlane.sessions import RunningSessions
 from memlane.storage import open_backend
 from memlane.storage.archive import (
     ExportReport,
@@ -53,7 +54,7 @@ from memlane.validation import (
     optional_text,
 )
 from memlane.window.model import Role, Turn
-from memlane.window.redis import RedisWindow, connect, forget_windows, window_key
+from memlane.window.redis import RedisWindow, forget_windows, window_key
 from memlane.workflows.lane import WorkflowsLane
 
 DEFAULT_TENANT = "default"
@@ -66,6 +67,10 @@ MAX_WINDOW_ROUNDS = 1_000
 
 class Memory:
     """Long-term memory for one tenant, on SQLite (default) or another backend.
+
+    A handle is safe to share between threads (see docs/server.md, "Threads and tenants").
+    :meth:`for_tenant` gives a handle on another tenant that shares this one's database
+    connections, embedder, chat model and running sessions.
 
     Args:
         url: a SQLite file path, ``sqlite:///path``, or ``":memory:"``; ``None`` reads
@@ -135,17 +140,49 @@ class Memory:
         self.clock: Clock = clock or _system_clock
         self.idle_timeout = idle_timeout
         self.retain_transcripts = bool(retain_transcripts)
-        self._embedder_spec = embedder
-        self._embedder: Embedder | None = None
-        self._lock = threading.RLock()
-        self._sessions = RunningSessions()
+        self._lock = threading.Lock()
         if window_url is not None and not isinstance(window_url, str):
             raise InvalidInput("window_url", "must be a redis:// URL or None")
         window_url = (window_url or os.environ.get(ENV_REDIS_URL, "")).strip()
-        self._redis = connect(window_url) if window_url else None
-        self._models = default_models(self.timezone, llm)
-        self._backend = open_backend(url)
+        self._resources = SharedResources.open(
+            lambda: open_backend(url),
+            timezone=self.timezone,
+            embedder=embedder,
+            llm=llm,
+            window_url=window_url,
+        )
+        self._owner = True
+        self._redis = self._resources.redis
+        self._models = self._resources.models
+        self._backend = self._resources.backend
         self.url = self._backend.url
+        self.extractor = extractor or self._models.extractor
+        self.summarizer = summarizer or self._models.summarizer
+        self._wire()
+
+    def for_tenant(self, tenant: str) -> Memory:
+        """A handle on ``tenant`` in the same database, sharing this handle's resources.
+
+        The new handle has this one's settings (time zone, clock, models, retention, …) and
+        shares its database connections, embedder, chat model, window store and running
+        sessions, so it costs no connection and no model; it is cheap to make and to drop.
+        Closing it folds that tenant's open sessions only; closing this handle releases
+        everything (use the tenant handles no more after that).
+
+        >>> acme = mem.for_tenant("acme")  # doctest: +SKIP
+        """
+        name("tenant", tenant)
+        handle = copy.copy(self)
+        handle.tenant = tenant
+        handle._owner = False
+        handle._lock = threading.Lock()
+        handle._wire()
+        return handle
+
+    def _wire(self) -> None:
+        """Build this handle's lanes and flows for ``self.tenant`` over the shared resources."""
+        tenant = self.tenant
+        self._sessions = self._resources.sessions.scoped(tenant)
         self.facts = FactsLane(
             self._backend.facts,
             tenant=tenant,
@@ -156,8 +193,6 @@ class Memory:
         self.summaries = SummariesLane(
             self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
         )
-        self.extractor = extractor or self._models.extractor
-        self.summarizer = summarizer or self._models.summarizer
         self.ingester = FactIngester(self.facts, self.extractor.attributes())
         self.views = Views(
             tenant=tenant,
@@ -184,7 +219,7 @@ class Memory:
             self.facts,
             self._backend.privacy,
             self.workflows,
-            retention,
+            self.retention,
             forget_windows=None if self._redis is None else self._forget_windows,
         )
         self._closed = False
@@ -192,17 +227,11 @@ class Memory:
     # -- models -------------------------------------------------------------------------
 
     def embedder(self) -> Embedder:
-        """The embedder, loaded on first use (exact-lane work never loads it)."""
-        with self._lock:
-            if self._embedder is None:
-                spec = self._embedder_spec
-                if spec is None or isinstance(spec, str):
-                    from memlane.embed import make_embedder
+        """The embedder, loaded on first use (exact-lane work never loads it).
 
-                    self._embedder = make_embedder(spec)
-                else:
-                    self._embedder = spec
-            return self._embedder
+        One for every tenant handle of this memory (:meth:`for_tenant`).
+        """
+        return self._resources.embedder.get()
 
     # -- sessions and free text ---------------------------------------------------------
 
@@ -331,9 +360,14 @@ class Memory:
             include_stale=include_stale,
         )
 
-    def sweep(self) -> list[Session]:
-        """Fold and close sessions idle longer than ``idle_timeout``; return them."""
-        return self._sessions.sweep(checked_now(self.clock), self.idle_timeout)
+    def sweep(self, *, every_tenant: bool = False) -> list[Session]:
+        """Fold and close sessions idle longer than ``idle_timeout``; return them.
+
+        ``every_tenant``: those of every tenant handle of this memory (:meth:`for_tenant`),
+        not only this handle's tenant (a server sweeps so for tenants that went quiet).
+        """
+        now = checked_now(self.clock)
+        return self._sessions.sweep(now, self.idle_timeout, every_tenant=every_tenant)
 
     # -- privacy ------------------------------------------------------------------------
 
@@ -408,16 +442,21 @@ class Memory:
     # -- lifecycle ----------------------------------------------------------------------
 
     def close(self) -> None:
-        """Fold every open session, then release the database; safe to call twice."""
-        if self._closed:
-            return
-        for session in self._sessions.all():
-            session.close()
-        self._closed = True
-        self._backend.close()
-        if self._redis is not None:
-            self._redis.close()
-        self._models.close()
+        """Fold every open session, then release the database; safe to call twice.
+
+        A handle from :meth:`for_tenant` folds its tenant's sessions and releases nothing.
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        sessions = self._sessions.every_tenant() if self._owner else self._sessions.all()
+        try:
+            for session in sessions:
+                session.close()
+        finally:
+            if self._owner:
+                self._resources.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -445,7 +484,11 @@ class Memory:
             retain=self._backend.summaries if self.retain_transcripts else None,
             tenant=self.tenant,
             window_factory=None if self._redis is None else self._redis_window,
+            storyline_lock=self._storyline_lock,
         )
+
+    def _storyline_lock(self, subject: str) -> AbstractContextManager[None]:
+        return self._resources.locks.hold(("storyline", self.tenant, subject))
 
     def _redis_window(self, subject: str, session_id: str, rounds: int) -> RedisWindow:
         assert self._redis is not None

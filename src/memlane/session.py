@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -53,10 +54,19 @@ class SessionServices:
     tenant: str
     # (subject, session_id, rounds) -> window; None keeps windows in process memory.
     window_factory: Callable[[str, str, int], Window] | None = None
+    # subject -> a lock held while its storyline is read, merged and written (no model call).
+    storyline_lock: Callable[[str], AbstractContextManager[None]] = lambda _: nullcontext()
 
 
 class Session:
-    """One conversation of one subject. Create it with ``Memory.session``."""
+    """One conversation of one subject. Create it with ``Memory.session``.
+
+    Safe to share between threads. Turns are numbered in the order they arrive and enter the
+    window in that order; extraction (which may call a model) runs outside every lock, so
+    turns of one session are extracted in parallel. Rounds leaving the window are folded by
+    one thread at a time, also outside the lock, while the others go on; :meth:`close` waits
+    for the turns in flight and the folds under way, then folds the rest.
+    """
 
     def __init__(
         self, services: SessionServices, subject: str, session_id: str, window: int
@@ -76,6 +86,13 @@ class Session:
         self._closed = False
         # A shared session closed by any worker is closed for this handle too.
         self._close_mark = None if self._shared is None else self._shared.close_mark()
+        # Guards the fields below and the window; never held while a model runs.
+        self._changed = threading.Condition(threading.Lock())
+        self._issued = 0  # turns numbered so far in this handle
+        self._placed = 0  # of those, turns that entered the window (or failed)
+        self._unfolded: list[Turn] = []  # rounds out of the window, not folded yet
+        self._folding = False  # a thread is folding
+        self._closing = False
 
     @property
     def closed(self) -> bool:
@@ -95,23 +112,28 @@ class Session:
         Raises:
             InvalidInput: unknown role, empty or huge content, bad time, closed session.
         """
-        self._check_open()
-        turn = self._turn(role, content, at, speaker)
-        if self._services.retain is not None:
-            self._services.retain.put_turn(self._services.tenant, turn)
-        if role == "user":
-            self._extract(turn)
-        evicted = self._window.append(turn)
-        self.last_active = checked_now(self._services.clock)
-        if self._shared is not None:  # so other workers do not take the session for idle
-            self._shared.mark_active(self.last_active)
+        with self._changed:
+            self._check_open()
+            turn = self._turn(role, content, at, speaker)
+            ticket = self._issued
+            self._issued += 1
+        placed = False
+        try:
+            if self._services.retain is not None:
+                self._services.retain.put_turn(self._services.tenant, turn)
+            if role == "user":
+                self._extract(turn)
+            placed = True
+        finally:
+            evicted = self._place(turn if placed else None, ticket)
         if evicted:
             self._fold(evicted)
         return turn
 
     def window(self) -> list[Turn]:
         """The turns kept verbatim, oldest first: the last ``window`` rounds."""
-        return self._window.turns()
+        with self._changed:
+            return self._window.turns()
 
     @property
     def summary(self) -> Summary | None:
@@ -119,51 +141,57 @@ class Session:
         return self._summary
 
     def close(self) -> Summary | None:
-        """Fold what is left into the summary, update the storyline, drop the window."""
-        if self.closed:
-            return self._summary
-        self._fold(self._window.drain())
-        if self._shared is not None:  # other workers may have folded rounds of the session
-            self._summary = self._services.summaries.for_session(self.session_id, self.subject)
-            self._shared.mark_closed()
-        self._closed = True
+        """Fold what is left into the summary, update the storyline, drop the window.
+
+        Turns in flight are let in first; a second ``close`` meanwhile waits for the first.
+        """
+        with self._changed:
+            while self._closing:
+                self._changed.wait()
+            if self.closed:
+                return self._summary
+            self._closing = True
+            while self._placed < self._issued:
+                self._changed.wait()
+            rest = self._window.drain()
+        try:
+            self._fold(rest)
+            self._await_folds()
+            self._fold([])  # what a failed fold of another thread left behind, if anything
+            if self._shared is not None:  # other workers may have folded rounds of the session
+                self._summary = self._services.summaries.for_session(self.session_id, self.subject)
+                self._shared.mark_closed()
+            self._closed = True
+        finally:
+            with self._changed:
+                self._closing = False
+                self._changed.notify_all()
         if self._summary is not None:
-            summaries = self._services.summaries
-            storyline = summaries.storyline(self.subject)
-            merged = merge_storyline(
-                None if storyline is None else storyline.content, self._summary.content
-            )
-            period_from = self._summary.period_from
-            if storyline is not None:
-                period_from = min(period_from, storyline.period_from)
-            provenance = (
-                *(() if storyline is None else storyline.provenance),
-                *self._summary.provenance,
-            )
-            summaries.record(
-                self.subject,
-                None,
-                merged,
-                (period_from, self._summary.period_to),
-                tuple(dict.fromkeys(provenance)),
-            )
+            with self._services.storyline_lock(self.subject):
+                self._extend_storyline(self._summary)
         self._services.on_close(self)
         return self._summary
 
     def discard(self) -> None:
         """Drop the window without folding it (the subject was forgotten)."""
-        self._window.drain()
-        self._closed = True
+        with self._changed:
+            self._window.drain()
+            self._unfolded.clear()
+            self._closed = True
         self._services.on_close(self)
 
     def scrub(self, mentions: Callable[[str], bool]) -> int:
-        """Remove from the window every turn whose text ``mentions`` forgotten values."""
-        return self._window.remove(lambda turn: mentions(turn.content))
+        """Remove every turn whose text ``mentions`` forgotten values (window and fold queue)."""
+        with self._changed:
+            kept = [turn for turn in self._unfolded if not mentions(turn.content)]
+            dropped = len(self._unfolded) - len(kept)
+            self._unfolded[:] = kept
+            return dropped + self._window.remove(lambda turn: mentions(turn.content))
 
     # -- internals ----------------------------------------------------------------------
 
     def _check_open(self) -> None:
-        if self.closed:
+        if self._closing or self.closed:
             raise InvalidInput("session", f"session {self.session_id!r} is closed")
 
     def _turn(self, role: Role, content: str, at: TimeInput | None, speaker: str | None) -> Turn:
@@ -210,11 +238,70 @@ class Session:
                 provenance=(turn.id,),
             )
 
+    def _place(self, turn: Turn | None, ticket: int) -> list[Turn]:
+        """Put ``turn`` (``None``: it failed) in the window after the turns before it."""
+        with self._changed:
+            while self._placed != ticket:
+                self._changed.wait()
+            try:
+                if turn is None:
+                    return []
+                evicted = self._window.append(turn)
+                self.last_active = checked_now(self._services.clock)
+                if self._shared is not None:  # so other workers do not take it for idle
+                    self._shared.mark_active(self.last_active)
+                return evicted
+            finally:
+                self._placed += 1
+                self._changed.notify_all()
+
     def _fold(self, turns: Sequence[Turn]) -> None:
-        if not turns:
-            return
-        with self._fold_lock():
-            self._fold_locked(turns)
+        """Queue ``turns`` for folding; fold the queue unless another thread is doing so."""
+        with self._changed:
+            self._unfolded.extend(turns)
+            if self._folding or not self._unfolded:
+                return
+            self._folding = True
+        try:
+            while batch := self._next_batch():
+                try:
+                    with self._fold_lock():
+                        self._fold_locked(batch)
+                except BaseException:
+                    with self._changed:  # kept for the next fold or the close
+                        self._unfolded[:0] = batch
+                    raise
+        finally:
+            with self._changed:
+                self._folding = False
+                self._changed.notify_all()
+
+    def _next_batch(self) -> list[Turn]:
+        with self._changed:
+            batch, self._unfolded = self._unfolded, []
+            return batch
+
+    def _await_folds(self) -> None:
+        with self._changed:
+            while self._folding:
+                self._changed.wait()
+
+    def _extend_storyline(self, summary: Summary) -> None:
+        """Merge ``summary`` into the subject's storyline (a new version of it)."""
+        summaries = self._services.summaries
+        storyline = summaries.storyline(self.subject)
+        merged = merge_storyline(None if storyline is None else storyline.content, summary.content)
+        period_from = summary.period_from
+        if storyline is not None:
+            period_from = min(period_from, storyline.period_from)
+        provenance = (*(() if storyline is None else storyline.provenance), *summary.provenance)
+        summaries.record(
+            self.subject,
+            None,
+            merged,
+            (period_from, summary.period_to),
+            tuple(dict.fromkeys(provenance)),
+        )
 
     def _fold_lock(self) -> AbstractContextManager[None]:
         return nullcontext() if self._shared is None else self._shared.fold_lock()

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memlane.bench.server import run
+from memlane.errors import InvalidInput
 
 
-def test_load_on_loopback_loses_no_acknowledged_write():
-    results = run(clients=2, seconds=1.5, progress=lambda _: None)
+def test_load_over_tenants_on_loopback_loses_no_acknowledged_write():
+    results = run(
+        clients=(2,), backends=("sqlite",), tenants=5, seconds=1.5, progress=lambda _: None
+    )
     metrics = results.systems["memlane"]
-    assert metrics["acknowledged_writes"]["2 clients"] > 0
-    assert metrics["acknowledged_missing"]["2 clients"] == 0
-    assert metrics["errors"]["2 clients"] == 0
-    assert metrics["requests_per_s"]["2 clients"] > 0
+    group = "sqlite 2 clients"
+    assert metrics["acknowledged_writes"][group] > 0
+    assert metrics["acknowledged_missing"][group] == 0
+    assert metrics["errors"][group] == 0
+    assert metrics["requests_per_s"][group] > 0
+    assert metrics["db_connections_max"][group] == 1  # one SQLite connection for 5 tenants
+    assert metrics["server_rss_mib_max"][group] > 0
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"clients": (0,)}, {"backends": ("mysql",)}, {"tenants": 0}, {"seconds": 0}],
+)
+def test_bad_parameters_are_refused(arguments):
+    with pytest.raises(InvalidInput):
+        run(progress=lambda _: None, **arguments)

@@ -31,11 +31,8 @@ class Api:
 @pytest.fixture
 def api(tmp_path: Path, clock: FakeClock) -> Iterator[Api]:
     url = str(tmp_path / "server.db")
-
-    def open_memory(tenant: str) -> memlane.Memory:
-        return memlane.Memory(url, tenant=tenant, clock=clock, embedder="hash")
-
-    app = create_app(url, memory_factory=open_memory, clock=clock, max_body_bytes=64 * 1024)
+    memory = memlane.Memory(url, clock=clock, embedder="hash")
+    app = create_app(memory=memory, max_body_bytes=64 * 1024)
     ring = app.state.memlane.keys
 
     def mint(tenant: str, role: str) -> str:

@@ -10,9 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +20,7 @@ import pytest
 
 import memlane
 from tests.conftest import FakeClock
+from tests.support.services import serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -87,48 +85,19 @@ def seed(url: str) -> list[memlane.Fact]:
         return mem.facts.audit("U-001", "location")
 
 
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     """``memlane serve``'s app under uvicorn in a thread, over the seeded database."""
-    uvicorn = pytest.importorskip("uvicorn")
     from memlane.server.app import create_app
 
     url = str(tmp_path / "inspector.db")
     versions = seed(url)
     clock = FakeClock(NOW)
-    app = create_app(
-        url,
-        memory_factory=lambda tenant: memlane.Memory(
-            url, tenant=tenant, clock=clock, embedder="hash"
-        ),
-        clock=clock,
-    )
+    app = create_app(url, memory=memlane.Memory(url, clock=clock, embedder="hash"))
     ring = app.state.memlane.keys
     keys = {role: ring.create("acme", role)[1] for role in ("agent", "compliance")}
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the server did not start")
-        time.sleep(0.02)
-    try:
-        yield Served(base=f"http://127.0.0.1:{port}", keys=keys, versions=versions, url=url)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serving(app) as base:
+        yield Served(base=base, keys=keys, versions=versions, url=url)
 
 
 @pytest.fixture

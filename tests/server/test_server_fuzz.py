@@ -23,10 +23,7 @@ def _served(tmp_path: Path) -> tuple[Any, dict[str, str]]:
     clock = FakeClock(datetime(2026, 3, 2, tzinfo=UTC))
     app = create_app(
         url,
-        memory_factory=lambda tenant: memlane.Memory(
-            url, tenant=tenant, clock=clock, embedder="hash"
-        ),
-        clock=clock,
+        memory=memlane.Memory(url, clock=clock, embedder="hash"),
     )
     admin = {"Authorization": "Bearer " + app.state.memlane.keys.create("acme", "admin")[1]}
     return app, admin

@@ -22,11 +22,7 @@ def backend(every_backend: str) -> str:
 @pytest.fixture
 def api(memory_url: str, clock: FakeClock) -> Iterator[Api]:
     """The HTTP API over a memory on the test's backend."""
-
-    def open_memory(tenant: str) -> memlane.Memory:
-        return memlane.Memory(memory_url, tenant=tenant, clock=clock, embedder="hash")
-
-    app = create_app(memory_url, memory_factory=open_memory, clock=clock)
+    app = create_app(memory=memlane.Memory(memory_url, clock=clock, embedder="hash"))
     ring = app.state.memlane.keys
     with TestClient(app, raise_server_exceptions=True) as client:
         yield Api(client=client, mint=lambda tenant, role: ring.create(tenant, role)[1])

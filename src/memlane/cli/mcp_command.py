@@ -12,8 +12,10 @@ from memlane.cli import Settings
 SUMMARY = "Serve memlane's tools to an MCP client (stdio, or --http)."
 USAGE = (
     "Serve memlane's tools to an MCP client (Claude Desktop, Cursor, any MCP host) over stdio, "
-    "or streamable HTTP with --http. The memory comes from --url (or MEMLANE_URL), the tenant "
-    "from --tenant (or MEMLANE_TENANT, or memlane's own --tenant). See docs/mcp.md."
+    "or streamable HTTP with --http. The memory comes from --url (or MEMLANE_URL); over stdio "
+    "the tenant comes from --tenant (or MEMLANE_TENANT, or memlane's own --tenant), over HTTP "
+    "from each request's API key (Authorization: Bearer <key>, as the HTTP API). "
+    "See docs/mcp.md."
 )
 
 
@@ -55,7 +57,8 @@ class ToolListCommand(click.Command):
 @click.option(
     "--tenant",
     default=None,
-    help="The tenant whose memory is served (default: memlane's --tenant or MEMLANE_TENANT).",
+    help="The tenant whose memory is served over stdio (default: memlane's --tenant or "
+    "MEMLANE_TENANT); over --http the key names it.",
 )
 @click.pass_obj
 def mcp(settings: Settings, over_http: bool, host: str, port: int, tenant: str | None) -> None:
@@ -66,6 +69,11 @@ def mcp(settings: Settings, over_http: bool, host: str, port: int, tenant: str |
         raise click.ClickException(
             f"{missing}; the MCP server needs: pip install 'memlane[mcp]'"
         ) from missing
+    if over_http:
+        if tenant is not None:
+            raise click.UsageError("over --http the tenant comes from each request's API key")
+        _serve_http(settings, host, port)
+        return
     if tenant is not None:
         settings = dataclasses.replace(settings, tenant=tenant)
     with settings.open() as memory:
@@ -73,7 +81,23 @@ def mcp(settings: Settings, over_http: bool, host: str, port: int, tenant: str |
             server = build_server(memory)
         except ImportError as missing:
             raise click.ClickException(str(missing)) from missing
-        if over_http:
-            server.run("streamable-http", host=host, port=port)
-        else:
-            server.run("stdio")
+        server.run("stdio")
+
+
+def _serve_http(settings: Settings, host: str, port: int) -> None:
+    """Streamable HTTP at /mcp behind the API keys, every tenant over one memory."""
+    try:
+        import uvicorn
+
+        from memlane.server.mcp_http import mcp_http_app
+        from memlane.server.state import ServerState
+    except ImportError as missing:
+        raise click.ClickException(
+            f"{missing}; MCP over HTTP needs: pip install 'memlane[mcp,server]'"
+        ) from missing
+    state = ServerState(memory=settings.open())
+    try:
+        app = mcp_http_app(state, host=host)
+        uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")
+    finally:
+        state.close()

@@ -39,10 +39,7 @@ def serve(settings: Settings, host: str, port: int, max_body: int, log_level: st
             f"memlane serve needs the server extra: pip install 'memlane[server]' ({missing})"
         ) from missing
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(name)s %(message)s")
-
-    def open_memory(tenant: str) -> Memory:
-        return Memory(settings.url, tenant=tenant, timezone=timezone)
-
-    app = create_app(settings.url, memory_factory=open_memory, max_body_bytes=max_body)
+    memory = Memory(settings.url, timezone=timezone)  # every tenant is a scope of it
+    app = create_app(memory=memory, max_body_bytes=max_body)
     # uvicorn's own access log prints paths with query strings (subjects); ours does not.
     uvicorn.run(app, host=host, port=port, access_log=False, log_level=log_level.lower())

@@ -29,15 +29,21 @@ class KeyGate:
 
     A request without a valid key gets 401 whatever its body, so validation errors never
     answer an anonymous caller. The key found is left in the request state for the routes.
+
+    Args:
+        app: the application behind the gate.
+        state: holds the key ring.
+        prefix: the paths that need a key (the MCP endpoint is all ``/``).
     """
 
-    def __init__(self, app: ASGIApp, state: ServerState) -> None:
+    def __init__(self, app: ASGIApp, state: ServerState, prefix: str = PROTECTED_PREFIX) -> None:
         self.app = app
         self.state = state
+        self.prefix = prefix
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Admit the request with a valid key; answer 401 otherwise."""
-        if scope["type"] == "http" and scope["path"].startswith(PROTECTED_PREFIX):
+        if scope["type"] == "http" and scope["path"].startswith(self.prefix):
             try:
                 # SQLite may wait on a lock: never on the event loop.
                 key = await anyio.to_thread.run_sync(

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import Field
 
+from memlane.access import Permission
 from memlane.errors import InvalidInput
 from memlane.facts.model import Fact
 from memlane.memory import Memory
@@ -51,6 +51,20 @@ TOOL_NAMES = (
 )
 """Every tool the server offers, in the order ``--help`` and the docs list them."""
 
+TOOL_PERMISSIONS: dict[str, Permission] = {
+    **dict.fromkeys(("recall", "get_fact", "fact_history", "lookup", "find_workflow"), "read"),
+    **dict.fromkeys(
+        ("remember", "set_fact", "add_fact", "add_turn", "close_session", "record_trajectory"),
+        "write",
+    ),
+    "forget": "compliance",
+}
+"""What a caller's role must grant to use each tool (over HTTP; as the HTTP API's routes)."""
+
+Authorize = Callable[[Permission], str | None]
+"""Checks the current caller for a permission: ``None`` if granted, else why not."""
+
+
 StepList = Annotated[
     list[dict[str, Any]],
     Field(description='The actions taken, in order: [{"action": "search", "args": {...}}, ...]'),
@@ -58,43 +72,50 @@ StepList = Annotated[
 
 
 class MemoryTools:
-    """The tool functions, bound to one memory; calls are serialized by a lock.
+    """The tool functions, over one memory or over the memory of each call's caller.
 
-    A tool declared in :mod:`memlane.operations.catalog` takes its parameters (names, types,
-    limits, docs) from the declaration: its method only says what the call does.
+    Calls run in parallel (a ``Memory`` is safe to share between threads).
+
+    Args:
+        memory: the memory, or a function returning the memory of the current call (over
+            HTTP: the tenant of the caller's key).
+        requester: who asks, for the deletion log (over HTTP: the caller's key id).
     """
 
-    def __init__(self, memory: Memory) -> None:
-        self.memory = memory
-        self._lock = threading.Lock()
+    def __init__(
+        self, memory: Memory | Callable[[], Memory], requester: Callable[[], str] = lambda: "mcp"
+    ) -> None:
+        self._memory = memory
+        self._requester = requester
+
+    @property
+    def memory(self) -> Memory:
+        """The memory this call works on."""
+        return self._memory if isinstance(self._memory, Memory) else self._memory()
 
     @tool(catalog.REMEMBER)
     def remember(self, **arguments: Any) -> dict[str, Any]:
         """Answers the note kept."""
-        with self._lock:
-            note = self.memory.remember(**arguments)
+        note = self.memory.remember(**arguments)
         return {"note": note_dict(note)}
 
     @tool(catalog.RECALL)
     def recall(self, **arguments: Any) -> dict[str, Any]:
         """Omit ``subject`` to resolve it from the query."""
-        with self._lock:
-            result = self.memory.recall(**arguments)
+        result = self.memory.recall(**arguments)
         return result.to_dict()
 
     @tool(catalog.FACT_GET)
     def get_fact(self, **arguments: Any) -> dict[str, Any]:
         """All values of a many-valued attribute, else the one value."""
-        with self._lock:
-            found = fact_values(self.memory, **arguments)
-            hint = None if found else self._hint(arguments)
+        found = fact_values(self.memory, **arguments)
+        hint = None if found else self._hint(arguments)
         return _hinted({"facts": [f.to_dict() for f in found]}, hint)
 
     @tool(catalog.FACT_HISTORY)
     def fact_history(self, **arguments: Any) -> dict[str, Any]:
         """Answers the versions by valid time."""
-        with self._lock:
-            found = self.memory.facts.history(**arguments)
+        found = self.memory.facts.history(**arguments)
         return {"facts": [f.to_dict() for f in found]}
 
     @tool(catalog.FACT_SET)
@@ -110,9 +131,8 @@ class MemoryTools:
     @tool(catalog.FACT_LOOKUP)
     def lookup(self, **arguments: Any) -> dict[str, Any]:
         """Answers the subjects' ids."""
-        with self._lock:
-            subjects = self.memory.facts.lookup(**arguments)
-            hint = None if subjects else self._hint(arguments)
+        subjects = self.memory.facts.lookup(**arguments)
+        hint = None if subjects else self._hint(arguments)
         return _hinted({"subjects": subjects}, hint)
 
     @tool(catalog.ADD_TURN)
@@ -121,31 +141,28 @@ class MemoryTools:
 
         Call ``close_session`` when the conversation ends.
         """
-        with self._lock:
-            turn = self.memory.add_turn(**arguments)
+        turn = self.memory.add_turn(**arguments)
         return {"turn": turn_dict(turn)}
 
     @tool(catalog.CLOSE_SESSION)
     def close_session(self, **arguments: Any) -> dict[str, Any]:
         """Answers the session's summary."""
         subject, session_id = arguments["subject"], arguments["session_id"]
-        with self._lock:
-            running = self.memory.running_session(subject, session_id)
-            if running is None:
-                raise InvalidInput(
-                    "session_id",
-                    f"no running session {session_id!r} of {subject!r} "
-                    "(add_turn opens one; it closes by itself after 30 idle minutes)",
-                )
-            summary = running.close()
+        running = self.memory.running_session(subject, session_id)
+        if running is None:
+            raise InvalidInput(
+                "session_id",
+                f"no running session {session_id!r} of {subject!r} "
+                "(add_turn opens one; it closes by itself after 30 idle minutes)",
+            )
+        summary = running.close()
         return {"summary": None if summary is None else summary_dict(summary)}
 
     @tool(catalog.FORGET)
     def forget(self, **arguments: Any) -> dict[str, Any]:
         """A subject nothing is known about is an error, and no deletion is logged."""
-        with self._lock:
-            require_subject(self.memory, arguments["subject"])
-            deletion = self.memory.forget(**arguments, requested_by="mcp")
+        require_subject(self.memory, arguments["subject"])
+        deletion = self.memory.forget(**arguments, requested_by=self._requester())
         return {"deletion": deletion_dict(deletion)}
 
     def record_trajectory(
@@ -159,11 +176,10 @@ class MemoryTools:
         reason: Annotated[str | None, Field(description="Why it failed, if it did.")] = None,
     ) -> dict[str, Any]:
         """Record one run of a task; workflows are induced and evolved from such runs."""
-        with self._lock:
-            run = self.memory.workflows.record(
-                task=task, steps=steps, success=success, task_type=task_type, reason=reason
-            )
-            workflow = self.memory.workflows.get(run.task_type)
+        run = self.memory.workflows.record(
+            task=task, steps=steps, success=success, task_type=task_type, reason=reason
+        )
+        workflow = self.memory.workflows.get(run.task_type)
         return {
             "trajectory": {"id": run.id, "task_type": run.task_type, "success": run.success},
             "workflow": None if workflow is None else workflow.as_dict(),
@@ -175,23 +191,21 @@ class MemoryTools:
         k: Annotated[int, Field(ge=1, le=20, description="At most this many workflows.")] = 3,
     ) -> dict[str, Any]:
         """Workflows that fit a task, best first, each with steps an agent can follow."""
-        with self._lock:
-            hits = self.memory.workflows.match(task, k=k)
-            return {
-                "workflows": [
-                    {
-                        "score": hit.score,
-                        "workflow": hit.workflow.as_dict(),
-                        "instructions": self.memory.workflows.render(hit.workflow),
-                    }
-                    for hit in hits
-                ]
-            }
+        hits = self.memory.workflows.match(task, k=k)
+        return {
+            "workflows": [
+                {
+                    "score": hit.score,
+                    "workflow": hit.workflow.as_dict(),
+                    "instructions": self.memory.workflows.render(hit.workflow),
+                }
+                for hit in hits
+            ]
+        }
 
     def _write(self, write: Callable[..., Fact], arguments: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            hint = self._hint(arguments)
-            fact = write(**arguments)
+        hint = self._hint(arguments)
+        fact = write(**arguments)
         return _hinted({"fact": fact.to_dict()}, hint)
 
     def _hint(self, arguments: dict[str, Any]) -> str | None:
@@ -204,8 +218,18 @@ def _hinted(payload: dict[str, Any], hint: str | None) -> dict[str, Any]:
     return payload if hint is None else {**payload, "warning": hint}
 
 
-def build_server(memory: Memory) -> MCPServer:
+def build_server(
+    memory: Memory | Callable[[], Memory],
+    *,
+    requester: Callable[[], str] | None = None,
+    authorize: Authorize | None = None,
+) -> MCPServer:
     """An MCP server exposing ``memory`` through its tools.
+
+    Args:
+        memory: the memory, or a function giving the memory of the current call.
+        requester: names the current caller in the deletion log (default ``"mcp"``).
+        authorize: checks each call against :data:`TOOL_PERMISSIONS` (default: all allowed).
 
     Raises:
         ImportError: the ``mcp`` extra is not installed.
@@ -218,10 +242,13 @@ def build_server(memory: Memory) -> MCPServer:
         ) from missing
     from mcp.server.mcpserver.exceptions import ToolError
 
-    tools = MemoryTools(memory)
+    tools = MemoryTools(memory) if requester is None else MemoryTools(memory, requester)
     server: MCPServer = MCPServer("memlane", instructions=INSTRUCTIONS, log_level="WARNING")
     for name in TOOL_NAMES:
-        server.add_tool(_reporting(getattr(tools, name), ToolError), name=name)
+        tool = _reporting(getattr(tools, name), ToolError)
+        if authorize is not None:
+            tool = _guarded(tool, TOOL_PERMISSIONS[name], authorize, ToolError)
+        server.add_tool(tool, name=name)
     return server
 
 
@@ -244,4 +271,22 @@ def _reporting(tool: Callable[..., Result], tool_error: type[Exception]) -> Call
 
     # ``wraps`` copied a declared tool's own signature, ``self`` included: the bound one.
     setattr(call, "__signature__", inspect.signature(tool, eval_str=True))  # noqa: B010
+    return call
+
+
+def _guarded(
+    tool: Callable[..., Result],
+    permission: Permission,
+    authorize: Authorize,
+    tool_error: type[Exception],
+) -> Callable[..., Result]:
+    """``tool``, refused (a tool error) when the caller's role lacks ``permission``."""
+
+    @functools.wraps(tool)
+    def call(*args: Any, **kwargs: Any) -> Result:
+        refusal = authorize(permission)
+        if refusal is not None:
+            raise tool_error(refusal)
+        return tool(*args, **kwargs)
+
     return call

@@ -1,60 +1,87 @@
-"""What one server process holds: the key ring and one ``Memory`` per tenant."""
+"""What one server process holds: the key ring and one memory shared by every tenant.
+
+The tenants are scopes of one :class:`~memlane.memory.Memory`: its handle on a tenant
+(``Memory.for_tenant``) shares the database pool, embedder, chat model and running sessions,
+and a bounded LRU keeps the handles of recently seen tenants (their small caches) warm.
+Requests run in parallel: nothing here serializes the requests of a tenant.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections import OrderedDict
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
+from memlane.errors import InvalidInput
 from memlane.memory import Memory
 from memlane.timeutil import Clock
 
-MemoryFactory = Callable[[str], Memory]
-"""Opens the memory of a tenant (the server calls it once per tenant)."""
-
-
-@dataclass
-class _Tenant:
-    memory: Memory
-    # One request at a time per tenant: sessions and windows are not built for
-    # concurrent writers, and SQLite serializes writes anyway.
-    lock: threading.Lock = field(default_factory=threading.Lock)
+DEFAULT_TENANT_HANDLES = 256
+"""Tenant handles kept warm (an evicted one is rebuilt on the tenant's next request)."""
+SWEEP_EVERY_S = 60.0
+"""How often the server folds the idle sessions of every tenant, quiet ones included."""
 
 
 class ServerState:
-    """The key ring and a cache of memories, one per tenant, for one process.
+    """The key ring and the tenant handles of one memory, for one process.
 
     Args:
-        url: the memory location every tenant's ``Memory`` (and the keys) live in.
-        memory_factory: opens a tenant's memory; default ``Memory(url, tenant=...)``.
-        clock: the clock of the key ring.
+        url: where the memories and the keys live (``None``: ``MEMLANE_URL``); ignored when
+            ``memory`` is given.
+        memory: the memory every tenant is a scope of; the state closes it on :meth:`close`.
+            Default: ``Memory(url, clock=clock)``.
+        clock: the clock of the memory made from ``url``.
+        tenant_handles: how many tenant handles the LRU keeps.
     """
 
     def __init__(
         self,
-        url: str | None,
+        url: str | None = None,
         *,
-        memory_factory: MemoryFactory | None = None,
+        memory: Memory | None = None,
         clock: Clock | None = None,
+        tenant_handles: int = DEFAULT_TENANT_HANDLES,
     ) -> None:
-        self.url = url
-        # The keys of every tenant, through a handle of its own (it holds no tenant's data).
-        self._admin = Memory(url, clock=clock)
-        self.keys = self._admin.keys
-        self._factory = memory_factory or (lambda tenant: Memory(url, tenant=tenant))
-        self._tenants: dict[str, _Tenant] = {}
+        if isinstance(tenant_handles, bool) or not isinstance(tenant_handles, int):
+            raise InvalidInput("tenant_handles", "must be a positive integer")
+        if tenant_handles < 1:
+            raise InvalidInput("tenant_handles", "must be a positive integer")
+        self.root = memory if memory is not None else Memory(url, clock=clock)
+        self.url = self.root.url
+        self.keys = self.root.keys
+        self._limit = tenant_handles
+        self._handles: OrderedDict[str, Memory] = OrderedDict()
         self._lock = threading.Lock()
 
     @contextmanager
     def memory(self, tenant: str) -> Iterator[Memory]:
-        """The memory of ``tenant`` (opened on first use), held for the block."""
+        """The memory of ``tenant``, for the block (no lock is held meanwhile)."""
+        yield self.handle(tenant)
+
+    def handle(self, tenant: str) -> Memory:
+        """The handle on ``tenant``: from the LRU, or made (cheaply) and kept there."""
         with self._lock:
-            entry = self._tenants.get(tenant)
-            if entry is None:
-                entry = self._tenants[tenant] = _Tenant(self._factory(tenant))
-        with entry.lock:
-            yield entry.memory
+            found = self._handles.get(tenant)
+            if found is not None:
+                self._handles.move_to_end(tenant)
+                return found
+        made = self.root.for_tenant(tenant)
+        with self._lock:
+            found = self._handles.setdefault(tenant, made)
+            self._handles.move_to_end(tenant)
+            while len(self._handles) > self._limit:
+                self._handles.popitem(last=False)
+            return found
+
+    def cached_tenants(self) -> list[str]:
+        """The tenants whose handles the LRU holds, least recently used first."""
+        with self._lock:
+            return list(self._handles)
+
+    def sweep(self) -> int:
+        """Fold the idle sessions of every tenant (may call models: off the event loop)."""
+        return len(self.root.sweep(every_tenant=True))
 
     def ready(self) -> bool:
         """True if the key store answers (the database is reachable)."""
@@ -62,11 +89,7 @@ class ServerState:
         return True
 
     def close(self) -> None:
-        """Close every memory (folding open sessions) and the key store."""
+        """Fold every tenant's open sessions and release the memory (off the event loop)."""
         with self._lock:
-            entries = list(self._tenants.values())
-            self._tenants.clear()
-        for entry in entries:
-            with entry.lock:
-                entry.memory.close()
-        self._admin.close()
+            self._handles.clear()
+        self.root.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 MIN_SUPPORT = 2
 MAX_K = 50
 MAX_TASK_CHARS = 2_000
+MAX_CACHED_VECTORS = 4_096
+"""Workflow vectors kept per lane (every evolved version has its own)."""
 REDACTED = "[forgotten]"
 _TYPE_NAME = re.compile(r"^[\w.:-]{1,100}$")
 _WORD = re.compile(r"\w+")
@@ -69,6 +72,8 @@ class WorkflowsLane:
         self.confirm_runs = confirm_runs
         self.min_support = min_support
         self._types: TypeIndex | None = None
+        # The index is read and extended by concurrent calls (a Memory is shared by threads).
+        self._types_lock = threading.RLock()
         self._vectors: dict[tuple[str, int, str], Any] = {}
 
     # -- writes -------------------------------------------------------------------------
@@ -97,8 +102,8 @@ class WorkflowsLane:
             reason = _text("reason", reason, MAX_TASK_CHARS)
         actions = parse_steps(steps)
         validation.fact_value("steps", [[a.action, a.args] for a in actions])
-        types = self._type_index()
-        chosen = types.add(task, task_type)
+        with self._types_lock:
+            chosen = self._type_index().add(task, task_type)
         try:
             return self._store_run(task, chosen, actions, success, reason)
         except BaseException:
@@ -180,7 +185,9 @@ class WorkflowsLane:
 
     def infer_type(self, task: str) -> str | None:
         """The recorded task type ``task`` is an instance of, if any."""
-        return self._type_index().infer(_text("task", task, MAX_TASK_CHARS))
+        task = _text("task", task, MAX_TASK_CHARS)
+        with self._types_lock:
+            return self._type_index().infer(task)
 
     def match(self, query: str, k: int = 3) -> list[WorkflowHit]:
         """Workflows for a task description, best first, with a score in ``[0, 1]``."""
@@ -225,6 +232,7 @@ class WorkflowsLane:
     # -- internals ----------------------------------------------------------------------
 
     def _type_index(self) -> TypeIndex:
+        """The task-type index, built from the stored runs on first use (lock held)."""
         if self._types is None:
             index = TypeIndex()
             for run in self._store.runs(self._tenant, None):
@@ -246,17 +254,20 @@ class WorkflowsLane:
 
         try:
             embedder = self._embedder()
-            missing = [w for w in workflows if _vector_key(w, embedder.name) not in self._vectors]
+            keys = [_vector_key(w, embedder.name) for w in workflows]
+            found: dict[tuple[str, int, str], Any] = {key: self._vectors.get(key) for key in keys}
+            missing = [w for w, key in zip(workflows, keys, strict=True) if found[key] is None]
             if missing:
                 vectors = embedder.embed_documents([_document(w) for w in missing])
-                for w, v in zip(missing, vectors, strict=True):
-                    self._vectors[_vector_key(w, embedder.name)] = v
+                if len(self._vectors) + len(missing) > MAX_CACHED_VECTORS:
+                    self._vectors.clear()  # old versions' vectors: made again when asked
+                for w, vector in zip(missing, vectors, strict=True):
+                    key = _vector_key(w, embedder.name)
+                    found[key] = self._vectors[key] = vector
             q = embedder.embed_query(query).reshape(-1)
         except (EmbeddingError, ImportError, OSError):
             return None
-        return [
-            max(0.0, float(self._vectors[_vector_key(w, embedder.name)] @ q)) for w in workflows
-        ]
+        return [max(0.0, float(found[key] @ q)) for key in keys]
 
 
 def render_step(step: Step) -> str:

@@ -1,0 +1,137 @@
+"""What the tenant handles of one memory share: the backend, models, window store and sessions.
+
+A :class:`~memlane.memory.Memory` opens one :class:`SharedResources`; ``Memory.for_tenant``
+gives handles on other tenants over the same one, so a process serving many tenants holds one
+connection pool, one embedder and one chat client, whatever the number of tenants.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from typing import Any
+
+from memlane.embed.base import Embedder
+from memlane.llm import ChatModel
+from memlane.models import Models, default_models
+from memlane.sessions import RunningSessions
+from memlane.storage.base import Backend
+from memlane.window.redis import connect
+
+
+class LazyEmbedder:
+    """The embedder a spec names, built on first use, once, whichever thread asks first.
+
+    Args:
+        spec: an :class:`~memlane.embed.Embedder`, a spec string, or ``None`` (the default).
+    """
+
+    def __init__(self, spec: Embedder | str | None) -> None:
+        self._spec = spec
+        self._embedder: Embedder | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Embedder:
+        """The embedder (its model is loaded by its first call, outside this lock)."""
+        with self._lock:
+            if self._embedder is None:
+                spec = self._spec
+                if spec is None or isinstance(spec, str):
+                    from memlane.embed import make_embedder
+
+                    self._embedder = make_embedder(spec)
+                else:
+                    self._embedder = spec
+            return self._embedder
+
+
+class KeyedLocks:
+    """One lock per key, made when first asked for and dropped when no one holds it.
+
+    Used for read-modify-write steps on one key (a subject's storyline), so work on other
+    keys goes on in parallel. Nothing slow (no model call) may run under one of them.
+
+    Example:
+        >>> locks = KeyedLocks()
+        >>> with locks.hold(("acme", "U-1")):
+        ...     pass
+    """
+
+    def __init__(self) -> None:
+        self._locks: weakref.WeakValueDictionary[Hashable, Any] = weakref.WeakValueDictionary()
+        self._guard = threading.Lock()
+
+    @contextmanager
+    def hold(self, key: Hashable) -> Iterator[None]:
+        """Hold the lock of ``key`` for the block."""
+        with self._guard:
+            lock = self._locks.get(key)
+            if lock is None:
+                lock = self._locks[key] = _Lock()
+        with lock:
+            yield
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+
+class _Lock:
+    """A lock a weak reference can point to (``threading.Lock`` objects cannot be)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, *_: object) -> None:
+        self._lock.release()
+
+
+@dataclass
+class SharedResources:
+    """The backend, models, Redis client, embedder and running sessions of a memory.
+
+    Safe to share between threads: the backend serializes what must be serialized, the
+    embedder and chat client are thread-safe, and the session registry has its own lock.
+    """
+
+    backend: Backend
+    models: Models
+    redis: Any | None
+    embedder: LazyEmbedder
+    sessions: RunningSessions
+    locks: KeyedLocks = field(default_factory=KeyedLocks)
+
+    @classmethod
+    def open(
+        cls,
+        open_backend: Callable[[], Backend],
+        *,
+        timezone: tzinfo,
+        embedder: Embedder | str | None,
+        llm: ChatModel | str | None,
+        window_url: str,
+    ) -> SharedResources:
+        """Make the models (loaded later, on first use), then open the backend."""
+        redis = connect(window_url) if window_url else None
+        models = default_models(timezone, llm)
+        try:
+            backend = open_backend()
+        except BaseException:
+            models.close()
+            if redis is not None:
+                redis.close()
+            raise
+        return cls(backend, models, redis, LazyEmbedder(embedder), RunningSessions())
+
+    def close(self) -> None:
+        """Release the database, the Redis client and the chat client memlane made."""
+        self.backend.close()
+        if self.redis is not None:
+            self.redis.close()
+        self.models.close()
