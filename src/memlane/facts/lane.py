@@ -9,10 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, tzinfo
 from typing import Any
 
 from memlane.errors import InvalidInput
+from memlane.facts.bulk import Assertion, interval, plan_batch, ranges
 from memlane.facts.model import AttributeDef, Cardinality, Fact
 from memlane.facts.normalize import (
     BUILTIN_NORMALIZERS,
@@ -22,7 +24,7 @@ from memlane.facts.normalize import (
     infer_normalizer,
 )
 from memlane.facts.phones import check_region, phone_key, phone_keys
-from memlane.facts.temporal import FOREVER, Payload, WritePlan, plan_assert, plan_retract
+from memlane.facts.temporal import Payload, WritePlan, plan_assert, plan_retract
 from memlane.storage.base import FactStore, FactWriter, Scope
 from memlane.timeutil import (
     Clock,
@@ -228,11 +230,11 @@ class FactsLane:
         """
         subject, attribute = _name("subject", subject), _name("attribute", attribute)
         start_at, end_at = self._interval_inputs(valid_from, valid_to)
-        with self._store.transaction() as writer:
+        with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
             definition = self._definition_for_write(writer, attribute)
             keys = (None,) if value is None else self._keys(definition, value)
             tx = self._issue_tx(writer)
-            start, end = _interval(start_at, end_at, tx)
+            start, end = interval(start_at, end_at, tx)
             for key in keys:  # the first reading of the value that is held
                 believed = writer.believed_near(self._tenant, subject, attribute, key, start, end)
                 if believed:
@@ -248,11 +250,29 @@ class FactsLane:
     def set_many(self, writes: Iterable[Mapping[str, Any]]) -> list[Fact]:
         """Apply many :meth:`set` calls (given as keyword mappings) in one transaction.
 
+        The same outcome as calling :meth:`set` for each inside :meth:`batch`, computed in
+        bulk: one read of every key's believed versions, one statement to close the
+        superseded ones and one to insert the new ones. On PostgreSQL only the written keys
+        are locked, so batches of other subjects run at the same time.
+
         >>> mem.facts.set_many([{"subject": "U-1", "attribute": "tier", "value": "gold"}])
         ... # doctest: +SKIP
         """
-        with self.batch():
-            return [self.set(**dict(write)) for write in writes]
+        assertions = [self._assertion(**dict(write)) for write in writes]
+        if not assertions:
+            return []
+        keys = sorted({(self._tenant, a.subject, a.attribute) for a in assertions})
+        with self._store.transaction(keys) as writer:
+            assertions = [self._keyed(writer, assertion) for assertion in assertions]
+            first = writer.next_txs(to_micros(self._now()), len(assertions))
+            self._high_water = from_micros(first + len(assertions) - 1)
+            believed = writer.believed_of(self._tenant, ranges(assertions, first))
+            plan = plan_batch(assertions, believed, first)
+            inserted = writer.write_versions(self._tenant, plan.closes, plan.versions)
+            return [
+                inserted[outcome] if isinstance(outcome, int) else self._stored(outcome.id)
+                for outcome in plan.outcomes
+            ]
 
     @contextmanager
     def batch(self) -> Iterator[FactsLane]:
@@ -389,25 +409,17 @@ class FactsLane:
         confidence: float,
         provenance: Sequence[str],
     ) -> Fact:
-        subject, attribute = _name("subject", subject), _name("attribute", attribute)
-        start_at, end_at = self._interval_inputs(valid_from, valid_to)
-        if value is None:
-            raise InvalidInput("value", "must not be None; use retract() to end a value")
-        value_json = canonical_json(fact_value("value", value))
-        meta = _payload_meta(source, reason, confidence, provenance)
-        with self._store.transaction() as writer:
+        call = self._assertion(
+            subject, attribute, value, valid_from, valid_to,
+            source=source, reason=reason, confidence=confidence, provenance=provenance,
+        )  # fmt: skip
+        subject, attribute, value = call.subject, call.attribute, call.payload.value
+        with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
             definition = self._definition_for_write(writer, attribute)
-            many = definition.cardinality == "many"
-            if many != (operation == "add"):
-                other = "add" if many else "set"
-                raise InvalidInput(
-                    "attribute",
-                    f"{attribute!r} is {definition.cardinality}-valued; use {other}() instead of "
-                    f"{operation}()",
-                )
-            keys = (value_json,) if not definition.identifier else self._keys(definition, value)
+            many = self._check_operation(definition, operation)
+            keys = (call.key,) if not definition.identifier else self._keys(definition, value)
             tx = self._issue_tx(writer)
-            start, end = _interval(start_at, end_at, tx)
+            start, end = interval(call.start, call.end, tx)
             key, believed = (
                 keys[0],
                 writer.believed_near(
@@ -420,19 +432,66 @@ class FactsLane:
                 if held:
                     key, believed = other, held
                     break
-            plan = plan_assert(believed, key, start, end, Payload(value, stated=tx, **meta))
+            payload = replace(call.payload, stated=tx)
+            plan = plan_assert(believed, key, start, end, payload)
             return self._execute(writer, subject, attribute, plan, tx)
+
+    def _assertion(
+        self,
+        subject: str,
+        attribute: str,
+        value: Any,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
+        *,
+        source: str | None = None,
+        reason: str | None = None,
+        confidence: float = 1.0,
+        provenance: Sequence[str] = (),
+    ) -> Assertion:
+        """The arguments of one ``set`` or ``add``, validated (the key: the value's JSON)."""
+        subject, attribute = _name("subject", subject), _name("attribute", attribute)
+        start, end = self._interval_inputs(valid_from, valid_to)
+        if value is None:
+            raise InvalidInput("value", "must not be None; use retract() to end a value")
+        value_json = canonical_json(fact_value("value", value))
+        meta = _payload_meta(source, reason, confidence, provenance)
+        return Assertion(subject, attribute, value_json, start, end, Payload(value, **meta))
+
+    def _keyed(self, writer: FactWriter, assertion: Assertion) -> Assertion:
+        """A ``set`` of a batch checked against its stored definition, keyed by it."""
+        definition = self._definition_for_write(writer, assertion.attribute)
+        self._check_operation(definition, "set")
+        if not definition.identifier:
+            return assertion
+        return replace(assertion, key=self._keys(definition, assertion.payload.value)[0])
+
+    def _check_operation(self, definition: AttributeDef, operation: str) -> bool:
+        """Whether the attribute is many-valued; refuses ``set`` on it and ``add`` otherwise."""
+        many = definition.cardinality == "many"
+        if many != (operation == "add"):
+            other = "add" if many else "set"
+            raise InvalidInput(
+                "attribute",
+                f"{definition.name!r} is {definition.cardinality}-valued; use {other}() "
+                f"instead of {operation}()",
+            )
+        return many
 
     def _execute(
         self, writer: FactWriter, subject: str, attribute: str, plan: WritePlan, tx: int
     ) -> Fact:
         if plan.unchanged is not None:
-            existing = self._store.fact(self._tenant, plan.unchanged.id)
-            assert existing is not None, "a believed version vanished inside its transaction"
-            return existing
+            return self._stored(plan.unchanged.id)
         applied = writer.apply(self._tenant, subject, attribute, plan.supersede, plan.insert, tx)
         assert plan.asserted is not None
         return applied.inserted[plan.asserted]
+
+    def _stored(self, fact_id: int) -> Fact:
+        """A believed version read inside the transaction that found it."""
+        existing = self._store.fact(self._tenant, fact_id)
+        assert existing is not None, "a believed version vanished inside its transaction"
+        return existing
 
     def _definition_for_write(self, writer: FactWriter, attribute: str) -> AttributeDef:
         return self._remember(attribute, writer.attribute(self._tenant, attribute))
@@ -511,15 +570,6 @@ class FactsLane:
         valid = self._now() if valid_at is None else self._instant(valid_at, "valid_at")
         known = None if known_at is None else to_micros(self._instant(known_at, "known_at"))
         return Scope(to_micros(valid), known)
-
-
-def _interval(start: int | None, end: int | None, tx: int) -> tuple[int, int]:
-    """Fill the defaults: from the write's transaction time, until further notice."""
-    start = tx if start is None else start
-    end = FOREVER if end is None else end
-    if end <= start:
-        raise InvalidInput("valid_to", "must be later than valid_from (which defaults to now)")
-    return start, end
 
 
 def _identifier_text(value: Any) -> str:

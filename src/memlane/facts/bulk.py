@@ -1,0 +1,105 @@
+"""Many ``set`` calls planned at once: the rules of :mod:`memlane.facts.temporal`, in memory.
+
+A batch reads the believed versions of every key it writes in one query, plans each write
+in order against that picture (kept up to date as the plan goes), and hands storage one list
+of versions to close and one of versions to insert. The outcome is exactly that of the same
+``set`` calls made one by one in one transaction: the same versions, the same transaction
+times (consecutive microseconds), the same values returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from memlane.errors import InvalidInput
+from memlane.facts.temporal import FOREVER, Payload, Span, plan_assert, touches
+from memlane.storage.base import NewVersion
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """One validated ``set``: the value ``key`` on ``[start, end)`` (``None``: the defaults)."""
+
+    subject: str
+    attribute: str
+    key: str
+    start: int | None
+    end: int | None
+    payload: Payload
+
+
+@dataclass
+class BatchPlan:
+    """What a batch writes: stored versions to close, new versions, and each call's result.
+
+    ``outcomes[n]`` is the index in ``versions`` of the version call ``n`` asserted, or the
+    stored span that already said the same (a no-op).
+    """
+
+    closes: list[tuple[int, int]] = field(default_factory=list)
+    versions: list[NewVersion] = field(default_factory=list)
+    outcomes: list[int | Span] = field(default_factory=list)
+
+
+def interval(start: int | None, end: int | None, tx: int) -> tuple[int, int]:
+    """Fill the defaults: from the write's transaction time, until further notice."""
+    start = tx if start is None else start
+    end = FOREVER if end is None else end
+    if end <= start:
+        raise InvalidInput("valid_to", "must be later than valid_from (which defaults to now)")
+    return start, end
+
+
+def ranges(assertions: Sequence[Assertion], first_tx: int) -> list[tuple[str, str, int, int]]:
+    """Per key, the hull of the intervals its calls touch: what the batch must read."""
+    hulls: dict[tuple[str, str], tuple[int, int]] = {}
+    for assertion in assertions:
+        low = first_tx if assertion.start is None else min(assertion.start, first_tx)
+        high = FOREVER if assertion.end is None else assertion.end
+        group = (assertion.subject, assertion.attribute)
+        known = hulls.get(group)
+        hulls[group] = (low, high) if known is None else (min(low, known[0]), max(high, known[1]))
+    return [(subject, attribute, low, high) for (subject, attribute), (low, high) in hulls.items()]
+
+
+def plan_batch(
+    assertions: Sequence[Assertion],
+    believed: dict[tuple[str, str], list[Span]],
+    first_tx: int,
+) -> BatchPlan:
+    """Plan ``assertions`` in order, call ``n`` at transaction time ``first_tx + n``.
+
+    ``believed`` holds, per ``(subject, attribute)``, the stored believed versions touching
+    the calls' intervals (see :func:`ranges`); it is updated in place as the plan goes.
+    Versions this batch inserts carry negative ids (``-1`` is ``versions[0]``) until stored.
+
+    >>> plan = plan_batch([Assertion("U", "tier", '"gold"', 0, None, Payload("gold"))], {}, 5)
+    >>> [(v.insert.key, v.tx) for v in plan.versions], plan.outcomes
+    ([('"gold"', 5)], [0])
+    """
+    plan = BatchPlan()
+    for n, assertion in enumerate(assertions):
+        tx = first_tx + n
+        start, end = interval(assertion.start, assertion.end, tx)
+        spans = believed.setdefault((assertion.subject, assertion.attribute), [])
+        near = [span for span in spans if touches(span, start, end)]
+        step = plan_assert(near, assertion.key, start, end, replace(assertion.payload, stated=tx))
+        if step.unchanged is not None:
+            unchanged = step.unchanged
+            plan.outcomes.append(unchanged if unchanged.id > 0 else -unchanged.id - 1)
+            continue
+        gone = set(step.supersede)
+        spans[:] = [span for span in spans if span.id not in gone]
+        for span_id in step.supersede:
+            if span_id < 0:  # inserted earlier in this batch: stored already superseded
+                plan.versions[-span_id - 1] = replace(plan.versions[-span_id - 1], tx_to=tx)
+            else:
+                plan.closes.append((span_id, tx))
+        assert step.asserted is not None
+        plan.outcomes.append(len(plan.versions) + step.asserted)
+        for item in step.insert:
+            plan.versions.append(NewVersion(assertion.subject, assertion.attribute, item, tx))
+            provisional = -len(plan.versions)
+            spans.append(Span(provisional, item.key, item.start, item.end, item.payload, tx))
+    return plan
