@@ -10,14 +10,15 @@ times (consecutive microseconds), the same values returned.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.facts.temporal import FOREVER, Payload, Span, plan_assert, touches
 from memlane.storage.base import NewVersion
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a batch makes thousands, and frozen ones cost 3x
 class Assertion:
     """One validated ``set``: the value ``key`` on ``[start, end)`` (``None``: the defaults)."""
 
@@ -26,7 +27,17 @@ class Assertion:
     key: str
     start: int | None
     end: int | None
-    payload: Payload
+    value: Any
+    source: str | None
+    reason: str | None
+    confidence: float
+    provenance: tuple[str, ...]
+
+    def payload(self, stated: int) -> Payload:
+        """What the version says, given at transaction time ``stated``."""
+        return Payload(
+            self.value, self.source, self.reason, self.confidence, self.provenance, stated
+        )
 
 
 @dataclass
@@ -84,16 +95,17 @@ def plan_batch(
         start, end = interval(assertion.start, assertion.end, tx)
         spans = believed.setdefault((assertion.subject, assertion.attribute), [])
         near = [span for span in spans if touches(span, start, end)]
-        step = plan_assert(near, assertion.key, start, end, replace(assertion.payload, stated=tx))
+        step = plan_assert(near, assertion.key, start, end, assertion.payload(tx))
         if step.unchanged is not None:
             unchanged = step.unchanged
             plan.outcomes.append(unchanged if unchanged.id > 0 else -unchanged.id - 1)
             continue
-        gone = set(step.supersede)
-        spans[:] = [span for span in spans if span.id not in gone]
+        if step.supersede:
+            gone = set(step.supersede)
+            spans[:] = [span for span in spans if span.id not in gone]
         for span_id in step.supersede:
             if span_id < 0:  # inserted earlier in this batch: stored already superseded
-                plan.versions[-span_id - 1] = replace(plan.versions[-span_id - 1], tx_to=tx)
+                plan.versions[-span_id - 1].tx_to = tx
             else:
                 plan.closes.append((span_id, tx))
         assert step.asserted is not None

@@ -24,7 +24,7 @@ from memlane.facts.normalize import (
     infer_normalizer,
 )
 from memlane.facts.phones import check_region, phone_key, phone_keys
-from memlane.facts.temporal import Payload, WritePlan, plan_assert, plan_retract
+from memlane.facts.temporal import WritePlan, plan_assert, plan_retract
 from memlane.storage.base import FactStore, FactWriter, Scope
 from memlane.timeutil import (
     Clock,
@@ -258,19 +258,22 @@ class FactsLane:
         >>> mem.facts.set_many([{"subject": "U-1", "attribute": "tier", "value": "gold"}])
         ... # doctest: +SKIP
         """
-        assertions = [self._assertion(**dict(write)) for write in writes]
+        memo: dict[Any, Any] = {}  # names and times repeat across a batch: checked once each
+        assertions = [self._assertion(memo, **dict(write)) for write in writes]
         if not assertions:
             return []
         keys = sorted({(self._tenant, a.subject, a.attribute) for a in assertions})
         with self._store.transaction(keys) as writer:
-            assertions = [self._keyed(writer, assertion) for assertion in assertions]
+            assertions = [self._keyed(writer, assertion, memo) for assertion in assertions]
             first = writer.next_txs(to_micros(self._now()), len(assertions))
             self._high_water = from_micros(first + len(assertions) - 1)
             believed = writer.believed_of(self._tenant, ranges(assertions, first))
             plan = plan_batch(assertions, believed, first)
+            # A no-op returns the version as it was then, before the batch closes it, if it does.
+            held = {o.id: self._stored(o.id) for o in plan.outcomes if not isinstance(o, int)}
             inserted = writer.write_versions(self._tenant, plan.closes, plan.versions)
             return [
-                inserted[outcome] if isinstance(outcome, int) else self._stored(outcome.id)
+                inserted[outcome] if isinstance(outcome, int) else held[outcome.id]
                 for outcome in plan.outcomes
             ]
 
@@ -410,10 +413,10 @@ class FactsLane:
         provenance: Sequence[str],
     ) -> Fact:
         call = self._assertion(
-            subject, attribute, value, valid_from, valid_to,
+            None, subject, attribute, value, valid_from, valid_to,
             source=source, reason=reason, confidence=confidence, provenance=provenance,
         )  # fmt: skip
-        subject, attribute, value = call.subject, call.attribute, call.payload.value
+        subject, attribute, value = call.subject, call.attribute, call.value
         with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
             definition = self._definition_for_write(writer, attribute)
             many = self._check_operation(definition, operation)
@@ -432,12 +435,13 @@ class FactsLane:
                 if held:
                     key, believed = other, held
                     break
-            payload = replace(call.payload, stated=tx)
-            plan = plan_assert(believed, key, start, end, payload)
+            plan = plan_assert(believed, key, start, end, call.payload(tx))
             return self._execute(writer, subject, attribute, plan, tx)
 
     def _assertion(
         self,
+        memo: dict[Any, Any] | None,
+        /,
         subject: str,
         attribute: str,
         value: Any,
@@ -449,22 +453,29 @@ class FactsLane:
         confidence: float = 1.0,
         provenance: Sequence[str] = (),
     ) -> Assertion:
-        """The arguments of one ``set`` or ``add``, validated (the key: the value's JSON)."""
-        subject, attribute = _name("subject", subject), _name("attribute", attribute)
-        start, end = self._interval_inputs(valid_from, valid_to)
+        """The arguments of one ``set`` or ``add``, validated (the key: the value's JSON).
+
+        ``memo`` (a batch's) keeps names and times already checked, so each is checked once.
+        """
+        subject = _memoized(memo, _name, "subject", subject)
+        attribute = _memoized(memo, _name, "attribute", attribute)
+        start, end = _memoized(memo, self._interval_inputs, valid_from, valid_to)
         if value is None:
             raise InvalidInput("value", "must not be None; use retract() to end a value")
         value_json = canonical_json(fact_value("value", value))
         meta = _payload_meta(source, reason, confidence, provenance)
-        return Assertion(subject, attribute, value_json, start, end, Payload(value, **meta))
+        return Assertion(subject, attribute, value_json, start, end, value, **meta)
 
-    def _keyed(self, writer: FactWriter, assertion: Assertion) -> Assertion:
+    def _keyed(self, writer: FactWriter, assertion: Assertion, memo: dict[Any, Any]) -> Assertion:
         """A ``set`` of a batch checked against its stored definition, keyed by it."""
-        definition = self._definition_for_write(writer, assertion.attribute)
-        self._check_operation(definition, "set")
+        definition = memo.get(("definition", assertion.attribute))
+        if definition is None:
+            definition = self._definition_for_write(writer, assertion.attribute)
+            self._check_operation(definition, "set")
+            memo["definition", assertion.attribute] = definition
         if not definition.identifier:
             return assertion
-        return replace(assertion, key=self._keys(definition, assertion.payload.value)[0])
+        return replace(assertion, key=self._keys(definition, assertion.value)[0])
 
     def _check_operation(self, definition: AttributeDef, operation: str) -> bool:
         """Whether the attribute is many-valued; refuses ``set`` on it and ``add`` otherwise."""
@@ -570,6 +581,19 @@ class FactsLane:
         valid = self._now() if valid_at is None else self._instant(valid_at, "valid_at")
         known = None if known_at is None else to_micros(self._instant(known_at, "known_at"))
         return Scope(to_micros(valid), known)
+
+
+def _memoized(memo: dict[Any, Any] | None, check: Callable[..., Any], *arguments: Any) -> Any:
+    """``check(*arguments)``, remembered in ``memo`` (if given, and the arguments hashable)."""
+    if memo is None:
+        return check(*arguments)
+    try:
+        return memo[check, arguments]
+    except KeyError:
+        memo[check, arguments] = found = check(*arguments)
+        return found
+    except TypeError:  # not hashable: check it every time (and refuse it)
+        return check(*arguments)
 
 
 def _identifier_text(value: Any) -> str:

@@ -43,7 +43,7 @@ class Applied:
     inserted: list[Fact]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a batch makes thousands, and frozen ones cost 3x
 class NewVersion:
     """A version a batch inserts: ``insert`` written at ``tx``.
 
