@@ -106,6 +106,31 @@ class PostgresDialect:
         )
         return [int(row[0]) for row in rows]
 
+    def close_versions(self, closes: Sequence[tuple[int, int]]) -> int:
+        """One ``UPDATE`` joined to two arrays: one round trip for the batch."""
+        return self.db.execute(
+            "UPDATE facts SET tx_to = u.tx FROM unnest(%s::bigint[], %s::bigint[]) AS u(id, tx) "
+            "WHERE facts.id = u.id AND facts.tx_to IS NULL",
+            ([fact_id for fact_id, _ in closes], [tx for _, tx in closes]),
+        )
+
+    def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One ``INSERT`` from one array per column, the slot from each attribute's definition."""
+        columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[]] * 14
+        self.db.execute(
+            "INSERT INTO facts (id, tx_to, tenant, subject, attribute, value, value_key, "
+            "valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated_tx, "
+            "slot) SELECT v.id, v.tx_to, %s, v.subject, v.attribute, v.value, v.key, "
+            "v.valid_from, v.valid_to, v.tx_from, v.source, v.reason, v.confidence, "
+            "v.provenance, v.stated, CASE WHEN a.cardinality = 'many' THEN v.key ELSE '' END "
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::text[], %s::text[], %s::text[], "
+            "%s::text[], %s::bigint[], %s::bigint[], %s::bigint[], %s::text[], %s::text[], "
+            "%s::float8[], %s::text[], %s::bigint[]) AS v(id, tx_to, subject, attribute, value, "
+            "key, valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated) "
+            "LEFT JOIN attributes a ON a.tenant = %s AND a.name = v.attribute",
+            (tenant, *columns, tenant),
+        )
+
     def index_hint(self, index: str) -> str:
         """PostgreSQL takes no hints."""
         return ""

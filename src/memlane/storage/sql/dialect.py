@@ -185,6 +185,18 @@ class Dialect(Protocol):
         """``count`` new ids for rows of ``table`` (inside the write transaction)."""
         ...
 
+    def close_versions(self, closes: Sequence[tuple[int, int]]) -> int:
+        """Set ``tx_to`` of each believed ``(id, tx)``; return how many were believed."""
+        ...
+
+    def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert fact versions of ``tenant``, given as rows of columns.
+
+        Each row: ``id, tx_to, subject, attribute, value, value_key, valid_from, valid_to,
+        tx_from, source, reason, confidence, provenance, stated_tx``.
+        """
+        ...
+
     def index_hint(self, index: str) -> str:
         """A hint after ``FROM table`` that a query should use ``index`` (or ``''``)."""
         ...

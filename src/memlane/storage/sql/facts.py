@@ -17,12 +17,9 @@ _COLUMNS = decode.FACT_COLUMNS
 _DEFINITION = "SELECT name, cardinality, identifier, normalizer FROM attributes WHERE tenant = %s"
 _BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
 _KNOWN_AT = "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to > %(known)s) AND deleted_at IS NULL"
-_INSERTED = (
+_INSERTED = (  # and in this order the dialects' insert_versions take them, after the id
     "tenant, subject, attribute, value, value_key, valid_from, valid_to, tx_from, source, "
     "reason, confidence, provenance, stated_tx"
-)
-_BULK_INSERT = (
-    f"INSERT INTO facts (id, tx_to, {_INSERTED}{{slot}}) VALUES ({', '.join(['%s'] * 15)}{{more}})"
 )
 
 
@@ -195,22 +192,14 @@ class SQLFactStore(SQLStore):
     ) -> list[Fact]:
         """Close each stored ``(id, tx)``, then insert ``versions``: one statement each."""
         self.db.wrote()
-        if closes:
-            closed = self.db.executemany(
-                "UPDATE facts SET tx_to = %s WHERE id = %s AND tx_to IS NULL",
-                [(tx, fact_id) for fact_id, tx in closes],
-            )
-            if closed != len(closes):
-                raise StorageError("a version to supersede was no longer believed")
+        if closes and self.dialect.close_versions(closes) != len(closes):
+            raise StorageError("a version to supersede was no longer believed")
         ids = self.dialect.new_ids("facts", len(versions))
-        slot = self.dialect.fact_slot
-        sql = _BULK_INSERT.format(slot=", slot" if slot else "", more=f", {slot}" if slot else "")
-        self.db.executemany(
-            sql,
+        self.dialect.insert_versions(
+            tenant,
             [
-                (fact_id, version.tx_to, tenant, version.subject, version.attribute,
-                 *_payload_columns(version.insert, version.tx),
-                 *((version.insert.key, tenant, version.attribute) if slot else ()))
+                (fact_id, version.tx_to, version.subject, version.attribute,
+                 *_payload_columns(version.insert, version.tx))
                 for fact_id, version in zip(ids, versions, strict=True)
             ],
         )  # fmt: skip

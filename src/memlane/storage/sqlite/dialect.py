@@ -81,6 +81,22 @@ class SQLiteDialect:
         last = int(self.db.fetchone(f"SELECT coalesce(max(id), 0) FROM {table}")[0])
         return list(range(last + 1, last + 1 + count))
 
+    def close_versions(self, closes: Sequence[tuple[int, int]]) -> int:
+        """One prepared ``UPDATE``, run per version (in-process: no round trips to save)."""
+        return self.db.executemany(
+            "UPDATE facts SET tx_to = %s WHERE id = %s AND tx_to IS NULL",
+            [(tx, fact_id) for fact_id, tx in closes],
+        )
+
+    def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One prepared ``INSERT``, run per version."""
+        self.db.executemany(
+            "INSERT INTO facts (id, tx_to, tenant, subject, attribute, value, value_key, "
+            "valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated_tx) "
+            f"VALUES ({', '.join(['%s'] * 15)})",
+            [(row[0], row[1], tenant, *row[2:]) for row in rows],
+        )
+
     def index_hint(self, index: str) -> str:
         """``INDEXED BY``: the planner misjudges a few queries without it."""
         return f"INDEXED BY {index}"
