@@ -17,7 +17,6 @@ processes on different subjects. Every results file names the machine it ran on.
 
 from __future__ import annotations
 
-import importlib
 import multiprocessing
 import random
 import tempfile
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from memlane.bench.backends import NOTES_PER_SUBJECT, _note, _postgres, _subject, parse_clients
+from memlane.bench.plots import pyplot
 from memlane.bench.report import Results, percentile
 from memlane.errors import InvalidInput
 from memlane.memory import Memory
@@ -232,11 +232,8 @@ def plot(results: Results, path: str | Path) -> bool:
 
     Returns ``False`` (and draws nothing) without matplotlib, the ``memlane[bench]`` extra.
     """
-    try:
-        matplotlib = importlib.import_module("matplotlib")
-        matplotlib.use("Agg")
-        plt = importlib.import_module("matplotlib.pyplot")
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     figure, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
     sizes = [int(size) for size in results.params["sizes"]]
