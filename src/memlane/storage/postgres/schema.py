@@ -96,7 +96,9 @@ MIGRATIONS += (
         # Transaction times come from a sequence (never rolled back, no row lock to hold),
         # started past every time the clock row issued.
         "CREATE SEQUENCE memlane_tx AS BIGINT MINVALUE 0",
-        "SELECT setval('memlane_tx', greatest((SELECT last_tx FROM tx_clock WHERE id = 1), 1))",
+        # Its last value is the clock row's (nextval would give it again: the function
+        # takes the row plus one), so an export of an untouched database says the same.
+        "SELECT setval('memlane_tx', (SELECT last_tx FROM tx_clock WHERE id = 1), false)",
         # Issue ``count`` consecutive times, the first >= now, > every one issued before and
         # > the clock row (which an import raises). The first of a transaction also takes an
         # advisory lock named by that time (its two 31-bit halves) until the transaction
