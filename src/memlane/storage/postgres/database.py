@@ -181,7 +181,11 @@ class PostgresDatabase(Database):
         """Wait until no other process's write can still add versions known at ``known_at``.
 
         That is, until the write transactions whose first time is ``<= known_at`` have ended.
+        Inside a write transaction it does not wait: an exclusive one has no other writer
+        in flight, and a keyed one waiting while it holds its keys could deadlock.
         """
+        if self.in_transaction:
+            return
         self.execute(
             "SELECT memlane_settle(%s, %s, %s)",
             (known_at, self.application_name, self._timeout()),
