@@ -9,13 +9,15 @@ times (consecutive microseconds), the same values returned.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.facts.temporal import FOREVER, Payload, Span, plan_assert, touches
 from memlane.storage.base import NewVersion
+from memlane.validation import optional_text
 
 
 @dataclass(slots=True)  # not frozen: a batch makes thousands, and frozen ones cost 3x
@@ -115,3 +117,41 @@ def plan_batch(
             provisional = -len(plan.versions)
             spans.append(Span(provisional, item.key, item.start, item.end, item.payload, tx))
     return plan
+
+
+def memoized(memo: dict[Any, Any] | None, check: Callable[..., Any], *arguments: Any) -> Any:
+    """``check(*arguments)``, remembered in ``memo`` (if given, and the arguments hashable)."""
+    if memo is None:
+        return check(*arguments)
+    try:
+        return memo[check, arguments]
+    except KeyError:
+        memo[check, arguments] = found = check(*arguments)
+        return found
+    except TypeError:  # not hashable: check it every time (and refuse it)
+        return check(*arguments)
+
+
+def payload_meta(
+    source: str | None, reason: str | None, confidence: float, provenance: Sequence[str]
+) -> dict[str, Any]:
+    """What a write says besides its value, checked: the keywords of an :class:`Assertion`.
+
+    Raises:
+        InvalidInput: a bad source or reason, a confidence outside [0, 1], or a provenance
+            that is not a sequence of strings.
+    """
+    optional_text("source", source)
+    optional_text("reason", reason)
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+        raise InvalidInput("confidence", f"must be a number, got {confidence!r}")
+    if not (math.isfinite(confidence) and 0.0 <= confidence <= 1.0):
+        raise InvalidInput("confidence", f"must be between 0 and 1, got {confidence!r}")
+    if isinstance(provenance, str) or not all(isinstance(item, str) for item in provenance):
+        raise InvalidInput("provenance", "must be a sequence of strings (turn ids or sources)")
+    return {
+        "source": source,
+        "reason": reason,
+        "confidence": float(confidence),
+        "provenance": tuple(provenance),
+    }

@@ -6,7 +6,6 @@ Validation and normalization happen here; the write rules live in
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -14,7 +13,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from memlane.errors import InvalidInput
-from memlane.facts.bulk import Assertion, interval, plan_batch, ranges
+from memlane.facts.bulk import Assertion, interval, memoized, payload_meta, plan_batch, ranges
 from memlane.facts.model import AttributeDef, Cardinality, Fact
 from memlane.facts.normalize import (
     BUILTIN_NORMALIZERS,
@@ -34,7 +33,7 @@ from memlane.timeutil import (
     parse_instant,
     to_micros,
 )
-from memlane.validation import MAX_NAME_CHARS, fact_value, optional_text
+from memlane.validation import MAX_NAME_CHARS, fact_value
 from memlane.validation import name as _name
 
 MAX_NAME_LENGTH = MAX_NAME_CHARS
@@ -457,13 +456,13 @@ class FactsLane:
 
         ``memo`` (a batch's) keeps names and times already checked, so each is checked once.
         """
-        subject = _memoized(memo, _name, "subject", subject)
-        attribute = _memoized(memo, _name, "attribute", attribute)
-        start, end = _memoized(memo, self._interval_inputs, valid_from, valid_to)
+        subject = memoized(memo, _name, "subject", subject)
+        attribute = memoized(memo, _name, "attribute", attribute)
+        start, end = memoized(memo, self._interval_inputs, valid_from, valid_to)
         if value is None:
             raise InvalidInput("value", "must not be None; use retract() to end a value")
         value_json = canonical_json(fact_value("value", value))
-        meta = _payload_meta(source, reason, confidence, provenance)
+        meta = payload_meta(source, reason, confidence, provenance)
         return Assertion(subject, attribute, value_json, start, end, value, **meta)
 
     def _keyed(self, writer: FactWriter, assertion: Assertion, memo: dict[Any, Any]) -> Assertion:
@@ -583,43 +582,11 @@ class FactsLane:
         return Scope(to_micros(valid), known)
 
 
-def _memoized(memo: dict[Any, Any] | None, check: Callable[..., Any], *arguments: Any) -> Any:
-    """``check(*arguments)``, remembered in ``memo`` (if given, and the arguments hashable)."""
-    if memo is None:
-        return check(*arguments)
-    try:
-        return memo[check, arguments]
-    except KeyError:
-        memo[check, arguments] = found = check(*arguments)
-        return found
-    except TypeError:  # not hashable: check it every time (and refuse it)
-        return check(*arguments)
-
-
 def _identifier_text(value: Any) -> str:
     """An identifier given as text or as a number (``13800001234``), as text."""
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise InvalidInput("value", f"an identifier must be a string or number, got {value!r}")
     return str(value)
-
-
-def _payload_meta(
-    source: str | None, reason: str | None, confidence: float, provenance: Sequence[str]
-) -> dict[str, Any]:
-    optional_text("source", source)
-    optional_text("reason", reason)
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-        raise InvalidInput("confidence", f"must be a number, got {confidence!r}")
-    if not (math.isfinite(confidence) and 0.0 <= confidence <= 1.0):
-        raise InvalidInput("confidence", f"must be between 0 and 1, got {confidence!r}")
-    if isinstance(provenance, str) or not all(isinstance(item, str) for item in provenance):
-        raise InvalidInput("provenance", "must be a sequence of strings (turn ids or sources)")
-    return {
-        "source": source,
-        "reason": reason,
-        "confidence": float(confidence),
-        "provenance": tuple(provenance),
-    }
 
 
 def _describe(definition: AttributeDef) -> str:

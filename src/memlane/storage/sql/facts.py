@@ -111,8 +111,20 @@ class SQLFactStore(SQLStore):
     ) -> Applied:
         """Close ``supersede`` at ``tx``; insert ``insert``; return what changed."""
         self.db.wrote()
-        if self.dialect.apply_function:
-            return self._apply_at_once(tenant, subject, attribute, supersede, insert, tx)
+        if self.dialect.apply_function:  # one round trip: a server-side function
+            arguments = [_payload_columns(item, tx) for item in insert]
+            # It takes the columns but tx_from (one for all), as arrays.
+            columns = list(zip(*(row[:4] + row[5:] for row in arguments), strict=True))
+            rows = self.db.fetchall(
+                f"SELECT {_COLUMNS} FROM {self.dialect.apply_function}"
+                f"({', '.join(['%s'] * 14)})",
+                (tenant, subject, attribute, tx, list(dict.fromkeys(supersede)),
+                 *(list(column) for column in columns or [()] * 9)),
+            )  # fmt: skip
+            changed = [decode.fact(row) for row in rows]
+            closed = [fact for fact in changed if fact.tx_to is not None]
+            inserted = sorted((fact for fact in changed if fact.tx_to is None), key=lambda f: f.id)
+            return Applied(sorted(closed, key=lambda fact: fact.id), inserted)
         superseded: list[Fact] = []
         if supersede:
             rows = self.db.fetchall(
@@ -124,30 +136,6 @@ class SQLFactStore(SQLStore):
                 raise StorageError("a version to supersede was no longer believed")
             superseded = [decode.fact(row) for row in rows]
         inserted = [self._insert(tenant, subject, attribute, item, tx) for item in insert]
-        return Applied(sorted(superseded, key=lambda fact: fact.id), inserted)
-
-    def _apply_at_once(
-        self,
-        tenant: str,
-        subject: str,
-        attribute: str,
-        supersede: Sequence[int],
-        insert: Sequence[Insert],
-        tx: int,
-    ) -> Applied:
-        """:meth:`apply` as one call of the dialect's server-side function."""
-        arguments = [_payload_columns(item, tx) for item in insert]
-        # memlane_apply takes the columns but tx_from (one for all), as arrays.
-        columns = list(zip(*(row[:4] + row[5:] for row in arguments), strict=True))
-        rows = self.db.fetchall(
-            f"SELECT {_COLUMNS} FROM {self.dialect.apply_function}"
-            f"({', '.join(['%s'] * 14)})",
-            (tenant, subject, attribute, tx, list(dict.fromkeys(supersede)),
-             *(list(column) for column in columns or [()] * 9)),
-        )  # fmt: skip
-        facts = [decode.fact(row) for row in rows]
-        superseded = [fact for fact in facts if fact.tx_to is not None]
-        inserted = sorted((fact for fact in facts if fact.tx_to is None), key=lambda f: f.id)
         return Applied(sorted(superseded, key=lambda fact: fact.id), inserted)
 
     def _insert(self, tenant: str, subject: str, attribute: str, item: Insert, tx: int) -> Fact:
