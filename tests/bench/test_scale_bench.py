@@ -37,6 +37,14 @@ def test_scale_on_both_backends_at_tiny_sizes(postgres_url, tmp_path):
         assert set(metrics["client_sets_per_s"]) == {"1 client", "2 clients"}
 
 
+def test_scale_sizes_up_to_a_scale():
+    from memlane.bench.scale import sizes_up_to
+
+    assert sizes_up_to(100_000) == (1_000, 10_000, 100_000)
+    assert sizes_up_to(30_000) == (1_000, 10_000, 30_000)
+    assert sizes_up_to(500) == (500,)
+
+
 def test_scale_refuses_bad_arguments():
     for arguments in (["--sizes", "1000,x"], ["--sizes", "5"], ["--backends", "mysql"]):
         result = CliRunner().invoke(cli, ["bench", "scale", *arguments])

@@ -51,6 +51,15 @@ def parse_sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
+def sizes_up_to(scale: int) -> tuple[int, ...]:
+    """10^3, 10^4, ... up to ``scale`` (and ``scale`` itself), as ``--scale N`` asks."""
+    sizes, size = [], 1_000
+    while size < scale:
+        sizes.append(size)
+        size *= 10
+    return parse_sizes(",".join(str(s) for s in [*sizes, scale]))
+
+
 def parse_backends(text: str) -> tuple[str, ...]:
     """``"sqlite,postgresql"`` as a tuple; each one of :data:`BACKENDS`."""
     names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
@@ -269,4 +278,4 @@ def plot(results: Results, path: str | Path) -> bool:
     return True
 
 
-__all__ = ["parse_backends", "parse_clients", "parse_sizes", "plot", "run"]
+__all__ = ["parse_backends", "parse_clients", "parse_sizes", "plot", "run", "sizes_up_to"]

@@ -377,6 +377,12 @@ def understanding_command(
     help="Notes per subject, comma-separated (e.g. 1000,10000,100000).",
 )
 @click.option(
+    "--scale",
+    type=int,
+    default=None,
+    help="Instead of --sizes: 10^3, 10^4, ... up to this many notes per subject.",
+)
+@click.option(
     "--backends",
     default="sqlite",
     show_default=True,
@@ -413,6 +419,7 @@ def understanding_command(
 )
 def scale_command(
     sizes: str,
+    scale: int | None,
     backends: str,
     samples: int,
     tenant_notes: int,
@@ -425,10 +432,17 @@ def scale_command(
     plot_path: str | None,
 ) -> None:
     """Recall (first and steady) and write cost against how much memory holds."""
-    from memlane.bench.scale import parse_backends, parse_clients, parse_sizes, plot, run
+    from memlane.bench.scale import (
+        parse_backends,
+        parse_clients,
+        parse_sizes,
+        plot,
+        run,
+        sizes_up_to,
+    )
 
     results = run(
-        sizes=parse_sizes(sizes),
+        sizes=parse_sizes(sizes) if scale is None else sizes_up_to(scale),
         backends=parse_backends(backends),
         samples=samples,
         tenant_notes=tenant_notes,
