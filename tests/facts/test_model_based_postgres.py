@@ -55,7 +55,8 @@ def _on_postgresql(url: str) -> type[ExactLaneMachine]:
     def empty_memory() -> str:
         with psycopg.connect(url, autocommit=True) as connection:
             connection.execute(
-                "TRUNCATE attributes, facts RESTART IDENTITY; UPDATE tx_clock SET last_tx = 0"
+                "TRUNCATE attributes, facts RESTART IDENTITY; UPDATE tx_clock SET last_tx = 0; "
+                "SELECT setval('memlane_tx', 1, false)"  # where transaction times come from
             )
         return url
 

@@ -5,8 +5,19 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from memlane.bench.report import Results
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` drawing to files (Agg), or ``None`` without matplotlib."""
+    try:
+        matplotlib = importlib.import_module("matplotlib")
+        matplotlib.use("Agg")
+        return importlib.import_module("matplotlib.pyplot")
+    except ImportError:
+        return None
 
 
 def grouped_bars(
@@ -22,11 +33,8 @@ def grouped_bars(
 
     matplotlib is imported here only, so the suites run without it.
     """
-    try:
-        matplotlib = importlib.import_module("matplotlib")
-        matplotlib.use("Agg")
-        plt = importlib.import_module("matplotlib.pyplot")
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     systems = list(results.systems)
     figure, axes = plt.subplots(

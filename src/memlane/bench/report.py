@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import time
@@ -28,10 +29,9 @@ class Results:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document, with the machine it ran on."""
-        machine = {"python": platform.python_version(), "platform": platform.platform()}
         return {
             "suite": self.suite,
-            "params": self.params | {"machine": machine},
+            "params": self.params | {"machine": machine()},
             "systems": self.systems,
         }
 
@@ -52,6 +52,33 @@ class Results:
             for metric, by_group in metrics.items()
         ]
         return table(["system", "metric", *groups], rows)
+
+
+def machine() -> dict[str, Any]:
+    """The machine a result was measured on: CPU model, cores, Python, OS, and its load.
+
+    The load average says how busy the machine was: other work on it slows every number.
+    """
+    found: dict[str, Any] = {
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+    if hasattr(os, "getloadavg"):
+        found["load_average"] = [round(load, 2) for load in os.getloadavg()]
+    return found
+
+
+def _cpu_model() -> str:
+    """``model name`` from ``/proc/cpuinfo`` (Linux), else what ``platform`` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
 
 
 def _cell(value: float | None) -> str:

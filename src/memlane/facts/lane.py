@@ -6,13 +6,14 @@ Validation and normalization happen here; the write rules live in
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, tzinfo
 from typing import Any
 
 from memlane.errors import InvalidInput
+from memlane.facts.bulk import Assertion, interval, memoized, payload_meta, plan_batch, ranges
 from memlane.facts.model import AttributeDef, Cardinality, Fact
 from memlane.facts.normalize import (
     BUILTIN_NORMALIZERS,
@@ -22,7 +23,7 @@ from memlane.facts.normalize import (
     infer_normalizer,
 )
 from memlane.facts.phones import check_region, phone_key, phone_keys
-from memlane.facts.temporal import FOREVER, Payload, WritePlan, plan_assert, plan_retract
+from memlane.facts.temporal import WritePlan, plan_assert, plan_retract
 from memlane.storage.base import FactStore, FactWriter, Scope
 from memlane.timeutil import (
     Clock,
@@ -32,7 +33,7 @@ from memlane.timeutil import (
     parse_instant,
     to_micros,
 )
-from memlane.validation import MAX_NAME_CHARS, fact_value, optional_text
+from memlane.validation import MAX_NAME_CHARS, fact_value
 from memlane.validation import name as _name
 
 MAX_NAME_LENGTH = MAX_NAME_CHARS
@@ -228,11 +229,11 @@ class FactsLane:
         """
         subject, attribute = _name("subject", subject), _name("attribute", attribute)
         start_at, end_at = self._interval_inputs(valid_from, valid_to)
-        with self._store.transaction() as writer:
+        with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
             definition = self._definition_for_write(writer, attribute)
             keys = (None,) if value is None else self._keys(definition, value)
             tx = self._issue_tx(writer)
-            start, end = _interval(start_at, end_at, tx)
+            start, end = interval(start_at, end_at, tx)
             for key in keys:  # the first reading of the value that is held
                 believed = writer.believed_near(self._tenant, subject, attribute, key, start, end)
                 if believed:
@@ -248,11 +249,32 @@ class FactsLane:
     def set_many(self, writes: Iterable[Mapping[str, Any]]) -> list[Fact]:
         """Apply many :meth:`set` calls (given as keyword mappings) in one transaction.
 
+        The same outcome as calling :meth:`set` for each inside :meth:`batch`, computed in
+        bulk: one read of every key's believed versions, one statement to close the
+        superseded ones and one to insert the new ones. On PostgreSQL only the written keys
+        are locked, so batches of other subjects run at the same time.
+
         >>> mem.facts.set_many([{"subject": "U-1", "attribute": "tier", "value": "gold"}])
         ... # doctest: +SKIP
         """
-        with self.batch():
-            return [self.set(**dict(write)) for write in writes]
+        memo: dict[Any, Any] = {}  # names and times repeat across a batch: checked once each
+        assertions = [self._assertion(memo, **dict(write)) for write in writes]
+        if not assertions:
+            return []
+        keys = sorted({(self._tenant, a.subject, a.attribute) for a in assertions})
+        with self._store.transaction(keys) as writer:
+            assertions = [self._keyed(writer, assertion, memo) for assertion in assertions]
+            first = writer.next_txs(to_micros(self._now()), len(assertions))
+            self._high_water = from_micros(first + len(assertions) - 1)
+            believed = writer.believed_of(self._tenant, ranges(assertions, first))
+            plan = plan_batch(assertions, believed, first)
+            # A no-op returns the version as it was then, before the batch closes it, if it does.
+            held = {o.id: self._stored(o.id) for o in plan.outcomes if not isinstance(o, int)}
+            inserted = writer.write_versions(self._tenant, plan.closes, plan.versions)
+            return [
+                inserted[outcome] if isinstance(outcome, int) else held[outcome.id]
+                for outcome in plan.outcomes
+            ]
 
     @contextmanager
     def batch(self) -> Iterator[FactsLane]:
@@ -389,25 +411,17 @@ class FactsLane:
         confidence: float,
         provenance: Sequence[str],
     ) -> Fact:
-        subject, attribute = _name("subject", subject), _name("attribute", attribute)
-        start_at, end_at = self._interval_inputs(valid_from, valid_to)
-        if value is None:
-            raise InvalidInput("value", "must not be None; use retract() to end a value")
-        value_json = canonical_json(fact_value("value", value))
-        meta = _payload_meta(source, reason, confidence, provenance)
-        with self._store.transaction() as writer:
+        call = self._assertion(
+            None, subject, attribute, value, valid_from, valid_to,
+            source=source, reason=reason, confidence=confidence, provenance=provenance,
+        )  # fmt: skip
+        subject, attribute, value = call.subject, call.attribute, call.value
+        with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
             definition = self._definition_for_write(writer, attribute)
-            many = definition.cardinality == "many"
-            if many != (operation == "add"):
-                other = "add" if many else "set"
-                raise InvalidInput(
-                    "attribute",
-                    f"{attribute!r} is {definition.cardinality}-valued; use {other}() instead of "
-                    f"{operation}()",
-                )
-            keys = (value_json,) if not definition.identifier else self._keys(definition, value)
+            many = self._check_operation(definition, operation)
+            keys = (call.key,) if not definition.identifier else self._keys(definition, value)
             tx = self._issue_tx(writer)
-            start, end = _interval(start_at, end_at, tx)
+            start, end = interval(call.start, call.end, tx)
             key, believed = (
                 keys[0],
                 writer.believed_near(
@@ -420,19 +434,74 @@ class FactsLane:
                 if held:
                     key, believed = other, held
                     break
-            plan = plan_assert(believed, key, start, end, Payload(value, stated=tx, **meta))
+            plan = plan_assert(believed, key, start, end, call.payload(tx))
             return self._execute(writer, subject, attribute, plan, tx)
+
+    def _assertion(
+        self,
+        memo: dict[Any, Any] | None,
+        /,
+        subject: str,
+        attribute: str,
+        value: Any,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
+        *,
+        source: str | None = None,
+        reason: str | None = None,
+        confidence: float = 1.0,
+        provenance: Sequence[str] = (),
+    ) -> Assertion:
+        """The arguments of one ``set`` or ``add``, validated (the key: the value's JSON).
+
+        ``memo`` (a batch's) keeps names and times already checked, so each is checked once.
+        """
+        subject = memoized(memo, _name, "subject", subject)
+        attribute = memoized(memo, _name, "attribute", attribute)
+        start, end = memoized(memo, self._interval_inputs, valid_from, valid_to)
+        if value is None:
+            raise InvalidInput("value", "must not be None; use retract() to end a value")
+        value_json = canonical_json(fact_value("value", value))
+        meta = payload_meta(source, reason, confidence, provenance)
+        return Assertion(subject, attribute, value_json, start, end, value, **meta)
+
+    def _keyed(self, writer: FactWriter, assertion: Assertion, memo: dict[Any, Any]) -> Assertion:
+        """A ``set`` of a batch checked against its stored definition, keyed by it."""
+        definition = memo.get(("definition", assertion.attribute))
+        if definition is None:
+            definition = self._definition_for_write(writer, assertion.attribute)
+            self._check_operation(definition, "set")
+            memo["definition", assertion.attribute] = definition
+        if not definition.identifier:
+            return assertion
+        return replace(assertion, key=self._keys(definition, assertion.value)[0])
+
+    def _check_operation(self, definition: AttributeDef, operation: str) -> bool:
+        """Whether the attribute is many-valued; refuses ``set`` on it and ``add`` otherwise."""
+        many = definition.cardinality == "many"
+        if many != (operation == "add"):
+            other = "add" if many else "set"
+            raise InvalidInput(
+                "attribute",
+                f"{definition.name!r} is {definition.cardinality}-valued; use {other}() "
+                f"instead of {operation}()",
+            )
+        return many
 
     def _execute(
         self, writer: FactWriter, subject: str, attribute: str, plan: WritePlan, tx: int
     ) -> Fact:
         if plan.unchanged is not None:
-            existing = self._store.fact(self._tenant, plan.unchanged.id)
-            assert existing is not None, "a believed version vanished inside its transaction"
-            return existing
+            return self._stored(plan.unchanged.id)
         applied = writer.apply(self._tenant, subject, attribute, plan.supersede, plan.insert, tx)
         assert plan.asserted is not None
         return applied.inserted[plan.asserted]
+
+    def _stored(self, fact_id: int) -> Fact:
+        """A believed version read inside the transaction that found it."""
+        existing = self._store.fact(self._tenant, fact_id)
+        assert existing is not None, "a believed version vanished inside its transaction"
+        return existing
 
     def _definition_for_write(self, writer: FactWriter, attribute: str) -> AttributeDef:
         return self._remember(attribute, writer.attribute(self._tenant, attribute))
@@ -513,39 +582,11 @@ class FactsLane:
         return Scope(to_micros(valid), known)
 
 
-def _interval(start: int | None, end: int | None, tx: int) -> tuple[int, int]:
-    """Fill the defaults: from the write's transaction time, until further notice."""
-    start = tx if start is None else start
-    end = FOREVER if end is None else end
-    if end <= start:
-        raise InvalidInput("valid_to", "must be later than valid_from (which defaults to now)")
-    return start, end
-
-
 def _identifier_text(value: Any) -> str:
     """An identifier given as text or as a number (``13800001234``), as text."""
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise InvalidInput("value", f"an identifier must be a string or number, got {value!r}")
     return str(value)
-
-
-def _payload_meta(
-    source: str | None, reason: str | None, confidence: float, provenance: Sequence[str]
-) -> dict[str, Any]:
-    optional_text("source", source)
-    optional_text("reason", reason)
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-        raise InvalidInput("confidence", f"must be a number, got {confidence!r}")
-    if not (math.isfinite(confidence) and 0.0 <= confidence <= 1.0):
-        raise InvalidInput("confidence", f"must be between 0 and 1, got {confidence!r}")
-    if isinstance(provenance, str) or not all(isinstance(item, str) for item in provenance):
-        raise InvalidInput("provenance", "must be a sequence of strings (turn ids or sources)")
-    return {
-        "source": source,
-        "reason": reason,
-        "confidence": float(confidence),
-        "provenance": tuple(provenance),
-    }
 
 
 def _describe(definition: AttributeDef) -> str:

@@ -105,6 +105,8 @@ def plan_assert(
     [('Shanghai', 0, False), ('Beijing', 10, True)]
     """
     _check_interval(start, end)
+    if not believed:  # nothing to supersede, coalesce or keep (a batch's usual case)
+        return WritePlan((), (Insert(key, start, end, new),), asserted=0)
     for span in believed:
         if span.key == key and span.start <= start and end <= span.end:
             return WritePlan(unchanged=span)

@@ -43,11 +43,44 @@ class Applied:
     inserted: list[Fact]
 
 
+@dataclass(slots=True)  # not frozen: a batch makes thousands, and frozen ones cost 3x
+class NewVersion:
+    """A version a batch inserts: ``insert`` written at ``tx``.
+
+    ``tx_to`` is set when the same batch already superseded it again.
+    """
+
+    subject: str
+    attribute: str
+    insert: Insert
+    tx: int
+    tx_to: int | None = None
+
+
 class FactWriter(Protocol):
     """The write side, valid only inside :meth:`FactStore.transaction`."""
 
     def next_tx(self, now: int) -> int:
         """Return a transaction time ``>= now`` and strictly above every one issued before."""
+        ...
+
+    def next_txs(self, now: int, count: int) -> int:
+        """The first of ``count`` consecutive transaction times, as :meth:`next_tx` gives them."""
+        ...
+
+    def believed_of(
+        self, tenant: str, ranges: Sequence[tuple[str, str, int, int]]
+    ) -> dict[tuple[str, str], list[Span]]:
+        """Believed versions of several keys, by ``(subject, attribute)``: one query.
+
+        Each of ``ranges`` is ``(subject, attribute, lo, hi)``: the versions touching ``[lo, hi]``.
+        """
+        ...
+
+    def write_versions(
+        self, tenant: str, closes: Sequence[tuple[int, int]], versions: Sequence[NewVersion]
+    ) -> list[Fact]:
+        """Close each stored ``(id, tx)`` and insert ``versions`` in bulk; the inserted facts."""
         ...
 
     def attribute(self, tenant: str, name: str) -> AttributeDef | None:
@@ -84,8 +117,14 @@ class FactWriter(Protocol):
 class FactStore(Protocol):
     """Persistence of the exact lane for one database, every tenant."""
 
-    def transaction(self) -> AbstractContextManager[FactWriter]:
-        """A write transaction holding the write lock; nested calls join the outer one."""
+    def transaction(
+        self, keys: Sequence[tuple[str, str, str]] | None = None
+    ) -> AbstractContextManager[FactWriter]:
+        """A write transaction holding the write lock; nested calls join the outer one.
+
+        ``keys``: the ``(tenant, subject, attribute)`` keys it writes facts of, and nothing
+        else; a backend may then lock only them, so writers of other keys run at once.
+        """
         ...
 
     def attribute(self, tenant: str, name: str) -> AttributeDef | None:

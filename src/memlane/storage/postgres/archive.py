@@ -12,12 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from memlane.storage.archive import Table, table_named
+from memlane.storage.archive import CLOCK, Table, table_named
 from memlane.storage.base import ArchiveRow
 from memlane.storage.postgres.search import index_tokens, vector_literal
 
 _ARRAY_TYPES = {"int": "bigint[]", "float": "float8[]", "str": "text[]", "bytes": "text[]"}
 """How a column travels to the server: one array per column (vectors as pgvector text)."""
+_CLOCK = (
+    "(SELECT id, greatest(last_tx, (SELECT last_value FROM memlane_tx)) AS last_tx "
+    "FROM tx_clock) AS tx_clock"
+)
+"""The clock row as exported: the latest transaction time issued."""
 
 
 def select(spec: Table) -> str:
@@ -56,8 +61,10 @@ class PostgresArchiveReader:
                 f'{name} COLLATE "C"' if spec.column(name).kind == "str" else name
                 for name in spec.key
             )
+        # The clock row: writes advance the memlane_tx sequence instead (schema migration 2).
+        source = _CLOCK if spec.name == CLOCK else spec.name
         with self._connection.cursor(name=f"memlane_export_{spec.name}") as cursor:
-            cursor.execute(f"SELECT {select(spec)} FROM {spec.name} ORDER BY {order}")
+            cursor.execute(f"SELECT {select(spec)} FROM {source} ORDER BY {order}")
             while fetched := cursor.fetchmany(chunk):
                 yield [decoded(spec, values) for values in fetched]
 

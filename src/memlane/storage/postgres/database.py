@@ -1,7 +1,9 @@
-"""One PostgreSQL database: a connection pool, the write lock and write transactions."""
+"""One PostgreSQL database: a connection pool, write locks and write transactions."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -13,8 +15,8 @@ from psycopg_pool import ConnectionPool
 
 from memlane.errors import InvalidInput, StorageError
 from memlane.storage.postgres.dialect import PostgresDialect
-from memlane.storage.postgres.schema import migrate
-from memlane.storage.sql.dialect import Database
+from memlane.storage.postgres.schema import WRITE_LOCK, migrate
+from memlane.storage.sql.dialect import Database, WriteKey
 
 LOCK_TIMEOUT_SECONDS = 30.0
 CONNECT_TIMEOUT_SECONDS = 10.0
@@ -26,11 +28,21 @@ class PostgresDatabase(Database):
     """A connection pool shared by the lanes of one ``Memory`` handle.
 
     Reads borrow any pooled connection, so threads read in parallel. A write transaction
-    holds one connection and, first thing, the ``tx_clock`` row lock: the database-wide write
-    lock, as ``BEGIN IMMEDIATE`` is on SQLite. Writers in every process therefore serialize,
-    each plans against what the one before it committed, and transaction times increase in
-    commit order. Nested transactions join the outer one; if a nested block fails after it
-    wrote, the whole outer transaction rolls back, so a failed write never leaves a trace.
+    holds one connection and, first thing, its locks (advisory, transaction-scoped):
+
+    * a *keyed* write (a fact write naming its ``(tenant, subject, attribute)`` keys) takes
+      the database's write lock shared and each key's lock exclusive, so writers of
+      different keys run (and commit) at once, and those of one key one after the other;
+    * every other write takes the write lock exclusive, as ``BEGIN IMMEDIATE`` does on SQLite.
+
+    Transaction times come from a sequence (``memlane_next_tx``): strictly increasing, never
+    below the writer's clock. For one key they are issued under its lock, so their order is
+    the commit order. Across keys a smaller time may commit later; each write transaction
+    therefore marks its first time with a lock that a read as of an earlier-or-equal time
+    waits for (:meth:`settle`), so such a read never changes afterwards. The argument is in
+    docs/bitemporal.md, "Concurrent writers". Nested transactions join the outer one; if a
+    nested block fails after it wrote, the whole outer transaction rolls back, so a failed
+    write never leaves a trace.
     """
 
     def __init__(
@@ -42,6 +54,8 @@ class PostgresDatabase(Database):
     ) -> None:
         super().__init__()
         self.url = url
+        # Names this process's connections: a read never waits for its own process's writes.
+        self.application_name = f"memlane-{os.getpid()}"
         self.lock_timeout = lock_timeout
         size = pool_size if pool_size is not None else _pool_size_from_env()
         try:
@@ -59,7 +73,11 @@ class PostgresDatabase(Database):
             url,
             min_size=1,
             max_size=size,
-            kwargs={"autocommit": True, "connect_timeout": int(CONNECT_TIMEOUT_SECONDS)},
+            kwargs={
+                "autocommit": True,
+                "connect_timeout": int(CONNECT_TIMEOUT_SECONDS),
+                "application_name": self.application_name,
+            },
             open=False,
             name="memlane",
         )
@@ -73,7 +91,10 @@ class PostgresDatabase(Database):
         self.lock = threading.RLock()
         self._connection: Any = None
         self._owner: int | None = None
-        self._last_tx: int | None = None
+        self._last_tx: int | None = None  # the latest time this transaction issued
+        self._issued: tuple[int, int] | None = None  # the sequence's last issue to it
+        self._issues = 0  # how many times the sequence issued to it
+        self._exclusive = False
         self.dialect = PostgresDialect(self)
 
     @property
@@ -82,27 +103,93 @@ class PostgresDatabase(Database):
         return self._nesting.depth > 0 and self._owner == threading.get_ident()
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def _transaction(self, keys: Sequence[WriteKey] | None = None) -> Iterator[None]:
         try:
-            with self.pool.connection() as connection, connection.transaction():
-                self._take_write_lock(connection)
-                self._connection, self._owner = connection, threading.get_ident()
+            with self.pool.connection() as connection:
                 try:
-                    yield
-                    connection.execute(
-                        "UPDATE tx_clock SET last_tx = %s WHERE id = 1", (self._last_tx,)
-                    )
+                    with connection.transaction():
+                        self._take_locks(connection, keys)
+                        self._connection, self._owner = connection, threading.get_ident()
+                        yield
+                        self._sync_sequence(connection)
+                except BaseException:
+                    self._give_back(connection)
+                    raise
                 finally:
-                    self._connection, self._owner, self._last_tx = None, None, None
+                    self._connection, self._owner = None, None
+                    self._last_tx, self._issued, self._issues = None, None, 0
         except psycopg.Error as error:
             raise StorageError(f"PostgreSQL error: {error}") from error
 
+    def _sync_sequence(self, connection: Any) -> None:
+        """Times issued here under the exclusive lock: move the sequence past them."""
+        if self._last_tx is not None and self._issued and self._last_tx != self._issued[1]:
+            connection.execute(
+                "SELECT setval('memlane_tx', greatest(last_value, %s)) FROM memlane_tx",
+                (self._last_tx,),
+            )
+
+    def _give_back(self, connection: Any) -> None:
+        """After a rollback: return the times issued, if nobody was issued any since.
+
+        So a failed write leaves no trace, not even a gap in transaction times (the next
+        write takes the clock's time as if the failed one had never been).
+        """
+        if self._issues != 1 or self._issued is None:
+            return
+        # If the connection is gone, so be it: a gap in transaction times is harmless.
+        with contextlib.suppress(psycopg.Error):
+            connection.execute("SELECT memlane_give_back_tx(%s, %s)", self._issued)
+
+    def _join(self, keys: Sequence[WriteKey] | None) -> None:
+        """A nested write: lock its keys too, or the whole database if it names none."""
+        if self._exclusive:
+            return
+        with self._statement() as connection:
+            if keys is None:
+                connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                self._exclusive = True
+            else:
+                connection.execute(
+                    "SELECT memlane_lock_keys(%s, %s)", (_key_locks(keys), self._timeout())
+                )
+
     def next_tx(self, now: int) -> int:
         """A transaction time ``>= now`` above every one issued before, in any process."""
-        if not self.in_transaction or self._last_tx is None:
+        return self.next_txs(now, 1)
+
+    def next_txs(self, now: int, count: int) -> int:
+        """The first of ``count`` consecutive transaction times (see :meth:`next_tx`).
+
+        Under the exclusive lock nobody else issues times, so after the first (which marks
+        the transaction) they are counted here and the sequence is moved at commit.
+        """
+        if not self.in_transaction:
             raise StorageError("transaction times are issued only inside a write transaction")
-        self._last_tx = max(now, self._last_tx + 1)
-        return self._last_tx
+        if self._exclusive and self._last_tx is not None:
+            first = max(now, self._last_tx + 1)
+        else:
+            row = self.fetchone(
+                "SELECT memlane_next_tx(%s, %s, %s)", (now, count, self._last_tx is None)
+            )
+            first = int(row[0])
+            self._issued, self._issues = (first, first + count - 1), self._issues + 1
+        self._last_tx = first + count - 1
+        return first
+
+    def settle(self, known_at: int) -> None:
+        """Wait until no other process's write can still add versions known at ``known_at``.
+
+        That is, until the write transactions whose first time is ``<= known_at`` have ended.
+        Inside a write transaction it does not wait: an exclusive one has no other writer
+        in flight, and a keyed one waiting while it holds its keys could deadlock.
+        """
+        if self.in_transaction:
+            return
+        self.execute(
+            "SELECT memlane_settle(%s, %s, %s)",
+            (known_at, self.application_name, self._timeout()),
+        )
 
     # -- statements ---------------------------------------------------------------------
 
@@ -125,12 +212,16 @@ class PostgresDatabase(Database):
         """Run one ``INSERT``; the new row's id comes back through ``RETURNING``."""
         return int(self.fetchone(f"{sql} RETURNING id", parameters)[0])
 
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """Run one statement per row of parameters, in one round of the pipeline."""
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> int:
+        """Run one statement per row of parameters, in one round of the pipeline.
+
+        Returns the number of rows they touched.
+        """
         if not rows:
-            return
+            return 0
         with self._statement() as connection, connection.cursor() as cursor:
             cursor.executemany(sql, rows)
+            return int(cursor.rowcount)
 
     def close(self) -> None:
         """Close every pooled connection (rolling back an unfinished transaction)."""
@@ -155,18 +246,35 @@ class PostgresDatabase(Database):
         except psycopg.Error as error:
             raise StorageError(f"PostgreSQL error: {error}") from error
 
-    def _take_write_lock(self, connection: Any) -> None:
-        connection.execute(f"SET LOCAL lock_timeout = '{int(self.lock_timeout * 1000)}ms'")
+    def _timeout(self) -> str:
+        return f"{int(self.lock_timeout * 1000)}ms"
+
+    def _take_locks(self, connection: Any, keys: Sequence[WriteKey] | None) -> None:
+        self._exclusive = keys is None
         try:
-            row = connection.execute(
-                "SELECT last_tx FROM tx_clock WHERE id = 1 FOR UPDATE"
-            ).fetchone()
+            if keys is None:
+                connection.execute(
+                    "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s)",
+                    (self._timeout(), WRITE_LOCK),
+                )
+            else:
+                connection.execute(
+                    "SELECT memlane_lock_keys(%s, %s)", (_key_locks(keys), self._timeout())
+                )
         except psycopg.errors.LockNotAvailable as error:
             raise StorageError(
                 f"cannot take the write lock on {_redacted(self.url)} within "
                 f"{self.lock_timeout:g} s: {error}"
             ) from error
-        self._last_tx = int(row[0])
+
+
+def _key_locks(keys: Sequence[WriteKey]) -> list[int]:
+    """The advisory lock of each key (64 bits of a hash), sorted: the order they are taken in."""
+    locks = set()
+    for key in keys:
+        digest = hashlib.blake2b("\x1f".join(key).encode(), digest_size=8).digest()
+        locks.add(int.from_bytes(digest, "big", signed=True))
+    return sorted(locks)
 
 
 def _pool_size_from_env() -> int:

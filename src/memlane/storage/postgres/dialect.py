@@ -18,7 +18,7 @@ from memlane.errors import StorageError
 from memlane.storage.archive import table_named
 from memlane.storage.base import ArchiveRow, DocKind
 from memlane.storage.postgres import archive, search
-from memlane.storage.sql.dialect import BytesCheck, DocScope, Vector
+from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
 from memlane.storage.sql.summaries import search_scope
 
 if TYPE_CHECKING:
@@ -55,6 +55,8 @@ class PostgresDialect:
         "coalesce((SELECT CASE cardinality WHEN 'many' THEN %s ELSE '' END FROM attributes "
         "WHERE tenant = %s AND name = %s), '')"
     )
+    # Close-and-insert of one write in one round trip (schema migration 2).
+    apply_function = "memlane_apply"
     turn_order = "seq"
     doc_tokens = "to_tsvector('simple', %s)"
     # As SQLite's INSERT OR REPLACE: the row replaced whole, undeleted, with a new ``seq``.
@@ -86,6 +88,48 @@ class PostgresDialect:
     def ids(self, ids: Sequence[int]) -> Any:
         """The ids as a list (psycopg sends an array)."""
         return list(ids)
+
+    def key_ranges(self, ranges: Sequence[KeyRange]) -> tuple[str, tuple[Any, ...]]:
+        """Four parallel arrays, unnested."""
+        columns = list(zip(*ranges, strict=True)) if ranges else [(), (), (), ()]
+        source = (
+            "unnest(%s::text[], %s::text[], %s::bigint[], %s::bigint[]) "
+            "AS k(subject, attribute, lo, hi)"
+        )
+        return source, tuple(list(column) for column in columns)
+
+    def new_ids(self, table: str, count: int) -> list[int]:
+        """``count`` values of the table's identity sequence, in one statement."""
+        rows = self.db.fetchall(
+            f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) FROM generate_series(1, %s)",
+            (count,),
+        )
+        return [int(row[0]) for row in rows]
+
+    def close_versions(self, closes: Sequence[tuple[int, int]]) -> int:
+        """One ``UPDATE`` joined to two arrays: one round trip for the batch."""
+        return self.db.execute(
+            "UPDATE facts SET tx_to = u.tx FROM unnest(%s::bigint[], %s::bigint[]) AS u(id, tx) "
+            "WHERE facts.id = u.id AND facts.tx_to IS NULL",
+            ([fact_id for fact_id, _ in closes], [tx for _, tx in closes]),
+        )
+
+    def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One ``INSERT`` from one array per column, the slot from each attribute's definition."""
+        columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[]] * 14
+        self.db.execute(
+            "INSERT INTO facts (id, tx_to, tenant, subject, attribute, value, value_key, "
+            "valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated_tx, "
+            "slot) SELECT v.id, v.tx_to, %s, v.subject, v.attribute, v.value, v.key, "
+            "v.valid_from, v.valid_to, v.tx_from, v.source, v.reason, v.confidence, "
+            "v.provenance, v.stated, CASE WHEN a.cardinality = 'many' THEN v.key ELSE '' END "
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::text[], %s::text[], %s::text[], "
+            "%s::text[], %s::bigint[], %s::bigint[], %s::bigint[], %s::text[], %s::text[], "
+            "%s::float8[], %s::text[], %s::bigint[]) AS v(id, tx_to, subject, attribute, value, "
+            "key, valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated) "
+            "LEFT JOIN attributes a ON a.tenant = %s AND a.name = v.attribute",
+            (tenant, *columns, tenant),
+        )
 
     def index_hint(self, index: str) -> str:
         """PostgreSQL takes no hints."""

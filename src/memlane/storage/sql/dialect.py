@@ -22,6 +22,10 @@ from memlane.storage.base import ArchiveReader, ArchiveRow, DocKind
 from memlane.storage.nesting import Nesting
 
 Parameters = Sequence[Any] | dict[str, Any]
+WriteKey = tuple[str, str, str]
+"""What a keyed write locks: ``(tenant, subject, attribute)``."""
+KeyRange = tuple[str, str, int, int]
+"""``(subject, attribute, lo, hi)``: one key's versions touching ``[lo, hi]``."""
 Vector = npt.NDArray[np.float32]
 
 
@@ -66,9 +70,33 @@ class Database(ABC):
         """How many outermost write transactions have begun (per-transaction caches key on it)."""
         return self._nesting.transactions
 
-    def write(self) -> AbstractContextManager[None]:
-        """A write transaction holding the write lock; nested calls join the outermost one."""
-        return self._nesting.write(self.lock, self._transaction)
+    @contextmanager
+    def write(self, keys: Sequence[WriteKey] | None = None) -> Iterator[None]:
+        """A write transaction holding the write lock; nested calls join the outermost one.
+
+        ``keys``: the transaction writes facts of these keys only, so a database that can
+        lock less than all of itself (PostgreSQL) locks just them (see :meth:`_join`).
+        """
+        with self._nesting.write(self.lock, lambda: self._transaction(keys)):
+            if self._nesting.depth > 1:
+                self._join(keys)
+            yield
+
+    def _join(self, keys: Sequence[WriteKey] | None) -> None:  # noqa: B027 (a hook)
+        """A nested write joins the open transaction: lock what it needs beyond it (nothing)."""
+
+    def next_txs(self, now: int, count: int) -> int:
+        """The first of ``count`` consecutive transaction times, as :meth:`next_tx` issues them."""
+        first = self.next_tx(now)
+        for _ in range(count - 1):
+            self.next_tx(now)
+        return first
+
+    def settle(self, known_at: int) -> None:  # noqa: B027 (a hook)
+        """Before a read as of ``known_at``: wait for writes that could still add to it.
+
+        Nothing to wait for where one write lock orders every write (SQLite).
+        """
 
     def wrote(self) -> None:
         """Record that the current transaction has written (a nested failure then poisons it)."""
@@ -80,7 +108,8 @@ class Database(ABC):
         """True inside :meth:`write` (on the thread that opened it)."""
 
     @abstractmethod
-    def _transaction(self) -> AbstractContextManager[None]: ...
+    def _transaction(self, keys: Sequence[WriteKey] | None = None) -> AbstractContextManager[None]:
+        """Open the outermost transaction, its locks taken (all of them if ``keys`` is None)."""
 
     @abstractmethod
     def next_tx(self, now: int) -> int:
@@ -103,8 +132,8 @@ class Database(ABC):
         """Run one ``INSERT`` of one row; return the ``id`` the database gave it."""
 
     @abstractmethod
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """Run one statement per row of parameters."""
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> int:
+        """Run one statement per row of parameters; return the number of rows they touched."""
 
     @abstractmethod
     def close(self) -> None:
@@ -117,6 +146,10 @@ class Dialect(Protocol):
     fact_slot: str
     """SQL computing ``facts.slot`` of an insert from ``(value key, tenant, attribute)``
     (PostgreSQL's exclusion constraint), or ``''``."""
+
+    apply_function: str
+    """A server-side function that supersedes and inserts one write's versions in one round
+    trip (the arguments of ``memlane_apply``, returning the changed rows), or ``''``."""
 
     turn_order: str
     """The column that orders turns said at the same instant in insertion order."""
@@ -142,6 +175,26 @@ class Dialect(Protocol):
 
     def ids(self, ids: Sequence[int]) -> Any:
         """The one parameter :meth:`any_of` binds."""
+        ...
+
+    def key_ranges(self, ranges: Sequence[KeyRange]) -> tuple[str, tuple[Any, ...]]:
+        """A ``FROM`` item ``k(subject, attribute, lo, hi)`` of these rows, and its parameters."""
+        ...
+
+    def new_ids(self, table: str, count: int) -> list[int]:
+        """``count`` new ids for rows of ``table`` (inside the write transaction)."""
+        ...
+
+    def close_versions(self, closes: Sequence[tuple[int, int]]) -> int:
+        """Set ``tx_to`` of each believed ``(id, tx)``; return how many were believed."""
+        ...
+
+    def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert fact versions of ``tenant``, given as rows of columns.
+
+        Each row: ``id, tx_to, subject, attribute, value, value_key, valid_from, valid_to,
+        tx_from, source, reason, confidence, provenance, stated_tx``.
+        """
         ...
 
     def index_hint(self, index: str) -> str:
@@ -215,11 +268,18 @@ class SQLStore:
         self.dialect = database.dialect
 
     @contextmanager
-    def transaction(self) -> Iterator[Self]:
-        """A write transaction holding the write lock; nested calls join the outer one."""
-        with self.db.write():
+    def transaction(self, keys: Sequence[WriteKey] | None = None) -> Iterator[Self]:
+        """A write transaction holding the write lock; nested calls join the outer one.
+
+        ``keys``: a fact write that touches only these keys (see :meth:`Database.write`).
+        """
+        with self.db.write(keys):
             yield self
 
     def next_tx(self, now: int) -> int:
         """A transaction time above every one issued before (shared by every lane)."""
         return self.db.next_tx(now)
+
+    def next_txs(self, now: int, count: int) -> int:
+        """The first of ``count`` consecutive transaction times (see :meth:`next_tx`)."""
+        return self.db.next_txs(now, count)

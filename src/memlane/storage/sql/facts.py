@@ -9,14 +9,18 @@ from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import Insert, Span
-from memlane.storage.base import Applied, Scope
+from memlane.storage.base import Applied, NewVersion, Scope
 from memlane.storage.sql import rows as decode
-from memlane.storage.sql.dialect import Database, SQLStore
+from memlane.storage.sql.dialect import Database, KeyRange, SQLStore
 
 _COLUMNS = decode.FACT_COLUMNS
 _DEFINITION = "SELECT name, cardinality, identifier, normalizer FROM attributes WHERE tenant = %s"
 _BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
 _KNOWN_AT = "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to > %(known)s) AND deleted_at IS NULL"
+_INSERTED = (  # and in this order the dialects' insert_versions take them, after the id
+    "tenant, subject, attribute, value, value_key, valid_from, valid_to, tx_from, source, "
+    "reason, confidence, provenance, stated_tx"
+)
 
 
 class SQLFactStore(SQLStore):
@@ -107,6 +111,20 @@ class SQLFactStore(SQLStore):
     ) -> Applied:
         """Close ``supersede`` at ``tx``; insert ``insert``; return what changed."""
         self.db.wrote()
+        if self.dialect.apply_function:  # one round trip: a server-side function
+            arguments = [_payload_columns(item, tx) for item in insert]
+            # It takes the columns but tx_from (one for all), as arrays.
+            columns = list(zip(*(row[:4] + row[5:] for row in arguments), strict=True))
+            rows = self.db.fetchall(
+                f"SELECT {_COLUMNS} FROM {self.dialect.apply_function}"
+                f"({', '.join(['%s'] * 14)})",
+                (tenant, subject, attribute, tx, list(dict.fromkeys(supersede)),
+                 *(list(column) for column in columns or [()] * 9)),
+            )  # fmt: skip
+            changed = [decode.fact(row) for row in rows]
+            closed = [fact for fact in changed if fact.tx_to is not None]
+            inserted = sorted((fact for fact in changed if fact.tx_to is None), key=lambda f: f.id)
+            return Applied(sorted(closed, key=lambda fact: fact.id), inserted)
         superseded: list[Fact] = []
         if supersede:
             rows = self.db.fetchall(
@@ -121,30 +139,65 @@ class SQLFactStore(SQLStore):
         return Applied(sorted(superseded, key=lambda fact: fact.id), inserted)
 
     def _insert(self, tenant: str, subject: str, attribute: str, item: Insert, tx: int) -> Fact:
-        payload, slot = item.payload, self.dialect.fact_slot
+        slot = self.dialect.fact_slot
         fact_id = self.db.insert(
-            "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, "
-            "valid_to, tx_from, source, reason, confidence, provenance, stated_tx"
-            f"{', slot' if slot else ''}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
-            f"%s, %s{', ' + slot if slot else ''})",
+            f"INSERT INTO facts ({_INSERTED}{', slot' if slot else ''}) VALUES (%s, %s, %s, "
+            f"%s, %s, %s, %s, %s, %s, %s, %s, %s, %s{', ' + slot if slot else ''})",
             (
                 tenant,
                 subject,
                 attribute,
-                canonical_json(payload.value),
-                item.key,
-                item.start,
-                item.end,
-                tx,
-                payload.source,
-                payload.reason,
-                payload.confidence,
-                canonical_json(list(payload.provenance)) if payload.provenance else "[]",
-                payload.stated or tx,
+                *_payload_columns(item, tx),
                 *((item.key, tenant, attribute) if slot else ()),
             ),
         )
         return decode.inserted(fact_id, subject, attribute, item, tx)
+
+    # -- bulk writes --------------------------------------------------------------------
+
+    def believed_of(
+        self, tenant: str, ranges: Sequence[KeyRange]
+    ) -> dict[tuple[str, str], list[Span]]:
+        """Believed versions of several keys, each touching its ``[lo, hi]``: one query."""
+        found: dict[tuple[str, str], list[Span]] = {}
+        if not ranges:
+            return found
+        source, parameters = self.dialect.key_ranges(ranges)
+        rows = self.db.fetchall(
+            # CROSS JOIN: the keys drive (SQLite keeps that order), each an index seek.
+            f"SELECT k.subject, k.attribute, {decode.SPAN_COLUMNS} FROM {source} "
+            "CROSS JOIN facts WHERE facts.tenant = %s AND facts.subject = k.subject "
+            f"AND facts.attribute = k.attribute AND {_BELIEVED} "
+            "AND facts.valid_from <= k.hi AND facts.valid_to >= k.lo",
+            (*parameters, tenant),
+        )
+        for row in rows:
+            found.setdefault((row[0], row[1]), []).append(decode.span(row[2:]))
+        return found
+
+    def write_versions(
+        self, tenant: str, closes: Sequence[tuple[int, int]], versions: Sequence[NewVersion]
+    ) -> list[Fact]:
+        """Close each stored ``(id, tx)``, then insert ``versions``: one statement each."""
+        self.db.wrote()
+        if closes and self.dialect.close_versions(closes) != len(closes):
+            raise StorageError("a version to supersede was no longer believed")
+        ids = self.dialect.new_ids("facts", len(versions))
+        self.dialect.insert_versions(
+            tenant,
+            [
+                (fact_id, version.tx_to, version.subject, version.attribute,
+                 *_payload_columns(version.insert, version.tx))
+                for fact_id, version in zip(ids, versions, strict=True)
+            ],
+        )  # fmt: skip
+        instants = decode.Instants()  # a batch's versions share most of their instants
+        return [
+            decode.inserted(
+                fact_id, version.subject, version.attribute, version.insert, version.tx, instants
+            )
+            for fact_id, version in zip(ids, versions, strict=True)
+        ]
 
     # -- reads --------------------------------------------------------------------------
 
@@ -166,7 +219,7 @@ class SQLFactStore(SQLStore):
             "valid": scope.valid_at,
             "known": scope.known_at,
         }
-        condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        condition = self._condition(scope.known_at)
         sql = (
             f"SELECT {_COLUMNS} FROM facts WHERE tenant = %(tenant)s AND subject = %(subject)s "
             f"AND attribute = %(attribute)s AND {condition} AND valid_from <= %(valid)s "
@@ -186,7 +239,7 @@ class SQLFactStore(SQLStore):
         self, tenant: str, subject: str, attribute: str, known_at: int | None
     ) -> list[Fact]:
         """Every version of one key believed at ``known_at``, by valid time."""
-        condition = _BELIEVED if known_at is None else _KNOWN_AT
+        condition = self._condition(known_at)
         rows = self.db.fetchall(
             f"SELECT {_COLUMNS} FROM facts WHERE tenant = %(tenant)s AND subject = %(subject)s "
             f"AND attribute = %(attribute)s AND {condition} "
@@ -207,7 +260,7 @@ class SQLFactStore(SQLStore):
 
     def subjects_with(self, tenant: str, attribute: str, key: str, scope: Scope) -> list[str]:
         """Subjects whose ``attribute`` holds the value with normalized ``key``."""
-        condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        condition = self._condition(scope.known_at)
         subject = self.dialect.bytewise("subject")
         rows = self.db.fetchall(
             f"SELECT DISTINCT {subject} FROM facts {self.dialect.index_hint('facts_by_value')} "
@@ -226,7 +279,7 @@ class SQLFactStore(SQLStore):
 
     def profile(self, tenant: str, subject: str, scope: Scope) -> list[Fact]:
         """Every version of a subject valid at ``scope.valid_at``."""
-        condition = _BELIEVED if scope.known_at is None else _KNOWN_AT
+        condition = self._condition(scope.known_at)
         bytewise = self.dialect.bytewise
         rows = self.db.fetchall(
             f"SELECT {_COLUMNS} FROM facts WHERE tenant = %(tenant)s AND subject = %(subject)s "
@@ -241,6 +294,30 @@ class SQLFactStore(SQLStore):
         )
         return [decode.fact(row) for row in rows]
 
+    def _condition(self, known_at: int | None) -> str:
+        """The versions a read sees; as of ``known_at``, once no write can still add to it."""
+        if known_at is None:
+            return _BELIEVED
+        self.db.settle(known_at)
+        return _KNOWN_AT
+
     def close(self) -> None:
         """Close the underlying database."""
         self.db.close()
+
+
+def _payload_columns(item: Insert, tx: int) -> tuple[Any, ...]:
+    """``value .. stated_tx`` of :data:`_INSERTED` for one new version written at ``tx``."""
+    payload = item.payload
+    return (
+        canonical_json(payload.value),
+        item.key,
+        item.start,
+        item.end,
+        tx,
+        payload.source,
+        payload.reason,
+        payload.confidence,
+        canonical_json(list(payload.provenance)) if payload.provenance else "[]",
+        payload.stated or tx,
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, cast
 
 from memlane.access import ApiKey, Role
@@ -80,16 +81,32 @@ def span(row: Sequence[Any]) -> Span:
     return Span(row[0], row[1], row[2], row[3], payload, row[9])
 
 
-def inserted(fact_id: int, subject: str, attribute: str, item: Insert, tx: int) -> Fact:
+class Instants(dict[int, datetime]):
+    """:func:`~memlane.timeutil.from_micros`, remembered: the instants of a batch repeat."""
+
+    def __missing__(self, micros: int) -> datetime:
+        self[micros] = found = from_micros(micros)
+        return found
+
+
+def inserted(
+    fact_id: int,
+    subject: str,
+    attribute: str,
+    item: Insert,
+    tx: int,
+    instants: Instants | None = None,
+) -> Fact:
     """The version a backend just inserted for ``item`` at ``tx``, as a fact."""
     payload = item.payload
+    instant = from_micros if instants is None else instants.__getitem__
     return Fact(
         id=fact_id,
         subject=subject,
         attribute=attribute,
         value=payload.value,
-        valid_from=from_micros(item.start),
-        valid_to=None if item.end == FOREVER else from_micros(item.end),
+        valid_from=instant(item.start),
+        valid_to=None if item.end == FOREVER else instant(item.end),
         tx_from=from_micros(tx),
         tx_to=None,
         source=payload.source,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memlane.errors import StorageError
-from memlane.storage.sql.dialect import Database, Parameters
+from memlane.storage.sql.dialect import Database, Parameters, WriteKey
 from memlane.storage.sqlite.dialect import SQLiteDialect
 from memlane.storage.sqlite.schema import migrate
 
@@ -60,7 +60,7 @@ class SQLiteDatabase(Database):
         return self._nesting.depth > 0
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def _transaction(self, keys: Sequence[WriteKey] | None = None) -> Iterator[None]:
         self._begin()
         try:
             yield
@@ -118,11 +118,11 @@ class SQLiteDatabase(Database):
         rows = self.fetchall(sql, parameters)
         return rows[0] if rows else None
 
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """Run one statement per row of parameters."""
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> int:
+        """Run one statement per row of parameters; return the number of rows they touched."""
         try:
             with self.lock:
-                self.connection.executemany(native(sql), rows)
+                return self.connection.executemany(native(sql), rows).rowcount
         except sqlite3.Error as error:
             raise StorageError(f"SQLite error: {error}") from error
 

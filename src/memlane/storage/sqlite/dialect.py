@@ -16,7 +16,7 @@ from memlane.errors import StorageError
 from memlane.storage import lexical, vectors
 from memlane.storage.archive import table_named
 from memlane.storage.base import ArchiveRow, DocKind
-from memlane.storage.sql.dialect import BytesCheck, DocScope, Vector
+from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
 from memlane.storage.sql.summaries import search_scope, vector_state
 from memlane.storage.sqlite import evidence
 
@@ -37,6 +37,7 @@ class SQLiteDialect:
     """:class:`memlane.storage.sql.Dialect` of one SQLite database."""
 
     fact_slot = ""
+    apply_function = ""
     turn_order = "rowid"
     doc_tokens = ""
     put_turn = (
@@ -65,6 +66,36 @@ class SQLiteDialect:
     def ids(self, ids: Sequence[int]) -> Any:
         """The ids as the JSON array :meth:`any_of` reads."""
         return json.dumps(list(ids))
+
+    def key_ranges(self, ranges: Sequence[KeyRange]) -> tuple[str, tuple[Any, ...]]:
+        """One JSON array parameter of ``[subject, attribute, lo, hi]`` rows."""
+        source = (
+            "(SELECT json_extract(value, '$[0]') AS subject, json_extract(value, '$[1]') "
+            "AS attribute, json_extract(value, '$[2]') AS lo, json_extract(value, '$[3]') AS hi "
+            "FROM json_each(%s)) AS k"
+        )
+        return source, (json.dumps([list(r) for r in ranges]),)
+
+    def new_ids(self, table: str, count: int) -> list[int]:
+        """After the largest id: the next ``rowid`` SQLite would give (the write lock is held)."""
+        last = int(self.db.fetchone(f"SELECT coalesce(max(id), 0) FROM {table}")[0])
+        return list(range(last + 1, last + 1 + count))
+
+    def close_versions(self, closes: Sequence[tuple[int, int]]) -> int:
+        """One prepared ``UPDATE``, run per version (in-process: no round trips to save)."""
+        return self.db.executemany(
+            "UPDATE facts SET tx_to = %s WHERE id = %s AND tx_to IS NULL",
+            [(tx, fact_id) for fact_id, tx in closes],
+        )
+
+    def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One prepared ``INSERT``, run per version."""
+        self.db.executemany(
+            "INSERT INTO facts (id, tx_to, tenant, subject, attribute, value, value_key, "
+            "valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated_tx) "
+            f"VALUES ({', '.join(['%s'] * 15)})",
+            [(row[0], row[1], tenant, *row[2:]) for row in rows],
+        )
 
     def index_hint(self, index: str) -> str:
         """``INDEXED BY``: the planner misjudges a few queries without it."""

