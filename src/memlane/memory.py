@@ -22,6 +22,7 @@ from memlane.privacy.forget import Forgetting
 from memlane.privacy.model import Deletion, PurgeReport
 from memlane.privacy.views import Views
 from memlane.router import Recall, Router
+from memlane.router.evidence import note_keys
 from memlane.session import Session, SessionServices
 from memlane.sessions import RunningSessions
 from memlane.storage import open_backend
@@ -154,7 +155,11 @@ class Memory:
             region=self.region,
         )
         self.summaries = SummariesLane(
-            self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
+            self._backend.summaries,
+            tenant=tenant,
+            clock=self.clock,
+            embedder=self.embedder,
+            keyer=note_keys,
         )
         self.extractor = extractor or self._models.extractor
         self.summarizer = summarizer or self._models.summarizer

@@ -191,8 +191,62 @@ class SummaryStore(Transactional, Protocol):
         source: str | None,
         provenance: Sequence[str],
         tx: int,
+        keys: Sequence[tuple[str, str]] | None = None,
     ) -> Note:
-        """Store a note and index it."""
+        """Store a note and index it, with what recall needs of it (``None``: pending)."""
+        ...
+
+    def put_note_keys(
+        self, tenant: str, subject: str, keyed: Sequence[tuple[int, Sequence[tuple[str, str]]]]
+    ) -> None:
+        """Store (or replace) what recall needs of notes: ``(note id, (kind, key) pairs)``."""
+        ...
+
+    def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
+        """Live notes of a subject whose keys are not stored yet."""
+        ...
+
+    def keyed_notes(
+        self,
+        tenant: str,
+        subject: str,
+        kind: str,
+        keys: Sequence[str],
+        page: tuple[int, int] | None = None,
+    ) -> list[Note]:
+        """Live notes of a subject holding one of ``keys`` of ``kind``, in the order said.
+
+        With ``page`` (offset, limit): that page of them, latest first.
+        """
+        ...
+
+    def keyed_ids(
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str]
+    ) -> dict[str, list[int]]:
+        """Per key of ``kind``, the ids of the live notes holding it."""
+        ...
+
+    def keys_of(self, tenant: str, ids: Sequence[int], kind: str) -> dict[int, list[str]]:
+        """The keys of ``kind`` of the given notes."""
+        ...
+
+    def key_counts(
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str]
+    ) -> dict[str, int]:
+        """Per key of ``kind``, how many live notes of the subject hold it."""
+        ...
+
+    def count_keyed(
+        self,
+        tenant: str,
+        subject: str,
+        kind: str,
+        keys: Sequence[str],
+        visible: tuple[int | None, int | None] = (None, None),
+        *,
+        within: bool = False,
+    ) -> int:
+        """How many live notes said and stored by ``visible`` hold one of ``keys``."""
         ...
 
     def notes(self, tenant: str, subject: str) -> list[Note]:
