@@ -93,26 +93,25 @@ def slot_opening(clause: str) -> str:
     return clause
 
 
-SLOT_KEY_SPANS = (1, 2, 4, 8, 16, 32)
+SLOT_KEY_SPANS = (1, 2, 4, 8, 16, 32, 64)
 """The lengths of the heads and tails a clause is filed under (see :func:`slot_keys`)."""
 
 
 def slot_keys(clause: str) -> tuple[str, ...]:
     """The keys a clause is filed under, so that the clauses that may restate one are found.
 
-    :func:`restates` needs the frame (a shared head plus a shared tail) to be at least half
-    of the longer clause, so the shared head or tail is at least a quarter of either clause.
-    A clause is filed under its opening joined to its head and to its tail of every length
-    in :data:`SLOT_KEY_SPANS` up to a quarter of its own length; :func:`slot_probes` asks for
-    one length no clause that restates the probe can lack.
+    A clause is filed under its opening joined to its head, and to its tail, of every length
+    in :data:`SLOT_KEY_SPANS` it holds; :func:`slot_probes` asks for one length that every
+    clause restating the probe shares.
 
-    >>> slot_keys("my team is arsenal")
-    ('h1:my', 't1:my|l', 'h2:my', 't2:my|al', 'h4:my t', 't4:my|enal')
+    >>> keys = slot_keys("my team is arsenal")
+    >>> len(keys), keys[4:6]
+    (10, ('h4:my t', 't4:my|enal'))
     """
     opening = slot_opening(clause)
     keys: list[str] = []
     for span in SLOT_KEY_SPANS:
-        if span > len(clause) / 4:
+        if span > len(clause):
             break
         keys += _slot_pair(clause, opening, span)
     return tuple(keys)
@@ -121,17 +120,18 @@ def slot_keys(clause: str) -> tuple[str, ...]:
 def slot_probes(clause: str) -> tuple[str, ...]:
     """The keys of :func:`slot_keys` that every clause :func:`restates` ``clause`` holds.
 
-    The span is the longest of :data:`SLOT_KEY_SPANS` within an eighth of the clause: the
-    other clause is at least half as long, so it files that span too, and shares a head or a
-    tail at least twice as long. A clause too short to hold a frame has none.
+    :func:`restates` needs the frame (a shared head plus a shared tail) to be at least half
+    of the longer clause, so the shared head or tail is at least a quarter of ``clause``; the
+    span asked for is the longest of :data:`SLOT_KEY_SPANS` within that quarter (the other
+    clause, at least half as long, files it). A clause too short to hold a frame has none.
 
     >>> slot_probes("my team is arsenal")
-    ('h2:my', 't2:my|al')
+    ('h4:my t', 't4:my|enal')
     """
     if sum(not char.isspace() for char in clause) <= MIN_FRAME_CHARS:
         return ()  # the frame and a value of its own do not fit
-    span = max(s for s in SLOT_KEY_SPANS if s == 1 or s <= len(clause) / 8)
-    return tuple(_slot_pair(clause, slot_opening(clause), span))
+    span = max(s for s in SLOT_KEY_SPANS if s == 1 or s <= len(clause) / 4)
+    return _slot_pair(clause, slot_opening(clause), span)
 
 
 def _slot_pair(clause: str, opening: str, span: int) -> tuple[str, str]:
