@@ -75,7 +75,7 @@ def test_latest_first_pages_follow_when_said_then_stored(
     said += [memory.remember("U-1", f"My favourite team is Club{i}") for i in range(3)]
     store = store_of(memory)
     claim = next(k for kind, k in note_keys("U-1", said[0].text, ()) if kind == CLAIM)
-    pages = [store.keyed_notes(memory.tenant, "U-1", CLAIM, [claim], (i, 2)) for i in (0, 2, 4)]
+    pages = [store.latest_keyed(memory.tenant, "U-1", CLAIM, claim, (i, 2)) for i in (0, 2, 4)]
     newest_first = sorted(said, key=lambda n: (n.at, n.tx_from), reverse=True)
     assert [n.id for page in pages for n in page] == [n.id for n in newest_first]
 

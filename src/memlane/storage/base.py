@@ -197,27 +197,23 @@ class SummaryStore(Transactional, Protocol):
         ...
 
     def put_note_keys(
-        self, tenant: str, subject: str, keyed: Sequence[tuple[int, Sequence[tuple[str, str]]]]
+        self, tenant: str, subject: str, keyed: Sequence[tuple[Note, Sequence[tuple[str, str]]]]
     ) -> None:
-        """Store (or replace) what recall needs of notes: ``(note id, (kind, key) pairs)``."""
+        """Store (or replace) what recall needs of notes: ``(note, (kind, key) pairs)``."""
         ...
 
     def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
         """Live notes of a subject whose keys are not stored yet."""
         ...
 
-    def keyed_notes(
-        self,
-        tenant: str,
-        subject: str,
-        kind: str,
-        keys: Sequence[str],
-        page: tuple[int, int] | None = None,
-    ) -> list[Note]:
-        """Live notes of a subject holding one of ``keys`` of ``kind``, in the order said.
+    def keyed_notes(self, tenant: str, subject: str, kind: str, keys: Sequence[str]) -> list[Note]:
+        """Live notes of a subject holding one of ``keys`` of ``kind``, in the order said."""
+        ...
 
-        With ``page`` (offset, limit): that page of them, latest first.
-        """
+    def latest_keyed(
+        self, tenant: str, subject: str, kind: str, key: str, page: tuple[int, int]
+    ) -> list[Note]:
+        """A page ``(offset, limit)`` of the live notes holding ``key``, latest first."""
         ...
 
     def keyed_ids(

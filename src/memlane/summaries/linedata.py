@@ -9,6 +9,7 @@ existed, or imported) are keyed first, once, by :meth:`LineData.open`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from heapq import merge
 
 from memlane.storage.base import SummaryStore
 from memlane.summaries.model import Note
@@ -40,6 +41,10 @@ PAIRS = "b"
 """and CJK pairs."""
 
 
+def _latest_first(note: Note) -> tuple[float, float, int]:
+    return -note.at.timestamp(), -note.tx_from.timestamp(), note.id
+
+
 class LineData:
     """The stored keys of one subject's live notes, with the notes and counts read cached.
 
@@ -55,13 +60,13 @@ class LineData:
         self._subject = subject
         self._notes: dict[tuple[str, tuple[str, ...]], list[Note]] = {}
         self._counts: dict[tuple[object, ...], int] = {}
-        self._pages: dict[tuple[str, tuple[str, ...]], list[list[Note]]] = {}
+        self._pages: dict[tuple[str, str], list[list[Note]]] = {}
 
     @classmethod
     def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
         """The subject's line data, after keying the notes stored without keys."""
         while pending := store.unkeyed_notes(tenant, subject, BACKFILL_BATCH):
-            keyed = [(note.id, keyer(subject, note.text, note.provenance)) for note in pending]
+            keyed = [(note, keyer(subject, note.text, note.provenance)) for note in pending]
             store.put_note_keys(tenant, subject, keyed)
         return cls(store, tenant, subject)
 
@@ -75,15 +80,23 @@ class LineData:
     def latest(self, kind: str, keys: Sequence[str]) -> Iterator[Note]:
         """The live notes holding one of ``keys`` of ``kind``, latest first, read in pages.
 
-        A reader that stops at the first note it wants reads one small page.
+        Latest: said last, then stored last, then the lower id. A reader that stops at the
+        first note it wants reads one small page per key.
         """
-        wanted = (kind, tuple(keys))
-        pages = self._pages.setdefault(wanted, [])
+        holders = (self._latest(kind, key) for key in dict.fromkeys(keys))
+        seen: set[int] = set()
+        for note in merge(*holders, key=_latest_first):
+            if note.id not in seen:
+                seen.add(note.id)
+                yield note
+
+    def _latest(self, kind: str, key: str) -> Iterator[Note]:
+        pages = self._pages.setdefault((kind, key), [])
         offset, size, number = 0, FIRST_PAGE, 0
         while True:
             if number == len(pages):
                 page = (offset, size)
-                pages.append(self._store.keyed_notes(self._tenant, self._subject, kind, keys, page))
+                pages.append(self._store.latest_keyed(self._tenant, self._subject, kind, key, page))
             yield from pages[number]
             if len(pages[number]) < size:
                 return

@@ -15,54 +15,53 @@ from typing import Any
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, SQLStore
 from memlane.summaries.model import Note
+from memlane.timeutil import to_micros
 
 Visible = tuple[int | None, int | None]
 """``(said until, known at)`` in microseconds: only notes said and stored by then count."""
 
 _NOTE_COLUMNS = ", ".join(f"n.{column}" for column in decode.NOTE_COLUMNS.split(", "))
 _NOTE_ORDER = " ORDER BY n.said_at, n.id"
-_INSERT_KEY = (
-    "INSERT INTO note_keys (tenant, subject, kind, key, note_id) VALUES (%s, %s, %s, %s, %s)"
-)
 
 
 class SQLNoteKeys(SQLStore):
     """The ``note_keys`` side of :class:`memlane.storage.sql.summaries.SQLSummaryStore`."""
 
     def put_note_keys(
-        self, tenant: str, subject: str, keyed: Sequence[tuple[int, Sequence[tuple[str, str]]]]
+        self, tenant: str, subject: str, keyed: Sequence[tuple[Note, Sequence[tuple[str, str]]]]
     ) -> None:
-        """Store (or replace) what recall needs of notes, ``(note id, keys)`` each; none pends."""
+        """Store (or replace) what recall needs of notes, ``(note, keys)`` each; none pends."""
         if not keyed:
             return
-        ids = self.dialect.ids([note_id for note_id, _ in keyed])
+        ids = self.dialect.ids([note.id for note, _ in keyed])
         with self.db.write():
             self.db.wrote()
             for table in ("note_keys", "note_keys_pending"):
                 where = self.dialect.any_of("note_id")
                 self.db.execute(f"DELETE FROM {table} WHERE {where}", (ids,))
-            self.db.executemany(
-                _INSERT_KEY,
-                [
-                    (tenant, subject, kind, key, note_id)
-                    for note_id, keys in keyed
-                    for kind, key in dict.fromkeys(keys)
-                ],
-            )
+            for note, keys in keyed:
+                self.write_keys(
+                    tenant, subject, (note.id, to_micros(note.at), to_micros(note.tx_from)), keys
+                )
 
     def write_keys(
-        self, tenant: str, subject: str, note_id: int, keys: Sequence[tuple[str, str]] | None
+        self,
+        tenant: str,
+        subject: str,
+        note: tuple[int, int, int],
+        keys: Sequence[tuple[str, str]] | None,
     ) -> None:
-        """Inside a write: the rows of a new note, or (``keys=None``) mark it pending."""
+        """Inside a write: the rows of a note ``(id, said at, stored at)``, or mark it pending."""
         if keys is None:
             self.db.execute(
                 "INSERT INTO note_keys_pending (note_id, tenant, subject) VALUES (%s, %s, %s)",
-                (note_id, tenant, subject),
+                (note[0], tenant, subject),
             )
             return
         self.db.executemany(
-            _INSERT_KEY,
-            [(tenant, subject, kind, key, note_id) for kind, key in dict.fromkeys(keys)],
+            "INSERT INTO note_keys (tenant, subject, kind, key, note_id, said_at, tx_from) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            [(tenant, subject, kind, key, *note) for kind, key in dict.fromkeys(keys)],
         )
 
     def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
@@ -75,32 +74,41 @@ class SQLNoteKeys(SQLStore):
         )
         return [decode.note(row) for row in rows]
 
-    def keyed_notes(
-        self,
-        tenant: str,
-        subject: str,
-        kind: str,
-        keys: Sequence[str],
-        page: tuple[int, int] | None = None,
-    ) -> list[Note]:
-        """The live notes of a subject holding one of ``keys`` of ``kind``, in the order said.
-
-        With ``page`` (offset, limit): that page of them, latest first (said, then stored).
-        """
+    def keyed_notes(self, tenant: str, subject: str, kind: str, keys: Sequence[str]) -> list[Note]:
+        """The live notes of a subject holding one of ``keys`` of ``kind``, in the order said."""
         if not keys:
             return []
-        sql = (
+        rows = self.db.fetchall(
             f"SELECT {_NOTE_COLUMNS} FROM notes AS n WHERE n.id IN (SELECT note_id "
             "FROM note_keys WHERE tenant = %s AND subject = %s AND kind = %s "
-            f"AND {self.dialect.any_of('key')}) AND n.deleted_at IS NULL"
+            f"AND {self.dialect.any_of('key')}) AND n.deleted_at IS NULL{_NOTE_ORDER}",
+            (tenant, subject, kind, self.dialect.ids(list(keys))),
         )
-        parameters: list[Any] = [tenant, subject, kind, self.dialect.ids(list(keys))]
-        if page is None:
-            sql += _NOTE_ORDER
-        else:
-            sql += " ORDER BY n.said_at DESC, n.tx_from DESC, n.id LIMIT %s OFFSET %s"
-            parameters += [page[1], page[0]]
-        return [decode.note(row) for row in self.db.fetchall(sql, parameters)]
+        return [decode.note(row) for row in rows]
+
+    def latest_keyed(
+        self, tenant: str, subject: str, kind: str, key: str, page: tuple[int, int]
+    ) -> list[Note]:
+        """A page (offset, limit) of the live notes holding ``key``, latest first.
+
+        Latest: said last, then stored last (then the lower id); read in that order from
+        the index, so a page costs its size, not the number of holders.
+        """
+        rows = self.db.fetchall(
+            "SELECT note_id FROM note_keys WHERE tenant = %s AND subject = %s AND kind = %s "
+            "AND key = %s ORDER BY said_at DESC, tx_from DESC, note_id LIMIT %s OFFSET %s",
+            (tenant, subject, kind, key, page[1], page[0]),
+        )
+        ids = [row[0] for row in rows]
+        if not ids:
+            return []
+        rows = self.db.fetchall(
+            f"SELECT {_NOTE_COLUMNS} FROM notes AS n WHERE {self.dialect.any_of('n.id')} "
+            "AND n.tenant = %s AND n.deleted_at IS NULL",
+            (self.dialect.ids(ids), tenant),
+        )
+        found = {row[0]: decode.note(row) for row in rows}
+        return [found[note_id] for note_id in ids if note_id in found]
 
     def keyed_ids(
         self, tenant: str, subject: str, kind: str, keys: Sequence[str]

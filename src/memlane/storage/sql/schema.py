@@ -83,9 +83,12 @@ NOTE_KEYS = (
         subject TEXT NOT NULL,
         kind TEXT NOT NULL,
         key TEXT NOT NULL,
-        note_id {ref} NOT NULL
+        note_id {ref} NOT NULL,
+        said_at {time} NOT NULL,  -- the note's, so that the latest holders come first by index
+        tx_from {time} NOT NULL
     )""",
-    "CREATE INDEX note_keys_by_key ON note_keys (tenant, subject, kind, key, note_id)",
+    """CREATE INDEX note_keys_by_key ON note_keys
+        (tenant, subject, kind, key, said_at DESC, tx_from DESC, note_id)""",
     "CREATE INDEX note_keys_by_note ON note_keys (note_id, kind, key)",
     """CREATE TABLE note_keys_pending (
         note_id {ref} PRIMARY KEY,

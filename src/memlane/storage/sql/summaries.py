@@ -150,7 +150,7 @@ class SQLSummaryStore(SQLNoteKeys):
             (tenant, subject, text, said_at, tx, session_id, source, provenance_json),
         )
         self._add_doc(tenant, subject, "note", note_id, text)
-        self.write_keys(tenant, subject, note_id, keys)
+        self.write_keys(tenant, subject, (note_id, said_at, tx), keys)
         at, tx_from = from_micros(said_at), from_micros(tx)
         return Note(note_id, subject, text, at, tx_from, session_id, source, tuple(provenance))
 
