@@ -95,20 +95,13 @@ class SQLNoteKeys(SQLStore):
         the index, so a page costs its size, not the number of holders.
         """
         rows = self.db.fetchall(
-            "SELECT note_id FROM note_keys WHERE tenant = %s AND subject = %s AND kind = %s "
-            "AND key = %s ORDER BY said_at DESC, tx_from DESC, note_id LIMIT %s OFFSET %s",
+            f"SELECT {_NOTE_COLUMNS} FROM note_keys AS k JOIN notes AS n ON n.id = k.note_id "
+            "WHERE k.tenant = %s AND k.subject = %s AND k.kind = %s AND k.key = %s "
+            "AND n.deleted_at IS NULL "
+            "ORDER BY k.said_at DESC, k.tx_from DESC, k.note_id LIMIT %s OFFSET %s",
             (tenant, subject, kind, key, page[1], page[0]),
         )
-        ids = [row[0] for row in rows]
-        if not ids:
-            return []
-        rows = self.db.fetchall(
-            f"SELECT {_NOTE_COLUMNS} FROM notes AS n WHERE {self.dialect.any_of('n.id')} "
-            "AND n.tenant = %s AND n.deleted_at IS NULL",
-            (self.dialect.ids(ids), tenant),
-        )
-        found = {row[0]: decode.note(row) for row in rows}
-        return [found[note_id] for note_id in ids if note_id in found]
+        return [decode.note(row) for row in rows]
 
     def keyed_ids(
         self, tenant: str, subject: str, kind: str, keys: Sequence[str]
@@ -130,12 +123,13 @@ class SQLNoteKeys(SQLStore):
         found: dict[int, list[str]] = {}
         if not ids:
             return found
-        for note_id, key in self.db.fetchall(
-            f"SELECT note_id, key FROM note_keys WHERE {self.dialect.any_of('note_id')} "
-            "AND kind = %s AND tenant = %s",
-            (self.dialect.ids(ids), kind, tenant),
+        for note_id, key, owner in self.db.fetchall(
+            f"SELECT note_id, key, tenant FROM note_keys WHERE {self.dialect.any_of('note_id')} "
+            "AND kind = %s",  # by note, not by tenant (its index would be read whole)
+            (self.dialect.ids(ids), kind),
         ):
-            found.setdefault(note_id, []).append(key)
+            if owner == tenant:
+                found.setdefault(note_id, []).append(key)
         return found
 
     def key_counts(
