@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from heapq import merge
-from typing import Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from memlane.lang.changes import retractions
 from memlane.lang.words import shares_term, term_keys, term_probe
@@ -43,6 +43,7 @@ MIN_SPECIFIC_COUNT = 3
 """A retracted value's word ties it to earlier statements only if at most this share (or
 count) of the subject's statements say it: a value is specific, a common word is not."""
 
+T = TypeVar("T")
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
 _PROBE_KINDS = {"digits": DIGITS, "word": TERM, "pairs": PAIRS}
 
@@ -223,6 +224,29 @@ class ListedEvidence:
         return self._specific[term]
 
 
+class _Replay(Generic[T]):
+    """An iterator's items, read once, that any number of readers iterate from the start."""
+
+    def __init__(self, source: Iterator[T]) -> None:
+        self._source = source
+        self._seen: list[T] = []
+
+    def __iter__(self) -> Iterator[T]:
+        index = 0
+        while True:
+            if index == len(self._seen):
+                try:
+                    self._seen.append(next(self._source))
+                except StopIteration:
+                    return
+            yield self._seen[index]
+            index += 1
+
+
+def _said_first(pair: tuple[Statement, str]) -> tuple[datetime, datetime]:
+    return said_when(pair[0])
+
+
 @dataclass
 class StoredEvidence:
     """:class:`Evidence` of a subject's stored notes (by their keys) and its window's turns.
@@ -240,6 +264,8 @@ class StoredEvidence:
     visible: tuple[int | None, int | None]
     window: Sequence[Statement] = ()
     _listed: ListedEvidence = field(init=False)
+    _said: dict[int, Statement | None] = field(init=False, default_factory=dict)
+    _read: dict[tuple[str, ...], _Replay[Any]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._listed = ListedEvidence(self.window, self._size, self._sharing)
@@ -251,15 +277,28 @@ class StoredEvidence:
 
     def claiming(self, key: tuple[str, str]) -> Iterator[Statement]:
         """The statements with a claim on ``key``."""
+        return self._replay(("claim", *key), lambda: self._claiming(key))
+
+    def restating(self, clause: str) -> Iterator[tuple[Statement, str]]:
+        """Clauses of the statements filed under a probe of ``clause``, opening as it does."""
+        probes = slot_probes(clause)
+        return self._replay(
+            ("slot", slot_opening(clause), *probes), lambda: self._restating(clause)
+        )
+
+    def retracting(self) -> Iterator[Statement]:
+        """The statements that retract a value."""
+        return self._replay(("retract",), self._retracting)
+
+    def _claiming(self, key: tuple[str, str]) -> Iterator[Statement]:
         stored = (
             said
             for said in self._latest(CLAIM, [claim_key(key)])
             if any(c.key == key for c in said.claims)
         )
-        return merge(stored, self._listed.claiming(key), key=said_when, reverse=True)
+        return self._with_window(stored, self._listed.claiming(key), said_when)
 
-    def restating(self, clause: str) -> Iterator[tuple[Statement, str]]:
-        """Clauses of the statements filed under a probe of ``clause``, opening as it does."""
+    def _restating(self, clause: str) -> Iterator[tuple[Statement, str]]:
         opening = slot_opening(clause)
         stored = (
             (said, other)
@@ -268,17 +307,28 @@ class StoredEvidence:
             for other in clauses(said.text, said.subject)
             if slot_opening(other) == opening
         )
-        return merge(
-            stored,
-            self._listed.restating(clause),
-            key=lambda pair: said_when(pair[0]),
-            reverse=True,
-        )
+        return self._with_window(stored, self._listed.restating(clause), _said_first)
 
-    def retracting(self) -> Iterator[Statement]:
-        """The statements that retract a value."""
+    def _retracting(self) -> Iterator[Statement]:
         stored = self._latest(RETRACTS, [""])
-        return merge(stored, self._listed.retracting(), key=said_when, reverse=True)
+        return self._with_window(stored, self._listed.retracting(), said_when)
+
+    def _with_window(
+        self,
+        stored: Iterator[T],
+        window: Iterator[T],
+        when: Callable[[T], tuple[datetime, datetime]],
+    ) -> Iterator[T]:
+        """Stored statements and the window's, merged latest first (stored first on ties)."""
+        if not self.window:
+            return stored
+        return merge(stored, window, key=when, reverse=True)
+
+    def _replay(self, name: tuple[str, ...], read: Callable[[], Iterator[Any]]) -> Iterator[Any]:
+        """``read()``, read once per recall: later readers replay what earlier ones read."""
+        if name not in self._read:
+            self._read[name] = _Replay(read())
+        return iter(self._read[name])
 
     def specific(self, term: str) -> bool:
         """Whether few enough of the subject's statements share ``term``."""
@@ -286,7 +336,12 @@ class StoredEvidence:
 
     def _latest(self, kind: str, keys: Sequence[str]) -> Iterator[Statement]:
         for note in self.data.latest(kind, keys):
-            yield from self.as_statements([note])
+            if note.id not in self._said:
+                found = self.as_statements([note])
+                self._said[note.id] = found[0] if found else None
+            said = self._said[note.id]
+            if said is not None:
+                yield said
 
     def _size(self) -> int:
         return self.data.count(NOTE, [""], self.visible) + len(self.window)

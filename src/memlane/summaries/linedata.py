@@ -83,9 +83,12 @@ class LineData:
         Latest: said last, then stored last, then the lower id. A reader that stops at the
         first note it wants reads one small page per key.
         """
-        holders = (self._latest(kind, key) for key in dict.fromkeys(keys))
+        unique = list(dict.fromkeys(keys))
+        if len(unique) == 1:
+            yield from self._latest(kind, unique[0])
+            return
         seen: set[int] = set()
-        for note in merge(*holders, key=_latest_first):
+        for note in merge(*(self._latest(kind, key) for key in unique), key=_latest_first):
             if note.id not in seen:
                 seen.add(note.id)
                 yield note

@@ -15,8 +15,9 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from memlane.summaries.linedata import NOTE, WORD, LineData
+from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
 from memlane.summaries.model import Note, Summary
 from memlane.summaries.offline import split_label
 from memlane.summaries.text import keywords
@@ -24,8 +25,11 @@ from memlane.summaries.text import keywords
 _TURN_ID = re.compile(r"#\d+$")
 _PIECES = "; "  # "earlier: a; b; c" lines fold snippets of several turns
 _NOT_SPEAKERS = frozenset({"assistant", "tool", "earlier"})
+FEW_TURNS = 64
+"""A summary citing at most this many turns has its lines tied to the notes citing them."""
 
 
+@lru_cache(maxsize=32_768)
 def line_words(text: str) -> frozenset[str]:
     """The comparison keywords of a line or query, lower-cased."""
     return frozenset(word.casefold() for word in keywords(text))
@@ -226,7 +230,8 @@ class StoredNoteIndex(WeightedLines):
     """:class:`NoteIndex` over the words stored with each note: reads only what a line needs.
 
     A note shares at least half of a line's weight only if it holds one of the line's
-    rarest words (those outweighing the rest), so only the holders of those are read.
+    rarest words (those outweighing the rest), so only the holders of those are read; for a
+    session's summary, only the notes citing its turns. What is read is kept for the recall.
 
     Args:
         data: the subject's stored line data.
@@ -236,6 +241,9 @@ class StoredNoteIndex(WeightedLines):
         self._data = data
         self._counts: dict[str, int] = {}
         self._count: int | None = None
+        self._holders: dict[str, list[int]] = {}
+        self._citing: dict[frozenset[str], list[int]] = {}
+        self._notes: dict[int, tuple[tuple[float, int], tuple[str, ...], frozenset[str]]] = {}
 
     def _size(self) -> int:
         if self._count is None:
@@ -261,14 +269,38 @@ class StoredNoteIndex(WeightedLines):
                 break  # a note holding none of the words needed so far cannot reach half
             needed.append(word)
             rest -= weights[word]
-        ids = sorted({i for held in self._data.holders(WORD, needed).values() for i in held})
-        notes, words = self._data.by_id(ids), self._data.keys_of(ids, WORD)
-        order = list(weights)
+        if within is not None and len(within) <= FEW_TURNS:
+            ids = self._cite(within)
+        else:
+            ids = sorted({i for word in needed for i in self._hold(word)})
+        self._load(ids)
+        order, wanted = list(weights), frozenset(needed)
         shared = []
-        for note_id in (i for i in ids if i in notes):
-            turns, held = cited_turns(notes[note_id]), set(words.get(note_id, ()))
-            if cites_within(turns, within):
+        for note_id in (i for i in ids if i in self._notes):
+            when, turns, held = self._notes[note_id]
+            if held & wanted and cites_within(turns, within):
                 weight = sum(weights[word] for word in order if word in held)
                 first = min(order.index(word) for word in held if word in weights)
-                shared.append((first, notes[note_id].at, note_id, turns, weight))
+                shared.append((first, when, turns, weight))
         return [(turns, weight) for *_, turns, weight in sorted(shared)]
+
+    def _hold(self, word: str) -> list[int]:
+        if word not in self._holders:
+            self._holders[word] = self._data.holders(WORD, [word]).get(word, [])
+        return self._holders[word]
+
+    def _cite(self, within: frozenset[str]) -> list[int]:
+        if within not in self._citing:
+            held = self._data.holders(CITES, sorted(within)).values()
+            self._citing[within] = sorted({i for ids in held for i in ids})
+        return self._citing[within]
+
+    def _load(self, ids: Sequence[int]) -> None:
+        """Read the time, cited turns and words of the notes not read yet."""
+        missing = [note_id for note_id in ids if note_id not in self._notes]
+        if not missing:
+            return
+        notes, words = self._data.by_id(missing), self._data.keys_of(missing, WORD)
+        for note_id, note in notes.items():
+            when = (note.at.timestamp(), note_id)
+            self._notes[note_id] = (when, cited_turns(note), frozenset(words.get(note_id, ())))
