@@ -61,6 +61,8 @@ STATEMENTS = [
     "华为待够了，我离开华为了",
     "I'm not vegan anymore",
     "I went hiking with Bruno again",
+    "我的手机号是13100001234",
+    "131那个号不用了",
 ]
 QUERIES = [
     "what is my favourite team?",
@@ -71,6 +73,7 @@ QUERIES = [
     "我在哪里上班",
     "what do I eat?",
     "who do I hike with?",
+    "我的手机号是多少",
 ]
 
 
@@ -86,8 +89,10 @@ def listed(data: LineData, as_statements, visible, window: Sequence[Statement] =
     return ListedEvidence([*as_statements(notes), *window])
 
 
-def judged(mem: memlane.Memory, query: str) -> list[tuple[str, str, str | None]]:
-    items = mem.recall("U-1", query, k=20).items
+def judged(
+    mem: memlane.Memory, query: str, known_at: str | None = None
+) -> list[tuple[str, str, str | None]]:
+    items = mem.recall("U-1", query, k=20, known_at=known_at, valid_at=known_at).items
     return [(item.text, item.status, item.superseded_by) for item in items]
 
 
@@ -99,9 +104,11 @@ def test_recall_judges_as_the_reference_that_reads_every_note(
     random.Random(seed).shuffle(statements)
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
         remember_all(mem, clock, statements)
-        stored = {query: judged(mem, query) for query in QUERIES}
+        midway = "2026-03-02T09:30:00+00:00"  # half of the statements said by then
+        asked = [(query, at) for query in QUERIES for at in (None, midway)]
+        stored = {(query, at): judged(mem, query, at) for query, at in asked}
         monkeypatch.setattr(executor, "StoredEvidence", listed)
-        reference = {query: judged(mem, query) for query in QUERIES}
+        reference = {(query, at): judged(mem, query, at) for query, at in asked}
     assert stored == reference
     assert any(status == "stale" for items in stored.values() for _, status, _ in items)
 

@@ -45,7 +45,7 @@ count) of the subject's statements say it: a value is specific, a common word is
 
 T = TypeVar("T")
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
-_PROBE_KINDS = {"digits": DIGITS, "word": TERM, "pairs": PAIRS}
+_PROBE_KINDS = {"word": TERM, "pairs": PAIRS}
 
 
 @dataclass(frozen=True)
@@ -348,5 +348,6 @@ class StoredEvidence:
 
     def _sharing(self, term: str) -> int:
         how, keys = term_probe(term)
-        kind = _PROBE_KINDS[how]
-        return self.data.count(kind, keys, self.visible, within=kind == DIGITS)
+        if how == "digits":
+            return self.data.containing(DIGITS, term, self.visible)
+        return self.data.count(_PROBE_KINDS[how], keys, self.visible)

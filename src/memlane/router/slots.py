@@ -128,8 +128,8 @@ def slot_probes(clause: str) -> tuple[str, ...]:
     >>> slot_probes("my team is arsenal")
     ('h4:my t', 't4:my|enal')
     """
-    if sum(not char.isspace() for char in clause) <= MIN_FRAME_CHARS:
-        return ()  # the frame and a value of its own do not fit
+    if sum(not char.isspace() for char in clause) < MIN_FRAME_CHARS:
+        return ()  # the frame (taken before it is widened to whole words) does not fit
     span = max(s for s in SLOT_KEY_SPANS if s == 1 or s <= len(clause) / 4)
     return _slot_pair(clause, slot_opening(clause), span)
 

@@ -150,6 +150,12 @@ class Transactional(Protocol):
         ...
 
 
+Visible = tuple[int | None, int | None]
+"""``(said until, known at)`` in microseconds: only notes said and stored by then count."""
+ANY: Visible = (None, None)
+"""No bound: every live note counts."""
+
+
 class SummaryStore(Transactional, Protocol):
     """Persistence of the summary lane: summary versions, notes, turns and search."""
 
@@ -233,16 +239,15 @@ class SummaryStore(Transactional, Protocol):
         ...
 
     def count_keyed(
-        self,
-        tenant: str,
-        subject: str,
-        kind: str,
-        keys: Sequence[str],
-        visible: tuple[int | None, int | None] = (None, None),
-        *,
-        within: bool = False,
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str], visible: Visible = ANY
     ) -> int:
-        """How many live notes said and stored by ``visible`` hold one of ``keys``."""
+        """How many live notes said and stored by ``visible`` hold one of ``keys`` of ``kind``."""
+        ...
+
+    def count_containing(
+        self, tenant: str, subject: str, kind: str, text: str, visible: Visible = ANY
+    ) -> int:
+        """How many live notes said and stored by ``visible`` hold a key that contains ``text``."""
         ...
 
     def notes(self, tenant: str, subject: str) -> list[Note]:

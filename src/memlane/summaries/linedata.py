@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from heapq import merge
 
-from memlane.storage.base import SummaryStore
+from memlane.storage.base import ANY, SummaryStore, Visible
 from memlane.summaries.model import Note
 
 NoteKeyer = Callable[[str, str, Sequence[str]], list[tuple[str, str]]]
@@ -121,21 +121,20 @@ class LineData:
         """Per key of ``kind``, how many live notes hold it."""
         return self._store.key_counts(self._tenant, self._subject, kind, keys)
 
-    def count(
-        self,
-        kind: str,
-        keys: Sequence[str],
-        visible: tuple[int | None, int | None] = (None, None),
-        *,
-        within: bool = False,
-    ) -> int:
-        """How many live notes said and stored by ``visible`` hold one of ``keys``.
-
-        With ``within``, ``keys`` is one text that a key of the note must contain.
-        """
-        wanted = (kind, tuple(keys), visible, within)
+    def count(self, kind: str, keys: Sequence[str], visible: Visible = ANY) -> int:
+        """How many live notes said and stored by ``visible`` hold one of ``keys``."""
+        wanted = (kind, tuple(keys), visible)
         if wanted not in self._counts:
             self._counts[wanted] = self._store.count_keyed(
-                self._tenant, self._subject, kind, keys, visible, within=within
+                self._tenant, self._subject, kind, keys, visible
+            )
+        return self._counts[wanted]
+
+    def containing(self, kind: str, text: str, visible: Visible = ANY) -> int:
+        """How many live notes said and stored by ``visible`` hold a key containing ``text``."""
+        wanted = (kind, text, visible, "containing")
+        if wanted not in self._counts:
+            self._counts[wanted] = self._store.count_containing(
+                self._tenant, self._subject, kind, text, visible
             )
         return self._counts[wanted]

@@ -12,13 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from memlane.storage.base import ANY, Visible
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, SQLStore
 from memlane.summaries.model import Note
 from memlane.timeutil import to_micros
-
-Visible = tuple[int | None, int | None]
-"""``(said until, known at)`` in microseconds: only notes said and stored by then count."""
 
 _NOTE_COLUMNS = ", ".join(f"n.{column}" for column in decode.NOTE_COLUMNS.split(", "))
 _NOTE_ORDER = " ORDER BY n.said_at, n.id"
@@ -147,30 +145,28 @@ class SQLNoteKeys(SQLStore):
         return counts
 
     def count_keyed(
-        self,
-        tenant: str,
-        subject: str,
-        kind: str,
-        keys: Sequence[str],
-        visible: Visible = (None, None),
-        *,
-        within: bool = False,
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str], visible: Visible = ANY
     ) -> int:
-        """How many live notes visible at ``visible`` hold one of ``keys`` of ``kind``.
-
-        With ``within``, ``keys`` is one text and a note counts when a key of ``kind`` holds it.
-        """
+        """How many live notes said and stored by ``visible`` hold one of ``keys`` of ``kind``."""
         if not keys:
             return 0
-        if within:
-            match, parameter = "k.key LIKE %s", "%" + keys[0] + "%"
-        else:
-            match, parameter = self.dialect.any_of("k.key"), self.dialect.ids(list(keys))
+        match = self.dialect.any_of("k.key")
+        return self._count(tenant, subject, kind, (match, self.dialect.ids(list(keys))), visible)
+
+    def count_containing(
+        self, tenant: str, subject: str, kind: str, text: str, visible: Visible = ANY
+    ) -> int:
+        """How many live notes said and stored by ``visible`` hold a key that contains ``text``."""
+        return self._count(tenant, subject, kind, ("k.key LIKE %s", f"%{text}%"), visible)
+
+    def _count(
+        self, tenant: str, subject: str, kind: str, match: tuple[str, Any], visible: Visible
+    ) -> int:
         sql = (
             "SELECT count(DISTINCT k.note_id) FROM note_keys AS k WHERE k.tenant = %s "
-            f"AND k.subject = %s AND k.kind = %s AND {match}"
+            f"AND k.subject = %s AND k.kind = %s AND {match[0]}"
         )
-        parameters: list[Any] = [tenant, subject, kind, parameter]
+        parameters: list[Any] = [tenant, subject, kind, match[1]]
         said_until, known_at = visible
         if said_until is not None or known_at is not None:
             sql += " AND k.note_id IN (SELECT id FROM notes WHERE tenant = %s AND subject = %s"
