@@ -111,6 +111,17 @@ def profile(size: int, repeat: int) -> None:
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(35)
 
 
+def cpu_model() -> str:
+    """The CPU's model name (Linux), else what :mod:`platform` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def main() -> None:
     """Parse arguments, measure every size, print the table and write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -137,8 +148,9 @@ def main() -> None:
         machine = {
             "python": platform.python_version(),
             "platform": platform.platform(),
-            "cpu": platform.processor() or platform.machine(),
+            "cpu": cpu_model(),
             "cores": os.cpu_count(),
+            "load_average": os.getloadavg()[0],
         }
         document = {"suite": "recall_cost", "params": {"repeat": args.repeat, "machine": machine}}
         args.out.write_text(json.dumps(document | {"rows": rows}, indent=2) + "\n")
