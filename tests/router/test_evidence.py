@@ -96,13 +96,15 @@ def judged(
     return [(item.text, item.status, item.superseded_by) for item in items]
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize(
+    ("backend", "seed"), [("sqlite", 0), ("sqlite", 1), ("sqlite", 2), ("postgresql", 3)]
+)
 def test_recall_judges_as_the_reference_that_reads_every_note(
-    clock: FakeClock, monkeypatch: pytest.MonkeyPatch, seed: int
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch, scratch_url: str, seed: int
 ) -> None:
     statements = list(STATEMENTS)
     random.Random(seed).shuffle(statements)
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
         remember_all(mem, clock, statements)
         midway = "2026-03-02T09:30:00+00:00"  # half of the statements said by then
         asked = [(query, at) for query in QUERIES for at in (None, midway)]
