@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
-import os
-import platform
 import pstats
 import random
 import statistics
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import memlane
+from embedders import machine  # the sibling script: bench/ is on the path when run
 
 SUBJECT = "U-001"
 PLACES = ["Lyon", "Porto", "Oslo", "Kyoto", "Denver", "Quito", "Hanoi", "Perth", "Tunis", "Riga"]
@@ -111,17 +110,6 @@ def profile(size: int, repeat: int) -> None:
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(35)
 
 
-def cpu_model() -> str:
-    """The CPU's model name (Linux), else what :mod:`platform` knows."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main() -> None:
     """Parse arguments, measure every size, print the table and write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -145,14 +133,8 @@ def main() -> None:
             f"{row['p95_ms']:>8} {row['growth']:>9}x"
         )
     if args.out:
-        machine = {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpu": cpu_model(),
-            "cores": os.cpu_count(),
-            "load_average": os.getloadavg()[0],
-        }
-        document = {"suite": "recall_cost", "params": {"repeat": args.repeat, "machine": machine}}
+        params = {"repeat": args.repeat, "machine": machine()}  # CPU model, cores, load
+        document = {"suite": "recall_cost", "params": params}
         args.out.write_text(json.dumps(document | {"rows": rows}, indent=2) + "\n")
 
 
