@@ -232,15 +232,19 @@ class _Replay(Generic[T]):
         self._seen: list[T] = []
 
     def __iter__(self) -> Iterator[T]:
-        index = 0
+        yield from self._seen
+        index = len(self._seen)
         while True:
-            if index == len(self._seen):
-                try:
-                    self._seen.append(next(self._source))
-                except StopIteration:
-                    return
-            yield self._seen[index]
+            while index < len(self._seen):  # read meanwhile by another reader
+                yield self._seen[index]
+                index += 1
+            try:
+                item = next(self._source)
+            except StopIteration:
+                return
+            self._seen.append(item)
             index += 1
+            yield item
 
 
 def _said_first(pair: tuple[Statement, str]) -> tuple[datetime, datetime]:

@@ -97,6 +97,7 @@ SLOT_KEY_SPANS = (1, 2, 4, 8, 16, 32, 64)
 """The lengths of the heads and tails a clause is filed under (see :func:`slot_keys`)."""
 
 
+@lru_cache(maxsize=32_768)
 def slot_keys(clause: str) -> tuple[str, ...]:
     """The keys a clause is filed under, so that the clauses that may restate one are found.
 
@@ -117,6 +118,7 @@ def slot_keys(clause: str) -> tuple[str, ...]:
     return tuple(keys)
 
 
+@lru_cache(maxsize=32_768)
 def slot_probes(clause: str) -> tuple[str, ...]:
     """The keys of :func:`slot_keys` that every clause :func:`restates` ``clause`` holds.
 
