@@ -24,6 +24,7 @@ from memlane.privacy.model import Deletion, PurgeReport
 from memlane.privacy.views import Views
 from memlane.resources import SharedResources
 from memlane.router import Recall, Router
+from memlane.router.evidence import note_keys
 from memlane.session import Session, SessionServices
 from memlane.storage import open_backend
 from memlane.storage.archive import (
@@ -191,7 +192,11 @@ class Memory:
             region=self.region,
         )
         self.summaries = SummariesLane(
-            self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
+            self._backend.summaries,
+            tenant=tenant,
+            clock=self.clock,
+            embedder=self.embedder,
+            keyer=note_keys,
         )
         self.ingester = FactIngester(self.facts, self.extractor.attributes())
         self.views = Views(

@@ -12,6 +12,7 @@ from memlane.lang.script import CJK_RANGES, fold
 _EN_NEGATION = re.compile(rf"\b(?:{'|'.join(en.NEGATORS)})\b|{en.NEGATING_SUFFIX}\b", re.IGNORECASE)
 _LATIN_TERM = re.compile(r"[a-z][a-z'’-]*[a-z]|\d[\d\s-]*\d", re.IGNORECASE)
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
+_CJK_PAIR = re.compile(f"[{CJK_RANGES}]{{2}}")
 
 
 def is_negated(text: str) -> bool:
@@ -91,6 +92,43 @@ def shares_term(terms: frozenset[str], text: str) -> bool:
         ):
             return True
     return False
+
+
+def term_keys(text: str) -> tuple[frozenset[str], str, frozenset[str]]:
+    """What :func:`shares_term` finds terms of ``text`` by, to store ahead of time.
+
+    Its stemmed Latin words, its digits (one string), and its pairs of CJK characters in a
+    row that are not generic: a term is shared when :func:`term_probe` names one of them.
+
+    >>> words, digits, pairs = term_keys("我在格力上班 since 2019")
+    >>> sorted(words), digits, "格力" in pairs
+    (['since'], '2019', True)
+    """
+    folded, words, digits = _index(text)
+    pairs = frozenset(
+        pair
+        for pair in (folded[i : i + 2] for i in range(len(folded) - 1))
+        if _CJK_PAIR.fullmatch(pair) and pair not in zh.GENERIC_TERMS
+    )
+    return words, digits, pairs
+
+
+def term_probe(term: str) -> tuple[str, tuple[str, ...]]:
+    """How :func:`shares_term` looks for one term: in the digits, the words, or the CJK pairs.
+
+    ``("digits", (term,))`` when the digits must contain it, ``("word", (term,))`` when the
+    words must hold it, ``("pairs", pairs)`` when the text must hold one of the pairs (as
+    :func:`term_keys` lists them; terms are :func:`salient_terms`, so their pairs are CJK).
+
+    >>> term_probe("2019"), term_probe("novarti"), term_probe("格力电器")
+    (('digits', ('2019',)), ('word', ('novarti',)), ('pairs', ('格力', '力电', '电器')))
+    """
+    if term.isdigit():
+        return "digits", (term,)
+    if term[0].isascii():
+        return "word", (term,)
+    pairs = (term[i : i + 2] for i in range(len(term) - 1))
+    return "pairs", tuple(pair for pair in dict.fromkeys(pairs) if pair not in zh.GENERIC_TERMS)
 
 
 @lru_cache(maxsize=16_384)

@@ -23,21 +23,22 @@ session: when both match, the precise one answers and the summary adds context.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
-from functools import cached_property
+from typing import TypeVar, cast
 
 from memlane.facts.model import Fact
 from memlane.lang.changes import Retraction, retractions
 from memlane.lang.words import shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions
+from memlane.router.evidence import Evidence, Statement, origins
 from memlane.router.model import RecallItem
-from memlane.router.slots import clauses, restates, slot_opening
+from memlane.router.slots import clauses, restates
 from memlane.summaries.model import Note
 from memlane.summaries.text import is_question
 
+T = TypeVar("T")
 TIER_ANSWER = 0
 TIER_WINDOW = 1
 TIER_WORKFLOW = 2
@@ -47,12 +48,6 @@ TIER_OTHERS = 5  # statements only about someone else the question does not name
 TIER_CONTEXT = 5  # summaries found as a whole, none of whose lines is about the query
 TIER_PROFILE = 6
 ON_TOPIC_BONUS = 0.15
-SPECIFIC_SHARE = 0.05
-MIN_SPECIFIC_COUNT = 3
-"""A retracted value's word ties it to earlier statements only if at most this share (or
-count) of the subject's statements say it: a value is specific, a common word is not."""
-
-_ORIGIN = re.compile(r"#\d+$|^note:\d+$")
 _STATUS_ORDER = {"current": 0, "historical": 1, "stale": 2}
 # "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
 _NO_TIMING_RULE = frozenset({"employer"})
@@ -98,24 +93,6 @@ class Candidate:
         return self.body or self.item.text
 
 
-@dataclass(frozen=True)
-class Statement:
-    """Evidence: a note or user turn of a subject; its claims are read when first asked for."""
-
-    subject: str
-    text: str
-    said: datetime
-    learned: datetime
-    turns: frozenset[str]
-    ref: str
-    note: Note | None = None
-
-    @cached_property
-    def claims(self) -> tuple[Claim, ...]:
-        """What the statement asserts (see :func:`memlane.router.claims.claims`)."""
-        return tuple(claims(self.text, self.subject))
-
-
 @dataclass(slots=True)
 class SubjectFacts:
     """What the exact lane holds for one subject at the read point, history read lazily."""
@@ -142,42 +119,25 @@ class Verdict:
     replacement: Statement | None = None
 
 
-def statement(
-    subject: str,
-    text: str,
-    *,
-    said: datetime,
-    learned: datetime,
-    turns: Iterable[str],
-    ref: str,
-    note: Note | None = None,
-) -> Statement:
-    """Build a :class:`Statement`."""
-    return Statement(subject, text, said, learned, frozenset(turns), ref, note)
-
-
 class Adjudicator:
     """Judges candidates of several subjects against facts and statements.
 
     Args:
         facts: the exact lane's view of a subject (see :class:`SubjectFacts`).
-        statements: a subject's notes and user turns, as evidence.
+        evidence: a subject's notes and user turns, as evidence.
         timezone: how dates in reasons are written.
     """
 
     def __init__(
         self,
         facts: Callable[[str], SubjectFacts],
-        statements: Callable[[str], Sequence[Statement]],
+        evidence: Callable[[str], Evidence],
         timezone: tzinfo,
     ) -> None:
         self._facts = facts
-        self._statements = statements
+        self._read_evidence = evidence
         self._zone = timezone
-        self._by_key: dict[str, dict[tuple[str, str], list[tuple[Statement, Claim]]]] = {}
-        self._by_subject: dict[str, Sequence[Statement]] = {}
-        self._by_clauses: dict[str, dict[str, list[tuple[Statement, str]]]] = {}
-        self._by_retraction: dict[str, list[tuple[Statement, tuple[Retraction, ...]]]] = {}
+        self._by_subject: dict[str, Evidence] = {}
         self._query = ""
 
     def judge(
@@ -209,12 +169,8 @@ class Adjudicator:
         fact, subject = candidate.item.fact, candidate.item.subject
         if fact is None or subject is None:
             return candidate.statement
-        cited = set(fact.provenance)
-        return "\n".join(
-            found.text
-            for found in self._evidence(subject)
-            if found.ref in cited or found.turns & cited
-        )
+        cited = self._evidence(subject).citing(frozenset(fact.provenance))
+        return "\n".join(found.text for found in cited)
 
     def _judge_one(
         self, candidate: Candidate, wanted: frozenset[str], refs: set[str]
@@ -276,7 +232,7 @@ class Adjudicator:
         subject = candidate.item.subject
         if not cited or subject is None:
             return candidate
-        sources = [found for found in self._evidence(subject) if found.turns & cited]
+        sources = self._evidence(subject).citing(frozenset(cited))
         if not sources:
             return candidate
         latest = max(sources, key=lambda found: (found.said, found.learned))
@@ -331,15 +287,12 @@ class Adjudicator:
     ) -> Verdict | None:
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
-        later = [
-            (found, found_claim)
-            for found, found_claim in self._keyed(subject).get(claim.key, [])
-            if (found.said, found.learned) > after and not found.turns & candidate.turns
-        ]
-        if not later:
+        latest = _first_later(
+            self._evidence(subject).claiming(claim.key), after, candidate.turns, _always
+        )
+        if latest is None:
             return None
-        latest, latest_claim = max(later, key=lambda pair: (pair[0].said, pair[0].learned))
-        if latest_claim.value == claim.value:
+        if any(found.value == claim.value for found in latest.claims if found.key == claim.key):
             return None
         return Verdict(f"later: {latest.text}", latest.said, latest)
 
@@ -349,85 +302,39 @@ class Adjudicator:
         if is_question(text):
             return None
         after = (candidate.said_late or candidate.said, candidate.learned)
-        by_opening = self._clauses(subject)
-        later = [
-            found
-            for old in clauses(text, subject)
-            for found, new in by_opening.get(slot_opening(old), ())
-            if (found.said, found.learned) > after
-            and not found.turns & candidate.turns
-            and restates(old, new, asked=self._query)
-        ]
+        evidence = self._evidence(subject)
+        later = []
+        for old in clauses(text, subject):
+
+            def refills(pair: tuple[Statement, str], old: str = old) -> bool:
+                return restates(old, pair[1], asked=self._query) is not None
+
+            found = _first_later(
+                evidence.restating(old), after, candidate.turns, refills, said=_said_by
+            )
+            if found is not None:
+                later.append(found[0])
         return _latest(later)
 
     def _against_retractions(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
         """A later statement that says a value ``text`` names no longer holds ("我离开华为了")."""
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
-        later = [
-            found
-            for found, retracted in self._retractions(subject)
-            if (found.said, found.learned) > after
-            and not found.turns & candidate.turns
-            and any(shares_term(old.terms, text) for old in retracted)
-        ]
-        return _latest(later)
+        evidence = self._evidence(subject)
+        latest = _first_later(
+            evidence.retracting(),
+            after,
+            candidate.turns,
+            lambda found: any(_retracts(evidence, old, text) for old in retractions(found.text)),
+        )
+        return _latest([latest] if latest is not None else [])
 
-    def _retractions(self, subject: str) -> list[tuple[Statement, tuple[Retraction, ...]]]:
-        """The subject's retractions, each kept to the terms specific enough to be a value.
-
-        A word said in many of the subject's statements ("time", "love", a friend's name) is
-        not the value a retraction takes back; only rarer words tie it to what it retracts.
-        """
-        cached = self._by_retraction.get(subject)
-        if cached is None:
-            evidence = self._evidence(subject)
-            limit = max(MIN_SPECIFIC_COUNT, SPECIFIC_SHARE * len(evidence))
-            cached = []
-            for found in evidence:
-                kept = []
-                for retraction in retractions(found.text):
-                    terms = frozenset(
-                        term
-                        for term in retraction.terms
-                        if sum(shares_term(frozenset((term,)), s.text) for s in evidence) <= limit
-                    )
-                    if terms:
-                        kept.append(Retraction(retraction.old, terms))
-                if kept:
-                    cached.append((found, tuple(kept)))
-            self._by_retraction[subject] = cached
-        return cached
-
-    def _clauses(self, subject: str) -> dict[str, list[tuple[Statement, str]]]:
-        """The subject's clauses by their opening (only those can share a slot)."""
-        cached = self._by_clauses.get(subject)
-        if cached is None:
-            cached = {}
-            for found in self._evidence(subject):
-                if is_question(found.text):
-                    continue
-                for clause in clauses(found.text, subject):
-                    cached.setdefault(slot_opening(clause), []).append((found, clause))
-            self._by_clauses[subject] = cached
-        return cached
-
-    def _evidence(self, subject: str) -> Sequence[Statement]:
-        """The subject's statements, read (and their claims parsed) once per recall."""
+    def _evidence(self, subject: str) -> Evidence:
+        """The subject's statements, as judgements ask for them, read once per recall."""
         found = self._by_subject.get(subject)
         if found is None:
-            found = self._by_subject[subject] = self._statements(subject)
+            found = self._by_subject[subject] = self._read_evidence(subject)
         return found
-
-    def _keyed(self, subject: str) -> dict[tuple[str, str], list[tuple[Statement, Claim]]]:
-        keyed = self._by_key.get(subject)
-        if keyed is None:
-            keyed = {}
-            for found in self._evidence(subject):
-                for claim in found.claims:
-                    keyed.setdefault(claim.key, []).append((found, claim))
-            self._by_key[subject] = keyed
-        return keyed
 
     def _replacement(
         self, candidate: Candidate, verdict: Verdict | None, refs: set[str]
@@ -446,6 +353,43 @@ class Adjudicator:
             return f"{attribute} {_show(old.value)} no longer holds{ended}"
         values = ", ".join(_show(fact.value) for fact in current)
         return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
+
+
+def _first_later(
+    found: Iterable[T],
+    after: tuple[datetime, datetime],
+    turns: frozenset[str],
+    keep: Callable[[T], bool],
+    said: Callable[[T], Statement] = lambda item: cast(Statement, item),
+) -> T | None:
+    """The first of ``found`` (latest first) said after ``after``, not from ``turns``, kept."""
+    for item in found:
+        statement = said(item)
+        if (statement.said, statement.learned) <= after:
+            return None  # the rest are older still
+        if not statement.turns & turns and keep(item):
+            return item
+    return None
+
+
+def _always(_: object) -> bool:
+    return True
+
+
+def _said_by(pair: tuple[Statement, str]) -> Statement:
+    return pair[0]
+
+
+def _retracts(evidence: Evidence, retraction: Retraction, text: str) -> bool:
+    """Whether ``text`` names the retracted value by a term specific enough to be a value.
+
+    A word said in many of the subject's statements ("time", "love", a friend's name) is not
+    the value a retraction takes back; only rarer words tie it to what it retracts.
+    """
+    return any(
+        shares_term(frozenset((term,)), text) and evidence.specific(term)
+        for term in retraction.terms
+    )
 
 
 def _latest(later: Sequence[Statement]) -> Verdict | None:
@@ -479,18 +423,6 @@ def note_candidate(note: Note | None, subject: str, score: float, zone: tzinfo) 
         judge=True,
         note=note,
     )
-
-
-def origins(provenance: Iterable[str], note_id: int | None = None) -> frozenset[str]:
-    """The turn ids and ``note:<id>`` references in a provenance, plus the note itself.
-
-    Sources such as ``"remember"`` or ``"crm-import"`` are shared by unrelated statements,
-    so they never tie two statements together.
-    """
-    found = {ref for ref in provenance if _ORIGIN.search(ref)}
-    if note_id is not None:
-        found.add(f"note:{note_id}")
-    return frozenset(found)
 
 
 def rank(candidates: Sequence[Candidate], k: int, include_stale: bool) -> list[RecallItem]:

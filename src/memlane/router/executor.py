@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
 from memlane.facts.lane import FactsLane
-from memlane.router.adjudicate import Adjudicator, Candidate, Statement, SubjectFacts, rank
+from memlane.router.adjudicate import Adjudicator, Candidate, SubjectFacts, rank
 from memlane.router.analysis import analyze
 from memlane.router.answers import answering
+from memlane.router.evidence import Evidence, StoredEvidence, note_keys
 from memlane.router.lanes import (
     ExactQuery,
     ExactRead,
@@ -295,12 +296,16 @@ class Router:
                 )
             return held[subject]
 
-        def statements_of(subject: str) -> list[Statement]:
-            notes = note_statements(self._summaries.notes(subject), filters)
+        def evidence_of(subject: str) -> Evidence:
             turns = [turn for turn in run.window if turn.subject == subject]
-            return notes + turn_statements(turns, request.until)
+            return StoredEvidence(
+                self._summaries.line_data(subject, note_keys),
+                lambda notes: note_statements(notes, filters),
+                filters.visible_until,
+                turn_statements(turns, request.until),
+            )
 
-        return Adjudicator(facts_of, statements_of, self._zone)
+        return Adjudicator(facts_of, evidence_of, self._zone)
 
 
 def _filtered(decision: Decision, hits: int, dropped: int) -> Decision:

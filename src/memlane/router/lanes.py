@@ -22,11 +22,10 @@ from memlane.router.adjudicate import (
     TIER_WINDOW,
     TIER_WORKFLOW,
     Candidate,
-    Statement,
     SubjectFacts,
-    statement,
 )
 from memlane.router.analysis import literal_attributes
+from memlane.router.evidence import Statement, statement
 from memlane.router.model import IdentifierRef, QueryAnalysis, RecallItem, Status
 from memlane.window.model import Turn
 

@@ -93,6 +93,54 @@ def slot_opening(clause: str) -> str:
     return clause
 
 
+SLOT_KEY_SPANS = (1, 2, 4, 8, 16, 32, 64)
+"""The lengths of the heads and tails a clause is filed under (see :func:`slot_keys`)."""
+
+
+@lru_cache(maxsize=32_768)
+def slot_keys(clause: str) -> tuple[str, ...]:
+    """The keys a clause is filed under, so that the clauses that may restate one are found.
+
+    A clause is filed under its opening joined to its head, and to its tail, of every length
+    in :data:`SLOT_KEY_SPANS` it holds; :func:`slot_probes` asks for one length that every
+    clause restating the probe shares.
+
+    >>> keys = slot_keys("my team is arsenal")
+    >>> len(keys), keys[4:6]
+    (10, ('h4:my t', 't4:my|enal'))
+    """
+    opening = slot_opening(clause)
+    keys: list[str] = []
+    for span in SLOT_KEY_SPANS:
+        if span > len(clause):
+            break
+        keys += _slot_pair(clause, opening, span)
+    return tuple(keys)
+
+
+@lru_cache(maxsize=32_768)
+def slot_probes(clause: str) -> tuple[str, ...]:
+    """The keys of :func:`slot_keys` that every clause :func:`restates` ``clause`` holds.
+
+    :func:`restates` needs the frame (a shared head plus a shared tail) to be at least half
+    of the longer clause, so the shared head or tail is at least a quarter of ``clause``; the
+    span asked for is the longest of :data:`SLOT_KEY_SPANS` within that quarter (the other
+    clause, at least half as long, files it). A clause too short to hold a frame has none.
+
+    >>> slot_probes("my team is arsenal")
+    ('h4:my t', 't4:my|enal')
+    """
+    if sum(not char.isspace() for char in clause) < MIN_FRAME_CHARS:
+        return ()  # the frame (taken before it is widened to whole words) does not fit
+    span = max(s for s in SLOT_KEY_SPANS if s == 1 or s <= len(clause) / 4)
+    return _slot_pair(clause, slot_opening(clause), span)
+
+
+def _slot_pair(clause: str, opening: str, span: int) -> tuple[str, str]:
+    head = clause[: max(span, len(opening))]
+    return f"h{span}:{head}", f"t{span}:{opening}|{clause[-span:]}"
+
+
 def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     """The slot ``old`` and ``new`` (normalized clauses) share, if ``new`` re-fills it.
 

@@ -19,22 +19,23 @@ from memlane.router.adjudicate import (
     TIER_OTHERS,
     TIER_SUMMARY,
     Candidate,
-    Statement,
     note_candidate,
-    origins,
-    statement,
 )
+from memlane.router.evidence import Statement, note_keys, origins, statement
 from memlane.router.lanes import day
 from memlane.router.model import IdentifierRef, RecallItem
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Note, Summary
 from memlane.summaries.sources import (
     NoteIndex,
+    StoredNoteIndex,
+    WeightedLines,
     line_words,
     seen_key,
     speakers,
     without_speakers,
 )
+from memlane.timeutil import to_micros
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,13 @@ class SummaryFilters:
         if self.known_at is not None and stored > self.known_at:
             return False
         return limit is None or said <= limit
+
+    @property
+    def visible_until(self) -> tuple[int | None, int | None]:
+        """``(said until, known at)`` in microseconds: what :meth:`visible` lets through."""
+        bounds = [t for t in (self.known_at, self.said_before) if t is not None]
+        said = to_micros(min(bounds)) if bounds else None
+        return said, None if self.known_at is None else to_micros(self.known_at)
 
     def keeps(self, text: str) -> bool:
         """Naming the identifiers, when the query is about identifiers no subject holds."""
@@ -127,7 +135,6 @@ def read_summaries(
     depth = min(3 * k, 200) if filters.narrowing else k
     seen_lines: set[str] = set()
     for scope in scopes:
-        index = NoteIndex(lane.notes(scope) if scope is not None else ())
         focused, named = query, frozenset[str]()
         if scope is not None:
             people = speakers(lane.storyline(scope))
@@ -150,6 +157,7 @@ def read_summaries(
             else:
                 read.dropped += 1
         best = max((hit.score for hit in summary_hits), default=1.0) or 1.0
+        index = _note_index(lane, scope) if summary_hits else NoteIndex(())
         for summary_hit in summary_hits:
             summary = _as_known(lane, summary_hit.summary, filters.known_at)
             if summary is None or not _keeps_summary(summary, filters):
@@ -164,6 +172,13 @@ def read_summaries(
             if found is not None:
                 read.candidates.append(found)
     return read
+
+
+def _note_index(lane: SummariesLane, scope: str | None) -> WeightedLines:
+    """The scope's notes, to weigh words and cite turns: a subject's read by stored keys."""
+    if scope is None:
+        return NoteIndex(())
+    return StoredNoteIndex(lane.line_data(scope, note_keys))
 
 
 def _keeps_note(note: Note, filters: SummaryFilters, window_turns: frozenset[str]) -> bool:
@@ -196,7 +211,7 @@ class SummaryShown:
     """
 
     query: str
-    index: NoteIndex
+    index: WeightedLines
     filters: SummaryFilters
     seen_lines: set[str]
 

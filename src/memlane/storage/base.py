@@ -189,6 +189,12 @@ class Transactional(Protocol):
         ...
 
 
+Visible = tuple[int | None, int | None]
+"""``(said until, known at)`` in microseconds: only notes said and stored by then count."""
+ANY: Visible = (None, None)
+"""No bound: every live note counts."""
+
+
 class SummaryStore(Transactional, Protocol):
     """Persistence of the summary lane: summary versions, notes, turns and search."""
 
@@ -230,8 +236,57 @@ class SummaryStore(Transactional, Protocol):
         source: str | None,
         provenance: Sequence[str],
         tx: int,
+        keys: Sequence[tuple[str, str]] | None = None,
     ) -> Note:
-        """Store a note and index it."""
+        """Store a note and index it, with what recall needs of it (``None``: pending)."""
+        ...
+
+    def put_note_keys(
+        self, tenant: str, subject: str, keyed: Sequence[tuple[Note, Sequence[tuple[str, str]]]]
+    ) -> None:
+        """Store (or replace) what recall needs of notes: ``(note, (kind, key) pairs)``."""
+        ...
+
+    def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
+        """Live notes of a subject whose keys are not stored yet."""
+        ...
+
+    def keyed_notes(self, tenant: str, subject: str, kind: str, keys: Sequence[str]) -> list[Note]:
+        """Live notes of a subject holding one of ``keys`` of ``kind``, in the order said."""
+        ...
+
+    def latest_keyed(
+        self, tenant: str, subject: str, kind: str, key: str, page: tuple[int, int]
+    ) -> list[Note]:
+        """A page ``(offset, limit)`` of the live notes holding ``key``, latest first."""
+        ...
+
+    def keyed_ids(
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str]
+    ) -> dict[str, list[int]]:
+        """Per key of ``kind``, the ids of the live notes holding it."""
+        ...
+
+    def keys_of(self, tenant: str, ids: Sequence[int], kind: str) -> dict[int, list[str]]:
+        """The keys of ``kind`` of the given notes."""
+        ...
+
+    def key_counts(
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str]
+    ) -> dict[str, int]:
+        """Per key of ``kind``, how many live notes of the subject hold it."""
+        ...
+
+    def count_keyed(
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str], visible: Visible = ANY
+    ) -> int:
+        """How many live notes said and stored by ``visible`` hold one of ``keys`` of ``kind``."""
+        ...
+
+    def count_containing(
+        self, tenant: str, subject: str, kind: str, text: str, visible: Visible = ANY
+    ) -> int:
+        """How many live notes said and stored by ``visible`` hold a key that contains ``text``."""
         ...
 
     def notes(self, tenant: str, subject: str) -> list[Note]:

@@ -18,6 +18,7 @@ from memlane import validation
 from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.storage.base import DocKind, SummaryStore
+from memlane.summaries.linedata import LineData, NoteKeyer
 from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
 from memlane.summaries.search import fuse
 from memlane.timeutil import Clock, checked_now, to_micros
@@ -39,8 +40,10 @@ class SummariesLane:
         tenant: str,
         clock: Clock,
         embedder: Callable[[], Embedder],
+        keyer: NoteKeyer | None = None,
     ) -> None:
         self._store = store
+        self._keyer = keyer
         self._tenant = tenant
         self._clock = clock
         self._embedder = embedder
@@ -62,6 +65,10 @@ class SummariesLane:
     def notes(self, subject: str) -> list[Note]:
         """A subject's notes, in the order they were said."""
         return self._store.notes(self._tenant, name("subject", subject))
+
+    def line_data(self, subject: str, keyer: NoteKeyer) -> LineData:
+        """What recall needs of the subject's notes, read by key (notes without keys keyed)."""
+        return LineData.open(self._store, self._tenant, name("subject", subject), keyer)
 
     def transcript(self, session_id: str) -> list[Turn]:
         """The raw turns of a session, if the memory retains transcripts (else empty)."""
@@ -121,18 +128,25 @@ class SummariesLane:
         source: str | None = None,
         provenance: Sequence[str] = (),
     ) -> Note:
-        """Store a note; it is searchable at once (lexically) and embedded lazily."""
+        """Store a note; it is searchable at once (lexically) and embedded lazily.
+
+        What recall needs of it is derived here, once, by the lane's ``keyer`` (without
+        one, by the first recall that needs it).
+        """
+        subject, text = name("subject", subject), _note_text(text)
+        keys = None if self._keyer is None else self._keyer(subject, text, provenance)
         with self._store.transaction() as store:
             tx = store.next_tx(to_micros(checked_now(self._clock)))
             note = store.put_note(
                 self._tenant,
-                name("subject", subject),
-                _note_text(text),
+                subject,
+                text,
                 said_at=to_micros(at),
                 session_id=session_id,
                 source=source,
                 provenance=provenance,
                 tx=tx,
+                keys=keys,
             )
         return note
 

@@ -15,7 +15,9 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
 from memlane.summaries.model import Note, Summary
 from memlane.summaries.offline import split_label
 from memlane.summaries.text import keywords
@@ -23,8 +25,11 @@ from memlane.summaries.text import keywords
 _TURN_ID = re.compile(r"#\d+$")
 _PIECES = "; "  # "earlier: a; b; c" lines fold snippets of several turns
 _NOT_SPEAKERS = frozenset({"assistant", "tool", "earlier"})
+FEW_TURNS = 64
+"""A summary citing at most this many turns has its lines tied to the notes citing them."""
 
 
+@lru_cache(maxsize=32_768)
 def line_words(text: str) -> frozenset[str]:
     """The comparison keywords of a line or query, lower-cased."""
     return frozenset(word.casefold() for word in keywords(text))
@@ -87,34 +92,41 @@ def without_speakers(query: str, names: frozenset[str]) -> str:
     return " ".join(kept)
 
 
-class NoteIndex:
-    """The notes of one subject, indexed by keyword, to attribute and weigh summary lines.
+class WeightedLines:
+    """Weighs words by how rare they are among a subject's notes, to choose and cite lines.
 
-    Args:
-        notes: the subject's notes (any order); only those citing a turn are attributed to.
+    Subclasses say how many notes there are (:meth:`_size`), how many hold a word
+    (:meth:`_held`), and which notes citing turns share the words of a line (:meth:`_shared`).
     """
 
-    def __init__(self, notes: Iterable[Note]) -> None:
-        self._postings: dict[str, list[int]] = {}
-        self._turns: list[tuple[str, ...]] = []
-        self._count = 0
-        for note in notes:
-            self._count += 1
-            turns = tuple(ref for ref in note.provenance if _TURN_ID.search(ref))
-            index = len(self._turns)
-            self._turns.append(turns)
-            for word in line_words(note.text):
-                self._postings.setdefault(word, []).append(index)
+    def _size(self) -> int:
+        raise NotImplementedError
+
+    def _held(self, word: str) -> int:
+        raise NotImplementedError
+
+    def _prefetch(self, words: Iterable[str]) -> None:
+        """Read ahead what :meth:`_held` will be asked (nothing to do for notes in memory)."""
+
+    def _shared(
+        self, weights: dict[str, float], within: frozenset[str] | None
+    ) -> list[tuple[tuple[str, ...], float]]:
+        """Per note citing turns (``within``), its turns and the weight of ``weights`` it holds.
+
+        Notes sharing no word are left out; the others come in the order of the first word of
+        ``weights`` they hold, then as said.
+        """
+        raise NotImplementedError
 
     def idf(self, word: str) -> float:
         """Robertson–Spärck Jones weight, floored at 0: a word in half the notes weighs 0."""
-        held = len(self._postings.get(word, ()))
-        return max(0.0, math.log((self._count - held + 0.5) / (held + 0.5)))
+        held, count = self._held(word), self._size()
+        return max(0.0, math.log((count - held + 0.5) / (held + 0.5)))
 
     def rarity(self, word: str) -> float:
         """A weight that is always positive (the BM25 ``log(1 + …)`` form), for attribution."""
-        held = len(self._postings.get(word, ()))
-        return math.log(1 + (self._count - held + 0.5) / (held + 0.5))
+        held, count = self._held(word), self._size()
+        return math.log(1 + (count - held + 0.5) / (held + 0.5))
 
     def sources(self, line: str, within: frozenset[str] | None = None) -> tuple[str, ...]:
         """The turns a line restates (``within`` the summary's turns), or ``()`` if unknown.
@@ -128,27 +140,21 @@ class NoteIndex:
         return tuple(dict.fromkeys(found))
 
     def _piece_sources(self, piece: str, within: frozenset[str] | None) -> list[str]:
-        wanted = line_words(piece)
-        total = sum(self.rarity(word) for word in wanted)
+        weights = {word: self.rarity(word) for word in line_words(piece)}
+        total = sum(weights.values())
         if not total:
             return []
-        shared: dict[int, float] = {}
-        for word in wanted:
-            weight = self.rarity(word)
-            for index in self._postings.get(word, ()):
-                turns = self._turns[index]
-                if turns and (within is None or any(turn in within for turn in turns)):
-                    shared[index] = shared.get(index, 0.0) + weight
+        shared = self._shared(weights, within)
         if not shared:
             return []
-        best = max(shared.values())
+        best = max(weight for _, weight in shared)
         if best < total / 2:
             return []
         return [
             turn
-            for index, weight in shared.items()
+            for turns, weight in shared
             if weight == best
-            for turn in self._turns[index]
+            for turn in turns
             if within is None or turn in within
         ]
 
@@ -161,6 +167,7 @@ class NoteIndex:
         (positive :meth:`idf`); when none is, every line is shown, in order: the summary was
         found for its topic as a whole.
         """
+        self._prefetch([*line_words(query), *(w for line in lines for w in line_words(line))])
         asked = {word: self.idf(word) for word in line_words(query)}
         scored = []
         for position, line in enumerate(lines):
@@ -171,3 +178,129 @@ class NoteIndex:
         chosen = [line for *_, line in sorted(scored)] if scored else list(lines)
         sources = tuple(self.sources(line, within) for line in chosen)
         return LineChoice(tuple(chosen), sources, bool(scored))
+
+
+def cites_within(turns: tuple[str, ...], within: frozenset[str] | None) -> bool:
+    """Whether a note citing ``turns`` may be a source of a line ``within`` these turns."""
+    return bool(turns) and (within is None or any(turn in within for turn in turns))
+
+
+def cited_turns(note: Note) -> tuple[str, ...]:
+    """The turns a note cites (not the calls or notes it came from)."""
+    return tuple(ref for ref in note.provenance if _TURN_ID.search(ref))
+
+
+class NoteIndex(WeightedLines):
+    """The notes of one subject, indexed by keyword, to attribute and weigh summary lines.
+
+    Args:
+        notes: the subject's notes (in the order said); only those citing a turn are
+            attributed to.
+    """
+
+    def __init__(self, notes: Iterable[Note]) -> None:
+        self._postings: dict[str, list[int]] = {}
+        self._turns: list[tuple[str, ...]] = []
+        self._count = 0
+        for note in notes:
+            self._count += 1
+            index = len(self._turns)
+            self._turns.append(cited_turns(note))
+            for word in line_words(note.text):
+                self._postings.setdefault(word, []).append(index)
+
+    def _size(self) -> int:
+        return self._count
+
+    def _held(self, word: str) -> int:
+        return len(self._postings.get(word, ()))
+
+    def _shared(
+        self, weights: dict[str, float], within: frozenset[str] | None
+    ) -> list[tuple[tuple[str, ...], float]]:
+        shared: dict[int, float] = {}
+        for word, weight in weights.items():
+            for index in self._postings.get(word, ()):
+                if cites_within(self._turns[index], within):
+                    shared[index] = shared.get(index, 0.0) + weight
+        return [(self._turns[index], weight) for index, weight in shared.items()]
+
+
+class StoredNoteIndex(WeightedLines):
+    """:class:`NoteIndex` over the words stored with each note: reads only what a line needs.
+
+    A note shares at least half of a line's weight only if it holds one of the line's
+    rarest words (those outweighing the rest), so only the holders of those are read; for a
+    session's summary, only the notes citing its turns. What is read is kept for the recall.
+
+    Args:
+        data: the subject's stored line data.
+    """
+
+    def __init__(self, data: LineData) -> None:
+        self._data = data
+        self._counts: dict[str, int] = {}
+        self._count: int | None = None
+        self._holders: dict[str, list[int]] = {}
+        self._citing: dict[frozenset[str], list[int]] = {}
+        self._notes: dict[int, tuple[tuple[float, int], tuple[str, ...], frozenset[str]]] = {}
+
+    def _size(self) -> int:
+        if self._count is None:
+            self._count = self._data.counts(NOTE, [""])[""]
+        return self._count
+
+    def _held(self, word: str) -> int:
+        if word not in self._counts:
+            self._prefetch([word])
+        return self._counts[word]
+
+    def _prefetch(self, words: Iterable[str]) -> None:
+        missing = sorted({word for word in words if word not in self._counts})
+        if missing:
+            self._counts.update(self._data.counts(WORD, missing))
+
+    def _shared(
+        self, weights: dict[str, float], within: frozenset[str] | None
+    ) -> list[tuple[tuple[str, ...], float]]:
+        total, rest, needed = sum(weights.values()), sum(weights.values()), []
+        for word in sorted(weights, key=lambda word: -weights[word]):
+            if rest < total / 2:
+                break  # a note holding none of the words needed so far cannot reach half
+            needed.append(word)
+            rest -= weights[word]
+        if within is not None and len(within) <= FEW_TURNS:
+            ids = self._cite(within)
+        else:
+            ids = sorted({i for word in needed for i in self._hold(word)})
+        self._load(ids)
+        order, wanted = list(weights), frozenset(needed)
+        shared = []
+        for note_id in (i for i in ids if i in self._notes):
+            when, turns, held = self._notes[note_id]
+            if held & wanted and cites_within(turns, within):
+                weight = sum(weights[word] for word in order if word in held)
+                first = min(order.index(word) for word in held if word in weights)
+                shared.append((first, when, turns, weight))
+        return [(turns, weight) for *_, turns, weight in sorted(shared)]
+
+    def _hold(self, word: str) -> list[int]:
+        if word not in self._holders:
+            self._holders[word] = self._data.holders(WORD, [word]).get(word, [])
+        return self._holders[word]
+
+    def _cite(self, within: frozenset[str]) -> list[int]:
+        if within not in self._citing:
+            held = self._data.holders(CITES, sorted(within)).values()
+            self._citing[within] = sorted({i for ids in held for i in ids})
+        return self._citing[within]
+
+    def _load(self, ids: Sequence[int]) -> None:
+        """Read the time, cited turns and words of the notes not read yet."""
+        missing = [note_id for note_id in ids if note_id not in self._notes]
+        if not missing:
+            return
+        notes, words = self._data.by_id(missing), self._data.keys_of(missing, WORD)
+        for note_id, note in notes.items():
+            when = (note.at.timestamp(), note_id)
+            self._notes[note_id] = (when, cited_turns(note), frozenset(words.get(note_id, ())))

@@ -85,7 +85,7 @@ class PostgresDialect:
         """``= ANY`` of one array parameter."""
         return f"{column} = ANY(%s)"
 
-    def ids(self, ids: Sequence[int]) -> Any:
+    def ids(self, ids: Sequence[int] | Sequence[str]) -> Any:
         """The ids as a list (psycopg sends an array)."""
         return list(ids)
 

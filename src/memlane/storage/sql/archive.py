@@ -1,7 +1,8 @@
 """Exact row copies out of and into a SQL database, for ``memlane export`` / ``memlane import``.
 
 Derived data is never part of a row: the dialect computes it on load (SQLite's full-text rows;
-PostgreSQL's ``facts.slot``, ``search_docs.tokens`` and ``dims``, and ``turns.seq``).
+PostgreSQL's ``facts.slot``, ``search_docs.tokens`` and ``dims``, and ``turns.seq``), or
+later: the ``note_keys`` of loaded notes are derived by the first recall of their subject.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ class SQLArchiveStore(SQLStore):
                 return 0
             self.db.wrote()
             self.dialect.insert_rows(spec.name, fresh)
+            if spec.name == "notes":  # what recall needs of them is derived at their first recall
+                self.db.executemany(
+                    "INSERT INTO note_keys_pending (note_id, tenant, subject) VALUES (%s, %s, %s)",
+                    [(row["id"], row["tenant"], row["subject"]) for row in fresh],
+                )
         return len(fresh)
 
     def finish(self) -> None:

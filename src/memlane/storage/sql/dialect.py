@@ -173,7 +173,7 @@ class Dialect(Protocol):
         """A condition: ``column`` is one of the ids bound (by :meth:`ids`) to one placeholder."""
         ...
 
-    def ids(self, ids: Sequence[int]) -> Any:
+    def ids(self, ids: Sequence[int] | Sequence[str]) -> Any:
         """The one parameter :meth:`any_of` binds."""
         ...
 

@@ -20,6 +20,7 @@ from memlane.storage.redaction import (
     written_forms,
 )
 from memlane.storage.sql.dialect import BytesCheck, Database, SQLStore
+from memlane.storage.sql.note_keys import drop_deleted_keys
 
 # Tables a purge deletes rows from.
 _PURGED = ("facts", *(name for name, _ in TEXT_TABLES))
@@ -74,6 +75,7 @@ class SQLPrivacyStore(SQLStore):
                     counts[table] = self._mark_mentions(
                         table, column, tenant, subject, mentioned, now
                     )
+            drop_deleted_keys(self.db, tenant, subject)  # derived from the notes forgotten
             row = self.db.fetchone(
                 "INSERT INTO deletions (tenant, subject, scope, requested_at, requested_by, "
                 "reason, purge_due, counts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
@@ -235,6 +237,7 @@ class SQLPrivacyStore(SQLStore):
     def _remove(self, tenant: str, subject: str, rows: dict[str, int], written: set[bytes]) -> int:
         """Delete a subject's deleted rows; collect what they wrote; return how many went."""
         total = 0
+        drop_deleted_keys(self.db, tenant, subject)
         # A search entry's tokens and vector live in its own row, so deleting the row takes
         # them too, but for a separate index (SQLite's FTS5, counted as search_fts).
         for table, removed in self.dialect.purge_index(tenant, subject).items():

@@ -1,9 +1,10 @@
 """The tables both databases share, written once; each backend fills in its column types.
 
-``{id}`` is the type of an integer key the database assigns, ``{time}`` that of an instant
-(integer microseconds), ``{seq}`` PostgreSQL's insertion-order column of turns (SQLite has
-``rowid``). Tables whose shape differs (``facts``, ``search_docs``) and the numbering of
-migrations stay with each backend's ``schema.py``.
+``{id}`` is the type of an integer key the database assigns, ``{ref}`` that of a column
+referring to one, ``{time}`` that of an instant (integer microseconds), ``{seq}``
+PostgreSQL's insertion-order column of turns (SQLite has ``rowid``). Tables whose shape
+differs (``facts``, ``search_docs``) and the numbering of migrations stay with each
+backend's ``schema.py``.
 """
 
 from __future__ import annotations
@@ -70,6 +71,33 @@ NOTES_DELETED = "CREATE INDEX notes_deleted ON notes (tenant, subject) WHERE del
 # Covers the scope filter and the "what is embedded" signature of every search.
 SEARCH_SCOPE = (
     "CREATE INDEX search_docs_scope ON search_docs (tenant, subject, kind, deleted_at, model)"
+)
+# What recall needs of each note, derived from it when it is written (see
+# memlane.router.evidence): one row per (note, kind, key), so that recall fetches by index the
+# notes sharing a word, a claim, a slot or a turn instead of reading every note of a subject.
+# Notes whose rows are not written yet (stored before this table existed, or imported) wait
+# in note_keys_pending and are keyed by the first recall of their subject.
+NOTE_KEYS = (
+    """CREATE TABLE note_keys (
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        note_id {ref} NOT NULL,
+        said_at {time} NOT NULL,  -- the note's, so that the latest holders come first by index
+        tx_from {time} NOT NULL
+    )""",
+    """CREATE INDEX note_keys_by_key ON note_keys
+        (tenant, subject, kind, key, said_at DESC, tx_from DESC, note_id)""",
+    "CREATE INDEX note_keys_by_note ON note_keys (note_id, kind, key)",
+    """CREATE TABLE note_keys_pending (
+        note_id {ref} PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL
+    )""",
+    "CREATE INDEX note_keys_pending_by_subject ON note_keys_pending (tenant, subject)",
+    """INSERT INTO note_keys_pending (note_id, tenant, subject)
+        SELECT id, tenant, subject FROM notes WHERE deleted_at IS NULL""",
 )
 # Raw turns, kept only when a memory opts in with retain_transcripts=True.
 TURNS = """CREATE TABLE turns (

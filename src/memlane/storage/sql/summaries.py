@@ -19,7 +19,8 @@ from memlane.facts.normalize import canonical_json
 from memlane.storage import lexical
 from memlane.storage.base import DocKind
 from memlane.storage.sql import rows as decode
-from memlane.storage.sql.dialect import Database, DocScope, SQLStore
+from memlane.storage.sql.dialect import Database, DocScope
+from memlane.storage.sql.note_keys import SQLNoteKeys
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.timeutil import from_micros
 from memlane.window.model import Turn
@@ -30,7 +31,7 @@ _SUMMARY_COLUMNS = decode.SUMMARY_COLUMNS
 _NOTE_COLUMNS = decode.NOTE_COLUMNS
 
 
-class SQLSummaryStore(SQLStore):
+class SQLSummaryStore(SQLNoteKeys):
     """:class:`memlane.storage.base.SummaryStore` on one SQL database, every tenant."""
 
     # -- summaries ----------------------------------------------------------------------
@@ -134,8 +135,13 @@ class SQLSummaryStore(SQLStore):
         source: str | None,
         provenance: Sequence[str],
         tx: int,
+        keys: Sequence[tuple[str, str]] | None = None,
     ) -> Note:
-        """Store a note and index it for search."""
+        """Store a note and index it for search.
+
+        ``keys`` are what recall needs of it (see :mod:`memlane.storage.sql.note_keys`);
+        without them the note waits to be keyed by the first recall of its subject.
+        """
         self.db.wrote()
         provenance_json = canonical_json(list(provenance))
         note_id = self.db.insert(
@@ -144,6 +150,7 @@ class SQLSummaryStore(SQLStore):
             (tenant, subject, text, said_at, tx, session_id, source, provenance_json),
         )
         self._add_doc(tenant, subject, "note", note_id, text)
+        self.write_keys(tenant, subject, (note_id, said_at, tx), keys)
         at, tx_from = from_micros(said_at), from_micros(tx)
         return Note(note_id, subject, text, at, tx_from, session_id, source, tuple(provenance))
 
@@ -164,9 +171,12 @@ class SQLSummaryStore(SQLStore):
     def _by_id(self, columns: str, table: str, tenant: str, ids: Sequence[int]) -> list[Any]:
         if not ids:
             return []
+        # Looked up by id: ``tenant || ''`` keeps SQLite's planner from reading the tenant's
+        # whole index range instead (a scan of every note of the tenant, per search).
         return self.db.fetchall(
-            f"SELECT {columns} FROM {table} WHERE tenant = %s AND {self.dialect.any_of('id')}",
-            (tenant, self.dialect.ids(ids)),
+            f"SELECT {columns} FROM {table} WHERE {self.dialect.any_of('id')} "
+            "AND tenant || '' = %s",
+            (self.dialect.ids(ids), tenant),
         )
 
     # -- turns --------------------------------------------------------------------------

@@ -63,7 +63,7 @@ class SQLiteDialect:
         """One JSON array parameter: no statement grows with the ids, no chunking."""
         return f"{column} IN (SELECT value FROM json_each(%s))"
 
-    def ids(self, ids: Sequence[int]) -> Any:
+    def ids(self, ids: Sequence[int] | Sequence[str]) -> Any:
         """The ids as the JSON array :meth:`any_of` reads."""
         return json.dumps(list(ids))
 

@@ -7,7 +7,7 @@ import sqlite3
 from memlane.errors import SchemaError
 from memlane.storage.sql import schema as shared
 
-_TYPES = {"id": "INTEGER PRIMARY KEY", "time": "INTEGER", "seq": ""}
+_TYPES = {"id": "INTEGER PRIMARY KEY", "ref": "INTEGER", "time": "INTEGER", "seq": ""}
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: the exact lane.
@@ -67,6 +67,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     shared.typed(shared.API_KEYS, **_TYPES),
     shared.typed(shared.WORKFLOWS, **_TYPES),
+    # 6: what recall needs of each note, written with it (existing notes keyed lazily).
+    shared.typed(shared.NOTE_KEYS, **_TYPES),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

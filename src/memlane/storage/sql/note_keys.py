@@ -1,0 +1,192 @@
+"""What recall needs of each note, stored when the note is written and read back by index.
+
+A note's keys (``(kind, key)`` pairs: its words, claims, slots, cited turns...) are derived
+from it above the storage layer (see :mod:`memlane.router.evidence`); here they are only
+kept, one ``note_keys`` row each, and queried: the notes holding a key, how many do. Rows of
+forgotten notes are removed with the forgetting, so no query needs to look at ``notes`` to
+skip deleted ones; notes without rows yet wait in ``note_keys_pending``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memlane.storage.base import ANY, Visible
+from memlane.storage.sql import rows as decode
+from memlane.storage.sql.dialect import Database, SQLStore
+from memlane.summaries.model import Note
+from memlane.timeutil import to_micros
+
+_NOTE_COLUMNS = ", ".join(f"n.{column}" for column in decode.NOTE_COLUMNS.split(", "))
+_NOTE_ORDER = " ORDER BY n.said_at, n.id"
+
+
+class SQLNoteKeys(SQLStore):
+    """The ``note_keys`` side of :class:`memlane.storage.sql.summaries.SQLSummaryStore`."""
+
+    def put_note_keys(
+        self, tenant: str, subject: str, keyed: Sequence[tuple[Note, Sequence[tuple[str, str]]]]
+    ) -> None:
+        """Store (or replace) what recall needs of notes, ``(note, keys)`` each; none pends."""
+        if not keyed:
+            return
+        ids = self.dialect.ids([note.id for note, _ in keyed])
+        with self.db.write():
+            self.db.wrote()
+            for table in ("note_keys", "note_keys_pending"):
+                where = self.dialect.any_of("note_id")
+                self.db.execute(f"DELETE FROM {table} WHERE {where}", (ids,))
+            for note, keys in keyed:
+                self.write_keys(
+                    tenant, subject, (note.id, to_micros(note.at), to_micros(note.tx_from)), keys
+                )
+
+    def write_keys(
+        self,
+        tenant: str,
+        subject: str,
+        note: tuple[int, int, int],
+        keys: Sequence[tuple[str, str]] | None,
+    ) -> None:
+        """Inside a write: the rows of a note ``(id, said at, stored at)``, or mark it pending."""
+        if keys is None:
+            self.db.execute(
+                "INSERT INTO note_keys_pending (note_id, tenant, subject) VALUES (%s, %s, %s)",
+                (note[0], tenant, subject),
+            )
+            return
+        self.db.executemany(
+            "INSERT INTO note_keys (tenant, subject, kind, key, note_id, said_at, tx_from) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            [(tenant, subject, kind, key, *note) for kind, key in dict.fromkeys(keys)],
+        )
+
+    def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
+        """Up to ``limit`` live notes of a subject whose keys are not stored yet."""
+        rows = self.db.fetchall(
+            f"SELECT {_NOTE_COLUMNS} FROM note_keys_pending AS p JOIN notes AS n "
+            "ON n.id = p.note_id WHERE p.tenant = %s AND p.subject = %s "
+            "AND n.deleted_at IS NULL ORDER BY n.id LIMIT %s",
+            (tenant, subject, limit),
+        )
+        return [decode.note(row) for row in rows]
+
+    def keyed_notes(self, tenant: str, subject: str, kind: str, keys: Sequence[str]) -> list[Note]:
+        """The live notes of a subject holding one of ``keys`` of ``kind``, in the order said."""
+        if not keys:
+            return []
+        rows = self.db.fetchall(
+            f"SELECT {_NOTE_COLUMNS} FROM notes AS n WHERE n.id IN (SELECT note_id "
+            "FROM note_keys WHERE tenant = %s AND subject = %s AND kind = %s "
+            f"AND {self.dialect.any_of('key')}) AND n.deleted_at IS NULL{_NOTE_ORDER}",
+            (tenant, subject, kind, self.dialect.ids(list(keys))),
+        )
+        return [decode.note(row) for row in rows]
+
+    def latest_keyed(
+        self, tenant: str, subject: str, kind: str, key: str, page: tuple[int, int]
+    ) -> list[Note]:
+        """A page (offset, limit) of the live notes holding ``key``, latest first.
+
+        Latest: said last, then stored last (then the lower id); read in that order from
+        the index, so a page costs its size, not the number of holders.
+        """
+        rows = self.db.fetchall(
+            f"SELECT {_NOTE_COLUMNS} FROM note_keys AS k JOIN notes AS n ON n.id = k.note_id "
+            "WHERE k.tenant = %s AND k.subject = %s AND k.kind = %s AND k.key = %s "
+            "AND n.deleted_at IS NULL "
+            "ORDER BY k.said_at DESC, k.tx_from DESC, k.note_id LIMIT %s OFFSET %s",
+            (tenant, subject, kind, key, page[1], page[0]),
+        )
+        return [decode.note(row) for row in rows]
+
+    def keyed_ids(
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str]
+    ) -> dict[str, list[int]]:
+        """Per key of ``kind``, the ids of the notes holding it, in id order."""
+        found: dict[str, list[int]] = {}
+        if not keys:
+            return found
+        for key, note_id in self.db.fetchall(
+            "SELECT key, note_id FROM note_keys WHERE tenant = %s AND subject = %s "
+            f"AND kind = %s AND {self.dialect.any_of('key')} ORDER BY key, note_id",
+            (tenant, subject, kind, self.dialect.ids(list(keys))),
+        ):
+            found.setdefault(key, []).append(note_id)
+        return found
+
+    def keys_of(self, tenant: str, ids: Sequence[int], kind: str) -> dict[int, list[str]]:
+        """The keys of ``kind`` of the given notes (only those of ``tenant``)."""
+        found: dict[int, list[str]] = {}
+        if not ids:
+            return found
+        for note_id, key, owner in self.db.fetchall(
+            f"SELECT note_id, key, tenant FROM note_keys WHERE {self.dialect.any_of('note_id')} "
+            "AND kind = %s",  # by note, not by tenant (its index would be read whole)
+            (self.dialect.ids(ids), kind),
+        ):
+            if owner == tenant:
+                found.setdefault(note_id, []).append(key)
+        return found
+
+    def key_counts(
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str]
+    ) -> dict[str, int]:
+        """Per key of ``kind``, how many live notes of the subject hold it (0: absent)."""
+        counts = dict.fromkeys(keys, 0)
+        if keys:
+            for key, count in self.db.fetchall(
+                "SELECT key, count(*) FROM note_keys WHERE tenant = %s AND subject = %s "
+                f"AND kind = %s AND {self.dialect.any_of('key')} GROUP BY key",
+                (tenant, subject, kind, self.dialect.ids(list(keys))),
+            ):
+                counts[key] = int(count)
+        return counts
+
+    def count_keyed(
+        self, tenant: str, subject: str, kind: str, keys: Sequence[str], visible: Visible = ANY
+    ) -> int:
+        """How many live notes said and stored by ``visible`` hold one of ``keys`` of ``kind``."""
+        if not keys:
+            return 0
+        match = self.dialect.any_of("k.key")
+        return self._count(tenant, subject, kind, (match, self.dialect.ids(list(keys))), visible)
+
+    def count_containing(
+        self, tenant: str, subject: str, kind: str, text: str, visible: Visible = ANY
+    ) -> int:
+        """How many live notes said and stored by ``visible`` hold a key that contains ``text``."""
+        return self._count(tenant, subject, kind, ("k.key LIKE %s", f"%{text}%"), visible)
+
+    def _count(
+        self, tenant: str, subject: str, kind: str, match: tuple[str, Any], visible: Visible
+    ) -> int:
+        sql = (
+            "SELECT count(DISTINCT k.note_id) FROM note_keys AS k WHERE k.tenant = %s "
+            f"AND k.subject = %s AND k.kind = %s AND {match[0]}"
+        )
+        parameters: list[Any] = [tenant, subject, kind, match[1]]
+        said_until, known_at = visible
+        if said_until is not None or known_at is not None:
+            sql += " AND k.note_id IN (SELECT id FROM notes WHERE tenant = %s AND subject = %s"
+            parameters += [tenant, subject]
+            if known_at is not None:
+                sql += " AND tx_from <= %s"
+                parameters.append(known_at)
+            if said_until is not None:
+                sql += " AND said_at <= %s"
+                parameters.append(said_until)
+            sql += ")"
+        return int(self.db.fetchone(sql, parameters)[0])
+
+
+def drop_deleted_keys(database: Database, tenant: str, subject: str) -> None:
+    """Inside a write: remove the key rows of the subject's deleted notes."""
+    for table in ("note_keys", "note_keys_pending"):
+        database.execute(
+            f"DELETE FROM {table} WHERE tenant = %s AND subject = %s AND note_id IN "
+            "(SELECT id FROM notes WHERE tenant = %s AND subject = %s "
+            "AND deleted_at IS NOT NULL)",
+            (tenant, subject, tenant, subject),
+        )

@@ -1,0 +1,140 @@
+"""What recall needs of one subject's notes, read by key from what was stored with them.
+
+Each note is stored with ``(kind, key)`` pairs derived from it when it is written (the router
+decides which: :func:`memlane.router.evidence.note_keys`). :class:`LineData` reads them for
+one subject: the notes holding a key, how many do. Notes stored without keys (before keys
+existed, or imported) are keyed first, once, by :meth:`LineData.open`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from heapq import merge
+
+from memlane.storage.base import ANY, SummaryStore, Visible
+from memlane.summaries.model import Note
+
+NoteKeyer = Callable[[str, str, Sequence[str]], list[tuple[str, str]]]
+"""``(subject, text, provenance) -> (kind, key) pairs`` of one note."""
+
+BACKFILL_BATCH = 500
+FIRST_PAGE = 8
+"""Notes read by the first page of :meth:`LineData.latest`; each next page is 4 times larger."""
+
+NOTE = "n"
+"""Key kinds of :func:`memlane.router.evidence.note_keys`: every note holds ``(NOTE, "")``;"""
+WORD = "w"
+"""its comparison keywords (:func:`memlane.summaries.sources.line_words`);"""
+CLAIM = "c"
+"""the ``holder|relation`` of each of its claims;"""
+SLOT = "s"
+"""the slot keys of each clause (:func:`memlane.router.slots.slot_keys`);"""
+RETRACTS = "r"
+"""``""`` when it retracts a value;"""
+CITES = "p"
+"""the turns and notes it came from (:func:`memlane.router.evidence.origins`);"""
+TERM = "e"
+"""and what :func:`memlane.lang.words.shares_term` reads: words,"""
+DIGITS = "d"
+"""digits,"""
+PAIRS = "b"
+"""and CJK pairs."""
+
+
+def _latest_first(note: Note) -> tuple[float, float, int]:
+    return -note.at.timestamp(), -note.tx_from.timestamp(), note.id
+
+
+class LineData:
+    """The stored keys of one subject's live notes, with the notes and counts read cached.
+
+    Args:
+        store: the summary store.
+        tenant: the tenant.
+        subject: the subject.
+    """
+
+    def __init__(self, store: SummaryStore, tenant: str, subject: str) -> None:
+        self._store = store
+        self._tenant = tenant
+        self._subject = subject
+        self._notes: dict[tuple[str, tuple[str, ...]], list[Note]] = {}
+        self._counts: dict[tuple[object, ...], int] = {}
+        self._pages: dict[tuple[str, str], list[list[Note]]] = {}
+
+    @classmethod
+    def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
+        """The subject's line data, after keying the notes stored without keys."""
+        while pending := store.unkeyed_notes(tenant, subject, BACKFILL_BATCH):
+            keyed = [(note, keyer(subject, note.text, note.provenance)) for note in pending]
+            store.put_note_keys(tenant, subject, keyed)
+        return cls(store, tenant, subject)
+
+    def notes(self, kind: str, keys: Sequence[str]) -> list[Note]:
+        """The live notes holding one of ``keys`` of ``kind``, in the order said."""
+        wanted = (kind, tuple(keys))
+        if wanted not in self._notes:
+            self._notes[wanted] = self._store.keyed_notes(self._tenant, self._subject, kind, keys)
+        return self._notes[wanted]
+
+    def latest(self, kind: str, keys: Sequence[str]) -> Iterator[Note]:
+        """The live notes holding one of ``keys`` of ``kind``, latest first, read in pages.
+
+        Latest: said last, then stored last, then the lower id. A reader that stops at the
+        first note it wants reads one small page per key.
+        """
+        unique = list(dict.fromkeys(keys))
+        if len(unique) == 1:
+            yield from self._latest(kind, unique[0])
+            return
+        seen: set[int] = set()
+        for note in merge(*(self._latest(kind, key) for key in unique), key=_latest_first):
+            if note.id not in seen:
+                seen.add(note.id)
+                yield note
+
+    def _latest(self, kind: str, key: str) -> Iterator[Note]:
+        pages = self._pages.setdefault((kind, key), [])
+        offset, size, number = 0, FIRST_PAGE, 0
+        while True:
+            if number == len(pages):
+                page = (offset, size)
+                pages.append(self._store.latest_keyed(self._tenant, self._subject, kind, key, page))
+            yield from pages[number]
+            if len(pages[number]) < size:
+                return
+            offset, size, number = offset + size, size * 4, number + 1
+
+    def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
+        """Per key of ``kind``, the ids of the live notes holding it."""
+        return self._store.keyed_ids(self._tenant, self._subject, kind, keys)
+
+    def keys_of(self, ids: Sequence[int], kind: str) -> dict[int, list[str]]:
+        """The keys of ``kind`` of the given notes."""
+        return self._store.keys_of(self._tenant, ids, kind)
+
+    def by_id(self, ids: Sequence[int]) -> dict[int, Note]:
+        """Notes by id."""
+        return self._store.notes_by_id(self._tenant, ids)
+
+    def counts(self, kind: str, keys: Sequence[str]) -> dict[str, int]:
+        """Per key of ``kind``, how many live notes hold it."""
+        return self._store.key_counts(self._tenant, self._subject, kind, keys)
+
+    def count(self, kind: str, keys: Sequence[str], visible: Visible = ANY) -> int:
+        """How many live notes said and stored by ``visible`` hold one of ``keys``."""
+        wanted = (kind, tuple(keys), visible)
+        if wanted not in self._counts:
+            self._counts[wanted] = self._store.count_keyed(
+                self._tenant, self._subject, kind, keys, visible
+            )
+        return self._counts[wanted]
+
+    def containing(self, kind: str, text: str, visible: Visible = ANY) -> int:
+        """How many live notes said and stored by ``visible`` hold a key containing ``text``."""
+        wanted = (kind, text, visible, "containing")
+        if wanted not in self._counts:
+            self._counts[wanted] = self._store.count_containing(
+                self._tenant, self._subject, kind, text, visible
+            )
+        return self._counts[wanted]

@@ -1,0 +1,145 @@
+"""Evidence read by stored keys judges exactly as evidence read by going through every note.
+
+Recall fetches the statements a judgement needs by the keys stored with each note (see
+:mod:`memlane.router.evidence`); these tests hold that to the reference, which lists every
+statement of the subject, and check the one guarantee the slot keys rest on.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import memlane
+from memlane.router import executor
+from memlane.router.evidence import ListedEvidence, Statement
+from memlane.router.slots import restates, slot_keys, slot_opening, slot_probes
+from memlane.summaries.linedata import LineData
+from memlane.summaries.model import Note
+from memlane.summaries.sources import NoteIndex, StoredNoteIndex
+from tests.conftest import FakeClock
+
+_LETTERS = st.text(alphabet="abcde xy上海北京0129", min_size=0, max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LETTERS, _LETTERS, _LETTERS, _LETTERS)
+def test_every_clause_that_restates_another_is_filed_under_one_of_its_probes(
+    head: str, old_value: str, new_value: str, tail: str
+) -> None:
+    old, new = (" ".join(f"{head}{v}{tail}".split()) for v in (old_value, new_value))
+    for first, second in ((old, new), (new, old)):
+        if restates(first, second) is None or slot_opening(first) != slot_opening(second):
+            continue
+        assert set(slot_probes(first)) & set(slot_keys(second)), (first, second)
+
+
+def test_probes_of_a_long_clause_leave_out_clauses_of_other_frames() -> None:
+    probe = set(slot_probes("the chair of the tidewater club is ada moss"))
+    assert probe & set(slot_keys("the chair of the tidewater club is ben ode"))
+    assert not probe & set(slot_keys("the weather in the tidewater valley was grim"))
+
+
+STATEMENTS = [
+    "My favourite team is Arsenal",
+    "I work at Acme as an engineer",
+    "I moved to Porto last spring",
+    "The chair of the Tidewater Club is Ada Moss",
+    "Alice's favourite team is Liverpool",
+    "我住在兰州",
+    "我在华为上班",
+    "I love hiking with Bruno",
+    "My favourite team is now Chelsea",
+    "I left Acme last month",
+    "I moved from Porto to Lyon",
+    "The chair of the Tidewater Club is Ben Ode",
+    "我从兰州搬去绍兴了",
+    "华为待够了，我离开华为了",
+    "I'm not vegan anymore",
+    "I went hiking with Bruno again",
+    "我的手机号是13100001234",
+    "131那个号不用了",
+]
+QUERIES = [
+    "what is my favourite team?",
+    "where do I work?",
+    "where do I live?",
+    "who chairs the Tidewater Club?",
+    "我住在哪里",
+    "我在哪里上班",
+    "what do I eat?",
+    "who do I hike with?",
+    "我的手机号是多少",
+]
+
+
+def remember_all(mem: memlane.Memory, clock: FakeClock, statements: Sequence[str]) -> None:
+    for text in statements:
+        mem.remember("U-1", text)
+        clock.advance(hours=1)
+
+
+def listed(data: LineData, as_statements, visible, window: Sequence[Statement] = ()):  # type: ignore[no-untyped-def]
+    """The reference: every note of the subject in memory, as before note keys."""
+    notes = data._store.notes(data._tenant, data._subject)  # type: ignore[attr-defined]
+    return ListedEvidence([*as_statements(notes), *window])
+
+
+def judged(
+    mem: memlane.Memory, query: str, known_at: str | None = None
+) -> list[tuple[str, str, str | None]]:
+    items = mem.recall("U-1", query, k=20, known_at=known_at, valid_at=known_at).items
+    return [(item.text, item.status, item.superseded_by) for item in items]
+
+
+@pytest.mark.parametrize(
+    ("backend", "seed"), [("sqlite", 0), ("sqlite", 1), ("sqlite", 2), ("postgresql", 3)]
+)
+def test_recall_judges_as_the_reference_that_reads_every_note(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch, scratch_url: str, seed: int
+) -> None:
+    statements = list(STATEMENTS)
+    random.Random(seed).shuffle(statements)
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
+        remember_all(mem, clock, statements)
+        midway = "2026-03-02T09:30:00+00:00"  # half of the statements said by then
+        asked = [(query, at) for query in QUERIES for at in (None, midway)]
+        stored = {(query, at): judged(mem, query, at) for query, at in asked}
+        monkeypatch.setattr(executor, "StoredEvidence", listed)
+        reference = {(query, at): judged(mem, query, at) for query, at in asked}
+    assert stored == reference
+    assert any(status == "stale" for items in stored.values() for _, status, _ in items)
+
+
+def test_stored_note_index_weighs_and_cites_as_the_index_in_memory(clock: FakeClock) -> None:
+    texts = [
+        "Caroline went to the LGBTQ support group on Sunday",
+        "Caroline is researching adoption agencies",
+        "Melanie painted a sunrise over the lake",
+        "Caroline said the support group made her feel accepted",
+        "Melanie ran a charity race for mental health",
+        "Caroline wants to study counseling",
+    ]
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        notes: list[Note] = []
+        for turn, text in enumerate(texts):
+            at = clock.advance(minutes=1)
+            provenance = (f"s1#{turn}",) if turn != 2 else ("remember",)
+            notes.append(mem.summaries.add_note("conv", text, at=at, provenance=provenance))
+        stored = StoredNoteIndex(mem.summaries.line_data("conv", executor.note_keys))
+        memory = NoteIndex(notes)
+        words = ["caroline", "support", "group", "melanie", "lake", "nothing"]
+        assert [stored.idf(w) for w in words] == [memory.idf(w) for w in words]
+        lines = [
+            "Caroline: went to a support group; researching adoption",
+            "Melanie: painted a sunrise",
+            "Melanie ran a race; Caroline wants counseling",
+        ]
+        within = frozenset(f"s1#{turn}" for turn in range(5))
+        for query in ("support group", "what did Melanie paint?", "counseling"):
+            for scope in (None, within):
+                assert stored.choose(lines, query, scope) == memory.choose(lines, query, scope)

@@ -1,0 +1,150 @@
+"""What recall needs of each note, stored with it: kept, queried by key, backfilled, forgotten.
+
+Every test runs on SQLite and PostgreSQL: the one SQL store reads keys the same way on both.
+"""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import memlane
+from memlane.router.evidence import CLAIM, NOTE, SLOT, WORD, note_keys
+from memlane.storage.sql import SQLSummaryStore
+from memlane.storage.sqlite import schema as sqlite_schema
+from tests.conftest import FakeClock
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def memory(clock: FakeClock, scratch_url: str) -> Iterator[memlane.Memory]:
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
+        yield mem
+
+
+def store_of(mem: memlane.Memory) -> SQLSummaryStore:
+    store = mem.summaries._store
+    assert isinstance(store, SQLSummaryStore)
+    return store
+
+
+def key_rows(mem: memlane.Memory, subject: str) -> int:
+    row = store_of(mem).db.fetchone(
+        "SELECT count(*) FROM note_keys WHERE tenant = %s AND subject = %s",
+        (mem.tenant, subject),
+    )
+    return int(row[0])
+
+
+def pending(mem: memlane.Memory) -> int:
+    return int(store_of(mem).db.fetchone("SELECT count(*) FROM note_keys_pending")[0])
+
+
+def test_a_note_is_stored_with_its_keys_and_found_by_them(memory: memlane.Memory) -> None:
+    note = memory.remember("U-1", "My favourite team is Arsenal")
+    memory.remember("U-2", "My favourite team is Chelsea")
+    store = store_of(memory)
+    expected = note_keys("U-1", note.text, note.provenance)
+    assert key_rows(memory, "U-1") == len(dict.fromkeys(expected))
+    claim = next(key for kind, key in expected if kind == CLAIM)
+    found = store.keyed_notes(memory.tenant, "U-1", CLAIM, [claim])
+    assert [n.id for n in found] == [note.id]  # not U-2's note on the same relation
+    assert store.key_counts(memory.tenant, "U-1", WORD, ["arsenal", "chelsea"]) == {
+        "arsenal": 1,
+        "chelsea": 0,
+    }
+    assert store.count_keyed(memory.tenant, "U-1", NOTE, [""]) == 1
+    assert pending(memory) == 0
+
+
+def test_latest_first_pages_follow_when_said_then_stored(
+    memory: memlane.Memory, clock: FakeClock
+) -> None:
+    said = [
+        memory.remember("U-1", f"My favourite team is Team{day}", at=f"2026-01-{day:02d}")
+        for day in (20, 5)
+    ]
+    said += [memory.remember("U-1", f"My favourite team is Club{i}") for i in range(3)]
+    store = store_of(memory)
+    claim = next(k for kind, k in note_keys("U-1", said[0].text, ()) if kind == CLAIM)
+    pages = [store.latest_keyed(memory.tenant, "U-1", CLAIM, claim, (i, 2)) for i in (0, 2, 4)]
+    newest_first = sorted(said, key=lambda n: (n.at, n.tx_from), reverse=True)
+    assert [n.id for page in pages for n in page] == [n.id for n in newest_first]
+
+
+def test_forgetting_removes_the_keys_and_recall_no_longer_reads_them(
+    memory: memlane.Memory,
+) -> None:
+    memory.remember("U-1", "I moved to Lyon")
+    memory.remember("U-1", "My favourite band is Kalotor")
+    assert key_rows(memory, "U-1") > 0
+    memory.forget("U-1", reason="erasure")
+    assert key_rows(memory, "U-1") == 0
+    assert store_of(memory).count_keyed(memory.tenant, "U-1", NOTE, [""]) == 0
+
+
+def test_notes_stored_without_keys_are_keyed_by_the_first_recall(
+    clock: FakeClock, scratch_url: str
+) -> None:
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
+        mem.summaries._keyer = None  # as a writer from before note keys existed
+        mem.remember("U-1", "My favourite team is Arsenal")
+        clock.advance(days=1)
+        mem.remember("U-1", "My favourite team is now Chelsea")
+        assert key_rows(mem, "U-1") == 0 and pending(mem) == 2
+        items = mem.recall("U-1", "favourite team").items
+        assert pending(mem) == 0 and key_rows(mem, "U-1") > 0
+        stale = [item.text for item in items if item.status == "stale"]
+        assert stale == ["My favourite team is Arsenal"]
+
+
+def test_a_file_from_before_note_keys_is_migrated_and_backfilled(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    path = tmp_path / "old.db"
+    with memlane.Memory(path, clock=clock, embedder="hash") as mem:
+        mem.remember("U-1", "My favourite team is Arsenal")
+        clock.advance(days=1)
+        mem.remember("U-1", "My favourite team is now Chelsea")
+    connection = sqlite3.connect(path)
+    connection.execute("DROP TABLE note_keys")
+    connection.execute("DROP TABLE note_keys_pending")
+    connection.execute(f"PRAGMA user_version = {sqlite_schema.LATEST_VERSION - 1}")
+    connection.commit()
+    connection.close()
+    with memlane.Memory(path, clock=clock, embedder="hash") as mem:
+        assert pending(mem) == 2
+        items = mem.recall("U-1", "favourite team").items
+        assert [i.text for i in items if i.status == "stale"] == ["My favourite team is Arsenal"]
+        assert pending(mem) == 0
+
+
+def test_export_and_import_leave_the_keys_to_the_first_recall(
+    clock: FakeClock, new_scratch_url: Callable[[], str]
+) -> None:
+    stream = io.StringIO()
+    with memlane.Memory(new_scratch_url(), clock=clock, embedder="hash") as mem:
+        mem.remember("U-1", "The chair of the Tidewater Club is Ada Moss")
+        clock.advance(days=1)
+        mem.remember("U-1", "The chair of the Tidewater Club is Ben Ode")
+        mem.export(stream)
+    with memlane.Memory(new_scratch_url(), clock=clock, embedder="hash") as mem:
+        mem.import_export(lambda: iter(stream.getvalue().splitlines()))
+        assert pending(mem) == 2
+        items = mem.recall("U-1", "who chairs the Tidewater Club?").items
+        stale = [i.text for i in items if i.status == "stale"]
+        assert stale == ["The chair of the Tidewater Club is Ada Moss"]
+
+
+def test_slot_keys_are_stored_per_clause(memory: memlane.Memory) -> None:
+    note = memory.remember("U-1", "The chair of the Tidewater Club is Ada Moss")
+    keys = store_of(memory).keys_of(memory.tenant, [note.id], SLOT)[note.id]
+    assert keys and all(key.startswith(("h", "t")) for key in keys)
