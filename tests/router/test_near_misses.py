@@ -108,3 +108,10 @@ def test_a_question_about_the_past_is_answered_by_the_earlier_value():
 def test_a_question_about_whose_it_is_keeps_someone_elses():
     with _told("We celebrated my daughter's birthday with a concert") as mem:
         assert "daughter's birthday" in _top(mem, "Whose birthday did the user celebrate recently?")
+
+
+def test_read_at_an_earlier_moment_before_means_that_moment():
+    with memlane.Memory(":memory:", embedder="hash") as mem:
+        mem.remember("U-1", "I work at Atlassian", at="2024-01-01")
+        recall = mem.recall("U-1", "what was the user's previous employer?", valid_at="2024-06-01")
+        assert recall.items and "Atlassian" in recall.items[0].text

@@ -44,15 +44,21 @@ def answering(
     analysis: QueryAnalysis,
     mentions: Mentions,
     evidence: Evidence,
+    *,
+    at_present: bool = True,
 ) -> list[Candidate]:
-    """The candidates that answer the question analysed (see the module docstring)."""
+    """The candidates that answer the question analysed (see the module docstring).
+
+    ``at_present``: memory is read as it stands now (no ``valid_at``, no time in the
+    question); read at another moment, "before" is that moment, answered by its values.
+    """
     kept = about_whom_asked(candidates, analysis)
     own = (*analysis.attributes, *(attribute for attribute, _ in analysis.qualified))
     if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
     for attribute, qualifiers in analysis.qualified:
         kept = [c for c in kept if not _near_miss(c, attribute, qualifiers, evidence)]
-    if analysis.history:
+    if analysis.history and at_present and analysis.period is None:
         kept = _without_present_only(kept, analysis.attributes)
     return kept
 

@@ -154,7 +154,13 @@ class Router:
         self._ask_summary(run)
         adjudicator = self._adjudicator(run)
         judged = adjudicator.judge(run.candidates, [*analysis.attributes, *run.exact.asked], query)
-        answers = answering(judged, analysis, self.synonyms.match, adjudicator.said)
+        answers = answering(
+            judged,
+            analysis,
+            self.synonyms.match,
+            adjudicator.said,
+            at_present=request.valid_at is None,
+        )
         items = rank(answers, request.k, request.include_stale)
         subjects = list(
             dict.fromkeys([*run.resolution.subjects, *(i.subject for i in items if i.subject)])
