@@ -275,9 +275,12 @@ class StoredEvidence:
         self._listed = ListedEvidence(self.window, self._size, self._sharing)
 
     def citing(self, turns: frozenset[str]) -> list[Statement]:
-        """The statements that came from one of ``turns``."""
-        found = self.as_statements(self.data.notes(CITES, sorted(turns)))
-        return found + self._listed.citing(turns)
+        """The statements that came from one of ``turns`` (turn ids or ``note:<id>``)."""
+        notes = {note.id: note for note in self.data.notes(CITES, sorted(turns))}
+        named = [int(ref[5:]) for ref in turns if ref.startswith("note:") and ref[5:].isdigit()]
+        notes.update(self.data.by_id(named))
+        ordered = sorted(notes.values(), key=lambda note: (note.at, note.id))
+        return self.as_statements(ordered) + self._listed.citing(turns)
 
     def claiming(self, key: tuple[str, str]) -> Iterator[Statement]:
         """The statements with a claim on ``key``."""
