@@ -85,7 +85,7 @@ SELF = ("i", "me", "my", "mine", "we", "our", "the user", "user", "the customer"
 NEUTRAL_MODIFIERS = frozenset(
     ("new", "current", "present", "latest", "old", "own", "main", "primary", "usual", "home",
      "actual", "real", "full", "previous", "former", "last", "first", "other",
-     "usual", "preferred", "best", "contact", "same", "exact", "whole", "correct", "right")
+     "preferred", "best", "contact", "same", "exact", "whole", "correct", "right")
 )  # fmt: skip
 """Words before an attribute that do not narrow it: "my *new* email" asks for the email."""
 

@@ -211,6 +211,7 @@ def _qualified(
     many of, one per purpose) are narrowed; "现在住的城市" or "current employer" are not.
     """
     found: dict[str, tuple[Qualifier, ...]] = {}
+    plain: set[str] = set()  # "my mobile number": an attribute named plainly once is plain
     for intent in intents:
         if intent.attribute not in asked or intent.attribute not in CODES:
             continue
@@ -218,14 +219,8 @@ def _qualified(
         narrowing = qualifiers(folded, intent.span, skip=same)
         if narrowing:
             found[intent.attribute] = found.get(intent.attribute, ()) + narrowing
-    # "my mobile number": an attribute named plainly once is asked plainly.
-    plain = {
-        intent.attribute
-        for intent in intents
-        if not qualifiers(
-            folded, intent.span, [o.span for o in intents if o.attribute == intent.attribute]
-        )
-    }
+        else:
+            plain.add(intent.attribute)
     return tuple((attribute, q) for attribute, q in found.items() if attribute not in plain)
 
 

@@ -56,8 +56,8 @@ def answering(
     own = (*analysis.attributes, *(attribute for attribute, _ in analysis.qualified))
     if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
-    for attribute, qualifiers in analysis.qualified:
-        kept = [c for c in kept if not _near_miss(c, attribute, qualifiers, evidence)]
+    for _, qualifiers in analysis.qualified:
+        kept = [c for c in kept if not _near_miss(c, qualifiers, evidence)]
     if analysis.history and at_present and analysis.period is None:
         kept = _without_present_only(kept, analysis.attributes)
     return kept
@@ -83,13 +83,14 @@ def _someone_elses(candidate: Candidate, asked: tuple[str, ...], mentions: Menti
     return bool(named) and all(owning_role(text, m.span[0]) for m in named)
 
 
-def _near_miss(
-    candidate: Candidate, attribute: str, qualifiers: tuple[Qualifier, ...], evidence: Evidence
-) -> bool:
-    """Whether the candidate holds a code (of ``attribute``) without every qualifier."""
+def _near_miss(candidate: Candidate, qualifiers: tuple[Qualifier, ...], evidence: Evidence) -> bool:
+    """Whether the candidate holds a code without every qualifier of the code asked for.
+
+    A code of another kind is a near miss too: "tracking number" is read as a number.
+    """
     fact = candidate.item.fact
     if fact is not None:
-        if fact.attribute != attribute and fact.attribute not in CODES:
+        if fact.attribute not in CODES:
             return False
         said = f"{evidence(candidate)}\n{fact.attribute.replace('_', ' ')}"
         return not all(carries(said, q) for q in qualifiers)
