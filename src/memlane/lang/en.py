@@ -94,3 +94,9 @@ POST_MODIFIER = r"\s+(?:for|on)\s+(?:(?:my|the|his|her|their|our|your|this|that|
 
 ASKS_OWNER = r"\bwhose\b"
 """A question about whom something belongs to ("*Whose* birthday did she celebrate?")."""
+
+ASKS_HISTORY = (
+    r"\b(?:before|previous(?:ly)?|used\s+to|former(?:ly)?|history|earlier|old|past|ever"
+    r"|changed?)\b"
+)
+"""Words of a question about earlier values ("where did they live *before*?")."""

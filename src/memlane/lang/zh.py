@@ -71,3 +71,6 @@ QUESTION_WORDS = r"哪个|哪些|哪家|哪|什么|多少|几"
 
 ASKS_OWNER = r"谁的"
 """A question about whom something belongs to ("她给*谁的*生日准备了礼物？")."""
+
+ASKS_HISTORY = r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前|上一[份个家]|前一[份个家]|前东家"
+"""Words of a question about earlier values ("用户*以前*住哪", "*上一份*工作")."""

@@ -17,7 +17,7 @@ from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
-from memlane.lang import asks_about_plans, names_other_person, owner_of, roles_of_subject
+from memlane.lang import asks_about_plans, en, names_other_person, owner_of, roles_of_subject, zh
 from memlane.lang.qualifiers import Qualifier, qualifiers
 from memlane.lang.script import fold
 from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
@@ -46,11 +46,7 @@ _CONTEXT = re.compile(
 CODES = frozenset(IDENTIFIER_ATTRIBUTES.values())
 """Attributes whose values are codes: a subject holds many of each, one per purpose."""
 
-_HISTORY = re.compile(
-    r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前|上一[份个家]|前一[份个家]|前东家"
-    r"|\b(?:before|previous(?:ly)?|used\s+to|former(?:ly)?|history|earlier|old|past|ever"
-    r"|changed?)\b"
-)
+_HISTORY = re.compile(f"{zh.ASKS_HISTORY}|{en.ASKS_HISTORY}")
 
 
 def check_query(query: object) -> str:
