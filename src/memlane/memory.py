@@ -34,6 +34,7 @@ from memlane.storage.archive import (
     import_memory,
 )
 from memlane.storage.base import SubjectPage
+from memlane.summaries.indexer import Index, Indexing
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Note
 from memlane.summaries.summarizer import Summarizer
@@ -96,6 +97,10 @@ class Memory:
             a lookup tries the readings of a few common countries (see
             :mod:`memlane.facts.phones`); ``MEMLANE_REGION`` sets it for every handle. The
             timezone is no guide: a memory on Shanghai time stores foreign numbers as well.
+        indexing: ``"background"`` (the default): a worker thread embeds what writes store,
+            and searches never wait for it (``mem.index.wait()`` does); ``"inline"``: every
+            write, and a search that finds items not embedded, embeds them before returning
+            (for deterministic scripts).
 
     Example:
         >>> with Memory(":memory:", timezone="Asia/Shanghai") as mem:
@@ -120,6 +125,7 @@ class Memory:
         window_url: str | None = None,
         region: str | None = None,
         llm: ChatModel | str | None = None,
+        indexing: Indexing = "background",
     ) -> None:
         name("tenant", tenant)
         if clock is not None and not callable(clock):
@@ -153,8 +159,15 @@ class Memory:
             clock=self.clock,
             region=self.region,
         )
+        self.index = Index(
+            self._backend.summaries, tenant=tenant, embedder=self.embedder, indexing=indexing
+        )
         self.summaries = SummariesLane(
-            self._backend.summaries, tenant=tenant, clock=self.clock, embedder=self.embedder
+            self._backend.summaries,
+            tenant=tenant,
+            clock=self.clock,
+            embedder=self.embedder,
+            index=self.index,
         )
         self.extractor = extractor or self._models.extractor
         self.summarizer = summarizer or self._models.summarizer
@@ -406,12 +419,16 @@ class Memory:
     # -- lifecycle ----------------------------------------------------------------------
 
     def close(self) -> None:
-        """Fold every open session, then release the database; safe to call twice."""
+        """Fold every open session, stop the indexer, release the database; safe to call twice.
+
+        Items not embedded yet stay pending: the next handle's indexer finds them again.
+        """
         if self._closed:
             return
         for session in self._sessions.all():
             session.close()
         self._closed = True
+        self.index.close()
         self._backend.close()
         if self._redis is not None:
             self._redis.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 
 import pytest
@@ -13,12 +14,18 @@ from tests.conftest import FakeClock
 
 
 class CountingEmbedder:
-    """A hash embedder that counts its calls, or refuses them all (``refuse=True``)."""
+    """A hash embedder that counts its calls, or refuses them all (``refuse=True``).
+
+    ``calls`` counts the calls made on the thread that built it, the test's: a request's
+    path; the background indexer's calls are ``background_calls``.
+    """
 
     def __init__(self, refuse: bool = False) -> None:
         self.inner = HashEmbedder(dim=256)
         self.refuse = refuse
         self.calls = 0
+        self.background_calls = 0
+        self._thread = threading.get_ident()
 
     @property
     def name(self) -> str:
@@ -35,7 +42,10 @@ class CountingEmbedder:
         return self._count(lambda: self.inner.embed_query(text))
 
     def _count(self, compute):
-        self.calls += 1
+        if threading.get_ident() == self._thread:
+            self.calls += 1
+        else:
+            self.background_calls += 1
         if self.refuse:
             raise AssertionError("no embedding may be computed on this path")
         return compute()

@@ -3,8 +3,9 @@
 Search is hybrid: nearest neighbours over embeddings (exact on SQLite, an HNSW index on
 PostgreSQL) and a lexical ranking (FTS5's BM25, or ``ts_rank_cd``), fused by reciprocal rank,
 always over the items of one tenant (and subject) that are not deleted — the backend applies
-that filter inside each ranking query, never after it. Items are embedded lazily, at the first
-search that needs them, so writes never wait for an embedding model.
+that filter inside each ranking query, never after it. Items are embedded in the background
+(:mod:`memlane.summaries.indexer`), so neither a write nor a search waits for the model; an
+item not embedded yet is found by its words and ranked with the rest.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.storage.base import DocKind, SummaryStore
 from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
-from memlane.summaries.search import fuse
+from memlane.summaries.indexer import Index
+from memlane.summaries.search import fuse, fuse_partial
 from memlane.timeutil import Clock, checked_now, to_micros
 from memlane.window.model import Turn
 
-EMBED_BATCH = 64
 MAX_QUERY_CHARS = 2_000
 MAX_K = 200
 
@@ -37,11 +38,13 @@ class SummariesLane:
         tenant: str,
         clock: Clock,
         embedder: Callable[[], Embedder],
+        index: Index | None = None,
     ) -> None:
         self._store = store
         self._tenant = tenant
         self._clock = clock
         self._embedder = embedder
+        self._index = index or Index(store, tenant=tenant, embedder=embedder, indexing="inline")
 
     # -- reads --------------------------------------------------------------------------
 
@@ -82,8 +85,11 @@ class SummariesLane:
         return [NoteHit(found[owner], score) for owner, score in ranked if owner in found]
 
     def index(self, subject: str | None = None) -> int:
-        """Embed every item not embedded yet (e.g. after a bulk import); returns how many."""
-        return self._embed_pending(None if subject is None else _text("subject", subject))
+        """Embed every item not embedded yet, now, in this thread; returns how many.
+
+        The background worker does this on its own (``mem.index``); call it to be sure.
+        """
+        return self._index.run(None if subject is None else _text("subject", subject))
 
     # -- writes (used by sessions and remember) -----------------------------------------
 
@@ -96,6 +102,7 @@ class SummariesLane:
         provenance: Sequence[str],
     ) -> Summary:
         """Store a new version of a session summary (``session_id=None``: the storyline)."""
+        self._make_room()
         with self._store.transaction() as store:
             tx = store.next_tx(to_micros(checked_now(self._clock)))
             summary = store.put_summary(
@@ -107,6 +114,7 @@ class SummariesLane:
                 provenance,
                 tx,
             )
+            store.after_commit(self._index.notify)
         return summary
 
     def add_note(
@@ -119,7 +127,8 @@ class SummariesLane:
         source: str | None = None,
         provenance: Sequence[str] = (),
     ) -> Note:
-        """Store a note; it is searchable at once (lexically) and embedded lazily."""
+        """Store a note; it is searchable at once (by its words) and embedded in the background."""
+        self._make_room()
         with self._store.transaction() as store:
             tx = store.next_tx(to_micros(checked_now(self._clock)))
             note = store.put_note(
@@ -132,6 +141,7 @@ class SummariesLane:
                 provenance=provenance,
                 tx=tx,
             )
+            store.after_commit(self._index.notify)
         return note
 
     # -- internals ----------------------------------------------------------------------
@@ -148,37 +158,38 @@ class SummariesLane:
             raise InvalidInput("k", f"must be an integer from 1 to {MAX_K}, got {k!r}")
         depth = max(4 * k, 20)
         lexical = self._store.lexical(self._tenant, subject, kind, query, depth)
-        return fuse([self._semantic(subject, query, kind, depth), lexical])[:k]
-
-    def _semantic(self, subject: str | None, query: str, kind: DocKind, depth: int) -> list[int]:
-        """Nearest neighbours of the query, embedding what is missing first.
-
-        An empty scope asks the embedder for nothing, not even the query's vector.
-        """
         embedder = self._embedder()
         in_scope, embedded, _ = self._store.vector_state(self._tenant, subject, kind, embedder.name)
-        if not in_scope:
+        if embedded < in_scope and self._index.indexing == "inline":
+            self._index.run(subject)
+            in_scope, embedded, _ = self._store.vector_state(
+                self._tenant, subject, kind, embedder.name
+            )
+        if embedded == in_scope:
+            return fuse([self._semantic(subject, query, kind, depth, embedded), lexical])[:k]
+        self._index.notify(0)  # found again from the database; never waited for
+        missing = self._store.unembedded(self._tenant, kind, lexical, embedder.name)
+        semantic = self._semantic(subject, query, kind, depth, embedded)
+        return fuse_partial(semantic, lexical, missing)[:k]
+
+    def _semantic(
+        self, subject: str | None, query: str, kind: DocKind, depth: int, embedded: int
+    ) -> list[int]:
+        """Nearest neighbours of the query among the embedded items.
+
+        With none embedded (or none in scope), the embedder is not asked, not even for the
+        query's vector.
+        """
+        if not embedded:
             return []
-        if embedded != in_scope:
-            self._embed_pending(subject)
+        embedder = self._embedder()
         query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
         return self._store.nearest(self._tenant, subject, kind, embedder.name, query_vector, depth)
 
-    def _embed_pending(self, subject: str | None) -> int:
-        embedder = self._embedder()
-        done = 0
-        while pending := self._store.pending_vectors(
-            self._tenant, subject, embedder.name, EMBED_BATCH
-        ):
-            vectors = np.asarray(
-                embedder.embed_documents([text for _, text in pending]), dtype=np.float32
-            )
-            self._store.put_vectors(
-                embedder.name,
-                [(doc_id, vectors[i].tobytes()) for i, (doc_id, _) in enumerate(pending)],
-            )
-            done += len(pending)
-        return done
+    def _make_room(self) -> None:
+        """Backpressure, but never inside a transaction (the worker needs the database)."""
+        if not self._store.in_transaction:
+            self._index.make_room()
 
 
 def _text(field: str, value: object) -> str:

@@ -84,6 +84,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         *shared.typed([shared.TURNS], **_TYPES),
         *shared.typed(shared.DELETIONS + shared.API_KEYS + shared.WORKFLOWS, **_TYPES),
     ),
+    # 2: claims of the background indexer (SQLite's migration 6).
+    shared.typed(shared.SEARCH_CLAIMS, **_TYPES),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -71,6 +71,13 @@ NOTES_DELETED = "CREATE INDEX notes_deleted ON notes (tenant, subject) WHERE del
 SEARCH_SCOPE = (
     "CREATE INDEX search_docs_scope ON search_docs (tenant, subject, kind, deleted_at, model)"
 )
+# The background indexer's queue is the table itself: rows without a vector, in id order
+# (this index finds the new ones without reading the embedded), claimed for a while by one
+# worker of any process so that two never embed the same rows.
+SEARCH_CLAIMS = (
+    "ALTER TABLE search_docs ADD COLUMN claimed_until {time}",
+    "CREATE INDEX search_docs_unembedded ON search_docs (tenant, id) WHERE model IS NULL",
+)
 # Raw turns, kept only when a memory opts in with retain_transcripts=True.
 TURNS = """CREATE TABLE turns (
     id TEXT NOT NULL,

@@ -67,6 +67,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     shared.typed(shared.API_KEYS, **_TYPES),
     shared.typed(shared.WORKFLOWS, **_TYPES),
+    # 6: claims of the background indexer.
+    shared.typed(shared.SEARCH_CLAIMS, **_TYPES),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -1,0 +1,254 @@
+"""The background indexer (``mem.index``): embeddings are made off every request's path.
+
+Writes only store a search item; its vector comes later, from a worker thread that embeds
+pending items in batches. The database is the queue: an item is pending while it has no
+vector from the current embedder, so pending items are found again after a crash or a
+restart, by any process. A worker *claims* a batch for a while (:data:`CLAIM_SECONDS`) in one
+statement, so two workers (threads or processes) never embed the same items; a claim a dead
+process left behind ends on its own, and a worker that stops gives its claim back.
+
+While items wait, search finds them by their words and ranks them with the rest
+(:func:`memlane.summaries.search.fuse_partial`); no search ever waits for the model.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Literal
+
+import numpy as np
+
+from memlane.embed.base import Embedder
+from memlane.errors import InvalidInput, MemlaneError
+from memlane.storage.base import SummaryStore, VectorClaim
+
+log = logging.getLogger(__name__)
+
+Indexing = Literal["background", "inline"]
+"""``"background"``: a worker thread embeds; ``"inline"``: each write embeds before returning."""
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``, called as items are embedded."""
+
+BATCH_ITEMS = 32
+"""Most items in one model call."""
+BATCH_CHARS = 8_000
+"""Most characters in one model call (but a longer single item goes alone)."""
+CLAIM_SECONDS = 300.0
+"""How long a claimed batch is left to its worker before another may take it."""
+LINGER_SECONDS = 0.05
+"""A woken worker waits this long first, so that a burst of writes makes one batch."""
+BACKLOG_LIMIT = 10_000
+"""Writes of a handle wait while more items than this wait to be embedded (backpressure)."""
+RETRY_SECONDS = (1.0, 60.0)
+"""After a failed batch the worker waits the first, doubling up to the second."""
+POLL_SECONDS = 0.25
+"""How often :meth:`Index.wait` looks at the database (items claimed by other workers)."""
+
+
+class Index:
+    """The embedding backlog of one tenant, and the worker that works it off.
+
+    Reached as ``Memory.index``; the memory starts the worker on its first write and stops
+    it in ``close()`` (without waiting for the backlog: what is left stays pending).
+
+    Example:
+        >>> mem.remember("U-001", "Alice's favourite team is now Chelsea")  # doctest: +SKIP
+        >>> mem.index.wait(timeout=30)  # doctest: +SKIP
+        True
+        >>> mem.index.pending()  # doctest: +SKIP
+        0
+    """
+
+    def __init__(
+        self,
+        store: SummaryStore,
+        *,
+        tenant: str,
+        embedder: Callable[[], Embedder],
+        indexing: Indexing = "background",
+    ) -> None:
+        if indexing not in ("background", "inline"):
+            raise InvalidInput("indexing", f"must be 'background' or 'inline', got {indexing!r}")
+        self._store = store
+        self._tenant = tenant
+        self._embedder = embedder
+        self.indexing: Indexing = indexing
+        self._changed = threading.Condition()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._backlog = 0  # items this handle wrote that its worker has not embedded yet
+        self._error: BaseException | None = None
+        self._embedded = 0
+
+    # -- public -------------------------------------------------------------------------
+
+    def pending(self, subject: str | None = None) -> int:
+        """How many items (of ``subject``, or the whole tenant) wait to be embedded."""
+        return self._store.pending_count(self._tenant, subject, self._embedder().name)
+
+    def pending_everywhere(self) -> int:
+        """How many items of every tenant in this database wait for this handle's embedder."""
+        return self._store.pending_count(None, None, self._embedder().name)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until nothing of the tenant is pending; False if ``timeout`` s passed first.
+
+        In ``"inline"`` mode the backlog is embedded in the calling thread.
+
+        Raises:
+            EmbeddingError: (or the embedder's own error) the worker failed on the backlog
+                while this call waited.
+        """
+        if self.indexing == "inline":
+            self.run()
+            return True
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._changed:
+            self._error = None
+        while self.pending():
+            with self._changed:
+                if self._error is not None:
+                    raise self._error
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return False
+            self.notify(0)
+            with self._changed:
+                self._changed.wait(min(remaining or POLL_SECONDS, POLL_SECONDS))
+        return True
+
+    def run(self, subject: str | None = None, progress: Progress | None = None) -> int:
+        """Embed what is pending now, in the calling thread; return how many items.
+
+        ``progress(done, total)`` follows along (the CLI draws a bar with it).
+        """
+        total = self.pending(subject) if progress is not None else 0
+        done = 0
+        while batch := self._claim(subject):
+            done += self._embed(batch)
+            if progress is not None:
+                progress(done, max(total, done))
+        return done
+
+    @property
+    def embedded(self) -> int:
+        """How many items this handle's worker has embedded so far."""
+        return self._embedded
+
+    # -- used by the lanes and the memory ------------------------------------------------
+
+    def notify(self, count: int = 1) -> None:
+        """``count`` new items were committed: wake the worker (inline: embed them now)."""
+        if self._stop.is_set():
+            return
+        if self.indexing == "inline":
+            if count:
+                self.run()
+            return
+        with self._changed:
+            self._backlog += count
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._work, name=f"memlane-index-{self._tenant}", daemon=True
+                )
+                self._thread.start()
+        self._wake.set()
+
+    def make_room(self) -> None:
+        """Backpressure: wait while this handle's backlog is over :data:`BACKLOG_LIMIT`.
+
+        Returns at once when the worker is not running or has just failed.
+        """
+        with self._changed:
+            while (
+                self._backlog >= BACKLOG_LIMIT
+                and self._thread is not None
+                and self._error is None
+                and not self._stop.is_set()
+            ):
+                self._changed.wait(POLL_SECONDS)
+
+    def close(self) -> None:
+        """Stop the worker after the batch it is embedding; what is left stays pending."""
+        self._stop.set()
+        self._wake.set()
+        with self._changed:
+            thread = self._thread
+            self._changed.notify_all()
+        if thread is not None:
+            thread.join()
+
+    # -- the worker -----------------------------------------------------------------------
+
+    def _work(self) -> None:
+        retry = RETRY_SECONDS[0]
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if self._stop.wait(LINGER_SECONDS):
+                return
+            try:
+                self._drain()
+                retry = RETRY_SECONDS[0]
+                with self._changed:
+                    self._error = None
+            except Exception as error:  # the worker must outlive a failing model or database
+                log.warning("indexing %s failed: %s", self._tenant, error)
+                with self._changed:
+                    self._error = error
+                    self._changed.notify_all()
+                if self._stop.wait(retry):
+                    return
+                retry = min(2 * retry, RETRY_SECONDS[1])
+                self._wake.set()
+
+    def _drain(self) -> None:
+        while not self._stop.is_set() and (batch := self._claim(None)):
+            if self._stop.is_set():
+                self._store.release_vectors([doc_id for doc_id, _ in batch])
+                return
+            done = self._embed(batch)
+            with self._changed:
+                self._backlog = max(0, self._backlog - done)
+                self._embedded += done
+                self._changed.notify_all()
+        with self._changed:
+            self._backlog = 0  # what is left is claimed by others (or new: woken again)
+            self._changed.notify_all()
+
+    def _claim(self, subject: str | None) -> list[tuple[int, str]]:
+        now = int(time.time() * 1e6)
+        claim = VectorClaim(
+            model=self._embedder().name,
+            limit=BATCH_ITEMS,
+            chars=BATCH_CHARS,
+            now=now,
+            until=now + int(CLAIM_SECONDS * 1e6),
+            subject=subject,
+        )
+        return self._store.claim_vectors(self._tenant, claim)
+
+    def _embed(self, batch: list[tuple[int, str]]) -> int:
+        """Embed one claimed batch (no lock held) and store it; on failure give it back."""
+        embedder = self._embedder()
+        try:
+            vectors = np.asarray(
+                embedder.embed_documents([text for _, text in batch]), dtype=np.float32
+            )
+        except BaseException:
+            self._release(batch)
+            raise
+        self._store.put_vectors(
+            embedder.name, [(doc_id, vectors[i].tobytes()) for i, (doc_id, _) in enumerate(batch)]
+        )
+        return len(batch)
+
+    def _release(self, batch: list[tuple[int, str]]) -> None:
+        try:
+            self._store.release_vectors([doc_id for doc_id, _ in batch])
+        except MemlaneError as error:  # the claim ends on its own
+            log.warning("could not release a claim of %s: %s", self._tenant, error)
