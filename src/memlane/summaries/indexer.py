@@ -82,6 +82,7 @@ class Index:
         self._thread: threading.Thread | None = None
         self._backlog = 0  # items this handle wrote that its worker has not embedded yet
         self._error: BaseException | None = None
+        self._failures = 0
         self._embedded = 0
 
     # -- public -------------------------------------------------------------------------
@@ -100,18 +101,17 @@ class Index:
         In ``"inline"`` mode the backlog is embedded in the calling thread.
 
         Raises:
-            EmbeddingError: (or the embedder's own error) the worker failed on the backlog
-                while this call waited.
+            EmbeddingError: (or the embedder's own error) a batch failed while this call
+                waited; the worker retries on its own, so a later call may succeed.
         """
         if self.indexing == "inline":
             self.run()
             return True
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self._changed:
-            self._error = None
+        failures = self._failures
         while self.pending():
             with self._changed:
-                if self._error is not None:
+                if self._failures != failures and self._error is not None:
                     raise self._error
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
@@ -199,7 +199,7 @@ class Index:
             except Exception as error:  # the worker must outlive a failing model or database
                 log.warning("indexing %s failed: %s", self._tenant, error)
                 with self._changed:
-                    self._error = error
+                    self._error, self._failures = error, self._failures + 1
                     self._changed.notify_all()
                 if self._stop.wait(retry):
                     return
