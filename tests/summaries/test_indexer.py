@@ -12,50 +12,15 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 import pytest
+from tests.conftest import FakeClock
+from tests.support.gated import GatedEmbedder
 
 import memlane
-from memlane.embed import HashEmbedder
 from memlane.embed.base import EmbeddingError, Vectors
 from memlane.storage.base import VectorClaim
 from memlane.summaries import indexer
-from tests.conftest import FakeClock
 
 HUGE = "The user wrote a very long letter about their garden. " * 360  # ~20,000 characters
-
-
-class GatedEmbedder:
-    """A hash embedder whose document calls wait for ``gate``; it records what it embedded."""
-
-    def __init__(self, *, open_gate: bool = False, delay: float = 0.0) -> None:
-        self.inner = HashEmbedder(dim=64)
-        self.gate = threading.Event()
-        if open_gate:
-            self.gate.set()
-        self.entered = threading.Event()
-        self.delay = delay
-        self.embedded: list[str] = []
-        self.threads: set[int] = set()
-        self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        self.entered.set()
-        assert self.gate.wait(timeout=60), "the test never opened the gate"
-        time.sleep(self.delay * len(texts))
-        with self._lock:
-            self.embedded.extend(texts)
-            self.threads.add(threading.get_ident())
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Vectors:
-        return self.inner.embed_query(text)
 
 
 @pytest.fixture
@@ -120,8 +85,14 @@ def test_a_claim_left_by_a_dead_worker_ends_and_its_rows_are_embedded(open_memor
     with store.transaction():  # rows written behind the indexer's back, then claimed
         for i in range(3):
             store.put_note(
-                "default", "U-1", f"orphan {i}", said_at=0, session_id=None, source=None,
-                provenance=(), tx=store.next_tx(1),
+                "default",
+                "U-1",
+                f"orphan {i}",
+                said_at=0,
+                session_id=None,
+                source=None,
+                provenance=(),
+                tx=store.next_tx(1),
             )
     now = int(time.time() * 1e6)
     claim = VectorClaim(mem.index._embedder().name, 10, 10_000, now, now + 300_000)

@@ -82,9 +82,9 @@ def create_app(
 
     @app.get("/readyz", tags=["health"])
     def readyz() -> dict[str, Any]:
-        """The database answers."""
+        """The database answers; ``pending``: items the served tenants' indexers have to embed."""
         state.ready()
-        return {"status": "ready"}
+        return {"status": "ready", "pending": state.pending()}
 
     # Outermost last: the log sees every answer, the gate runs before the body is read.
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)

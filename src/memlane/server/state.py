@@ -61,6 +61,12 @@ class ServerState:
         self.keys.list("")
         return True
 
+    def pending(self) -> int:
+        """Items of the tenants served so far that wait to be embedded (tenant locks not taken)."""
+        with self._lock:
+            memories = [entry.memory for entry in self._tenants.values()]
+        return sum(memory.index.pending() for memory in memories)
+
     def close(self) -> None:
         """Close every memory (folding open sessions) and the key store."""
         with self._lock:

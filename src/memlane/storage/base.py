@@ -158,7 +158,7 @@ class VectorClaim:
     subject: str | None = None
     """Only this subject's items (``None``: every subject of the tenant)."""
 
-    def parameters(self, tenant: str) -> dict[str, object]:
+    def parameters(self, tenant: str | None) -> dict[str, object]:
         """The named parameters of a claim statement."""
         return {
             "tenant": tenant,
@@ -249,8 +249,10 @@ class SummaryStore(Transactional, Protocol):
         """Retained turns of a session, in order."""
         ...
 
-    def claim_vectors(self, tenant: str, claim: VectorClaim) -> list[tuple[int, str]]:
+    def claim_vectors(self, tenant: str | None, claim: VectorClaim) -> list[tuple[int, str]]:
         """Claim ``(doc id, text)`` of items with no vector from ``claim.model``, in id order.
+
+        ``tenant=None`` claims the items of every tenant.
 
         A claimed item is not claimed again before ``claim.until`` (by any worker of any
         process) unless it is released; it stays pending until its vector is stored.

@@ -121,14 +121,23 @@ class Index:
                 self._changed.wait(min(remaining or POLL_SECONDS, POLL_SECONDS))
         return True
 
-    def run(self, subject: str | None = None, progress: Progress | None = None) -> int:
+    def run(
+        self,
+        subject: str | None = None,
+        progress: Progress | None = None,
+        *,
+        every_tenant: bool = False,
+    ) -> int:
         """Embed what is pending now, in the calling thread; return how many items.
 
-        ``progress(done, total)`` follows along (the CLI draws a bar with it).
+        ``progress(done, total)`` follows along (the CLI draws a bar with it);
+        ``every_tenant`` works off the backlog of every tenant in the database (an import).
         """
-        total = self.pending(subject) if progress is not None else 0
+        if progress is not None:
+            total = self.pending_everywhere() if every_tenant else self.pending(subject)
+            progress(0, total)
         done = 0
-        while batch := self._claim(subject):
+        while batch := self._claim(None if every_tenant else self._tenant, subject):
             done += self._embed(batch)
             if progress is not None:
                 progress(done, max(total, done))
@@ -207,7 +216,7 @@ class Index:
                 self._wake.set()
 
     def _drain(self) -> None:
-        while not self._stop.is_set() and (batch := self._claim(None)):
+        while not self._stop.is_set() and (batch := self._claim(self._tenant, None)):
             if self._stop.is_set():
                 self._store.release_vectors([doc_id for doc_id, _ in batch])
                 return
@@ -220,7 +229,7 @@ class Index:
             self._backlog = 0  # what is left is claimed by others (or new: woken again)
             self._changed.notify_all()
 
-    def _claim(self, subject: str | None) -> list[tuple[int, str]]:
+    def _claim(self, tenant: str | None, subject: str | None) -> list[tuple[int, str]]:
         now = int(time.time() * 1e6)
         claim = VectorClaim(
             model=self._embedder().name,
@@ -230,7 +239,7 @@ class Index:
             until=now + int(CLAIM_SECONDS * 1e6),
             subject=subject,
         )
-        return self._store.claim_vectors(self._tenant, claim)
+        return self._store.claim_vectors(tenant, claim)
 
     def _embed(self, batch: list[tuple[int, str]]) -> int:
         """Embed one claimed batch (no lock held) and store it; on failure give it back."""

@@ -18,8 +18,8 @@ import numpy as np
 from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.storage.base import DocKind, SummaryStore
-from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
 from memlane.summaries.indexer import Index
+from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
 from memlane.summaries.search import fuse, fuse_partial
 from memlane.timeutil import Clock, checked_now, to_micros
 from memlane.window.model import Turn

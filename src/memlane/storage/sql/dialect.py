@@ -174,8 +174,7 @@ class Dialect(Protocol):
         ...
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
-        """Store float32 vectors of undeleted docs and end their claims, in the caller's
-        write transaction."""
+        """Store float32 vectors of undeleted docs and end their claims (caller's transaction)."""
         ...
 
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:

@@ -192,8 +192,8 @@ class SQLSummaryStore(SQLStore):
 
     # -- search -------------------------------------------------------------------------
 
-    def claim_vectors(self, tenant: str, claim: VectorClaim) -> list[tuple[int, str]]:
-        """Claim searchable items of ``tenant`` with no vector from ``claim.model`` yet.
+    def claim_vectors(self, tenant: str | None, claim: VectorClaim) -> list[tuple[int, str]]:
+        """Claim searchable items of ``tenant`` (``None``: any) with no vector from the model.
 
         Items never embedded come first (an index finds them), then items another model
         embedded; each ``(doc id, text)`` returned is claimed until ``claim.until``, so that no
@@ -201,7 +201,8 @@ class SQLSummaryStore(SQLStore):
         databases (PostgreSQL skips rows another claim is locking).
         """
         for which in ("model IS NULL", "model IS NOT NULL AND model != %(model)s"):
-            rows = self.db.fetchall(self._claim_sql(which, claim.subject), claim.parameters(tenant))
+            sql = self._claim_sql(which, tenant, claim.subject)
+            rows = self.db.fetchall(sql, claim.parameters(tenant))
             if rows:
                 return sorted((row[0], row[1]) for row in rows)
         return []
@@ -210,14 +211,13 @@ class SQLSummaryStore(SQLStore):
         """Give claimed items back unembedded (a worker stopping before it embedded them)."""
         if doc_ids:
             self.db.execute(
-                "UPDATE search_docs SET claimed_until = NULL WHERE "
-                f"{self.dialect.any_of('id')}",
+                f"UPDATE search_docs SET claimed_until = NULL WHERE {self.dialect.any_of('id')}",
                 (self.dialect.ids(doc_ids),),
             )
 
     def pending_count(self, tenant: str | None, subject: str | None, model: str) -> int:
         """How many undeleted items have no vector from ``model`` (``tenant=None``: any)."""
-        where, parameters = ("deleted_at IS NULL", {})
+        where, parameters = "deleted_at IS NULL", dict[str, Any]()
         if tenant is not None:
             where, parameters = search_scope(tenant, subject, None)
         row = self.db.fetchone(
@@ -287,8 +287,8 @@ class SQLSummaryStore(SQLStore):
 
     # -- internals ----------------------------------------------------------------------
 
-    def _claim_sql(self, which: str, subject: str | None) -> str:
-        where, _ = search_scope("", subject, None)
+    def _claim_sql(self, which: str, tenant: str | None, subject: str | None) -> str:
+        where = "deleted_at IS NULL" if tenant is None else search_scope(tenant, subject, None)[0]
         # The first candidate always, then as many as fit in the character budget: a batch's
         # time is bounded (a model call must not keep a searcher waiting long).
         return (
