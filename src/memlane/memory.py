@@ -331,16 +331,17 @@ class Memory:
         optional_name("subject", subject)
         optional_name("session_id", session_id)
         self.sweep()
-        return self.router.recall(
-            subject,
-            query,
-            session_id,
-            k,
-            budget_tokens,
-            valid_at,
-            known_at,
-            include_stale=include_stale,
-        )
+        with self.index.foreground():  # the indexer starts no batch meanwhile
+            return self.router.recall(
+                subject,
+                query,
+                session_id,
+                k,
+                budget_tokens,
+                valid_at,
+                known_at,
+                include_stale=include_stale,
+            )
 
     def sweep(self) -> list[Session]:
         """Fold and close sessions idle longer than ``idle_timeout``; return them."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Literal
 
 import numpy as np
@@ -32,10 +33,12 @@ Indexing = Literal["background", "inline"]
 Progress = Callable[[int, int], None]
 """``progress(done, total)``, called as items are embedded."""
 
-BATCH_ITEMS = 32
-"""Most items in one model call."""
-BATCH_CHARS = 8_000
+BATCH_ITEMS = 8
+"""Most items in one model call: a search needing the model waits at most for one call."""
+BATCH_CHARS = 4_000
 """Most characters in one model call (but a longer single item goes alone)."""
+YIELD_SECONDS = 1.0
+"""Before each batch the worker lets searches in progress finish, but waits no longer."""
 CLAIM_SECONDS = 300.0
 """How long a claimed batch is left to its worker before another may take it."""
 LINGER_SECONDS = 0.05
@@ -83,6 +86,7 @@ class Index:
         self._backlog = 0  # items this handle wrote that its worker has not embedded yet
         self._error: BaseException | None = None
         self._failures = 0
+        self._foreground = 0
         self._embedded = 0
 
     # -- public -------------------------------------------------------------------------
@@ -167,6 +171,21 @@ class Index:
                 self._thread.start()
         self._wake.set()
 
+    @contextmanager
+    def foreground(self) -> Iterator[None]:
+        """A request in progress: the worker starts no new batch until it ends (or a while).
+
+        On a machine with few cores the model's batch and the request would share them.
+        """
+        with self._changed:
+            self._foreground += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._foreground -= 1
+                self._changed.notify_all()
+
     def make_room(self) -> None:
         """Backpressure: wait while this handle's backlog is over :data:`BACKLOG_LIMIT`.
 
@@ -216,7 +235,11 @@ class Index:
                 self._wake.set()
 
     def _drain(self) -> None:
-        while not self._stop.is_set() and (batch := self._claim(self._tenant, None)):
+        while (
+            not self._stop.is_set()
+            and self._yield_to_requests()
+            and (batch := self._claim(self._tenant, None))
+        ):
             if self._stop.is_set():
                 self._store.release_vectors([doc_id for doc_id, _ in batch])
                 return
@@ -228,6 +251,17 @@ class Index:
         with self._changed:
             self._backlog = 0  # what is left is claimed by others (or new: woken again)
             self._changed.notify_all()
+
+    def _yield_to_requests(self) -> bool:
+        """Wait while requests are in progress, at most :data:`YIELD_SECONDS`; True."""
+        deadline = time.monotonic() + YIELD_SECONDS
+        with self._changed:
+            while self._foreground and not self._stop.is_set():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._changed.wait(remaining)
+        return True
 
     def _claim(self, tenant: str | None, subject: str | None) -> list[tuple[int, str]]:
         now = int(time.time() * 1e6)

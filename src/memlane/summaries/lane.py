@@ -156,6 +156,12 @@ class SummariesLane:
             raise InvalidInput("query", f"longer than {MAX_QUERY_CHARS} characters")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise InvalidInput("k", f"must be an integer from 1 to {MAX_K}, got {k!r}")
+        with self._index.foreground():
+            return self._ranked(subject, query, k, kind)
+
+    def _ranked(
+        self, subject: str | None, query: str, k: int, kind: DocKind
+    ) -> list[tuple[int, float]]:
         depth = max(4 * k, 20)
         lexical = self._store.lexical(self._tenant, subject, kind, query, depth)
         embedder = self._embedder()
