@@ -83,10 +83,11 @@ def _export(url: str | None, out: Path | None, progress: bool | None) -> ExportR
 @click.option(
     "--index/--no-index",
     "embed",
-    default=True,
+    default=False,
     show_default=True,
-    help="Embed what the export holds no vectors for (every tenant), or leave it to the "
-    "background indexer of the memory's next user.",
+    help="Then embed, with progress, what has no vector from the embedder (every tenant); "
+    "else the background indexer of the memory's next user does. A memory with new "
+    "vectors no longer matches the export, so an import cannot be resumed after it.",
 )
 @json_option
 @click.pass_obj
