@@ -8,12 +8,12 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 import memlane
-from memlane.embed import HashEmbedder
 from memlane.embed.base import Vectors
 from tests.conftest import FakeClock
+from tests.support.embedders import HashBacked
 
 
-class CountingEmbedder:
+class CountingEmbedder(HashBacked):
     """A hash embedder that counts its calls, or refuses them all (``refuse=True``).
 
     ``calls`` counts the calls made on the thread that built it, the test's: a request's
@@ -21,19 +21,11 @@ class CountingEmbedder:
     """
 
     def __init__(self, refuse: bool = False) -> None:
-        self.inner = HashEmbedder(dim=256)
+        super().__init__(dim=256)
         self.refuse = refuse
         self.calls = 0
         self.background_calls = 0
         self._thread = threading.get_ident()
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         return self._count(lambda: self.inner.embed_documents(texts))

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 import memlane
 from memlane.server.app import create_app
 from tests.conftest import FakeClock
-from tests.support.gated import GatedEmbedder
+from tests.support.embedders import GatedEmbedder
 
 
 def test_a_huge_note_being_embedded_delays_no_request_of_its_tenant(

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 from tests.conftest import FakeClock
-from tests.support.gated import GatedEmbedder
+from tests.support.embedders import GatedEmbedder
 
 import memlane
 from memlane.embed.base import EmbeddingError, Vectors

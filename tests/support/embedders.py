@@ -1,4 +1,4 @@
-"""An embedder that plays a slow model: document calls wait until the test opens a gate."""
+"""Test embedders over the hash embedder: one that plays a slow model behind a gate."""
 
 from __future__ import annotations
 
@@ -10,19 +10,11 @@ from memlane.embed import HashEmbedder
 from memlane.embed.base import Vectors
 
 
-class GatedEmbedder:
-    """A hash embedder whose document calls wait for ``gate``; it records what it embedded."""
+class HashBacked:
+    """The name and width of the hash embedder it wraps (``inner``)."""
 
-    def __init__(self, *, open_gate: bool = False, delay: float = 0.0) -> None:
-        self.inner = HashEmbedder(dim=64)
-        self.gate = threading.Event()
-        if open_gate:
-            self.gate.set()
-        self.entered = threading.Event()
-        self.delay = delay
-        self.embedded: list[str] = []
-        self.threads: set[int] = set()
-        self._lock = threading.Lock()
+    def __init__(self, dim: int) -> None:
+        self.inner = HashEmbedder(dim=dim)
 
     @property
     def name(self) -> str:
@@ -31,6 +23,21 @@ class GatedEmbedder:
     @property
     def dim(self) -> int:
         return self.inner.dim
+
+
+class GatedEmbedder(HashBacked):
+    """A hash embedder whose document calls wait for ``gate``; it records what it embedded."""
+
+    def __init__(self, *, open_gate: bool = False, delay: float = 0.0) -> None:
+        super().__init__(dim=64)
+        self.gate = threading.Event()
+        if open_gate:
+            self.gate.set()
+        self.entered = threading.Event()
+        self.delay = delay
+        self.embedded: list[str] = []
+        self.threads: set[int] = set()
+        self._lock = threading.Lock()
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         self.entered.set()
