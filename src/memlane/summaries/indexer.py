@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import Literal
 
@@ -37,6 +38,10 @@ BATCH_ITEMS = 8
 """Most items in one model call: a search needing the model waits at most for one call."""
 BATCH_CHARS = 4_000
 """Most characters in one model call (but a longer single item goes alone)."""
+QUERY_WAIT_SECONDS = 0.1
+"""While the worker is in a model call, a search waits this long for its query's vector (many
+engines run one call at a time), then ranks by words alone; the vector, cached, serves the
+next search."""
 YIELD_SECONDS = 1.0
 """Before each batch the worker lets searches in progress finish, but waits no longer."""
 CLAIM_SECONDS = 300.0
@@ -87,6 +92,7 @@ class Index:
         self._error: BaseException | None = None
         self._failures = 0
         self._foreground = 0
+        self._in_model = False
         self._embedded = 0
 
     # -- public -------------------------------------------------------------------------
@@ -186,6 +192,28 @@ class Index:
                 self._foreground -= 1
                 self._changed.notify_all()
 
+    def query_vector(self, embedder: Embedder, query: str) -> np.ndarray | None:
+        """The query's vector; ``None`` if the worker's model call keeps it waiting too long.
+
+        Outside a batch of the worker the embedder is called directly (and waited for).
+        """
+        if not self._in_model:
+            return np.asarray(embedder.embed_query(query), dtype=np.float32)
+        answer: Future[np.ndarray] = Future()
+
+        def compute() -> None:
+            try:
+                answer.set_result(np.asarray(embedder.embed_query(query), dtype=np.float32))
+            except BaseException as error:  # handed to the searcher, if it still waits
+                answer.set_exception(error)
+
+        threading.Thread(target=compute, name="memlane-query", daemon=True).start()
+        try:
+            return answer.result(timeout=QUERY_WAIT_SECONDS)
+        except TimeoutError:
+            log.info("the model is busy embedding; this search ranks by words")
+            return None
+
     def make_room(self) -> None:
         """Backpressure: wait while this handle's backlog is over :data:`BACKLOG_LIMIT`.
 
@@ -278,6 +306,7 @@ class Index:
     def _embed(self, batch: list[tuple[int, str]]) -> int:
         """Embed one claimed batch (no lock held) and store it; on failure give it back."""
         embedder = self._embedder()
+        self._in_model = True
         try:
             vectors = np.asarray(
                 embedder.embed_documents([text for _, text in batch]), dtype=np.float32
@@ -285,6 +314,8 @@ class Index:
         except BaseException:
             self._release(batch)
             raise
+        finally:
+            self._in_model = False
         self._store.put_vectors(
             embedder.name, [(doc_id, vectors[i].tobytes()) for i, (doc_id, _) in enumerate(batch)]
         )

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-import numpy as np
-
 from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.storage.base import DocKind, SummaryStore
@@ -171,17 +169,19 @@ class SummariesLane:
             in_scope, embedded, _ = self._store.vector_state(
                 self._tenant, subject, kind, embedder.name
             )
+        semantic = self._semantic(subject, query, kind, depth, embedded)
+        if semantic is None:  # the model is busy: every hit stands in by its words
+            return fuse_partial([], lexical, set(lexical))[:k]
         if embedded == in_scope:
-            return fuse([self._semantic(subject, query, kind, depth, embedded), lexical])[:k]
+            return fuse([semantic, lexical])[:k]
         self._index.notify(0)  # found again from the database; never waited for
         missing = self._store.unembedded(self._tenant, kind, lexical, embedder.name)
-        semantic = self._semantic(subject, query, kind, depth, embedded)
         return fuse_partial(semantic, lexical, missing)[:k]
 
     def _semantic(
         self, subject: str | None, query: str, kind: DocKind, depth: int, embedded: int
-    ) -> list[int]:
-        """Nearest neighbours of the query among the embedded items.
+    ) -> list[int] | None:
+        """Nearest neighbours of the query among the embedded items (``None``: model busy).
 
         With none embedded (or none in scope), the embedder is not asked, not even for the
         query's vector.
@@ -189,7 +189,9 @@ class SummariesLane:
         if not embedded:
             return []
         embedder = self._embedder()
-        query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
+        query_vector = self._index.query_vector(embedder, query)
+        if query_vector is None:
+            return None
         return self._store.nearest(self._tenant, subject, kind, embedder.name, query_vector, depth)
 
     def _make_room(self) -> None:
