@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import tempfile
 import time
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import memlane
+from memlane.bench.report import machine
 
 TOPICS = ("tea", "hiking", "the garden", "a trip to Kyoto", "jazz records", "the new job")
 QUESTIONS = ("what does the user like to drink?", "where did the user travel?")
@@ -67,19 +66,6 @@ def _timed(call: Any) -> float:
     started = time.perf_counter()
     call()
     return (time.perf_counter() - started) * 1000
-
-
-def machine() -> dict[str, Any]:
-    """CPU model and cores, recorded with every result."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version()}
 
 
 def main() -> None:
