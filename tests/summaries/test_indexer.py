@@ -17,6 +17,7 @@ from tests.support.embedders import GatedEmbedder
 
 import memlane
 from memlane.embed.base import EmbeddingError, Vectors
+from memlane.embed.pieces import pieces
 from memlane.storage.base import VectorClaim
 from memlane.summaries import indexer
 
@@ -264,3 +265,39 @@ def test_a_search_does_not_wait_for_the_batch_the_model_is_busy_with(open_memory
     assert [hit.note.text for hit in found[0]] == ["The user grows roses in the garden"]
     embedder.gate.set()
     assert mem.index.wait(timeout=30)
+
+
+def test_a_long_note_is_embedded_in_pieces_of_at_most_one_batch(open_memory):
+    embedder = GatedEmbedder(open_gate=True)
+    mem = open_memory(embedder)
+    mem.remember("U-1", HUGE[:20_000])
+    assert mem.index.wait(timeout=30)
+    calls = embedder.embedded
+    assert len(calls) == len(pieces(HUGE[:20_000], indexer.BATCH_CHARS)) > 1
+    assert max(len(text) for text in calls) <= indexer.BATCH_CHARS
+    assert sum(len(text) for text in calls) >= 19_000  # all of it was seen
+
+
+class CountedQueries(OneCallAtATime):
+    """Counts the query vectors asked of the engine."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queries: list[str] = []
+
+    def embed_query(self, text: str) -> Vectors:
+        self.queries.append(text)
+        return super().embed_query(text)
+
+
+def test_the_searches_of_one_query_wait_for_a_busy_model_once(open_memory):
+    embedder = CountedQueries()
+    mem = open_memory(embedder)
+    mem.remember("U-1", "The user grows roses in the garden")
+    assert embedder.entered.wait(timeout=30)  # the worker holds the engine
+    shared = mem.index.indexer
+    assert [shared.query_vector(embedder, "roses?") for _ in range(3)] == [None] * 3
+    embedder.gate.set()
+    assert mem.index.wait(timeout=30)
+    assert shared.query_vector(embedder, "roses?") is not None
+    assert embedder.queries == ["roses?"] * 2  # one made while busy, one after

@@ -23,7 +23,8 @@ from typing import Literal
 
 import numpy as np
 
-from memlane.embed.base import Embedder
+from memlane.embed.base import Embedder, Vectors
+from memlane.embed.pieces import combined, pieces
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.storage.base import SummaryStore, VectorClaim
 
@@ -36,8 +37,10 @@ Progress = Callable[[int, int], None]
 
 BATCH_ITEMS = 8
 """Most items in one model call: a search needing the model waits at most for one call."""
-BATCH_CHARS = 4_000
-"""Most characters in one model call (but a longer single item goes alone)."""
+BATCH_CHARS = 1_000
+"""Most characters in one model call. A longer item is embedded in pieces of at most this
+many characters, one call each (:mod:`memlane.embed.pieces`), so a search never waits long
+for the model: about 0.3 s for a piece on one core of the 2-core reference machine."""
 QUERY_WAIT_SECONDS = 0.1
 """While the worker is in a model call, a search waits this long for its query's vector (many
 engines run one call at a time), then ranks by words alone; the vector, cached, serves the
@@ -94,6 +97,7 @@ class Indexer:
         self._foreground = 0
         self._in_model = False
         self._embedded = 0
+        self._queries: dict[tuple[str, str], Future[np.ndarray]] = {}  # vectors being made
 
     # -- the backlog --------------------------------------------------------------------
 
@@ -186,24 +190,39 @@ class Indexer:
     def query_vector(self, embedder: Embedder, query: str) -> np.ndarray | None:
         """The query's vector; ``None`` if the worker's model call keeps it waiting too long.
 
-        Outside a batch of the worker the embedder is called directly (and waited for).
+        Outside a model call of the worker the embedder is called directly (and waited for).
+        In one, the vector is made in another thread and waited for :data:`QUERY_WAIT_SECONDS`
+        by the first search that asks; the other searches of the same recall (same query)
+        take it if it is ready and do not wait again.
         """
         if not self._in_model:
             return np.asarray(embedder.embed_query(query), dtype=np.float32)
-        answer: Future[np.ndarray] = Future()
-
-        def compute() -> None:
-            try:
-                answer.set_result(np.asarray(embedder.embed_query(query), dtype=np.float32))
-            except BaseException as error:  # handed to the searcher, if it still waits
-                answer.set_exception(error)
-
-        threading.Thread(target=compute, name="memlane-query", daemon=True).start()
+        key = (embedder.name, query)
+        with self._changed:
+            answer = self._queries.get(key)
+            first = answer is None
+            if answer is None:
+                answer = self._queries[key] = Future()
+        if first:
+            threading.Thread(
+                target=self._make_query_vector, args=(embedder, key, answer), daemon=True
+            ).start()
         try:
-            return answer.result(timeout=QUERY_WAIT_SECONDS)
+            return answer.result(timeout=QUERY_WAIT_SECONDS if first else 0)
         except TimeoutError:
             log.info("the model is busy embedding; this search ranks by words")
             return None
+
+    def _make_query_vector(
+        self, embedder: Embedder, key: tuple[str, str], answer: Future[np.ndarray]
+    ) -> None:
+        try:
+            answer.set_result(np.asarray(embedder.embed_query(key[1]), dtype=np.float32))
+        except BaseException as error:  # handed to the searcher, if it still waits
+            answer.set_exception(error)
+        finally:
+            with self._changed:
+                self._queries.pop(key, None)
 
     def make_room(self) -> None:
         """Backpressure: wait while the backlog is over :data:`BACKLOG_LIMIT`.
@@ -295,22 +314,47 @@ class Indexer:
         return self._store.claim_vectors(tenant, claim)
 
     def _embed(self, batch: list[tuple[int, str]]) -> int:
-        """Embed one claimed batch (no lock held) and store it; on failure give it back."""
+        """Embed one claimed batch (no lock held) and store it; on failure give it back.
+
+        An item longer than :data:`BATCH_CHARS` (it comes alone) is embedded piece by piece,
+        letting requests in progress go first between pieces; a stop between pieces gives it
+        back unembedded (0 is returned).
+        """
         embedder = self._embedder()
-        self._in_model = True
+        texts = [text for _, text in batch]
         try:
-            vectors = np.asarray(
-                embedder.embed_documents([text for _, text in batch]), dtype=np.float32
-            )
+            if len(texts) == 1 and len(texts[0]) > BATCH_CHARS:
+                vectors = self._embed_long(embedder, texts[0])
+            else:
+                vectors = self._model_call(embedder, texts)
         except BaseException:
             self._release(batch)
             raise
-        finally:
-            self._in_model = False
+        if vectors is None:
+            self._release(batch)
+            return 0
         self._store.put_vectors(
             embedder.name, [(doc_id, vectors[i].tobytes()) for i, (doc_id, _) in enumerate(batch)]
         )
         return len(batch)
+
+    def _embed_long(self, embedder: Embedder, text: str) -> Vectors | None:
+        """The ``(1, dim)`` vector of a long text from its pieces; ``None`` if stopped."""
+        parts = pieces(text, BATCH_CHARS)
+        rows = []
+        for part in parts:
+            if not self._yield_to_requests() or self._stop.is_set():
+                return None
+            rows.append(self._model_call(embedder, [part])[0])
+        return combined(np.stack(rows), [len(part) for part in parts])[None, :]
+
+    def _model_call(self, embedder: Embedder, texts: list[str]) -> Vectors:
+        """``embed_documents`` marked as the worker's model call (searches see it)."""
+        self._in_model = True
+        try:
+            return np.asarray(embedder.embed_documents(texts), dtype=np.float32)
+        finally:
+            self._in_model = False
 
     def _release(self, batch: list[tuple[int, str]]) -> None:
         try:
