@@ -254,9 +254,10 @@ class Memory:
 
         >>> s = mem.session("U-001", session_id="s-42", window=5)  # doctest: +SKIP
         """
-        session = self._open_session(subject, session_id, window, provisional=False)
-        session.keep()  # asked for: it stays open whatever its turns do
-        return session
+        while True:
+            session = self._open_session(subject, session_id, window, provisional=False)
+            if session.keep():  # asked for: it stays open whatever its turns do
+                return session
 
     def _open_session(
         self, subject: str, session_id: str, window: int, *, provisional: bool

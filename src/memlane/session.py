@@ -99,7 +99,7 @@ class Session:
         self._closed = False
         # Opened by a first turn, dropped again if no turn gets in (see abandon).
         self._provisional = provisional
-        self.abandoned = False
+        self._abandoned = False
         # A shared session closed by any worker is closed for this handle too.
         self._close_mark = None if self._shared is None else self._shared.close_mark()
         # Guards the fields below and the window; never held while a model runs.
@@ -190,10 +190,19 @@ class Session:
         self._services.on_close(self)
         return self._summary
 
-    def keep(self) -> None:
-        """Keep this session open even if the turn that opened it fails (it was asked for)."""
+    @property
+    def abandoned(self) -> bool:
+        """True once :meth:`abandon` dropped this session (its first turns all failed)."""
+        return self._abandoned
+
+    def keep(self) -> bool:
+        """Keep this session open even if the turn that opened it fails (it was asked for).
+
+        Returns ``False`` if it was abandoned already: open the session again.
+        """
         with self._changed:
             self._provisional = False
+            return not self._abandoned
 
     def abandon(self) -> bool:
         """Drop this session if a first turn opened it and no turn got in; return whether it did.
@@ -206,7 +215,7 @@ class Session:
             unused = self._issued == self._failed and not self._window.turns()
             if not self._provisional or not unused or self._closing or self.closed:
                 return False
-            self._closed = self.abandoned = True
+            self._closed = self._abandoned = True
         self._services.on_close(self)
         return True
 

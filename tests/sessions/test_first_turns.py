@@ -23,6 +23,7 @@ from memlane.errors import StorageError
 from memlane.extract.model import Extraction
 from memlane.extract.rules import RuleExtractor
 from memlane.session import Session
+from memlane.sessions import RunningSessions
 from memlane.window.model import Turn
 
 WAIT_S = 30
@@ -173,3 +174,35 @@ def test_a_failed_turn_does_not_drop_a_session_opened_on_purpose(
         memory.add_turn("U-1", "s-1", "user", "plain: I live in Oslo")
     assert memory.running_session("U-1", "s-1") is opened
     assert opened.add("user", "still open").content == "still open"
+
+
+def test_a_session_asked_for_while_its_first_turn_fails_is_open(
+    gated: tuple[memlane.Memory, GatedExtractor], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory, extractor = gated
+    fail_storing(memory, "alpha", monkeypatch)
+    found, go_on = threading.Event(), threading.Event()
+    open_running = RunningSessions.open
+
+    def open_then_pause(table: RunningSessions, *args: Any) -> Session:
+        session = open_running(table, *args)
+        if threading.current_thread().name == "asker":  # found the session, not kept yet
+            found.set()
+            assert go_on.wait(WAIT_S)
+        return session
+
+    monkeypatch.setattr(RunningSessions, "open", open_then_pause)
+    failing = in_thread("alpha", lambda: memory.add_turn("U-1", "s-1", "user", "alpha here"))
+    assert extractor.entered["alpha"].wait(WAIT_S)
+    asked: Future[Session] = Future()
+    threading.Thread(
+        target=lambda: asked.set_result(memory.session("U-1", "s-1")), name="asker", daemon=True
+    ).start()
+    assert found.wait(WAIT_S)
+    extractor.release["alpha"].set()
+    with pytest.raises(StorageError):
+        failing.result(WAIT_S)  # no turn got in: the first turn drops the session
+    go_on.set()
+    session = asked.result(WAIT_S)
+    assert not session.closed and memory.running_session("U-1", "s-1") is session
+    assert session.add("user", "plain: hello").content == "plain: hello"
