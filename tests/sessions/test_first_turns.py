@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime, tzinfo
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import pytest
 from tests.conftest import FakeClock
@@ -24,9 +25,9 @@ from memlane.extract.model import Extraction
 from memlane.extract.rules import RuleExtractor
 from memlane.session import Session
 from memlane.sessions import RunningSessions
-from memlane.window.model import Turn
 
 WAIT_S = 30
+T = TypeVar("T")
 
 
 class GatedExtractor(RuleExtractor):
@@ -63,9 +64,9 @@ def fail_storing(memory: memlane.Memory, prefix: str, monkeypatch: pytest.Monkey
     monkeypatch.setattr(memory.summaries, "add_note", add_note)
 
 
-def in_thread(name: str, call: Callable[[], Turn]) -> Future[Turn]:
+def in_thread(name: str, call: Callable[[], T]) -> Future[T]:
     """Run ``call`` in a thread named ``name``; its outcome is the future's."""
-    outcome: Future[Turn] = Future()
+    outcome: Future[T] = Future()
 
     def run() -> None:
         try:
@@ -75,6 +76,65 @@ def in_thread(name: str, call: Callable[[], Turn]) -> Future[Turn]:
 
     threading.Thread(target=run, name=name, daemon=True).start()
     return outcome
+
+
+class Pause:
+    """Holds the thread named ``thread`` where it is called, until :meth:`resume`."""
+
+    def __init__(self, thread: str) -> None:
+        self.thread = thread
+        self.reached = threading.Event()
+        self._go_on = threading.Event()
+
+    def __call__(self) -> None:
+        if threading.current_thread().name == self.thread:
+            self.reached.set()
+            assert self._go_on.wait(WAIT_S)
+
+    def resume(self) -> None:
+        self._go_on.set()
+
+
+def pause_at(
+    monkeypatch: pytest.MonkeyPatch, owner: type, method: str, thread: str, *, after: bool
+) -> Pause:
+    """Pause ``thread`` before (or ``after``) it calls ``owner.method``."""
+    pause, call = Pause(thread), getattr(owner, method)
+
+    def paused(self: object, *args: Any, **options: Any) -> Any:
+        if not after:
+            pause()
+        result = call(self, *args, **options)
+        if after:
+            pause()
+        return result
+
+    monkeypatch.setattr(owner, method, paused)
+    return pause
+
+
+def fail_a_first_turn_beside(
+    gated: tuple[memlane.Memory, GatedExtractor],
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    call: Callable[[], T],
+    reached: threading.Event,
+) -> Future[T]:
+    """Fail a first turn ("alpha") of s-1 while ``call`` runs in thread ``name``.
+
+    The first turn opens the session and fails once ``call`` is at ``reached``; returns
+    ``call``'s outcome.
+    """
+    memory, extractor = gated
+    fail_storing(memory, "alpha", monkeypatch)
+    failing = in_thread("alpha", lambda: memory.add_turn("U-1", "s-1", "user", "alpha here"))
+    assert extractor.entered["alpha"].wait(WAIT_S)  # it opened the session; its turn is out
+    other = in_thread(name, call)
+    assert reached.wait(WAIT_S)
+    extractor.release["alpha"].set()
+    with pytest.raises(StorageError):
+        failing.result(WAIT_S)
+    return other
 
 
 @pytest.fixture
@@ -88,14 +148,9 @@ def test_a_failed_first_turn_keeps_the_turn_in_flight_beside_it(
     gated: tuple[memlane.Memory, GatedExtractor], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memory, extractor = gated
-    fail_storing(memory, "alpha", monkeypatch)
-    failing = in_thread("alpha", lambda: memory.add_turn("U-1", "s-1", "user", "alpha here"))
-    assert extractor.entered["alpha"].wait(WAIT_S)  # it opened the session; its turn is out
-    kept = in_thread("beta", lambda: memory.add_turn("U-1", "s-1", "user", "beta: I live in Oslo"))
-    assert extractor.entered["beta"].wait(WAIT_S)  # the same session; this turn is out too
-    extractor.release["alpha"].set()
-    with pytest.raises(StorageError):
-        failing.result(WAIT_S)
+    add = partial(memory.add_turn, "U-1", "s-1", "user", "beta: I live in Oslo")
+    # its turn is out in the same session when the first one fails
+    kept = fail_a_first_turn_beside(gated, monkeypatch, "beta", add, extractor.entered["beta"])
     extractor.release["beta"].set()
     turn = kept.result(WAIT_S)
     session = memory.running_session("U-1", "s-1")
@@ -108,26 +163,12 @@ def test_a_failed_first_turn_keeps_the_turn_in_flight_beside_it(
 def test_a_failed_first_turn_does_not_close_the_session_under_another_turn(
     gated: tuple[memlane.Memory, GatedExtractor], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    memory, extractor = gated
-    fail_storing(memory, "alpha", monkeypatch)
-    holding, go_on = threading.Event(), threading.Event()
-    add = Session.add
-
-    def add_after_a_pause(session: Session, *args: Any, **options: Any) -> Turn:
-        if threading.current_thread().name == "beta":  # holds the session, has not added yet
-            holding.set()
-            assert go_on.wait(WAIT_S)
-        return add(session, *args, **options)
-
-    monkeypatch.setattr(Session, "add", add_after_a_pause)
-    failing = in_thread("alpha", lambda: memory.add_turn("U-1", "s-1", "user", "alpha here"))
-    assert extractor.entered["alpha"].wait(WAIT_S)
-    kept = in_thread("beta", lambda: memory.add_turn("U-1", "s-1", "user", "plain: hello"))
-    assert holding.wait(WAIT_S)
-    extractor.release["alpha"].set()
-    with pytest.raises(StorageError):
-        failing.result(WAIT_S)
-    go_on.set()
+    memory, _ = gated
+    # "beta" holds the session and has not added its turn yet
+    holding = pause_at(monkeypatch, Session, "add", "beta", after=False)
+    add = partial(memory.add_turn, "U-1", "s-1", "user", "plain: hello")
+    kept = fail_a_first_turn_beside(gated, monkeypatch, "beta", add, holding.reached)
+    holding.resume()
     turn = kept.result(WAIT_S)  # not "session 's-1' is closed": the client did nothing wrong
     session = memory.running_session("U-1", "s-1")
     assert session is not None and session.window() == [turn]
@@ -137,15 +178,10 @@ def test_two_failed_first_turns_leave_no_session_and_are_not_retried(
     gated: tuple[memlane.Memory, GatedExtractor], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memory, extractor = gated
-    fail_storing(memory, "alpha", monkeypatch)
     fail_storing(memory, "beta", monkeypatch)
-    first = in_thread("alpha", lambda: memory.add_turn("U-1", "s-1", "user", "alpha here"))
-    assert extractor.entered["alpha"].wait(WAIT_S)
-    second = in_thread("beta", lambda: memory.add_turn("U-1", "s-1", "user", "beta here"))
-    assert extractor.entered["beta"].wait(WAIT_S)
-    extractor.release["alpha"].set()
-    with pytest.raises(StorageError):
-        first.result(WAIT_S)  # the other turn is on its way: the session stays for it
+    add = partial(memory.add_turn, "U-1", "s-1", "user", "beta here")
+    second = fail_a_first_turn_beside(gated, monkeypatch, "beta", add, extractor.entered["beta"])
+    # the other turn is on its way: the session stays for it
     assert memory.running_session("U-1", "s-1") is not None
     extractor.release["beta"].set()
     with pytest.raises(StorageError):
@@ -179,30 +215,12 @@ def test_a_failed_turn_does_not_drop_a_session_opened_on_purpose(
 def test_a_session_asked_for_while_its_first_turn_fails_is_open(
     gated: tuple[memlane.Memory, GatedExtractor], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    memory, extractor = gated
-    fail_storing(memory, "alpha", monkeypatch)
-    found, go_on = threading.Event(), threading.Event()
-    open_running = RunningSessions.open
-
-    def open_then_pause(table: RunningSessions, *args: Any) -> Session:
-        session = open_running(table, *args)
-        if threading.current_thread().name == "asker":  # found the session, not kept yet
-            found.set()
-            assert go_on.wait(WAIT_S)
-        return session
-
-    monkeypatch.setattr(RunningSessions, "open", open_then_pause)
-    failing = in_thread("alpha", lambda: memory.add_turn("U-1", "s-1", "user", "alpha here"))
-    assert extractor.entered["alpha"].wait(WAIT_S)
-    asked: Future[Session] = Future()
-    threading.Thread(
-        target=lambda: asked.set_result(memory.session("U-1", "s-1")), name="asker", daemon=True
-    ).start()
-    assert found.wait(WAIT_S)
-    extractor.release["alpha"].set()
-    with pytest.raises(StorageError):
-        failing.result(WAIT_S)  # no turn got in: the first turn drops the session
-    go_on.set()
+    memory, _ = gated
+    # "asker" found the running session and has not kept it yet
+    found = pause_at(monkeypatch, RunningSessions, "open", "asker", after=True)
+    ask = partial(memory.session, "U-1", "s-1")
+    asked = fail_a_first_turn_beside(gated, monkeypatch, "asker", ask, found.reached)
+    found.resume()  # no turn got in: the failed first turn dropped the session meanwhile
     session = asked.result(WAIT_S)
     assert not session.closed and memory.running_session("U-1", "s-1") is session
     assert session.add("user", "plain: hello").content == "plain: hello"
