@@ -67,7 +67,7 @@ def _fact_write(operation: str, doc: str, tool: str) -> Operation:
         ATTRIBUTE,
         json_value("value", "The value: a string, a number, or any JSON (e.g. an object)."),
         instant("valid_from", "Start of validity (ISO-8601; default now)."),
-        instant("valid_to", "End of validity (ISO-8601; default: until further notice)."),
+        instant("valid_to", "End of validity, later than valid_from (ISO-8601; default: open)."),
         SOURCE,
         REASON,
         number("confidence", "How sure.", 0.0, 1.0, 1.0),
@@ -166,7 +166,9 @@ FACT_RETRACT = _fact(
         SUBJECT,
         ATTRIBUTE,
         instant("valid_from", "Start of the interval (ISO-8601; default now)."),
-        instant("valid_to", "End of the interval (ISO-8601; default: open)."),
+        instant(
+            "valid_to", "End of the interval, later than valid_from (ISO-8601; default: open)."
+        ),
         json_value("value", "End only this value (default: every value).", None),
     ),
     "POST",
