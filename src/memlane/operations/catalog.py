@@ -305,40 +305,38 @@ COMPLIANCE_VIEW = Operation(
     http=("GET /v1/views/compliance",),
 )
 
-TENANT = name("tenant", "The tenant the key is bound to.")
 
-KEY_CREATE = Operation(
-    "keys.create",
+def _key(verb: str, doc: str, params: tuple[Param, ...], route: str) -> Operation:
+    """An operation of ``mem.keys``: command ``keys <verb>``; HTTP takes the caller's tenant."""
+    return Operation(
+        f"keys.{verb}", doc, params, http=(route,), cli=f"keys {verb}", from_key=("tenant",)
+    )
+
+
+KEY_CREATE = _key(
+    "create",
     "A new API key bound to a tenant and a role; the key is shown once and never again.",
     (
-        TENANT,
+        name("tenant", "The tenant the key is bound to."),
         choice("role", "What the key may do.", ROLES),
         text("label", "A note on who holds the key.", MAX_KEY_LABEL_CHARS, None),
     ),
-    http=("POST /v1/keys",),
-    cli="keys create",
-    from_key=("tenant",),
+    "POST /v1/keys",
 )
-
-KEY_LIST = Operation(
-    "keys.list",
+KEY_LIST = _key(
+    "list",
     "The API keys (never their secrets), oldest first.",
     (name("tenant", "Only this tenant's keys (default: every tenant).", None),),
-    http=("GET /v1/keys",),
-    cli="keys list",
-    from_key=("tenant",),
+    "GET /v1/keys",
 )
-
-KEY_REVOKE = Operation(
-    "keys.revoke",
+KEY_REVOKE = _key(
+    "revoke",
     "Revoke an API key: requests with it are refused from now on.",
     (
         name("key_id", "The key's public id (the part after ml_)."),
         name("tenant", "Only a key of this tenant.", None),
     ),
-    http=("DELETE /v1/keys/{key_id}",),
-    cli="keys revoke",
-    from_key=("tenant",),
+    "DELETE /v1/keys/{key_id}",
 )
 
 RECORD_TRAJECTORY = Operation(
