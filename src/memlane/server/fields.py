@@ -21,7 +21,6 @@ from pydantic_core import CoreSchema
 
 from memlane import validation
 from memlane.operations.spec import Operation, Param
-from memlane.router.analysis import MAX_QUERY_CHARS
 from memlane.timeutil import INSTANT_PATTERN
 from memlane.validation import MAX_LABEL_CHARS
 from memlane.workflows.parse import steps_schema
@@ -79,19 +78,6 @@ def _text_rule(limit: int) -> Callable[[str, Any], object]:
 
 Name = Annotated[str, Published.of(validation.name_schema()), enforced(validation.name)]
 """A subject, attribute, session id or speaker: the library's name rule."""
-QueryText = Annotated[
-    str,
-    Published.of(validation.text_schema(MAX_QUERY_CHARS)),
-    enforced(_text_rule(MAX_QUERY_CHARS)),
-]
-"""A search question (the router checks the rest)."""
-Instant = Annotated[str, Published.of(INSTANT_SCHEMA), enforced(_text_rule(64))]
-"""An ISO-8601 date or instant."""
-
-
-def text_type(limit: int) -> Any:
-    """A text field of at most ``limit`` characters, as :data:`NoteText` (built at run time)."""
-    return Annotated[str, Published.of(validation.text_schema(limit)), enforced(_text_rule(limit))]
 
 
 def field_type(param: Param, *, enforce: bool) -> Any:
