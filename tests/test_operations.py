@@ -23,16 +23,16 @@ from memlane.cli import cli
 from memlane.cli.declared import ANY, DeclaredArgument, DeclaredOption
 from memlane.operations import OPERATIONS, Operation, Param
 from memlane.server.app import create_app
+from memlane.server.declared import requested
+from memlane.server.fields import INSTANT_SCHEMA, NOT_NULL
 from memlane.server.mcp_server import TOOL_NAMES, build_server
+from memlane.validation import NAME_PATTERN, TEXT_PATTERN, TOKEN_PATTERN
 
 PAGING = {"limit", "offset"}
 """Query parameters of list routes that belong to HTTP, not to the operation."""
 
 LIBRARY = {"sessions.close": "running_session", "sessions.window": "running_session"}
 """Operations whose library call is not named after them."""
-
-UNDECLARED_TOOLS = {"record_trajectory", "find_workflow"}
-"""MCP tools with no other adapter, so nothing to drift from (yet)."""
 
 IDS = [operation.name for operation in OPERATIONS]
 
@@ -59,14 +59,19 @@ def expected(param: Param) -> dict[str, Any]:
     facts: dict[str, Any] = {"description": param.doc}
     if not param.required and param.default is not None:
         facts["default"] = param.default
+    patterns = {"name": NAME_PATTERN, "text": TEXT_PATTERN, "token": TOKEN_PATTERN}
     if param.kind in ("integer", "number"):
         facts |= {"minimum": param.low, "maximum": param.high}
-    elif param.kind in ("name", "text"):
-        facts |= {"minLength": 1, "maxLength": param.high}
+    elif param.kind in patterns:
+        facts |= {"minLength": 1, "maxLength": param.high, "pattern": patterns[param.kind]}
     elif param.kind == "instant":
-        facts |= {"minLength": 1, "maxLength": 64}
+        facts |= INSTANT_SCHEMA
     elif param.kind == "choice":
         facts["enum"] = list(param.choices)
+    elif param.kind == "steps":
+        facts |= {"minItems": 1, "maxItems": param.high}
+    elif param.kind == "json" and param.required:
+        facts |= NOT_NULL  # null is no value
     return facts
 
 
@@ -76,25 +81,33 @@ def published(schema: dict[str, Any]) -> dict[str, Any]:
     for branch in schema.get("anyOf", []):
         if branch.get("type") != "null":
             merged |= branch
-    keys = ("description", "default", "minimum", "maximum", "minLength", "maxLength", "enum")
+    keys = (
+        *("description", "default", "minimum", "maximum", "minLength", "maxLength", "pattern"),
+        *("enum", "minItems", "maxItems", "not"),
+    )
     found = {key: merged[key] for key in keys if key in merged}
     if found.get("default", ...) is None:  # OpenAPI leaves a null default out, MCP says it
         del found["default"]
     return found
 
 
-def check_schema(where: str, operation: Operation, properties: dict[str, Any], required: set[str]):
-    assert set(properties) == set(operation.names), where
-    assert required == {p.name for p in operation.params if p.required}, where
-    for param in operation.params:
+def check_schema(
+    where: str, params: tuple[Param, ...], properties: dict[str, Any], required: set[str]
+) -> None:
+    assert set(properties) == {param.name for param in params}, where
+    assert required == {p.name for p in params if p.required}, where
+    for param in params:
         assert published(properties[param.name]) == expected(param), (where, param.name)
 
 
-def http_parameters(openapi: dict[str, Any], route: str) -> tuple[dict[str, Any], set[str]]:
+def http_parameters(
+    openapi: dict[str, Any], route: str, operation: Operation
+) -> tuple[dict[str, Any], set[str]]:
     method, path = route.split(" ", 1)
     spec = openapi["paths"][path][method.lower()]
-    if method == "GET":
-        params = [p for p in spec["parameters"] if p["name"] not in PAGING]
+    if method in ("GET", "DELETE"):
+        paging = PAGING - set(operation.names)  # HTTP's own, unless the operation pages
+        params = [p for p in spec.get("parameters", []) if p["name"] not in paging]
         properties = {p["name"]: {**p["schema"], "description": p["description"]} for p in params}
         return properties, {p["name"] for p in params if p["required"]}
     reference = spec["requestBody"]["content"]["application/json"]["schema"]["$ref"]
@@ -130,8 +143,14 @@ def test_the_library_takes_the_declared_parameters(memory, operation: Operation)
 )
 def test_every_http_route_takes_the_declared_parameters(openapi, operation: Operation) -> None:
     for route in operation.http:
-        properties, required = http_parameters(openapi, route)
-        check_schema(route, operation, properties, required)
+        properties, required = http_parameters(openapi, route, operation)
+        check_schema(route, requested(operation), properties, required)
+
+
+def test_the_http_api_takes_from_the_key_only_the_tenant() -> None:
+    taken = {name for operation in OPERATIONS for name in operation.from_key}
+    assert taken == {"tenant"}
+    assert all(op.http for op in OPERATIONS if op.from_key)
 
 
 @pytest.mark.parametrize(
@@ -140,12 +159,13 @@ def test_every_http_route_takes_the_declared_parameters(openapi, operation: Oper
 def test_every_mcp_tool_takes_the_declared_parameters(tool_schemas, operation: Operation) -> None:
     assert operation.mcp in TOOL_NAMES
     schema = tool_schemas[operation.mcp]
-    check_schema(operation.mcp, operation, schema["properties"], set(schema.get("required", [])))
+    properties, required = schema["properties"], set(schema.get("required", []))
+    check_schema(operation.mcp, operation.params, properties, required)
 
 
 def test_every_mcp_tool_is_declared() -> None:
-    declared = {operation.mcp for operation in OPERATIONS if operation.mcp}
-    assert set(TOOL_NAMES) - declared == UNDECLARED_TOOLS
+    declared = [operation.mcp for operation in OPERATIONS if operation.mcp]
+    assert sorted(TOOL_NAMES) == sorted(declared)
 
 
 def command(path: str) -> click.Command:
@@ -206,7 +226,14 @@ def test_a_declared_argument_that_may_be_omitted_is_given_as_a_dash(tmp_path) ->
     assert '"subjects": [' in result.output
 
 
-SAMPLE = {"name": "U-1", "text": "where does U-1 live", "json": "x", "instant": None}
+SAMPLE = {
+    "name": "U-1",
+    "text": "where does U-1 live",
+    "json": "x",
+    "instant": None,
+    "token": "order_refund",
+    "steps": [{"action": "search", "args": {"q": "U-1"}}],
+}
 """A valid value of each kind, for the arguments a limit test does not probe."""
 
 LIBRARY_WIDER = {
@@ -244,8 +271,10 @@ def test_the_library_enforces_the_declared_limits(tmp_path, operation, param) ->
         mem.facts.set("U-1", "location", "Oslo")  # forget needs a known subject
         if operation.name == "facts.add":  # the sample attribute must be many-valued
             mem.facts.define("U-1", cardinality="many")
-        if param.kind in ("name", "text"):
+        if param.kind in ("name", "text", "token"):
             over: Any = "x" * (int(param.high) + 1)
+        elif param.kind == "steps":
+            over = [{"action": "search"}] * (int(param.high) + 1)
         else:
             over = param.high + (1 if param.kind == "integer" else 0.5)
         with pytest.raises(memlane.InvalidInput) as refused:
@@ -254,3 +283,31 @@ def test_the_library_enforces_the_declared_limits(tmp_path, operation, param) ->
         if param.kind in ("integer", "number"):  # the declared bounds themselves are accepted
             call_library(mem, operation, **{param.name: param.high})
             call_library(mem, operation, **{param.name: param.low})
+
+
+CONDITIONAL = [(op, param) for op in OPERATIONS for param in op.params if param.only_with]
+
+
+@pytest.mark.parametrize(
+    ("operation", "param"), CONDITIONAL, ids=[f"{op.name}-{p.name}" for op, p in CONDITIONAL]
+)
+def test_a_parameter_given_only_with_others_is_published_and_enforced(
+    openapi, tmp_path, operation: Operation, param: Param
+) -> None:
+    for route in operation.http:
+        reference = openapi["paths"][route.split(" ", 1)[1]]["post"]["requestBody"]
+        name = reference["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+        rules = openapi["components"]["schemas"][name]["allOf"]
+        rule = next(rule for rule in rules if rule["if"]["required"] == [param.name])
+        assert rule["then"]["properties"] == {k: {"const": v} for k, v in param.only_with}
+    given = param.choices[0] if param.choices else SAMPLE[param.kind]
+    otherwise = {other: not value for other, value in param.only_with}
+    with memlane.Memory(str(tmp_path / "only.db"), embedder="hash") as mem:
+        call_library(mem, operation, **{param.name: given}, **dict(param.only_with))
+        with pytest.raises(memlane.InvalidInput) as refused:
+            call_library(mem, operation, **{param.name: given}, **otherwise)
+    assert refused.value.field == param.name
+
+
+def test_some_parameter_depends_on_another() -> None:
+    assert CONDITIONAL  # so that the test above tests something

@@ -15,7 +15,7 @@ from memlane.access import ROLES, ApiKey, Role
 from memlane.errors import InvalidInput
 from memlane.storage.base import KeyStore
 from memlane.timeutil import Clock, checked_now, to_micros
-from memlane.validation import name, optional_text
+from memlane.validation import name, optional_name, optional_text
 
 PREFIX = "ml"
 _ID_BYTES = 6
@@ -100,10 +100,10 @@ class KeyRing:
 
     def list(self, tenant: str | None = None) -> list[ApiKey]:
         """The keys of ``tenant`` (``None``: every tenant), oldest first."""
-        return self._store.keys(tenant)
+        return self._store.keys(optional_name("tenant", tenant))
 
     def revoke(self, key_id: str, tenant: str | None = None) -> ApiKey | None:
         """Revoke a key (only of ``tenant``, if given); ``None`` if there is no such key."""
-        if not isinstance(key_id, str) or not key_id.strip():
-            raise InvalidInput("id", "must be a non-empty key id")
+        name("key_id", key_id)
+        optional_name("tenant", tenant)
         return self._store.revoke(key_id, tenant, now=to_micros(checked_now(self._clock)))

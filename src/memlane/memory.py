@@ -331,7 +331,7 @@ class Memory:
     def subjects(
         self,
         prefix: str | None = None,
-        limit: int = 50,
+        limit: int = 100,
         offset: int = 0,
         *,
         contains: str | None = None,

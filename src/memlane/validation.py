@@ -15,6 +15,8 @@ The rules:
 * a **text** holds at least one character that is not white space, at most its field's
   limit (:data:`MAX_NOTE_CHARS`, :data:`MAX_TURN_CHARS`, :data:`MAX_LABEL_CHARS`), no
   control characters other than tab, line feed and carriage return, no lone surrogates;
+* a **token** (a workflow's task type) is 1 to :data:`MAX_TOKEN_CHARS` letters, digits and
+  ``_ . : -``;
 * a **value** (of a fact) may be any JSON, but none of its strings may hold a lone
   surrogate.
 
@@ -47,6 +49,9 @@ MAX_TURN_CHARS = 100_000
 MAX_LABEL_CHARS = 2_000
 """Longest ``source`` or ``reason`` of a write or a deletion."""
 
+MAX_TOKEN_CHARS = 100
+"""Longest token (a workflow's task type)."""
+
 MAX_RECALL_ITEMS = 100
 """Most items one ``recall`` returns (its ``k``)."""
 
@@ -71,6 +76,10 @@ NAME_PATTERN = f"^[^{_SPACE}{_NAME_CONTROL}](?:[^{_NAME_CONTROL}]*[^{_SPACE}{_NA
 TEXT_PATTERN = f"^[^{_TEXT_CONTROL}]*[^{_SPACE}{_TEXT_CONTROL}][^{_TEXT_CONTROL}]*$"
 """A text as a regular expression (also published in the OpenAPI document)."""
 
+TOKEN_PATTERN = r"^[\w.:-]+$"
+"""A token as a regular expression (``\\w``: a letter or digit of any script, or ``_``)."""
+
+_TOKEN = re.compile(TOKEN_PATTERN)
 _NAME_FORBIDDEN = re.compile(f"[{_NAME_CONTROL}]")
 _TEXT_FORBIDDEN = re.compile(f"[{_TEXT_CONTROL}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -109,6 +118,19 @@ def optional_text(field: str, value: object, limit: int = MAX_LABEL_CHARS) -> st
     return None if value is None else text(field, value, limit)
 
 
+def token(field: str, value: object) -> str:
+    """Return ``value`` if it is a valid token (see :data:`TOKEN_PATTERN`).
+
+    Raises:
+        InvalidInput: not a string, empty, too long, or with other characters.
+    """
+    if not isinstance(value, str) or not _TOKEN.fullmatch(value) or len(value) > MAX_TOKEN_CHARS:
+        raise InvalidInput(
+            field, f"must be 1 to {MAX_TOKEN_CHARS} letters, digits, _ . : - (a short name)"
+        )
+    return value
+
+
 def fact_value(field: str, item: Any) -> Any:
     """Return a fact's value if none of its strings (keys included) holds a lone surrogate.
 
@@ -141,6 +163,11 @@ def integer(field: str, value: object, low: int, high: int) -> int:
 def name_schema() -> dict[str, Any]:
     """The JSON-schema constraints of a name, for the OpenAPI document."""
     return {"minLength": 1, "maxLength": MAX_NAME_CHARS, "pattern": NAME_PATTERN}
+
+
+def token_schema() -> dict[str, Any]:
+    """The JSON-schema constraints of a token."""
+    return {"minLength": 1, "maxLength": MAX_TOKEN_CHARS, "pattern": TOKEN_PATTERN}
 
 
 def text_schema(limit: int) -> dict[str, Any]:

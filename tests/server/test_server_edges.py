@@ -243,3 +243,42 @@ def test_an_unknown_query_parameter_is_refused_not_dropped(api: Api) -> None:
         api.client.get("/v1/facts/versions", params=paged, headers=api.headers(key)).status_code
         == 200
     )
+
+
+def test_a_405_allows_every_method_the_document_lists_for_the_path(api: Api) -> None:
+    key = api.mint("acme", "admin")
+    spec = api.client.get("/openapi.json").json()
+    for path, probe in [("/v1/keys", "/v1/keys"), ("/v1/keys/{key_id}", "/v1/keys/abc")]:
+        listed = sorted(method.upper() for method in spec["paths"][path])
+        response = api.client.request("TRACE", probe, headers=api.headers(key))
+        assert response.status_code == 405
+        assert response.headers["Allow"] == ", ".join(listed)
+    assert api.client.options("/healthz").headers["Allow"] == "GET"
+
+
+def test_a_whole_number_written_with_a_point_is_an_integer(api: Api) -> None:
+    """JSON Schema counts ``5.0`` as an integer; ``5.5`` is none."""
+    key = api.mint("acme", "admin")
+    turn = {"subject": "U-1", "session_id": "s-1", "role": "user", "content": "hi"}
+    accepted = _post(api, key, "/v1/sessions/turn", json.dumps({**turn, "window": 3.0}))
+    assert accepted.status_code == 200, accepted.text
+    _refused(_post(api, key, "/v1/sessions/turn", json.dumps({**turn, "window": 3.5})), "window")
+    _refused(_post(api, key, "/v1/sessions/turn", json.dumps({**turn, "window": True})), "window")
+
+
+def test_what_the_document_says_of_values_and_normalizers_holds(api: Api) -> None:
+    key = api.mint("acme", "admin")
+    schemas = api.client.get("/openapi.json").json()["components"]["schemas"]
+    assert schemas["FactWrite"]["properties"]["value"]["not"] == {"type": "null"}
+    null = _post(api, key, "/v1/facts/set", '{"subject": "U-1", "attribute": "a", "value": null}')
+    _refused(null, "value")
+    rule = schemas["Definition"]["allOf"][0]
+    assert rule["if"]["required"] == ["normalizer"]
+    assert rule["then"]["properties"] == {"identifier": {"const": True}}
+    loose = _post(api, key, "/v1/facts/define", '{"attribute": "sku", "normalizer": "code"}')
+    _refused(loose, "normalizer")
+    normalizers = schemas["Definition"]["properties"]["normalizer"]["anyOf"][0]["enum"]
+    for normalizer in normalizers:  # every one the document offers is taken
+        body = {"attribute": f"id-{normalizer}", "identifier": True, "normalizer": normalizer}
+        defined = _post(api, key, "/v1/facts/define", json.dumps(body))
+        assert defined.status_code == 200, (normalizer, defined.text)

@@ -98,6 +98,9 @@ def test_cli_create_list_revoke(
     assert [(k["tenant"], k["role"]) for k in listed] == [("acme", "compliance"), ("beta", "agent")]
     assert created["key"] not in run("keys", "list")
     assert json.loads(run("keys", "list", "--tenant", "beta", "--json"))[0]["role"] == "agent"
+    beta = json.loads(run("keys", "list", "--tenant", "beta", "--json"))[0]["id"]
+    assert "no key" in run("keys", "revoke", beta, "--tenant", "acme", ok=False)
+    assert "label" in run("keys", "create", "--role", "agent", "--label", " ", ok=False)
     revoked = json.loads(run("keys", "revoke", created["id"], "--json"))
     assert revoked["revoked_at"] is not None
     assert "no key" in run("keys", "revoke", "0123456789ab", ok=False)

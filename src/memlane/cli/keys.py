@@ -7,11 +7,12 @@ from contextlib import contextmanager
 
 import click
 
-from memlane.access import ROLES
 from memlane.cli import Settings, emit_json
+from memlane.cli.declared import declared
 from memlane.cli.render import table
 from memlane.keyring import KeyRing
 from memlane.memory import Memory
+from memlane.operations import catalog
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
@@ -28,15 +29,16 @@ def keys() -> None:
 
 
 @keys.command("create")
-@click.option("--tenant", default=None, help="The key's tenant (default: the --tenant of memlane).")
-@click.option("--role", type=click.Choice(ROLES), required=True, help="What the key may do.")
-@click.option("--label", default=None, help="A note on who holds the key.")
+@declared(catalog.KEY_CREATE, defaults={"tenant": None})
 @json_option
 @click.pass_obj
 def create_command(
     settings: Settings, tenant: str | None, role: str, label: str | None, as_json: bool
 ) -> None:
-    """Create a key and print it once; only its hash is stored."""
+    """Create a key and print it once; only its hash is stored.
+
+    The key's tenant is --tenant, by default the --tenant of memlane.
+    """
     with _ring(settings) as ring:
         record, key = ring.create(settings.tenant if tenant is None else tenant, role, label)
     if as_json:
@@ -51,7 +53,7 @@ def create_command(
 
 
 @keys.command("list")
-@click.option("--tenant", default=None, help="Only this tenant's keys (default: every tenant).")
+@declared(catalog.KEY_LIST)
 @json_option
 @click.pass_obj
 def list_command(settings: Settings, tenant: str | None, as_json: bool) -> None:
@@ -79,13 +81,13 @@ def list_command(settings: Settings, tenant: str | None, as_json: bool) -> None:
 
 
 @keys.command("revoke")
-@click.argument("key_id")
+@declared(catalog.KEY_REVOKE, arguments=("key_id",))
 @json_option
 @click.pass_obj
-def revoke_command(settings: Settings, key_id: str, as_json: bool) -> None:
+def revoke_command(settings: Settings, key_id: str, tenant: str | None, as_json: bool) -> None:
     """Revoke the key KEY_ID; requests with it are refused from now on."""
     with _ring(settings) as ring:
-        record = ring.revoke(key_id)
+        record = ring.revoke(key_id, tenant)
     if record is None:
         raise click.ClickException(f"no key with id {key_id!r}")
     if as_json:

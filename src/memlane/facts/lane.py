@@ -17,6 +17,7 @@ from memlane.facts.bulk import Assertion, interval, memoized, payload_meta, plan
 from memlane.facts.model import AttributeDef, Cardinality, Fact
 from memlane.facts.normalize import (
     BUILTIN_NORMALIZERS,
+    IDENTIFIER_NORMALIZERS,
     PHONE_NORMALIZER,
     Normalizer,
     canonical_json,
@@ -518,9 +519,8 @@ class FactsLane:
             name = f"callable:{getattr(normalizer, '__qualname__', repr(normalizer))}"
             self._callables[name] = normalizer
             return name
-        known = {*BUILTIN_NORMALIZERS, PHONE_NORMALIZER} - {"json"}
-        if normalizer not in known:
-            choices = ", ".join(sorted(known))
+        if normalizer not in IDENTIFIER_NORMALIZERS:
+            choices = ", ".join(IDENTIFIER_NORMALIZERS)
             raise InvalidInput("normalizer", f"unknown {normalizer!r}; use one of {choices}")
         return normalizer
 

@@ -104,6 +104,11 @@ PHONE_NORMALIZER = "e164"
 """Phone numbers parsed with ``phonenumbers`` (needs the memory's region, so not a plain
 function of the value; see :mod:`memlane.facts.phones`)."""
 
+IDENTIFIER_NORMALIZERS: tuple[str, ...] = tuple(
+    sorted({*BUILTIN_NORMALIZERS, PHONE_NORMALIZER} - {"json"})
+)
+"""The normalizers ``facts.define`` accepts by name (``json`` is that of non-identifiers)."""
+
 
 def infer_normalizer(attribute: str) -> str:
     """Pick a normalizer for an identifier from its name (phone/mobile/tel, email/mail, code)."""

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import get_args
 
+from memlane.access import ROLES
 from memlane.facts.model import Cardinality
-from memlane.facts.normalize import BUILTIN_NORMALIZERS
+from memlane.facts.normalize import IDENTIFIER_NORMALIZERS
+from memlane.keyring import MAX_KEY_LABEL_CHARS
 from memlane.memory import MAX_WINDOW_ROUNDS
 from memlane.operations.spec import (
     Operation,
@@ -23,17 +25,24 @@ from memlane.operations.spec import (
     json_value,
     name,
     number,
+    steps,
     text,
+    token,
 )
 from memlane.router.analysis import MAX_QUERY_CHARS
+from memlane.summaries import lane as summaries
 from memlane.validation import (
     MAX_BUDGET_TOKENS,
     MAX_LABEL_CHARS,
     MAX_NOTE_CHARS,
+    MAX_OFFSET,
+    MAX_PAGE,
     MAX_RECALL_ITEMS,
     MAX_TURN_CHARS,
 )
 from memlane.window.model import Role
+from memlane.workflows import lane as workflows
+from memlane.workflows.parse import MAX_STEPS
 
 SUBJECT = name("subject", "Whose memory: a user or entity id, e.g. U-001.")
 ATTRIBUTE = name("attribute", "e.g. location, phone, email.")
@@ -58,7 +67,7 @@ def _fact_write(operation: str, doc: str, tool: str) -> Operation:
         ATTRIBUTE,
         json_value("value", "The value: a string, a number, or any JSON (e.g. an object)."),
         instant("valid_from", "Start of validity (ISO-8601; default now)."),
-        instant("valid_to", "End of validity (ISO-8601; default: until further notice)."),
+        instant("valid_to", "End of validity, later than valid_from (ISO-8601; default: open)."),
         SOURCE,
         REASON,
         number("confidence", "How sure.", 0.0, 1.0, 1.0),
@@ -157,7 +166,9 @@ FACT_RETRACT = _fact(
         SUBJECT,
         ATTRIBUTE,
         instant("valid_from", "Start of the interval (ISO-8601; default now)."),
-        instant("valid_to", "End of the interval (ISO-8601; default: open)."),
+        instant(
+            "valid_to", "End of the interval, later than valid_from (ISO-8601; default: open)."
+        ),
         json_value("value", "End only this value (default: every value).", None),
     ),
     "POST",
@@ -173,8 +184,9 @@ FACT_DEFINE = _fact(
         choice(
             "normalizer",
             "How an identifier's values are matched.",
-            tuple(sorted(BUILTIN_NORMALIZERS)),
+            IDENTIFIER_NORMALIZERS,
             None,
+            only_with=(("identifier", True),),
         ),
     ),
     "POST",
@@ -257,6 +269,105 @@ AUDIT_VIEW = Operation(
     http=("GET /v1/views/audit",),
 )
 
+
+def _search(operation: str, doc: str) -> Operation:
+    """A search of the summary lane: route ``/v1/summaries/<verb>``."""
+    params = (
+        name("subject", "Whose memory; omit to search the whole tenant.", None),
+        text("query", "What to look for, in any language.", summaries.MAX_QUERY_CHARS),
+        integer("k", "At most this many hits.", 1, summaries.MAX_K, 5),
+    )
+    verb = operation.rsplit(".", 1)[-1]
+    return Operation(operation, doc, params, http=(f"GET /v1/summaries/{verb}",))
+
+
+SUMMARY_SEARCH = _search(
+    "summaries.search", "Session summaries and storylines that best match a query."
+)
+NOTE_SEARCH = _search("summaries.search_notes", "Notes that best match a query.")
+
+SUBJECTS = Operation(
+    "subjects",
+    "The subjects the tenant holds live data about, in byte order; forgotten ones not listed.",
+    (
+        name("prefix", "The subject starts with this.", None),
+        integer("limit", "Page size.", 1, MAX_PAGE, 100),
+        integer("offset", "Subjects to skip.", 0, MAX_OFFSET, 0),
+        name("contains", "The subject contains this (ASCII letters in any case).", None),
+    ),
+    http=("GET /v1/subjects",),
+)
+
+COMPLIANCE_VIEW = Operation(
+    "views.compliance",
+    "The deletion log, oldest first: what was deleted, when, why, and when it is purged.",
+    (),
+    http=("GET /v1/views/compliance",),
+)
+
+
+def _key(verb: str, doc: str, params: tuple[Param, ...], route: str) -> Operation:
+    """An operation of ``mem.keys``: command ``keys <verb>``; HTTP takes the caller's tenant."""
+    return Operation(
+        f"keys.{verb}", doc, params, http=(route,), cli=f"keys {verb}", from_key=("tenant",)
+    )
+
+
+KEY_CREATE = _key(
+    "create",
+    "A new API key bound to a tenant and a role; the key is shown once and never again.",
+    (
+        name("tenant", "The tenant the key is bound to."),
+        choice("role", "What the key may do.", ROLES),
+        text("label", "A note on who holds the key.", MAX_KEY_LABEL_CHARS, None),
+    ),
+    "POST /v1/keys",
+)
+KEY_LIST = _key(
+    "list",
+    "The API keys (never their secrets), oldest first.",
+    (name("tenant", "Only this tenant's keys (default: every tenant).", None),),
+    "GET /v1/keys",
+)
+KEY_REVOKE = _key(
+    "revoke",
+    "Revoke an API key: requests with it are refused from now on.",
+    (
+        name("key_id", "The key's public id (the part after ml_)."),
+        name("tenant", "Only a key of this tenant.", None),
+    ),
+    "DELETE /v1/keys/{key_id}",
+)
+
+RECORD_TRAJECTORY = Operation(
+    "workflows.record",
+    "Record one run of a task; workflows are induced and evolved from such runs.",
+    (
+        text("task", "The task as it was asked.", workflows.MAX_TASK_CHARS),
+        steps(
+            "steps",
+            'The actions taken, in order: [{"action": "search", "args": {...}}, ...].',
+            MAX_STEPS,
+        ),
+        flag("success", "Did the run achieve the task?", True),
+        token(
+            "task_type", "A name for the kind of task, e.g. order_refund; omit to infer it.", None
+        ),
+        text("reason", "Why it failed, if it did.", workflows.MAX_TASK_CHARS, None),
+    ),
+    mcp="record_trajectory",
+)
+
+FIND_WORKFLOW = Operation(
+    "workflows.match",
+    "Workflows that fit a task, best first, each with steps an agent can follow.",
+    (
+        text("task", "The task about to be done, in words.", workflows.MAX_TASK_CHARS),
+        integer("k", "At most this many workflows.", 1, workflows.MAX_K, 3),
+    ),
+    mcp="find_workflow",
+)
+
 OPERATIONS: tuple[Operation, ...] = (
     RECALL,
     REMEMBER,
@@ -277,5 +388,14 @@ OPERATIONS: tuple[Operation, ...] = (
     PURGE,
     ACTIVE_VIEW,
     AUDIT_VIEW,
+    SUMMARY_SEARCH,
+    NOTE_SEARCH,
+    SUBJECTS,
+    COMPLIANCE_VIEW,
+    KEY_CREATE,
+    KEY_LIST,
+    KEY_REVOKE,
+    RECORD_TRAJECTORY,
+    FIND_WORKFLOW,
 )
 """Every declared operation."""

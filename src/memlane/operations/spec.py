@@ -18,9 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from memlane.validation import MAX_NAME_CHARS
+from memlane.validation import MAX_NAME_CHARS, MAX_TOKEN_CHARS
 
-Kind = Literal["name", "text", "instant", "integer", "number", "flag", "choice", "json"]
+Kind = Literal[
+    "name", "text", "instant", "integer", "number", "flag", "choice", "json", "token", "steps"
+]
 """What a parameter holds; each adapter maps a kind to its own type."""
 
 
@@ -45,8 +47,12 @@ class Param:
         doc: one line for the OpenAPI document, the MCP schema and ``--help``.
         default: its default, or :data:`REQUIRED`; ``None`` makes the parameter optional.
         low: the least value of an integer or a number.
-        high: the greatest value of an integer or a number, the most characters of a text.
+        high: the greatest value of an integer or a number, the most characters of a text
+            or a token, the most items of a list of steps.
         choices: the values a choice may take.
+        only_with: the values other parameters must have for this one to be given (not
+            ``None``): ``(("identifier", True),)`` on a normalizer, which only an
+            identifier has.
     """
 
     name: str
@@ -56,6 +62,7 @@ class Param:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
+    only_with: tuple[tuple[str, Any], ...] = ()
 
     @property
     def required(self) -> bool:
@@ -79,6 +86,8 @@ class Operation:
         http: the route, e.g. ``POST /v1/recall`` (``None``: not offered over HTTP).
         mcp: the MCP tool's name (``None``: no tool).
         cli: the command, e.g. ``fact set`` (``None``: no command).
+        from_key: parameters the HTTP API takes from the caller's key (its tenant), never
+            from the request.
     """
 
     name: str
@@ -87,6 +96,7 @@ class Operation:
     http: tuple[str, ...] = ()
     mcp: str | None = None
     cli: str | None = None
+    from_key: tuple[str, ...] = ()
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``.
@@ -135,11 +145,27 @@ def flag(field: str, doc: str, default: bool) -> Param:
     return Param(field, "flag", doc, default)
 
 
-def choice(field: str, doc: str, choices: tuple[str, ...], default: Any = REQUIRED) -> Param:
-    """One of ``choices``."""
-    return Param(field, "choice", doc, default, choices=choices)
+def choice(
+    field: str,
+    doc: str,
+    choices: tuple[str, ...],
+    default: Any = REQUIRED,
+    only_with: tuple[tuple[str, Any], ...] = (),
+) -> Param:
+    """One of ``choices`` (given only when other parameters have the values ``only_with``)."""
+    return Param(field, "choice", doc, default, choices=choices, only_with=only_with)
 
 
 def json_value(field: str, doc: str, default: Any = REQUIRED) -> Param:
-    """Any JSON value (a fact's value, a value to retract)."""
+    """Any JSON value (a fact's value, a value to retract); null only if it may be omitted."""
     return Param(field, "json", doc, default)
+
+
+def token(field: str, doc: str, default: Any = REQUIRED) -> Param:
+    """A short name of letters, digits, ``_ . : -`` (:func:`memlane.validation.token`)."""
+    return Param(field, "token", doc, default, high=MAX_TOKEN_CHARS)
+
+
+def steps(field: str, doc: str, most: int) -> Param:
+    """A list of at most ``most`` actions, each ``{"action": ..., "args": {...}}``."""
+    return Param(field, "steps", doc, high=most)

@@ -55,7 +55,8 @@ class Claim:
 
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！!？?\n]+|[,.](?=\s|$)")
-_NAME = r"(?P<{group}>[A-Za-z][\w.-]*)"
+# A name starts a word: trying every letter of a long word is quadratic in its length.
+_NAME = r"(?<![\w.-])(?P<{group}>[A-Za-z][\w.-]*)"
 _ADVERBS = r"(?:(?:now|currently|recently|just|has|have|had|finally|already|also)\s+)*"
 _THIRD_PERSON = re.compile(
     "|".join(

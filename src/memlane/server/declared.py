@@ -14,11 +14,11 @@ import inspect
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import Depends, Query
-from pydantic import Field, create_model
+from fastapi import Depends, Path, Query
+from pydantic import ConfigDict, Field, create_model
 
-from memlane.operations.spec import Operation
-from memlane.server.fields import field_type
+from memlane.operations.spec import Operation, Param
+from memlane.server.fields import conditions, field_type
 from memlane.server.routes.common import Body
 
 Arguments = dict[str, Any]
@@ -35,8 +35,17 @@ def body(operation: Operation, model_name: str) -> Any:
 
 
 def query(operation: Operation) -> Any:
-    """A dependency reading ``operation``'s query parameters as :data:`Arguments`."""
+    """A dependency reading ``operation``'s query (and path) parameters as :data:`Arguments`.
+
+    A parameter named in braces in the operation's route (``/v1/keys/{key_id}``) is read
+    from the path.
+    """
     return Depends(query_parameters(operation))
+
+
+def requested(operation: Operation) -> tuple[Param, ...]:
+    """The parameters a request gives: all but those taken from the caller's key."""
+    return tuple(param for param in operation.params if param.name not in operation.from_key)
 
 
 @functools.cache
@@ -59,10 +68,18 @@ def request_model(operation: Operation, model_name: str) -> type[Body]:
             Annotated[field_type(param, enforce=True), Field(description=param.doc)],
             ... if param.required else param.default,
         )
-        for param in operation.params
+        for param in requested(operation)
     }
+    base: type[Body] = Body
+    rules = conditions(requested(operation))
+    if rules:  # published in the schema; the library checks them
+
+        class Conditional(Body):
+            model_config = ConfigDict(json_schema_extra=rules)  # merged with Body's
+
+        base = Conditional
     model: type[Body] = create_model(
-        model_name, __base__=Body, __doc__=f"The body of ``{operation.name}``.", **fields
+        model_name, __base__=base, __doc__=f"The body of ``{operation.name}``.", **fields
     )
     return model
 
@@ -77,11 +94,17 @@ def query_parameters(operation: Operation) -> Callable[..., dict[str, Any]]:
         inspect.Parameter(
             param.name,
             inspect.Parameter.KEYWORD_ONLY,
-            annotation=Annotated[field_type(param, enforce=True), Query(description=param.doc)],
+            annotation=Annotated[field_type(param, enforce=True), _where(operation, param)],
             default=inspect.Parameter.empty if param.required else param.default,
         )
-        for param in operation.params
+        for param in requested(operation)
     ]
     setattr(given, "__signature__", inspect.Signature(parameters))  # noqa: B010
     given.__name__ = given.__qualname__ = f"{operation.name.replace('.', '_')}_query"
     return given
+
+
+def _where(operation: Operation, param: Param) -> Any:
+    """``Path`` for a parameter named in braces in the route, else ``Query``."""
+    in_path = any(f"{{{param.name}}}" in route for route in operation.http)
+    return Path(description=param.doc) if in_path else Query(description=param.doc)

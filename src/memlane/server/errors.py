@@ -6,6 +6,8 @@ Every error body reads ``{"error": {"code": ..., "message": ..., "field": ...}}`
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -43,6 +45,10 @@ WHEN = {
     503: "The database is unavailable (e.g. locked past the busy timeout).",
 }
 """When each error status is answered, as the OpenAPI document says it."""
+
+
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
+"""The HTTP methods an OpenAPI path item may list."""
 
 
 class ErrorDetail(BaseModel):
@@ -89,7 +95,7 @@ def not_found() -> ApiError:
 
 
 def error_response(
-    status: int, message: str, field: str | None = None, headers: dict[str, str] | None = None
+    status: int, message: str, field: str | None = None, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     """The JSON error body with ``status``."""
     body = {"error": {"code": CODES.get(status, "error"), "message": message, "field": field}}
@@ -119,9 +125,13 @@ def install(app: FastAPI) -> None:
         message = _message(cause) if isinstance(cause, InvalidInput) else first.get("msg")
         return error_response(422, str(message or "invalid request"), ".".join(location))
 
-    async def http_error(_: Request, error: Exception) -> JSONResponse:
+    async def http_error(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, StarletteHTTPException)
-        return error_response(error.status_code, str(error.detail))
+        headers = dict(error.headers or {})
+        allowed = allowed_methods(request) if error.status_code == 405 else []
+        if allowed:  # the router names one route's methods, not every method of the path
+            headers["Allow"] = ", ".join(allowed)
+        return error_response(error.status_code, str(error.detail), headers=headers)
 
     async def storage(_: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, StorageError)
@@ -142,6 +152,16 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(StorageError, storage)
     app.add_exception_handler(Exception, internal)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the OpenAPI document lists for the request's path (none: undocumented)."""
+    path = request.url.path
+    for template, item in request.app.openapi()["paths"].items():
+        pattern = "[^/]+".join(re.escape(part) for part in re.split(r"\{[^/}]+\}", template))
+        if re.fullmatch(pattern, path):
+            return sorted(method.upper() for method in item if method.upper() in METHODS)
+    return []
 
 
 def _message(error: InvalidInput) -> str:

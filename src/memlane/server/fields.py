@@ -10,19 +10,20 @@ MCP publishes the same limits and lets the library refuse (a tool error naming t
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, Field, GetJsonSchemaHandler
+from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from memlane import validation
 from memlane.operations.spec import Operation, Param
-from memlane.router.analysis import MAX_QUERY_CHARS
 from memlane.timeutil import INSTANT_PATTERN
 from memlane.validation import MAX_LABEL_CHARS
+from memlane.workflows.parse import steps_schema
 
 Function = TypeVar("Function", bound=Callable[..., Any])
 
@@ -31,20 +32,20 @@ Function = TypeVar("Function", bound=Callable[..., Any])
 class Published:
     """Adds JSON-schema keywords (limits, patterns) to a field of the OpenAPI document."""
 
-    keywords: tuple[tuple[str, Any], ...]
+    keywords: str
+    """The keywords, as JSON (so that the annotation stays hashable)."""
 
     @classmethod
     def of(cls, keywords: dict[str, Any]) -> Published:
-        """The keywords of ``keywords`` (kept hashable, as type annotations must be)."""
-        frozen = {k: tuple(v) if isinstance(v, list) else v for k, v in keywords.items()}
-        return cls(tuple(sorted(frozen.items())))
+        """Publish ``keywords``."""
+        return cls(json.dumps(keywords, sort_keys=True))
 
     def __get_pydantic_json_schema__(
         self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         """The field's schema with these keywords added."""
         schema = handler(core_schema)
-        schema.update({k: list(v) if isinstance(v, tuple) else v for k, v in self.keywords})
+        schema.update(json.loads(self.keywords))
         return schema
 
 
@@ -63,6 +64,10 @@ def enforced(rule: Callable[[str, Any], object]) -> AfterValidator:
     return AfterValidator(check)
 
 
+NOT_NULL: dict[str, Any] = {"not": {"type": "null"}}
+"""What the OpenAPI document and the MCP schemas publish of a JSON value that must be given."""
+
+
 INSTANT_SCHEMA: dict[str, Any] = {"minLength": 1, "maxLength": 64, "pattern": INSTANT_PATTERN}
 """What the OpenAPI document and the MCP schemas publish of an ISO-8601 time."""
 
@@ -73,25 +78,32 @@ def _text_rule(limit: int) -> Callable[[str, Any], object]:
 
 Name = Annotated[str, Published.of(validation.name_schema()), enforced(validation.name)]
 """A subject, attribute, session id or speaker: the library's name rule."""
-QueryText = Annotated[
-    str,
-    Published.of(validation.text_schema(MAX_QUERY_CHARS)),
-    enforced(_text_rule(MAX_QUERY_CHARS)),
-]
-"""A search question (the router checks the rest)."""
-Instant = Annotated[str, Published.of(INSTANT_SCHEMA), enforced(_text_rule(64))]
-"""An ISO-8601 date or instant."""
-
-
-def text_type(limit: int) -> Any:
-    """A text field of at most ``limit`` characters, as :data:`NoteText` (built at run time)."""
-    return Annotated[str, Published.of(validation.text_schema(limit)), enforced(_text_rule(limit))]
 
 
 def field_type(param: Param, *, enforce: bool) -> Any:
     """The type of ``param``: limits published, and checked by the library rule if ``enforce``."""
     base = _base(param, enforce)
     return base | None if param.nullable else base
+
+
+def conditions(params: tuple[Param, ...]) -> dict[str, Any]:
+    """The JSON-schema rules of an object whose parameters depend on each other.
+
+    A parameter given only with other values (:attr:`Param.only_with`) reads: *if* it is
+    present and not null, *then* the others hold those values.
+    """
+    rules = [
+        {
+            "if": {"properties": {p.name: {"not": {"type": "null"}}}, "required": [p.name]},
+            "then": {
+                "properties": {other: {"const": value} for other, value in p.only_with},
+                "required": [other for other, _ in p.only_with],
+            },
+        }
+        for p in params
+        if p.only_with
+    ]
+    return {"allOf": rules} if rules else {}
 
 
 def tool(operation: Operation) -> Callable[[Function], Function]:
@@ -122,26 +134,34 @@ def tool(operation: Operation) -> Callable[[Function], Function]:
 
 
 def _base(param: Param, enforce: bool) -> Any:
-    if param.kind in ("name", "text", "instant"):
+    if param.kind in ("name", "text", "instant", "token"):
         return _string(param, enforce)
     if param.kind in ("integer", "number"):
         number = int if param.kind == "integer" else float
-        return Annotated[number, Field(ge=param.low, le=param.high)]
+        return Annotated[number, Field(ge=param.low, le=param.high), BeforeValidator(_whole)]
     if param.kind == "choice":
         return Literal.__getitem__(param.choices)
     if param.kind == "flag":
         return bool
-    return Any
+    if param.kind == "steps":  # published; the library reads and checks them
+        return Annotated[list[dict[str, Any]], Published.of(steps_schema())]
+    # A JSON value that must be given is never null: null would mean "no value".
+    return Any if param.nullable else Annotated[Any, Published.of(NOT_NULL)]
 
 
 def _string(param: Param, enforce: bool) -> Any:
     limit = MAX_LABEL_CHARS if param.high is None else int(param.high)
+    schema, rule = {
+        "name": (validation.name_schema(), validation.name),
+        "token": (validation.token_schema(), validation.token),
+        "instant": (INSTANT_SCHEMA, _text_rule(64)),
+        "text": (validation.text_schema(limit), _text_rule(limit)),
+    }[param.kind]
     if enforce:
-        enforced_types = {"name": Name, "instant": Instant}
-        return enforced_types.get(param.kind) or text_type(limit)
-    published = {
-        "name": validation.name_schema(),
-        "instant": INSTANT_SCHEMA,
-        "text": validation.text_schema(limit),
-    }
-    return Annotated[str, Published.of(published[param.kind])]
+        return Annotated[str, Published.of(schema), enforced(rule)]
+    return Annotated[str, Published.of(schema)]
+
+
+def _whole(value: Any) -> Any:
+    """A whole number sent as ``5.0`` is the integer 5, as JSON Schema counts it."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value

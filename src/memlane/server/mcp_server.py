@@ -10,9 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memlane.access import Permission
 from memlane.errors import InvalidInput
@@ -63,12 +61,6 @@ TOOL_PERMISSIONS: dict[str, Permission] = {
 
 Authorize = Callable[[Permission], str | None]
 """Checks the current caller for a permission: ``None`` if granted, else why not."""
-
-
-StepList = Annotated[
-    list[dict[str, Any]],
-    Field(description='The actions taken, in order: [{"action": "search", "args": {...}}, ...]'),
-]
 
 
 class MemoryTools:
@@ -165,33 +157,20 @@ class MemoryTools:
         deletion = self.memory.forget(**arguments, requested_by=self._requester())
         return {"deletion": deletion_dict(deletion)}
 
-    def record_trajectory(
-        self,
-        task: Annotated[str, Field(description="The task as it was asked.")],
-        steps: StepList,
-        success: Annotated[bool, Field(description="Did the run achieve the task?")],
-        task_type: Annotated[
-            str | None, Field(description="A name for the kind of task; omit to infer it.")
-        ] = None,
-        reason: Annotated[str | None, Field(description="Why it failed, if it did.")] = None,
-    ) -> dict[str, Any]:
-        """Record one run of a task; workflows are induced and evolved from such runs."""
-        run = self.memory.workflows.record(
-            task=task, steps=steps, success=success, task_type=task_type, reason=reason
-        )
+    @tool(catalog.RECORD_TRAJECTORY)
+    def record_trajectory(self, **arguments: Any) -> dict[str, Any]:
+        """Answers the run and its task type's workflow as it now stands."""
+        run = self.memory.workflows.record(**arguments)
         workflow = self.memory.workflows.get(run.task_type)
         return {
             "trajectory": {"id": run.id, "task_type": run.task_type, "success": run.success},
             "workflow": None if workflow is None else workflow.as_dict(),
         }
 
-    def find_workflow(
-        self,
-        task: Annotated[str, Field(description="The task about to be done.")],
-        k: Annotated[int, Field(ge=1, le=20, description="At most this many workflows.")] = 3,
-    ) -> dict[str, Any]:
-        """Workflows that fit a task, best first, each with steps an agent can follow."""
-        hits = self.memory.workflows.match(task, k=k)
+    @tool(catalog.FIND_WORKFLOW)
+    def find_workflow(self, **arguments: Any) -> dict[str, Any]:
+        """Each with its score, the workflow and ``instructions`` to follow."""
+        hits = self.memory.workflows.match(**arguments)
         return {
             "workflows": [
                 {

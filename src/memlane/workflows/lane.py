@@ -36,7 +36,6 @@ MAX_TASK_CHARS = 2_000
 MAX_CACHED_VECTORS = 4_096
 """Workflow vectors kept per lane (every evolved version has its own)."""
 REDACTED = "[forgotten]"
-_TYPE_NAME = re.compile(r"^[\w.:-]{1,100}$")
 _WORD = re.compile(r"\w+")
 
 
@@ -189,11 +188,10 @@ class WorkflowsLane:
         with self._types_lock:
             return self._type_index().infer(task)
 
-    def match(self, query: str, k: int = 3) -> list[WorkflowHit]:
+    def match(self, task: str, k: int = 3) -> list[WorkflowHit]:
         """Workflows for a task description, best first, with a score in ``[0, 1]``."""
-        query = _text("query", query, MAX_TASK_CHARS)
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-            raise InvalidInput("k", f"must be 1 to {MAX_K}, got {k!r}")
+        query = _text("task", task, MAX_TASK_CHARS)
+        validation.integer("k", k, 1, MAX_K)
         workflows = self.all()
         if not workflows:
             return []
@@ -314,9 +312,7 @@ def _text(field: str, value: object, limit: int) -> str:
 
 
 def _type_name(value: object) -> str:
-    if not isinstance(value, str) or not _TYPE_NAME.match(value.strip()):
-        raise InvalidInput("task_type", "must be a short name (letters, digits, _ . : -)")
-    return value.strip()
+    return validation.token("task_type", value)
 
 
 __all__ = ["Action", "WorkflowsLane", "render_step", "word_overlap"]

@@ -26,6 +26,20 @@ _QUERY = re.compile(r"^#*\s*Query(?:\s+\d+)?\s*:\s*(?P<task>.+)$")
 MAX_STEPS = 500
 
 
+def steps_schema() -> dict[str, Any]:
+    """The JSON schema of a list of steps as dicts (what :func:`parse_steps` accepts of one)."""
+    step = {
+        "type": "object",
+        "required": ["action"],
+        "properties": {
+            "action": {"type": "string", "minLength": 1, "description": "What was done."},
+            "args": {"type": "object", "description": "With which arguments."},
+            "note": {"type": "string", "description": "Anything worth knowing about it."},
+        },
+    }
+    return {"type": "array", "minItems": 1, "maxItems": MAX_STEPS, "items": step}
+
+
 def parse_mind2web_line(line: str) -> Action | None:
     """One Mind2Web action line, or ``None`` if the line is not one."""
     found = _MIND2WEB.match(line.rstrip())

@@ -12,8 +12,6 @@ from memlane import validation
 from memlane.memory import Memory
 from memlane.server.errors import ApiError, not_found
 from memlane.server.fields import Name as Name
-from memlane.server.fields import Published as Published
-from memlane.server.fields import QueryText as QueryText
 from memlane.server.serialize import page
 
 MAX_PAGE = validation.MAX_PAGE

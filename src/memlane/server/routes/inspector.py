@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from memlane.access import ROLE_PERMISSIONS
 from memlane.facts.model import Fact
+from memlane.operations import catalog
 from memlane.server.auth import Reader
+from memlane.server.declared import Arguments, query
 from memlane.server.errors import API_ERRORS
 from memlane.server.routes.common import Name, Page, known_subject
 from memlane.server.serialize import iso, summary_dict
@@ -46,21 +48,16 @@ def whoami(caller: Reader) -> dict[str, Any]:
 
 @router.get("/subjects")
 def subjects(
-    caller: Reader,
-    paging: Page,
-    prefix: Annotated[Name | None, Query(description="The subject starts with this.")] = None,
-    contains: Annotated[
-        Name | None, Query(description="The subject contains this (ASCII letters in any case).")
-    ] = None,
+    caller: Reader, given: Annotated[Arguments, query(catalog.SUBJECTS)]
 ) -> dict[str, Any]:
     """The subjects the tenant holds live data about, in byte order; deleted ones not listed."""
     with caller.memory() as memory:
-        found = memory.subjects(prefix, paging.limit, paging.offset, contains=contains)
+        found = memory.subjects(**given)
     return {
         "items": found.subjects,
         "total": found.total,
-        "limit": paging.limit,
-        "offset": paging.offset,
+        "limit": given["limit"],
+        "offset": given["offset"],
     }
 
 

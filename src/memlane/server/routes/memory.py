@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from memlane.memory import Memory
 from memlane.operations import catalog
 from memlane.server.auth import Reader, Writer
 from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS, not_found
-from memlane.server.routes.common import Name, QueryText, known_subject
+from memlane.server.routes.common import known_subject
 from memlane.server.serialize import (
     note_dict,
     note_hit_dict,
@@ -23,11 +23,6 @@ from memlane.server.serialize import (
 from memlane.session import Session
 
 router = APIRouter(prefix="/v1", tags=["memory"], responses=API_ERRORS)
-
-MAX_K = 100
-
-
-K = Annotated[int, Query(ge=1, le=MAX_K, description="At most this many hits.")]
 
 
 @router.post("/remember", tags=["memory"])
@@ -52,21 +47,21 @@ def recall(
 
 @router.get("/summaries/search", tags=["summaries"])
 def search(
-    caller: Reader, query: QueryText, subject: Name | None = None, k: K = 5
+    caller: Reader, given: Annotated[Arguments, query(catalog.SUMMARY_SEARCH)]
 ) -> dict[str, Any]:
     """``summaries.search``: session summaries and storylines matching ``query``."""
     with caller.memory() as memory:
-        hits = memory.summaries.search(subject, query, k)
+        hits = memory.summaries.search(**given)
     return {"items": [summary_hit_dict(hit) for hit in hits]}
 
 
 @router.get("/summaries/search_notes", tags=["summaries"])
 def search_notes(
-    caller: Reader, query: QueryText, subject: Name | None = None, k: K = 5
+    caller: Reader, given: Annotated[Arguments, query(catalog.NOTE_SEARCH)]
 ) -> dict[str, Any]:
     """``summaries.search_notes``: notes matching ``query``."""
     with caller.memory() as memory:
-        hits = memory.summaries.search_notes(subject, query, k)
+        hits = memory.summaries.search_notes(**given)
     return {"items": [note_hit_dict(hit) for hit in hits]}
 
 

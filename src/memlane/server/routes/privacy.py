@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter
 
-from memlane.operations.catalog import AUDIT_VIEW, FORGET, PURGE
+from memlane.operations.catalog import AUDIT_VIEW, COMPLIANCE_VIEW, FORGET, PURGE
 from memlane.server.auth import Auditor, Compliance
 from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS
@@ -38,10 +38,12 @@ def purge(
 
 
 @router.get("/views/compliance")
-def compliance(caller: Compliance, paging: Page) -> dict[str, Any]:
+def compliance(
+    caller: Compliance, paging: Page, given: Annotated[Arguments, query(COMPLIANCE_VIEW)]
+) -> dict[str, Any]:
     """``views.compliance``: the deletion log, oldest first."""
     with caller.memory() as memory:
-        deletions = memory.views.compliance()
+        deletions = memory.views.compliance(**given)
     return paging.of([deletion_dict(d) for d in deletions])
 
 

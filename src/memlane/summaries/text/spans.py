@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -15,6 +16,7 @@ _MONTH = (
 )
 _ORD = r"(?:st|nd|rd|th)?"
 _NUM = r"\d+(?:[.,]\d+)*"
+_NUM_START = r"(?<!\d)(?<!\d[.,])"  # where a number starts, not inside one ("1.5": at "1")
 _CURRENCY_WORD = (
     r"(?:元|块钱|块|角|毛|万元|美元|美金|欧元|英镑|日元|港币|dollars?|bucks|cents?|USD|CNY|RMB"
     r"|EUR|GBP|HKD|JPY|yuan|euros?|pounds?)"
@@ -28,9 +30,14 @@ _UNIT = (
 
 # Ordered by priority: an earlier kind claims its characters first, so "2026-07-01" is a
 # date rather than a dashed identifier, and "100元" an amount rather than a quantity.
+# A run (of digits, of e-mail characters) is only tried from its start: a match inside it
+# would follow one from its start, and trying every position is quadratic in its length.
 _SPAN_PATTERNS: tuple[tuple[SpanKind, re.Pattern[str]], ...] = (
     ("identifier", re.compile(r"https?://[^\s<>\"'，。！？、）]+[^\s<>\"'，。！？、）.,;:!?)]")),
-    ("identifier", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
+    (
+        "identifier",
+        re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"),
+    ),
     (
         "date",
         re.compile(
@@ -64,10 +71,10 @@ _SPAN_PATTERNS: tuple[tuple[SpanKind, re.Pattern[str]], ...] = (
         re.compile(
             rf"[$€£¥￥]\s?{_NUM}(?:\s?(?:k|K|m|M|million|billion|万|千))?"
             rf"|(?:RMB|USD|CNY|EUR|GBP|HKD)\s?{_NUM}"
-            rf"|{_NUM}\s?(?:万|千|百)?\s?{_CURRENCY_WORD}(?![A-Za-z])"
+            rf"|{_NUM_START}{_NUM}\s?(?:万|千|百)?\s?{_CURRENCY_WORD}(?![A-Za-z])"
         ),
     ),
-    ("quantity", re.compile(rf"{_NUM}\s?{_UNIT}(?![A-Za-z])")),
+    ("quantity", re.compile(rf"{_NUM_START}{_NUM}\s?{_UNIT}(?![A-Za-z])")),
     ("number", re.compile(r"'?\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?")),
 )
 # Alphanumeric runs the identifier rule would otherwise claim: ordinals, decades, "5K",
@@ -104,11 +111,11 @@ def find_spans(text: str, kinds: frozenset[SpanKind] | None = None) -> list[Type
         for match in pattern.finditer(text):
             start, end = match.span()
             raw = match.group()
-            if start == end or any(start < b and a < end for a, b in taken):
+            if start == end or _overlaps(taken, start, end):
                 continue
             if kind == "identifier" and _NOT_IDENTIFIER.fullmatch(raw):
                 continue
-            taken.append((start, end))
+            bisect.insort(taken, (start, end))
             spans.append(TypedSpan(kind, raw, start, end))
     spans.sort(key=lambda span: span.start)
     if kinds is not None:
@@ -117,6 +124,17 @@ def find_spans(text: str, kinds: frozenset[SpanKind] | None = None) -> list[Type
 
 
 _SPAN_HINT = re.compile(r"\d|@|://")
+
+
+def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    """True if ``[start, end)`` overlaps a span of ``taken`` (sorted, none overlapping).
+
+    Of the spans starting before ``end``, the last one also ends last: only it can reach
+    past ``start``.
+    """
+    before = bisect.bisect_left(taken, (end, end))
+    return before > 0 and taken[before - 1][1] > start
+
 
 PROTECTED_KINDS: frozenset[SpanKind] = frozenset({"identifier", "date"})
 """Span kinds that summaries must carry verbatim and never drop."""
