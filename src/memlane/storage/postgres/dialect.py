@@ -132,7 +132,7 @@ class PostgresDialect:
         """
         if not rows:
             return
-        names = sorted({row[3] for row in rows})
+        names = sorted({row[4] for row in rows})
         many = {
             name
             for (name,) in self.db.fetchall(
@@ -144,7 +144,7 @@ class PostgresDialect:
         self.db.copy(
             f"COPY facts ({_COPIED}) FROM STDIN (FORMAT BINARY)",
             _COPIED_TYPES,
-            ((*row[:2], tenant, *row[2:], row[5] if row[3] in many else "") for row in rows),
+            ((*row, row[6] if row[4] in many else "") for row in rows),
         )
 
     def index_hint(self, index: str) -> str:
