@@ -114,8 +114,7 @@ class PostgresDatabase(Database):
                     self._sync_sequence(connection)
                     connection.execute("COMMIT")
                 except BaseException:
-                    if connection.info.transaction_status != TransactionStatus.IDLE:
-                        connection.execute("ROLLBACK")
+                    self._rollback(connection)
                     self._give_back(connection)
                     raise
                 finally:
@@ -123,6 +122,14 @@ class PostgresDatabase(Database):
                     self._last_tx, self._issued, self._issues = None, None, 0
         except psycopg.Error as error:
             raise StorageError(f"PostgreSQL error: {error}") from error
+
+    @staticmethod
+    def _rollback(connection: Any) -> None:
+        """End a failed transaction; a broken connection is left to the pool to discard."""
+        status = connection.info.transaction_status
+        if status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
+            with contextlib.suppress(psycopg.Error):
+                connection.execute("ROLLBACK")
 
     def _sync_sequence(self, connection: Any) -> None:
         """Times issued here under the exclusive lock: move the sequence past them."""
