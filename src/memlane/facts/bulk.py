@@ -10,12 +10,13 @@ times (consecutive microseconds), the same values returned.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from memlane.errors import InvalidInput
-from memlane.facts.temporal import FOREVER, Payload, Span, plan_assert, touches
+from memlane.facts.temporal import FOREVER, Insert, Payload, Span, plan_assert, touches
 from memlane.storage.base import NewVersion
 from memlane.validation import optional_text
 
@@ -92,10 +93,22 @@ def plan_batch(
     ([('"gold"', 5)], [0])
     """
     plan = BatchPlan()
+    # How many calls of each key are still to plan: the last one need not record its span.
+    pending = Counter((assertion.subject, assertion.attribute) for assertion in assertions)
     for n, assertion in enumerate(assertions):
         tx = first_tx + n
         start, end = interval(assertion.start, assertion.end, tx)
-        spans = believed.setdefault((assertion.subject, assertion.attribute), [])
+        group = (assertion.subject, assertion.attribute)
+        pending[group] -= 1
+        spans = believed.get(group)
+        if not spans:  # nothing believed: plan_assert's first case, without its objects
+            item = Insert(assertion.key, start, end, assertion.payload(tx))
+            plan.outcomes.append(len(plan.versions))
+            plan.versions.append(NewVersion(assertion.subject, assertion.attribute, item, tx))
+            if pending[group]:
+                provisional = -len(plan.versions)
+                believed[group] = [Span(provisional, item.key, start, end, item.payload, tx)]
+            continue
         near = [span for span in spans if touches(span, start, end)]
         step = plan_assert(near, assertion.key, start, end, assertion.payload(tx))
         if step.unchanged is not None:
@@ -141,6 +154,14 @@ def payload_meta(
         InvalidInput: a bad source or reason, a confidence outside [0, 1], or a provenance
             that is not a sequence of strings.
     """
+    if (
+        source is None
+        and reason is None
+        and type(confidence) is float
+        and 0.0 <= confidence <= 1.0
+        and provenance == ()
+    ):  # the usual case, checked in one go
+        return {"source": None, "reason": None, "confidence": confidence, "provenance": ()}
     optional_text("source", source)
     optional_text("reason", reason)
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):

@@ -6,6 +6,7 @@ the slot of the exclusion constraint, search uses pgvector HNSW and a ``tsvector
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from string import ascii_lowercase, ascii_uppercase
@@ -34,6 +35,15 @@ UNVERIFIED = (
     "copies until they are recycled"
 )
 """Why a purge on PostgreSQL reports ``bytes_verified`` as unknown."""
+_COPIED = (
+    "id, tx_to, tenant, subject, attribute, value, value_key, valid_from, valid_to, tx_from, "
+    "source, reason, confidence, provenance, stated_tx, slot"
+)
+"""The columns of a fact version as :meth:`PostgresDialect.insert_versions` copies them."""
+_COPIED_TYPES = (
+    *("int8", "int8", "text", "text", "text", "text", "text", "int8", "int8", "int8"),
+    *("text", "text", "float8", "text", "int8", "text"),
+)
 _IDENTITY_TABLES = (
     "facts",
     "summaries",
@@ -91,13 +101,12 @@ class PostgresDialect:
         return list(ids)
 
     def key_ranges(self, ranges: Sequence[KeyRange]) -> tuple[str, tuple[Any, ...]]:
-        """Four parallel arrays, unnested."""
-        columns = list(zip(*ranges, strict=True)) if ranges else [(), (), (), ()]
+        """One JSON array of ``[subject, attribute, lo, hi]`` rows (cheaper to send than arrays)."""
         source = (
-            "unnest(%s::text[], %s::text[], %s::bigint[], %s::bigint[]) "
-            "AS k(subject, attribute, lo, hi)"
+            "(SELECT e->>0 AS subject, e->>1 AS attribute, (e->>2)::bigint AS lo, "
+            "(e->>3)::bigint AS hi FROM json_array_elements(%s::json) AS e) AS k"
         )
-        return source, tuple(list(column) for column in columns)
+        return source, (json.dumps(ranges),)
 
     def new_ids(self, table: str, count: int) -> list[int]:
         """``count`` values of the table's identity sequence, in one statement."""
@@ -116,20 +125,26 @@ class PostgresDialect:
         )
 
     def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One ``INSERT`` from one array per column, the slot from each attribute's definition."""
-        columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[]] * 14
-        self.db.execute(
-            "INSERT INTO facts (id, tx_to, tenant, subject, attribute, value, value_key, "
-            "valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated_tx, "
-            "slot) SELECT v.id, v.tx_to, %s, v.subject, v.attribute, v.value, v.key, "
-            "v.valid_from, v.valid_to, v.tx_from, v.source, v.reason, v.confidence, "
-            "v.provenance, v.stated, CASE WHEN a.cardinality = 'many' THEN v.key ELSE '' END "
-            "FROM unnest(%s::bigint[], %s::bigint[], %s::text[], %s::text[], %s::text[], "
-            "%s::text[], %s::bigint[], %s::bigint[], %s::bigint[], %s::text[], %s::text[], "
-            "%s::float8[], %s::text[], %s::bigint[]) AS v(id, tx_to, subject, attribute, value, "
-            "key, valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated) "
-            "LEFT JOIN attributes a ON a.tenant = %s AND a.name = v.attribute",
-            (tenant, *columns, tenant),
+        """A binary ``COPY`` of the rows, each with the slot of its attribute's definition.
+
+        Definitions cannot change while a keyed write holds the write lock shared, so the
+        many-valued attributes among the rows' are read once, before the copy.
+        """
+        if not rows:
+            return
+        names = sorted({row[4] for row in rows})
+        many = {
+            name
+            for (name,) in self.db.fetchall(
+                "SELECT name FROM attributes WHERE tenant = %s AND name = ANY(%s) "
+                "AND cardinality = 'many'",
+                (tenant, names),
+            )
+        }
+        self.db.copy(
+            f"COPY facts ({_COPIED}) FROM STDIN (FORMAT BINARY)",
+            _COPIED_TYPES,
+            ((*row, row[6] if row[4] in many else "") for row in rows),
         )
 
     def index_hint(self, index: str) -> str:

@@ -203,8 +203,8 @@ class Dialect(Protocol):
     def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
         """Insert fact versions of ``tenant``, given as rows of columns.
 
-        Each row: ``id, tx_to, subject, attribute, value, value_key, valid_from, valid_to,
-        tx_from, source, reason, confidence, provenance, stated_tx``.
+        Each row: ``id, tx_to, tenant, subject, attribute, value, value_key, valid_from,
+        valid_to, tx_from, source, reason, confidence, provenance, stated_tx``.
         """
         ...
 

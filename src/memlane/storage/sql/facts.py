@@ -17,7 +17,7 @@ _COLUMNS = decode.FACT_COLUMNS
 _DEFINITION = "SELECT name, cardinality, identifier, normalizer FROM attributes WHERE tenant = %s"
 _BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
 _KNOWN_AT = "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to > %(known)s) AND deleted_at IS NULL"
-_INSERTED = (  # and in this order the dialects' insert_versions take them, after the id
+_INSERTED = (  # and in this order the dialects' insert_versions take them, after id, tx_to
     "tenant, subject, attribute, value, value_key, valid_from, valid_to, tx_from, source, "
     "reason, confidence, provenance, stated_tx"
 )
@@ -183,21 +183,20 @@ class SQLFactStore(SQLStore):
         if closes and self.dialect.close_versions(closes) != len(closes):
             raise StorageError("a version to supersede was no longer believed")
         ids = self.dialect.new_ids("facts", len(versions))
-        self.dialect.insert_versions(
-            tenant,
-            [
-                (fact_id, version.tx_to, version.subject, version.attribute,
-                 *_payload_columns(version.insert, version.tx))
-                for fact_id, version in zip(ids, versions, strict=True)
-            ],
-        )  # fmt: skip
+        rows: list[tuple[Any, ...]] = []
+        facts: list[Fact] = []
         instants = decode.Instants()  # a batch's versions share most of their instants
-        return [
-            decode.inserted(
-                fact_id, version.subject, version.attribute, version.insert, version.tx, instants
+        for fact_id, version in zip(ids, versions, strict=True):
+            item, tx = version.insert, version.tx
+            rows.append(
+                (fact_id, version.tx_to, tenant, version.subject, version.attribute,
+                 *_payload_columns(item, tx))
+            )  # fmt: skip
+            facts.append(
+                decode.inserted(fact_id, version.subject, version.attribute, item, tx, instants)
             )
-            for fact_id, version in zip(ids, versions, strict=True)
-        ]
+        self.dialect.insert_versions(tenant, rows)
+        return facts
 
     # -- reads --------------------------------------------------------------------------
 

@@ -95,7 +95,7 @@ class SQLiteDialect:
             "INSERT INTO facts (id, tx_to, tenant, subject, attribute, value, value_key, "
             "valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated_tx) "
             f"VALUES ({', '.join(['%s'] * 15)})",
-            [(row[0], row[1], tenant, *row[2:]) for row in rows],
+            rows,
         )
 
     def index_hint(self, index: str) -> str:

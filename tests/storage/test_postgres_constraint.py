@@ -1,0 +1,105 @@
+"""PostgreSQL's exclusion constraint, led by a hash of the slot (migration 5), forbids overlaps.
+
+Batched writes go in by ``COPY``, so the constraint is what stops a bad batch; and a database
+migrated from version 4 keeps its versions and the same guarantee.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+import memlane
+from memlane.errors import StorageError
+from memlane.facts.temporal import FOREVER
+from memlane.storage.postgres import schema
+from memlane.storage.sql.facts import SQLFactStore
+from tests.support.services import PostgresServer
+
+_INSERT = (
+    "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, valid_to, "
+    "tx_from, confidence, provenance, slot) VALUES ('default', %s, 'city', '\"x\"', '\"x\"', "
+    "%s, %s, 1, 1.0, '[]', '')"
+)
+
+
+def _refuses_overlap(url: str) -> None:
+    """The same key overlapping is refused; another subject, or meeting end to start, is not."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(_INSERT, ("U-1", 10, 20))
+        connection.execute(_INSERT, ("U-2", 10, 20))
+        connection.execute(_INSERT, ("U-1", 20, 30))
+        with pytest.raises(psycopg.errors.ExclusionViolation):
+            connection.execute(_INSERT, ("U-1", 15, 25))
+        definition = connection.execute(
+            "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE conname = 'facts_believed_never_overlap'"
+        ).fetchone()
+    assert definition is not None
+    assert "EXCLUDE USING gist (slot_hash WITH =, tenant WITH =, subject WITH =" in definition[0]
+
+
+def test_the_constraint_is_led_by_the_slot_hash_and_refuses_overlaps(postgres_url: str) -> None:
+    memlane.Memory(postgres_url).close()
+    _refuses_overlap(postgres_url)
+
+
+def test_a_batch_copied_over_a_believed_version_is_refused_whole(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with memlane.Memory(postgres_url) as mem:
+        mem.facts.set("U-1", "city", "Shanghai", valid_from="2026-01-01")
+        # A planner blind to what is stored: the COPY then carries an overlapping version.
+        monkeypatch.setattr(SQLFactStore, "believed_of", lambda self, tenant, ranges: {})
+        writes = [
+            {
+                "subject": subject,
+                "attribute": "city",
+                "value": "Beijing",
+                "valid_from": "2026-02-01",
+            }
+            for subject in ("U-0", "U-1", "U-2")
+        ]
+        with pytest.raises(StorageError, match="overlap"):
+            mem.facts.set_many(writes)
+        assert [fact.value for fact in mem.facts.audit("U-1")] == ["Shanghai"]
+        assert mem.facts.audit("U-0") == mem.facts.audit("U-2") == []
+
+
+@pytest.fixture
+def empty_postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A database without memlane's schema (dropped after the test)."""
+    name = f"memlane_empty_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(postgres_server.url_of("postgres"), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield postgres_server.url_of(name)
+    finally:
+        with psycopg.connect(postgres_server.url_of("postgres"), autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_a_database_of_version_4_migrates_keeping_its_versions(
+    empty_postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = empty_postgres_url
+    with monkeypatch.context() as patch:
+        patch.setattr(schema, "LATEST_VERSION", 4)
+        with psycopg.connect(url, autocommit=True) as connection:
+            assert schema.migrate(connection) == 0
+            connection.execute(_INSERT, ("U-9", 0, FOREVER))
+            columns = connection.execute(
+                "SELECT count(*) FROM information_schema.columns "
+                "WHERE table_name = 'facts' AND column_name = 'slot_hash'"
+            ).fetchone()
+        assert columns == (0,)
+    with memlane.Memory(url) as mem:
+        assert [fact.value for fact in mem.facts.audit("U-9")] == ["x"]
+        mem.facts.set("U-9", "city", "y", valid_from="2026-01-01")
+        assert mem.facts.get("U-9", "city").value == "y"
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("DELETE FROM facts")
+    _refuses_overlap(url)
