@@ -92,6 +92,30 @@ NEUTRAL_MODIFIERS = frozenset(
 POST_MODIFIER = r"\s+(?:for|on)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
 """What ties a narrowing phrase after an attribute: "tracking number *for my* keyboard"."""
 
+PAST_FORMS = frozenset(
+    ("was", "were", "had", "did", "said", "told", "went", "came", "saw", "took", "made", "got",
+     "gave", "found", "felt", "left", "bought", "brought", "thought", "met", "ran", "won", "sent",
+     "spent", "began", "knew", "wrote", "ate", "sang", "drew", "built", "kept", "held", "lost",
+     "paid", "sold", "became", "caught", "taught", "fought", "flew", "drove", "rode", "chose",
+     "wore", "broke", "spoke", "woke", "grew", "threw", "heard", "sat", "stood", "forgot", "fell",
+     "slept", "led", "swam", "hung", "shot", "understood", "meant")
+)  # fmt: skip
+"""Irregular verbs in the past tense (regular ones end in "-ed", see :data:`PAST_AFTER`)."""
+
+PAST_AFTER = r"\b(?:i|we|you|he|she|they|it|who)\s+(?:just\s+|finally\s+|also\s+)?[a-z]+ed\b"
+"""A regular verb in the past tense: an "-ed" word right after its subject ("we painted").
+Elsewhere "-ed" is as often an adjective ("preferred name", "registered address")."""
+
+PRESENT_VERBS = frozenset(
+    ("is", "are", "am", "isn't", "aren't", "has", "have", "hasn't", "haven't", "does", "do",
+     "doesn't", "don't", "can", "can't", "will", "won't", "shall", "must", "may", "'re", "'m")
+)  # fmt: skip
+"""Verbs that put a statement in the present: it says how things are ("the chair *is* …")."""
+
+COMPANY = r"\b(?:and|with|&)"
+"""Words that join the subject and someone in one question: "Mel *and* her kids", "*with* her
+family" ask what they did together."""
+
 ASKS_OWNER = r"\bwhose\b"
 """A question about whom something belongs to ("*Whose* birthday did she celebrate?")."""
 

@@ -167,6 +167,37 @@ def names_other_person(text: str) -> bool:
     return bool(roles_named(text))
 
 
+_EN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+@lru_cache(maxsize=16_384)
+def tells_episode(text: str) -> bool:
+    """Whether English ``text`` tells what happened rather than how things are.
+
+    It has a verb in the past tense and none in the present: "Mel said: [shared a photo of
+    …]" tells an episode, and a later one of the same shape adds to it instead of replacing
+    it; "the chair of the club is …" says how things are, until a later statement says
+    otherwise. Chinese marks no tense: a Chinese text never tells an episode by this test.
+
+    >>> tells_episode("mel said: [shared an image: a photo of a …]"), tells_episode("we painted …")
+    (True, True)
+    >>> tells_episode("mel said: bob's team is …"), tells_episode("preferred name: …")
+    (False, False)
+    """
+    folded = fold(text).replace("’", "'")
+    words = _EN_WORD.findall(folded)
+    if any(_present(word) for word in words):
+        return False
+    past = any(word in en.PAST_FORMS for word in words)
+    return past or re.search(en.PAST_AFTER, folded) is not None
+
+
+def _present(word: str) -> bool:
+    """A verb in the present, or a word with one attached ("they're", "isn't")."""
+    apostrophe = word.find("'")
+    return word in en.PRESENT_VERBS or (apostrophe > 0 and word[apostrophe:] in en.PRESENT_VERBS)
+
+
 def asks_about_plans(text: str) -> bool:
     """Whether ``text`` asks about a plan or the future ("下周要飞去哪", "considering moving")."""
     folded = fold(text)

@@ -69,6 +69,9 @@ CONJUNCTIONS = r"和|与|或|及|跟|还有|以及"
 QUESTION_WORDS = r"哪个|哪些|哪家|哪|什么|多少|几"
 """Words that ask: "*哪个*手机号" narrows nothing."""
 
+COMPANY = r"和|跟|与|同|带着|带"
+"""Words that join the subject and someone in one question: "我*和*我妈", "*带着*孩子"."""
+
 ASKS_OWNER = r"谁的"
 """A question about whom something belongs to ("她给*谁的*生日准备了礼物？")."""
 
