@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import memlane
-from memlane.lang import is_negated, names_other_person, retractions
+from memlane.lang import is_negated, names_other_person, retractions, roles_of_subject
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -152,6 +152,30 @@ def test_a_role_word_that_is_not_the_subjects_does_not_filter(mem: memlane.Memor
     recall = mem.recall("U-1", "Who is the boss at Varndle Software?")
     assert recall.analysis.roles == ()
     assert recall.items and "Anouk Dragan" in recall.items[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "together", "answer"),
+    [
+        ("What kind of pots did Mel and her kids make?", "We made clay pots with bird handles",
+         "clay pots"),
+        ("What does the user do with her family on hikes?",
+         "On hikes we roast marshmallows and tell stories", "marshmallows"),
+        ("我和我妈上周去哪了？", "上周我们去了杭州的西湖", "西湖"),
+    ],
+)  # fmt: skip
+def test_a_role_named_as_the_subjects_company_does_not_filter(
+    mem: memlane.Memory, question: str, together: str, answer: str
+) -> None:
+    _say(mem, "I love long walks", together)
+    recall = mem.recall("U-1", question)
+    assert recall.analysis.roles == ()
+    assert recall.items and answer in recall.items[0].text
+
+
+def test_a_role_joined_to_another_role_still_filters() -> None:
+    assert roles_of_subject("What are my wife and my son's emails?") == {"spouse", "child"}
+    assert roles_of_subject("我妈和我哥的电话是多少？") == {"mother", "sibling"}
 
 
 @pytest.mark.parametrize(
