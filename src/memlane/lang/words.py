@@ -61,7 +61,7 @@ def salient_terms(text: str) -> frozenset[str]:
             if len(term) >= 3:
                 terms.add(term)
         elif len(term) >= 3 and term not in en.STOP_WORDS:
-            terms.add(_stem(term))
+            terms.add(stem(term))
     for run in _CJK_RUN.findall(folded):
         for piece in re.split(zh.SEPARATORS, run):
             segment = re.sub(zh.TRAILING_PARTICLES, "", re.sub(zh.LEADING_FILLERS, "", piece))
@@ -135,7 +135,7 @@ def term_probe(term: str) -> tuple[str, tuple[str, ...]]:
 def _index(text: str) -> tuple[str, frozenset[str], str]:
     """``text`` folded, its stemmed Latin words and its digits: what :func:`shares_term` reads."""
     folded = fold(text)
-    words = frozenset(_stem(w) for w in _LATIN_TERM.findall(folded) if not w[0].isdigit())
+    words = frozenset(stem(w) for w in _LATIN_TERM.findall(folded) if not w[0].isdigit())
     return folded, words, "".join(ch for ch in folded if ch.isdigit())
 
 
@@ -220,10 +220,17 @@ _OF_OWNER = re.compile(
 )
 
 
-def _stem(word: str) -> str:
-    word = word.replace("’", "'")
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is", "us")):
-        word = word[:-1]
-    return word
+def stem(word: str) -> str:
+    """A crude English stem for matching: lower case, no possessive, no plural "s".
+
+    Words that end in "ss", "is" or "us" are not plurals ("class", "tennis", "bus").
+
+    >>> [stem(w) for w in ("Parents", "Mel’s", "class", "tennis", "bus", "is")]
+    ['parent', 'mel', 'class', 'tennis', 'bus', 'is']
+    """
+    lowered = word.lower().replace("’", "'")
+    if lowered.endswith("'s"):
+        lowered = lowered[:-2]
+    if len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "is", "us")):
+        lowered = lowered[:-1]
+    return lowered
