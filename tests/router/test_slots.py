@@ -111,6 +111,7 @@ def test_later_episodes_of_one_shape_leave_the_earlier_ones_current() -> None:
         ):
             mem.remember("kb", f"Mel said: [shared an image: a photo of {caption}]",
                          at=start + timedelta(days=day))  # fmt: skip
+        assert mem.index.wait(timeout=30)
         recall = mem.recall("kb", "When did Mel paint a sunset?")
     sunset = next(item for item in recall.items if "sunset" in item.text)
     assert sunset.status == "current" and sunset.superseded_by is None
