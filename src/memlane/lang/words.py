@@ -177,16 +177,20 @@ def tells_episode(text: str) -> bool:
     It has a verb in the past tense and none in the present: "Mel said: [shared a photo of
     …]" tells an episode, and a later one of the same shape adds to it instead of replacing
     it; "the chair of the club is …" says how things are, until a later statement says
-    otherwise. Chinese marks no tense: a Chinese text never tells an episode by this test.
+    otherwise, and so does a change told in the past ("I switched to …", "got a new …": the
+    cues of :data:`memlane.lang.en.REPLACEMENT`). Chinese marks no tense: a Chinese text
+    never tells an episode by this test.
 
     >>> tells_episode("mel said: [shared an image: a photo of a …]"), tells_episode("we painted …")
     (True, True)
     >>> tells_episode("mel said: bob's team is …"), tells_episode("preferred name: …")
     (False, False)
+    >>> tells_episode("i switched to the … shift"), tells_episode("i got a new phone, …")
+    (False, False)
     """
     folded = fold(text).replace("’", "'")
     words = _EN_WORD.findall(folded)
-    if any(_present(word) for word in words):
+    if any(_present(word) for word in words) or re.search(en.REPLACEMENT, folded):
         return False
     past = any(word in en.PAST_FORMS for word in words)
     return past or re.search(en.PAST_AFTER, folded) is not None
