@@ -192,6 +192,28 @@ def test_particles_and_negated_cues_retract_nothing(text: str) -> None:
     assert retractions(text) == ()
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We do all kinds of dances, from contemporary to hip-hop.",
+        "Our menu has it all: from pasta to pizza",
+        "You should get to the point where anyone else would quit and keep going.",
+        "I might quit Acme one day.",
+        "我可能会离开华为",
+    ],
+)
+def test_ranges_and_possible_changes_retract_nothing(text: str) -> None:
+    assert retractions(text) == ()
+
+
+def test_a_range_leaves_what_it_spans_current(mem: memlane.Memory) -> None:
+    _say(mem, "Contemporary dance really speaks to me",
+         "We do all kinds of dances, from contemporary to hip-hop.")  # fmt: skip
+    recall = mem.recall("U-1", "What style of dance speaks to me?")
+    said = next(item for item in recall.items if "speaks" in item.text)
+    assert said.status == "current"
+
+
 def test_a_word_said_everywhere_is_not_a_retracted_value(mem: memlane.Memory) -> None:
     places = ["park", "lake", "gym", "mall", "zoo", "pier"]
     texts = [f"Friend{n} and I spent time at the {places[n % 6]}" for n in range(40)]

@@ -53,6 +53,14 @@ CHANGE_FROM = r"from"
 CHANGE_VERB = r"(?:to|into|→|->)"
 """``from <old> to <new>``: "moved from Porto to San Francisco"."""
 
+ASIDE_OPENERS = ",;:—–("
+"""Marks that open an aside: "all kinds of dances*,* from contemporary to hip-hop" spans a
+range; a change is told by what comes before its "from" ("moved from …")."""
+
+MODALS = ("would", "could", "might", "should", "may", "will", "wanna", "gonna")
+"""Words that make the verb after them a possibility, not an event: "anyone else *would*
+quit" quits nothing."""
+
 VALUE_END = (
     r"\s+(?:to|and|but|now|for|since|because|so|then|anymore|any\s+more|as|at|on|in|with)\b"
     r"|[,.;:!?()—–]|\s-\s|$"

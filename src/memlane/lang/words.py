@@ -47,6 +47,21 @@ def negates_next(before: str) -> bool:
     return _NEGATES_NEXT.search(before) is not None
 
 
+_POSSIBLE_NEXT = re.compile(
+    rf"\b(?:{'|'.join(en.MODALS)})\s+(?:(?:just|really|also|probably)\s+)?$|(?:{'|'.join(zh.MODALS)})\s*$",
+    re.IGNORECASE,
+)
+
+
+def possible_next(before: str) -> bool:
+    """Whether ``before`` ends with a modal, making the word after it only possible.
+
+    >>> possible_next("anyone else would "), possible_next("我可能"), possible_next("I ")
+    (True, True, False)
+    """
+    return _POSSIBLE_NEXT.search(before) is not None
+
+
 def salient_terms(text: str) -> frozenset[str]:
     """The terms that can carry a value: content words, digit runs, CJK runs without fillers.
 

@@ -33,6 +33,9 @@ RETRACTED_BEFORE = (
 )
 """Cues preceded by a value that no longer holds ("131那个号不用了", "建行的别扣了")."""
 
+MODALS = ("可能", "也许", "或许", "会")
+"""Words that make the verb after them a possibility, not an event ("可能会离开")."""
+
 CHANGE_FROM = r"从"
 CHANGE_VERB = r"(?:搬|迁|调|换|改|跳|转|到|去|离职|辞职)"
 """``从 <old> <change verb>``: "从上海搬到北京"."""
