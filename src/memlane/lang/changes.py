@@ -40,8 +40,8 @@ def retractions(text: str) -> tuple[Retraction, ...]:
     ['the visa']
 
     A cue that is negated ("I won't quit", "不会离开") or only possible ("anyone else would
-    quit") retracts nothing, nor does a range set off as an aside ("all kinds of dances,
-    from contemporary to hip-hop"):
+    quit") retracts nothing, nor does a "from … to …" that no verb of change governs (a
+    range: "all kinds of dances, from contemporary to hip-hop"):
 
     >>> retractions("I might quit Acme"), retractions("We dance it all, from salsa to tango")
     ((), ())
@@ -69,7 +69,6 @@ def replaces_in_kind(text: str) -> bool:
 @cache
 def _patterns() -> tuple[re.Pattern[str], ...]:
     zh_value = rf"(?P<old>.+?)(?={zh.VALUE_END}|$)"
-    aside = re.escape(en.ASIDE_OPENERS)
     en_value = rf"(?P<old>[^,.;:!?()—–]+?)(?={en.VALUE_END})"
     return (
         re.compile(rf"{zh.CHANGE_FROM}(?P<old>[^，。；！？,.;!?\s]{{1,12}}?){zh.CHANGE_VERB}"),
@@ -78,7 +77,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
             rf"(?:^|[，。；！？,.;!?：:\s])(?P<old>[^，。；！？,.;!?：:\s]{{1,16}}?){zh.RETRACTED_BEFORE}"
         ),
         re.compile(
-            rf"(?<![{aside}])(?<![{aside}]\s)\b{en.CHANGE_FROM}\s+(?P<old>[^,.;:!?]{{1,40}}?)"
+            rf"\b(?:{en.CHANGES})\s+(?:[a-z]+\s+)?{en.CHANGE_FROM}\s+(?P<old>[^,.;:!?]{{1,40}}?)"
             rf"\s+{en.CHANGE_VERB}\s"
         ),
         re.compile(rf"\b(?:{en.RETRACTED_AFTER})\s+{en_value}"),

@@ -51,11 +51,15 @@ adjective ("out", "gone") only after a copula, never as a particle ("check out",
 
 CHANGE_FROM = r"from"
 CHANGE_VERB = r"(?:to|into|→|->)"
-"""``from <old> to <new>``: "moved from Porto to San Francisco"."""
+"""``<change> from <old> to <new>``: "moved from Porto to San Francisco"."""
 
-ASIDE_OPENERS = ",;:—–("
-"""Marks that open an aside: "all kinds of dances*,* from contemporary to hip-hop" spans a
-range; a change is told by what comes before its "from" ("moved from …")."""
+CHANGES = (
+    r"(?:mov|switch|chang|relocat|transferr?|shift|transition|upgrad|downgrad|convert|turn"
+    r"|promot|swapp?)(?:e|es|ed|ing)?|went|go|goes|going|gone"
+)
+"""Verbs of change that govern a "from … to …" (as 搬|迁|调|换 do in Chinese): without one it
+spans a range ("everything from the food to the history") or a trip ("a pic from one of
+John's trips to NYC"), and nothing is retracted."""
 
 MODALS = ("would", "could", "might", "should", "may", "will", "wanna", "gonna")
 """Words that make the verb after them a possibility, not an event: "anyone else *would*
