@@ -163,6 +163,8 @@ def test_a_role_word_that_is_not_the_subjects_does_not_filter(mem: memlane.Memor
         ("What does the user do with her family on hikes?",
          "On hikes we roast marshmallows and tell stories", "marshmallows"),
         ("我和我妈上周去哪了？", "上周我们去了杭州的西湖", "西湖"),
+        ("Where was Ada and her husband's first dance?", "Our first dance was in a candlelit barn",
+         "barn"),
     ],
 )  # fmt: skip
 def test_a_role_named_as_the_subjects_company_does_not_filter(

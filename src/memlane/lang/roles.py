@@ -94,6 +94,8 @@ def roles_of_subject(text: str) -> frozenset[str]:
     frozenset()
     >>> roles_of_subject("What did Mel and her kids make?"), roles_of_subject("我和我妈去了哪")
     (frozenset(), frozenset())
+    >>> roles_of_subject("Where was John and his wife's first dance?")
+    frozenset()
     """
     folded = fold(text)
     found = set()
@@ -101,15 +103,28 @@ def roles_of_subject(text: str) -> frozenset[str]:
         for match in pattern.finditer(folded):
             before, after = folded[: match.start()], folded[match.end() :]
             owner = re.search(f"(?:{SUBJECT_OWNERS})$", before)
+            if owner is not None and _in_company(before[: owner.start()]):
+                continue  # "Mel and her kids", "John and his wife's first dance"
             possessive = after.startswith(("'s", "’s", "的")) or match.group().endswith("'s")
-            if possessive or (owner is not None and not _in_company(before[: owner.start()])):
+            if possessive or owner is not None:
                 found.add(role)
     return frozenset(found)
 
 
 def _in_company(before: str) -> bool:
-    """Whether the words before a role's owner join it to the subject ("Mel and her …")."""
-    return _company().search(before) is not None
+    """Whether the words before a role's owner join it to the subject ("Mel and her …").
+
+    Not when they join it to another role: "my wife and my son's emails" asks about both.
+    """
+    joined = _company().search(before)
+    if joined is None:
+        return False
+    head = before[: joined.start()].rstrip()
+    return not any(
+        found.end() == len(head)
+        for pattern in _patterns().values()
+        for found in pattern.finditer(head)
+    )
 
 
 @cache
