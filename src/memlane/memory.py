@@ -25,7 +25,7 @@ from memlane.privacy.views import Views
 from memlane.resources import SharedResources
 from memlane.router import Recall, Router
 from memlane.router.evidence import note_keys
-from memlane.session import Session, SessionServices
+from memlane.session import Session, SessionClosed, SessionServices
 from memlane.storage import open_backend
 from memlane.storage.archive import (
     ExportReport,
@@ -254,6 +254,15 @@ class Memory:
 
         >>> s = mem.session("U-001", session_id="s-42", window=5)  # doctest: +SKIP
         """
+        while True:
+            session = self._open_session(subject, session_id, window, provisional=False)
+            if session.keep():  # asked for: it stays open whatever its turns do
+                return session
+
+    def _open_session(
+        self, subject: str, session_id: str, window: int, *, provisional: bool
+    ) -> Session:
+        """The running session, opened if needed (``provisional``: by a first turn)."""
         name("subject", subject)
         name("session_id", session_id)
         if (
@@ -264,7 +273,9 @@ class Memory:
             raise InvalidInput("window", f"must be 1 to {MAX_WINDOW_ROUNDS} rounds, got {window!r}")
         self.sweep()
         return self._sessions.open(
-            subject, session_id, lambda: Session(self._services(), subject, session_id, window)
+            subject,
+            session_id,
+            lambda: Session(self._services(), subject, session_id, window, provisional=provisional),
         )
 
     def add_turn(
@@ -280,18 +291,22 @@ class Memory:
     ) -> Turn:
         """Add a turn to session ``session_id`` of ``subject``, opening the session if needed.
 
-        A turn that fails (bad input, a storage error) leaves no empty session behind.
+        A turn that fails (bad input, a storage error) leaves no empty session behind, and
+        never drops one that another turn got into (or is on its way into).
 
         >>> mem.add_turn("U-001", "s-42", "user", "我搬到北京了")  # doctest: +SKIP
         """
-        opened = self.running_session(subject, session_id) is None
-        session = self.session(subject, session_id, window)
-        try:
-            return session.add(role, content, at, speaker=speaker)
-        except BaseException:
-            if opened and not session.window():
-                session.discard()
-            raise
+        while True:
+            session = self._open_session(subject, session_id, window, provisional=True)
+            try:
+                return session.add(role, content, at, speaker=speaker)
+            except SessionClosed:
+                if session.abandoned:  # another first turn failed and dropped it: open again
+                    continue
+                raise
+            except BaseException:
+                session.abandon()
+                raise
 
     def remember(
         self, subject: str, text: str, at: TimeInput | None = None, source: str | None = None

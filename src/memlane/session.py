@@ -39,6 +39,13 @@ log = logging.getLogger("memlane.session")
 _TURN_NUMBER = re.compile(r"#(\d+)$")
 
 
+class SessionClosed(InvalidInput):
+    """A turn came to a closed session; it was not added."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__("session", f"session {session_id!r} is closed")
+
+
 @dataclass(frozen=True, slots=True)
 class SessionServices:
     """What a session needs from its memory: lanes, models, time."""
@@ -69,7 +76,13 @@ class Session:
     """
 
     def __init__(
-        self, services: SessionServices, subject: str, session_id: str, window: int
+        self,
+        services: SessionServices,
+        subject: str,
+        session_id: str,
+        window: int,
+        *,
+        provisional: bool = False,
     ) -> None:
         self._services = services
         self.subject = subject
@@ -84,12 +97,16 @@ class Session:
         self._turns_seen = _last_turn_number(self._summary)
         self.last_active = checked_now(services.clock)
         self._closed = False
+        # Opened by a first turn, dropped again if no turn gets in (see abandon).
+        self._provisional = provisional
+        self._abandoned = False
         # A shared session closed by any worker is closed for this handle too.
         self._close_mark = None if self._shared is None else self._shared.close_mark()
         # Guards the fields below and the window; never held while a model runs.
         self._changed = threading.Condition(threading.Lock())
         self._issued = 0  # turns numbered so far in this handle
         self._placed = 0  # of those, turns that entered the window (or failed)
+        self._failed = 0  # of those, turns that failed
         self._unfolded: list[Turn] = []  # rounds out of the window, not folded yet
         self._folding = False  # a thread is folding
         self._closing = False
@@ -110,7 +127,8 @@ class Session:
         Turn(id='s-42#1', role='user', ...)
 
         Raises:
-            InvalidInput: unknown role, empty or huge content, bad time, closed session.
+            InvalidInput: unknown role, empty or huge content, bad time.
+            SessionClosed: the session is closed (an ``InvalidInput``).
         """
         with self._changed:
             self._check_open()
@@ -172,6 +190,35 @@ class Session:
         self._services.on_close(self)
         return self._summary
 
+    @property
+    def abandoned(self) -> bool:
+        """True once :meth:`abandon` dropped this session (its first turns all failed)."""
+        return self._abandoned
+
+    def keep(self) -> bool:
+        """Keep this session open even if the turn that opened it fails (it was asked for).
+
+        Returns ``False`` if it was abandoned already: open the session again.
+        """
+        with self._changed:
+            self._provisional = False
+            return not self._abandoned
+
+    def abandon(self) -> bool:
+        """Drop this session if a first turn opened it and no turn got in; return whether it did.
+
+        "Got in" counts a turn still on its way (extracted while this runs): it keeps the
+        session. Atomic with :meth:`add`: a turn either gets in first, or finds the session
+        closed and :attr:`abandoned` set, and opens a new one.
+        """
+        with self._changed:
+            unused = self._issued == self._failed and not self._window.turns()
+            if not self._provisional or not unused or self._closing or self.closed:
+                return False
+            self._closed = self._abandoned = True
+        self._services.on_close(self)
+        return True
+
     def discard(self) -> None:
         """Drop the window without folding it (the subject was forgotten)."""
         with self._changed:
@@ -192,7 +239,7 @@ class Session:
 
     def _check_open(self) -> None:
         if self._closing or self.closed:
-            raise InvalidInput("session", f"session {self.session_id!r} is closed")
+            raise SessionClosed(self.session_id)
 
     def _turn(self, role: Role, content: str, at: TimeInput | None, speaker: str | None) -> Turn:
         if role not in get_args(Role):
@@ -245,6 +292,7 @@ class Session:
                 self._changed.wait()
             try:
                 if turn is None:
+                    self._failed += 1
                     return []
                 evicted = self._window.append(turn)
                 self.last_active = checked_now(self._services.clock)

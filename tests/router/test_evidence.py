@@ -108,6 +108,7 @@ def test_recall_judges_as_the_reference_that_reads_every_note(
     random.Random(seed).shuffle(statements)
     with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
         remember_all(mem, clock, statements)
+        assert mem.index.wait(timeout=30)  # both recalls see the same vectors
         midway = "2026-03-02T09:30:00+00:00"  # half of the statements said by then
         asked = [(query, at) for query in QUERIES for at in (None, midway)]
         stored = {(query, at): judged(mem, query, at) for query, at in asked}

@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memlane.errors import InvalidInput
+from memlane.summaries.lines import relation_keys, split_label
 from memlane.summaries.model import SummaryContent
-from memlane.summaries.offline import OfflineSummarizer, relation_keys, split_label
+from memlane.summaries.offline import OfflineSummarizer
 from memlane.summaries.text import clip_line, estimate_tokens, find_spans
 from memlane.window.model import Role, Turn
 

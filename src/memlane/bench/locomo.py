@@ -512,7 +512,7 @@ def _conversation(
 ) -> list[Asked]:
     """Replay, index the baselines, ask every question; return the questions scored."""
     script = transcript(conversation)
-    tally = replay(folder, script.dialogue, embedder.name)
+    tally = replay(folder, script.dialogue, embedder)
     progress(f"{conversation.sample_id}: replayed {tally.turns} turns in {tally.seconds:.1f}s")
     started = time.perf_counter()
     vector = VectorIndex(embedder, script.documents)

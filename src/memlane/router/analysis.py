@@ -3,7 +3,7 @@
 Deterministic and model-free, so routing a query never waits for an embedding: identifiers
 come from :func:`memlane.extract.find_identifiers`, times from
 :func:`memlane.extract.resolve_times`, attributes from the :class:`SynonymRegistry`, and the
-kind of question (how-to, context, history) from short cue lists.
+kind of question (how-to, context, history) from the cue words of :mod:`memlane.lang`.
 """
 
 from __future__ import annotations
@@ -28,20 +28,8 @@ MAX_QUERY_CHARS = 2_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
-_WORKFLOW = re.compile(
-    r"一般怎么|怎么(?!样|回事|了)|如何|怎样|步骤|流程|操作方法"
-    r"|\bhow\s+(?:do|does|can|could|should|would)\s+(?:i|we|you|one|they|agents?|users?)\b"
-    r"|\bhow\s+to\b|\bsteps?\s+(?:to|for)\b|\bwhat\s+are\s+the\s+steps\b|\bprocedure\b"
-    r"|\bprocess\s+(?:for|of|to)\b|\bworkflows?\b|\bbest\s+way\s+to\b"
-)
-_CONTEXT = re.compile(
-    r"喜欢|偏好|爱好|兴趣|习惯|口味|上次|那次|聊过|聊了|说过|说了什么|提到|提过|讲过|感觉|心情"
-    r"|情绪|投诉|抱怨|问题|问过|问了|经历|发生|计划|打算|为什么|怎么样|觉得|印象|进度|退款|记得"
-    r"|\b(?:likes?|liked|loves?|prefers?|preferences?|favou?rites?|hobby|hobbies|interests?"
-    r"|mention(?:ed)?|said|says?|talk(?:ed)?|told|discuss(?:ed)?|feel(?:s|ings?)?|felt|mood"
-    r"|complain(?:ed|ts?)?|issues?|problems?|happened|experiences?|plans?|planning|why"
-    r"|remember|last\s+time|story|progress|refunds?|opinions?|think|thinks|thought|ask(?:ed)?)\b"
-)
+_WORKFLOW = re.compile(f"{zh.ASKS_HOW_TO}|{en.ASKS_HOW_TO}")
+_CONTEXT = re.compile(f"{zh.ASKS_CONTEXT}|{en.ASKS_CONTEXT}")
 
 CODES = frozenset(IDENTIFIER_ATTRIBUTES.values())
 """Attributes whose values are codes: a subject holds many of each, one per purpose."""

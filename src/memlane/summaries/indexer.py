@@ -35,12 +35,13 @@ Indexing = Literal["background", "inline"]
 Progress = Callable[[int, int], None]
 """``progress(done, total)``, called as items are embedded."""
 
-BATCH_ITEMS = 8
+BATCH_ITEMS = 4
 """Most items in one model call: a search needing the model waits at most for one call."""
-BATCH_CHARS = 1_000
+BATCH_CHARS = 500
 """Most characters in one model call. A longer item is embedded in pieces of at most this
-many characters, one call each (:mod:`memlane.embed.pieces`), so a search never waits long
-for the model: about 0.3 s for a piece on one core of the 2-core reference machine."""
+many characters, one call each (:mod:`memlane.embed.pieces`). A search that needs the model
+waits for the call in flight, so calls are kept short: a first recall during a backlog costs
+about one call more than a steady one (``bench/first_recall.py``)."""
 QUERY_WAIT_SECONDS = 0.1
 """While the worker is in a model call, a search waits this long for its query's vector (many
 engines run one call at a time), then ranks by words alone; the vector, cached, serves the

@@ -7,17 +7,29 @@ carries an identifier or a date is never dropped: past the bound, the oldest suc
 folded into "earlier: ..." lines that keep each identifier, date and amount verbatim with a
 few words of context. A newer statement of the same relation ("我住在北京" after "我住在上海")
 replaces the older line; otherwise both are kept.
+
+This module decides which sentences become facts and open items and when an open item
+closes; :mod:`memlane.summaries.lines` merges, bounds and archives the lines, and
+:mod:`memlane.summaries.sections` ranks topic, entities and mood.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memlane.errors import InvalidInput
-from memlane.lang.script import CJK_RANGES
+from memlane.summaries.lines import (
+    ARCHIVE,
+    Line,
+    fold_overflow,
+    merge_facts,
+    merge_lines,
+    prefixed,
+    split_label,
+)
 from memlane.summaries.model import SummaryContent
 from memlane.summaries.notes import (
     intents,
@@ -30,10 +42,10 @@ from memlane.summaries.notes import (
     strip_discourse,
     worth_asking,
 )
+from memlane.summaries.sections import merge_mood, merge_ranked
 from memlane.summaries.text import (
     PROTECTED_KINDS,
     SpanKind,
-    TypedSpan,
     clip_line,
     contains_cjk,
     entity_candidates,
@@ -41,7 +53,6 @@ from memlane.summaries.text import (
     has_protected,
     is_question,
     keywords,
-    normalize_for_dedupe,
     split_sentences,
     topic_candidates,
 )
@@ -142,25 +153,25 @@ class OfflineSummarizer:
         labels = {split_label(line)[0] for line in (*base.facts, *base.open_items)}
         speakers = {turn.subject for turn in turns} | {turn.speaker or "" for turn in turns}
         speakers |= labels
-        speakers -= {"", "assistant", "tool", _ARCHIVE}
+        speakers -= {"", "assistant", "tool", ARCHIVE}
         fresh_facts, fresh_open = self._classify(sentences, speakers)
         kept_open, closed = _close_open_items(base.open_items, sentences)
-        merged = _merge_facts(
-            [_Line.of(line) for line in base.facts],
-            [_Line.of(line) for line in [*closed, *fresh_facts]],
+        merged = merge_facts(
+            [Line.of(line) for line in base.facts],
+            [Line.of(line) for line in [*closed, *fresh_facts]],
         )
         facts = self._bound(merged, _fact_salience)
-        open_lines = [_Line.of(line) for line in _merge_lines(kept_open, fresh_open)]
+        open_lines = [Line.of(line) for line in merge_lines(kept_open, fresh_open)]
         open_items = self._bound(open_lines, lambda line: 0.0)
         texts = [sentence.text for sentence in sentences]
         # Topics come from what the people said; an assistant's phrasing is noise there.
         users = [s for s in sentences if s.role == "user"]
         user_texts = [s.text for s in users]
-        topic = _merge_ranked(
+        topic = merge_ranked(
             base.topic, topic_candidates(user_texts or texts, speakers), self._limit
         )
-        entities = _merge_ranked(base.entities, entity_candidates(texts, speakers), self._limit)
-        mood = _merge_mood(base.mood, _mood_counts(users), self._mood_limit)
+        entities = merge_ranked(base.entities, entity_candidates(texts, speakers), self._limit)
+        mood = merge_mood(base.mood, _mood_counts(users), self._mood_limit)
         return SummaryContent(topic, facts, open_items, entities, mood)
 
     def _sentences(self, turns: Sequence[Turn]) -> list[_Sentence]:
@@ -190,7 +201,7 @@ class OfflineSummarizer:
         for index, sentence in enumerate(sentences):
             text = sentence.text
             protected = bool(find_spans(text, PROTECTED_KINDS))
-            line = _prefixed(sentence.label, self._clip(text))
+            line = prefixed(sentence.label, self._clip(text))
             if sentence.question or is_request(text):
                 if not worth_asking(text):
                     continue
@@ -214,7 +225,7 @@ class OfflineSummarizer:
     def _clip(self, text: str) -> str:
         return clip_line(text, self._line_tokens, keep=lambda clause: bool(relations(clause)))
 
-    def _bound(self, lines: list[_Line], salience: Callable[[str], float]) -> tuple[str, ...]:
+    def _bound(self, lines: list[Line], salience: Callable[[str], float]) -> tuple[str, ...]:
         """Bound a section without losing an identifier or a date.
 
         Lines without one keep the most salient (newest first among equals), at least half
@@ -231,43 +242,15 @@ class OfflineSummarizer:
         ranked = sorted(others, key=lambda index: (-salience(live[index].text), -index))
         keep = set(ranked[:other_slots]) | set(protected[len(protected) - protected_slots :])
         overflow = [live[index] for index in protected if index not in keep]
-        archived = _archive(archive, overflow)
+        archived = fold_overflow(archive, overflow)
         return (*archived, *(line.text for index, line in enumerate(live) if index in keep))
 
 
-# --- lines ---------------------------------------------------------------------------------
+# --- which sentences are facts, and how salient a fact line is ----------------------------
 
-_LABEL = re.compile(r"^(?P<label>[^\s:：][^:：\n]{0,39})[:：]\s?(?P<body>.+)$", re.DOTALL)
 _AMOUNT_KINDS: frozenset[SpanKind] = frozenset({"amount"})
-
-
-def _prefixed(label: str, text: str) -> str:
-    return f"{label}: {text}" if label else text
-
-
-def split_label(line: str) -> tuple[str, str]:
-    """Split ``"Caroline: I moved"`` into ``("Caroline", "I moved")``; ``("", line)`` if bare.
-
-    A prefix counts as a label only when it is short and has no sentence punctuation, so
-    "Note: call at 9" style lines with a long lead-in stay bare.
-    """
-    match = _LABEL.match(line)
-    if match is None or any(mark in match["label"] for mark in ",.!?，。！？"):
-        return "", line
-    return match["label"].strip(), match["body"].strip()
-
-
-# --- relations, facts and their merge ------------------------------------------------------
-
-# A line whose only identifier is the old value of one of these may be replaced outright.
-_VALUE_RELATIONS = frozenset({"phone", "email", "name"})
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b|我", re.IGNORECASE)
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
-
-
-def relation_keys(line: str) -> frozenset[str]:
-    """The ``speaker|relation`` keys of a summary line; empty for assistant/tool lines."""
-    return _Line.of(line).keys
 
 
 def _is_fact(text: str) -> bool:
@@ -307,117 +290,6 @@ def _fact_salience(line: str) -> float:
         + 0.5 * bool(_FIRST_PERSON.search(body))
         + min(1.0, len(keywords(body)) / 8)
     )
-
-
-_ARCHIVE = "earlier"
-_ARCHIVE_SIZE = 8  # snippets per "earlier:" line
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    """A fact line with what merging needs, computed once per update."""
-
-    text: str
-    norm: str
-    keys: frozenset[str]
-    protected: frozenset[str]  # normalized identifiers and dates it carries
-    archive: bool
-
-    @classmethod
-    def of(cls, text: str) -> _Line:
-        label, body = split_label(text)
-        keys: frozenset[str] = frozenset()
-        if label not in ("assistant", "tool", _ARCHIVE):
-            keys = frozenset(f"{label}|{name}" for name in relations(body))
-        spans = find_spans(text, PROTECTED_KINDS)
-        protected = frozenset(normalize_for_dedupe(span.text) for span in spans)
-        return cls(text, normalize_for_dedupe(text), keys, protected, label == _ARCHIVE)
-
-
-def _merge_facts(previous: list[_Line], fresh: list[_Line]) -> list[_Line]:
-    """Previous lines then fresh ones; a fresh line removes duplicates and superseded lines."""
-    lines = list(previous)
-    for line in fresh:
-        if not line.norm or any(line.norm in old.norm for old in lines):
-            continue
-        lines = [
-            old
-            for old in lines
-            if old.archive or (old.norm not in line.norm and not _supersedes(line, old))
-        ]
-        lines.append(line)
-    return lines
-
-
-def _supersedes(new: _Line, old: _Line) -> bool:
-    shared = new.keys & old.keys
-    if not shared:
-        return False
-    if old.protected <= new.protected:
-        return True
-    # The old line's one identifier is the old value of the relation being replaced.
-    value_relation = any(key.split("|", 1)[1] in _VALUE_RELATIONS for key in shared)
-    return value_relation and len(old.protected) == 1 and bool(new.protected)
-
-
-def _archive(archive: list[_Line], overflow: list[_Line]) -> list[str]:
-    """Fold overflowing lines into "earlier:" lines of identifier/date snippets."""
-    snippets = [piece for line in archive for piece in split_label(line.text)[1].split("; ")]
-    seen = {normalize_for_dedupe(piece) for piece in snippets}
-    for line in overflow:
-        for piece in _snippets(line.text):
-            if normalize_for_dedupe(piece) not in seen:
-                seen.add(normalize_for_dedupe(piece))
-                snippets.append(piece)
-    return [
-        f"{_ARCHIVE}: " + "; ".join(snippets[start : start + _ARCHIVE_SIZE])
-        for start in range(0, len(snippets), _ARCHIVE_SIZE)
-    ]
-
-
-_SNIPPET_KINDS: frozenset[SpanKind] = frozenset({"identifier", "date", "amount"})
-_CLAUSE_END = re.compile(r"[,，;；:：、。！？!?]")
-
-
-def _snippets(line: str) -> list[str]:
-    """The identifiers, dates and amounts of ``line``, with a little context.
-
-    Spans a few words apart form one snippet; each snippet starts with the two words (or
-    up to four CJK characters) before it.
-
-    >>> _snippets("我上周搬到北京了，新手机号 139-1111-2222。订单 ORD-1 预计 7月6日 送达")
-    ['新手机号 139-1111-2222', '订单 ORD-1 预计 7月6日']
-    """
-    label, body = split_label(line)
-    who = f"{label} " if label not in ("", "assistant", "tool") else ""
-    runs: list[list[TypedSpan]] = []
-    for span in find_spans(body, _SNIPPET_KINDS):
-        gap = body[runs[-1][-1].end : span.start] if runs else ""
-        if runs and len(gap) <= 24 and len(gap.split()) <= 4 and not _CLAUSE_END.search(gap):
-            runs[-1].append(span)
-        else:
-            runs.append([span])
-    pieces: list[str] = []
-    for run in runs:
-        before = _CLAUSE_END.split(body[: run[0].start])[-1].rstrip()
-        cjk = _CJK_TAIL.search(before)
-        context = cjk.group() if cjk else " ".join(before.split()[-2:])
-        pieces.append(f"{who}{context} {body[run[0].start : run[-1].end]}".strip())
-    return pieces
-
-
-_CJK_TAIL = re.compile(f"[{CJK_RANGES}]{{1,4}}$")
-
-
-def _merge_lines(previous: Iterable[str], fresh: Iterable[str]) -> list[str]:
-    """Previous then fresh lines without normalized duplicates (a repeat moves to the end)."""
-    lines: list[str] = []
-    for line in [*previous, *fresh]:
-        norm = normalize_for_dedupe(line)
-        lines = [old for old in lines if normalize_for_dedupe(old) != norm]
-        if norm:
-            lines.append(line)
-    return lines
 
 
 # --- open items ----------------------------------------------------------------------------
@@ -477,80 +349,7 @@ def _close_open_items(
     return still_open, closed_kept
 
 
-# --- ranked sections: topic and entities ---------------------------------------------------
-
-
-def _merge_ranked(previous: Sequence[str], fresh: dict[str, float], limit: int) -> tuple[str, ...]:
-    """Rank previous items (kept with a bonus by their old rank) and fresh candidates.
-
-    A previous item scores 0.5-1.5 by its old rank plus its fresh score when repeated, so a
-    candidate seen twice in the new turns outranks an old item nobody mentions any more.
-    """
-    scores: dict[str, list[float | str]] = {}
-    order: dict[str, int] = {}
-    for rank, item in enumerate(previous):
-        key = normalize_for_dedupe(item)
-        if key and key not in scores:
-            scores[key] = [0.5 + (len(previous) - rank) / len(previous), item]
-            order[key] = rank
-    for item, score in fresh.items():
-        key = normalize_for_dedupe(item)
-        if not key:
-            continue
-        entry = scores.setdefault(key, [0.0, item])
-        entry[0] = float(entry[0]) + score
-        entry[1] = item  # the newest surface form wins
-        order.setdefault(key, len(order))
-    chosen: list[str] = []
-    for key in sorted(scores, key=lambda key: (-float(scores[key][0]), order[key])):
-        # "studio" adds nothing next to "dance studio"; "ORD-1" is not part of "ORD-12"
-        covered = not _has_digit(key) and any(key in longer for longer in chosen)
-        if len(chosen) < limit and not covered:
-            chosen.append(key)
-    return tuple(str(scores[key][1]) for key in chosen)
-
-
-def _has_digit(text: str) -> bool:
-    return any(char.isdigit() for char in text)
-
-
 # --- mood and intent -----------------------------------------------------------------------
-
-# canonical mood: (Chinese label, polarity: +1 pleasant, -1 unpleasant, 0 neither)
-_MOOD_LABELS: dict[str, tuple[str, int]] = {
-    "frustrated": ("烦躁", -1),
-    "sad": ("难过", -1),
-    "worried": ("担心", -1),
-    "confused": ("困惑", 0),
-    "urgent": ("着急", 0),
-    "happy": ("开心", 1),
-    "excited": ("兴奋", 1),
-    "grateful": ("感激", 0),  # thanks close a request; they do not cancel a complaint
-}
-_INTENTS: dict[str, tuple[str, str]] = {
-    "asking": ("intent: asking", "意图：询问"),
-    "requesting": ("intent: requesting", "意图：请求"),
-    "complaining": ("intent: complaining", "意图：抱怨"),
-    "planning": ("intent: planning", "意图：计划"),
-    "sharing": ("intent: sharing", "意图：分享"),
-}
-
-
-def _label(canonical: str, chinese: bool) -> str:
-    if canonical.startswith("intent:"):
-        english, zh = _INTENTS[canonical.split(":", 1)[1]]
-        return zh if chinese else english
-    return f"情绪：{_MOOD_LABELS[canonical][0]}" if chinese else f"mood: {canonical}"
-
-
-def _canonical(line: str) -> str | None:
-    for name in _MOOD_LABELS:
-        if line in (_label(name, False), _label(name, True)):
-            return name
-    for name in _INTENTS:
-        if line in _INTENTS[name]:
-            return f"intent:{name}"
-    return None
 
 
 def _mood_counts(sentences: Sequence[_Sentence]) -> Counter[tuple[str, bool]]:
@@ -564,38 +363,3 @@ def _mood_counts(sentences: Sequence[_Sentence]) -> Counter[tuple[str, bool]]:
         for intent in intents(text, question=sentence.question, informative=sentence.informative):
             counts[(f"intent:{intent}", chinese)] += 1
     return counts
-
-
-def _merge_mood(
-    previous: Sequence[str], counts: Counter[tuple[str, bool]], limit: int
-) -> tuple[str, ...]:
-    """The newest moods and intents first (by count), then previous ones not contradicted.
-
-    At most half the slots (rounded up) go to intents so moods are not crowded out.
-    """
-    totals: Counter[str] = Counter()
-    chinese_votes: Counter[str] = Counter()
-    for (name, chinese), count in counts.items():
-        totals[name] += count
-        chinese_votes[name] += count if chinese else -count
-    if len([name for name in totals if name.startswith("intent:")]) > 1:
-        totals.pop("intent:sharing", None)  # the weakest intent, only shown alone
-    fresh = sorted(totals, key=lambda name: (-totals[name], name.startswith("intent:"), name))
-    polarities = {_MOOD_LABELS[name][1] for name in fresh if name in _MOOD_LABELS} - {0}
-    lines = [(name, _label(name, chinese_votes[name] > 0)) for name in fresh]
-    for line in previous:
-        name = _canonical(line) or line
-        polarity = _MOOD_LABELS[name][1] if name in _MOOD_LABELS else 0
-        if name in totals or (polarity and -polarity in polarities):
-            continue
-        lines.append((name, line))
-    intent_slots = (limit + 1) // 2
-    chosen: list[str] = []
-    intent_count = 0
-    for name, line in lines:
-        is_intent = name.startswith("intent:")
-        if len(chosen) >= limit or (is_intent and intent_count >= intent_slots):
-            continue
-        intent_count += is_intent
-        chosen.append(line)
-    return tuple(dict.fromkeys(chosen))

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
+from memlane.summaries.lines import split_label
 from memlane.summaries.model import Note, Summary
-from memlane.summaries.offline import split_label
 from memlane.summaries.text import keywords
 
 _TURN_ID = re.compile(r"#\d+$")
