@@ -29,35 +29,6 @@ STOP_WORDS = frozenset(
 )  # fmt: skip
 """Words that never make two statements about the same value."""
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-COMMON_WORDS = _words(
-    """a about above after again against all also am an and any are aren't as at be because
-    been before being below between both but by can can't cannot could couldn't did didn't do
-    does doesn't doing don't down during each even ever every few for from further get gets got
-    gotta had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers
-    herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
-    just let let's lot lots made make makes many may me might more most much must mustn't my
-    myself need needs never no nor not now of off often oh on once one only or other ought our
-    ours ourselves out over own per quite rather really same shall she she'd she'll she's should
-    shouldn't since so some something still such sure than that that's the their theirs them
-    themselves then there there's these they they'd they'll they're they've thing things this
-    those though through thus till to too under until up upon us very was wasn't way we we'd
-    we'll we're we've were weren't what what's whatever when when's where where's whether which
-    while who who's whom why why's will with within without won't would wouldn't yet you you'd
-    you'll you're you've your yours yourself yourselves also back bit going gonna go goes went
-    come came take took want wanted think thought know knew say said tell told see saw look
-    looking feel felt kind sort maybe always usually already cuz 'cause ya yep yesterday today
-    tomorrow tonight week weekend month year last next ago lately recently soon later help
-    helps helped keep kept try tried trying give gave given start started put seem seems mean
-    means almost done doing getting gets find found use used able lots bunch whole totally"""
-)
-"""Function words and very common verbs and adverbs ("back", "able", "kind"): they carry no
-value, so keywords and retracted values leave them out."""
-
 RETRACTED_AFTER = (
     r"quit|left|leaving|moved\s+(?:out\s+of|away\s+from)|no\s+longer(?:\s+(?:at|with|in"
     r"|on|using|use|work\s+(?:at|for)|live\s+in))?|stop(?:ped)?\s+using|instead\s+of|rather\s+than"

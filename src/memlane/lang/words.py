@@ -75,7 +75,7 @@ def salient_terms(text: str) -> frozenset[str]:
         if term.isdigit():
             if len(term) >= 3:
                 terms.add(term)
-        elif len(term) >= 3 and term not in en.STOP_WORDS and term not in en.COMMON_WORDS:
+        elif len(term) >= 3 and term not in en.STOP_WORDS:
             terms.add(stem(term))
     for run in _CJK_RUN.findall(folded):
         for piece in re.split(zh.SEPARATORS, run):
