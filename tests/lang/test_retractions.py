@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import memlane
-from memlane.lang import is_negated, names_other_person, retractions
+from memlane.lang import is_negated, names_other_person, retractions, roles_of_subject
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -156,16 +156,59 @@ def test_a_role_word_that_is_not_the_subjects_does_not_filter(mem: memlane.Memor
 
 
 @pytest.mark.parametrize(
+    ("question", "together", "answer"),
+    [
+        ("What kind of pots did Mel and her kids make?", "We made clay pots with bird handles",
+         "clay pots"),
+        ("What does the user do with her family on hikes?",
+         "On hikes we roast marshmallows and tell stories", "marshmallows"),
+        ("我和我妈上周去哪了？", "上周我们去了杭州的西湖", "西湖"),
+        ("Where was Ada and her husband's first dance?", "Our first dance was in a candlelit barn",
+         "barn"),
+    ],
+)  # fmt: skip
+def test_a_role_named_as_the_subjects_company_does_not_filter(
+    mem: memlane.Memory, question: str, together: str, answer: str
+) -> None:
+    _say(mem, "I love long walks", together)
+    recall = mem.recall("U-1", question)
+    assert recall.analysis.roles == ()
+    assert recall.items and answer in recall.items[0].text
+
+
+def test_a_role_joined_to_another_role_still_filters() -> None:
+    assert roles_of_subject("What are my wife and my son's emails?") == {"spouse", "child"}
+    assert roles_of_subject("我妈和我哥的电话是多少？") == {"mother", "sibling"}
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Gonna check out career options, which is pretty exciting!",
         "We played games and just hung out together.",
         "Your future fam will get a kick out of having you.",
         "Thanks! I won't quit on my dreams.",
+        # only possible: a modal before the cue
+        "You should get to the point where anyone else would quit and keep going.",
+        "I might quit Acme one day.",
+        "我可能会离开华为",
+        # a range or a trip: no verb of change governs "from … to …"
+        "We do all kinds of dances, from contemporary to hip-hop.",
+        "Our menu has it all: from pasta to pizza",
+        "Everything from the food to the history and architecture was amazing.",
+        "Check out this pic from one of my trips to New York City!",
     ],
 )
-def test_particles_and_negated_cues_retract_nothing(text: str) -> None:
+def test_particles_negated_or_possible_cues_and_ranges_retract_nothing(text: str) -> None:
     assert retractions(text) == ()
+
+
+def test_a_range_leaves_what_it_spans_current(mem: memlane.Memory) -> None:
+    _say(mem, "Contemporary dance really speaks to me",
+         "We do all kinds of dances, from contemporary to hip-hop.")  # fmt: skip
+    recall = mem.recall("U-1", "What style of dance speaks to me?")
+    said = next(item for item in recall.items if "speaks" in item.text)
+    assert said.status == "current"
 
 
 def test_a_word_said_everywhere_is_not_a_retracted_value(mem: memlane.Memory) -> None:

@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "memlane.router.analysis",
     "memlane.router.claims",
+    "memlane.router.slots",
     "memlane.router.synonyms",
 ]
 

@@ -45,10 +45,31 @@ def test_a_statement_repeated_with_another_value_restates_its_slot(
         # too little shared: not one slot
         ("I like tea.", "I sold my car to a colleague from the office last week."),
         ("That's great!", "That's awesome!"),
+        # episodes (a past tense, no present): a later one adds to the earlier, both hold
+        ("Mel said: [shared an image: a photo of a painting of a sunset over a lake]",
+         "Mel said: [shared an image: a photo of a sunset over a body of water]"),
+        ("Yesterday we painted a red barn.", "Yesterday we painted a lighthouse."),
     ],
-)
+)  # fmt: skip
 def test_statements_of_different_slots_do_not_restate(old: str, new: str) -> None:
     assert restates(_one(old), _one(new)) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Mel said: Bob's favourite team is Arsenal.",
+         "Mel said: Bob's favourite team is Chelsea."),
+        ("Preferred name: Robert Lane", "Preferred name: Bobby Lane"),
+        ("The keeper said the lighthouse is open till 9:30.",
+         "The keeper said the lighthouse is open till 10:15."),
+        # a change told in the past says how things are now
+        ("I switched to the night shift at the depot.",
+         "I switched to the day shift at the depot."),
+    ],
+)  # fmt: skip
+def test_a_frame_that_says_how_things_are_holds_a_slot(old: str, new: str) -> None:
+    assert restates(_one(old), _one(new)) is not None
 
 
 def test_a_span_the_question_names_is_the_topic_not_a_value() -> None:
@@ -81,3 +102,20 @@ def test_recall_marks_an_unseen_relation_stale_when_a_later_statement_refills_it
     old = next(item for item in recall.items if "Ivo Lund" in item.text)
     assert old.status == "stale"
     assert all(item.status == "current" for item in recall.items if "bakery" in item.text)
+
+
+def test_later_episodes_of_one_shape_leave_the_earlier_ones_current() -> None:
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    with memlane.Memory(
+        ":memory:", embedder="hash", clock=lambda: start + timedelta(days=9)
+    ) as mem:
+        for day, caption in enumerate(
+            ("a painting of a sunset over a lake", "a bride holding a bouquet", "a black dog")
+        ):
+            mem.remember("kb", f"Mel said: [shared an image: a photo of {caption}]",
+                         at=start + timedelta(days=day))  # fmt: skip
+        assert mem.index.wait(timeout=30)
+        recall = mem.recall("kb", "When did Mel paint a sunset?")
+    sunset = next(item for item in recall.items if "sunset" in item.text)
+    assert sunset.status == "current" and sunset.superseded_by is None
+    assert all(item.status == "current" for item in recall.items)

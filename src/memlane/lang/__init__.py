@@ -24,6 +24,7 @@ from memlane.lang.words import (
     owner_of,
     salient_terms,
     shares_term,
+    tells_episode,
 )
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "roles_of_subject",
     "salient_terms",
     "shares_term",
+    "tells_episode",
 ]

@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 
 from memlane.lang import en, zh
 from memlane.lang.script import fold
-from memlane.lang.words import negates_next, salient_terms
+from memlane.lang.words import negates_next, possible_next, salient_terms
 
 MAX_VALUE_CHARS = 40
 _EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"
@@ -38,13 +38,21 @@ def retractions(text: str) -> tuple[Retraction, ...]:
     ['airbnb']
     >>> [r.old for r in retractions("Please switch cards, the Visa's gone")]
     ['the visa']
+
+    A cue that is negated ("I won't quit", "不会离开") or only possible ("anyone else would
+    quit") retracts nothing, nor does a "from … to …" that no verb of change governs (a
+    range: "all kinds of dances, from contemporary to hip-hop"):
+
+    >>> retractions("I might quit Acme"), retractions("We dance it all, from salsa to tango")
+    ((), ())
     """
     folded = fold(text)
     found: list[Retraction] = []
     for pattern in _patterns():
         for match in pattern.finditer(folded):
-            if negates_next(folded[: match.start()].rstrip() + " "):
-                continue  # "I won't quit", "不会离开": a negated cue retracts nothing
+            before = folded[: match.start()].rstrip() + " "
+            if negates_next(before) or possible_next(before):
+                continue  # "I won't quit", "不会离开", "would quit": no cue of what happened
             old = match["old"].strip(" 　'\"“”‘’")
             terms = salient_terms(old)
             if terms and len(old) <= MAX_VALUE_CHARS and old not in {r.old for r in found}:
@@ -68,7 +76,10 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         re.compile(
             rf"(?:^|[，。；！？,.;!?：:\s])(?P<old>[^，。；！？,.;!?：:\s]{{1,16}}?){zh.RETRACTED_BEFORE}"
         ),
-        re.compile(rf"\b{en.CHANGE_FROM}\s+(?P<old>[^,.;:!?]{{1,40}}?)\s+{en.CHANGE_VERB}\s"),
+        re.compile(
+            rf"\b(?:{en.CHANGES})\s+(?:[a-z]+\s+)?{en.CHANGE_FROM}\s+(?P<old>[^,.;:!?]{{1,40}}?)"
+            rf"\s+{en.CHANGE_VERB}\s"
+        ),
         re.compile(rf"\b(?:{en.RETRACTED_AFTER})\s+{en_value}"),
         re.compile(en.NOT_ANY_MORE),
         re.compile(rf"{_EN_CLAUSE_START}(?P<old>[a-z][\w' ]{{0,30}}?){en.RETRACTED_BEFORE}"),

@@ -51,7 +51,19 @@ adjective ("out", "gone") only after a copula, never as a particle ("check out",
 
 CHANGE_FROM = r"from"
 CHANGE_VERB = r"(?:to|into|→|->)"
-"""``from <old> to <new>``: "moved from Porto to San Francisco"."""
+"""``<change> from <old> to <new>``: "moved from Porto to San Francisco"."""
+
+CHANGES = (
+    r"(?:mov|switch|chang|relocat|transferr?|shift|transition|upgrad|downgrad|convert|turn"
+    r"|promot|swapp?)(?:e|es|ed|ing)?|went|go|goes|going|gone"
+)
+"""Verbs of change that govern a "from … to …" (as 搬|迁|调|换 do in Chinese): without one it
+spans a range ("everything from the food to the history") or a trip ("a pic from one of
+John's trips to NYC"), and nothing is retracted."""
+
+MODALS = ("would", "could", "might", "should", "may", "will", "wanna", "gonna")
+"""Words that make the verb after them a possibility, not an event: "anyone else *would*
+quit" quits nothing."""
 
 VALUE_END = (
     r"\s+(?:to|and|but|now|for|since|because|so|then|anymore|any\s+more|as|at|on|in|with)\b"
@@ -91,6 +103,30 @@ NEUTRAL_MODIFIERS = frozenset(
 
 POST_MODIFIER = r"\s+(?:for|on)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
 """What ties a narrowing phrase after an attribute: "tracking number *for my* keyboard"."""
+
+PAST_FORMS = frozenset(
+    ("was", "were", "had", "did", "said", "told", "went", "came", "saw", "took", "made", "got",
+     "gave", "found", "felt", "left", "bought", "brought", "thought", "met", "ran", "won", "sent",
+     "spent", "began", "knew", "wrote", "ate", "sang", "drew", "built", "kept", "held", "lost",
+     "paid", "sold", "became", "caught", "taught", "fought", "flew", "drove", "rode", "chose",
+     "wore", "broke", "spoke", "woke", "grew", "threw", "heard", "sat", "stood", "forgot", "fell",
+     "slept", "led", "swam", "hung", "shot", "understood", "meant")
+)  # fmt: skip
+"""Irregular verbs in the past tense (regular ones end in "-ed", see :data:`PAST_AFTER`)."""
+
+PAST_AFTER = r"\b(?:i|we|you|he|she|they|it|who)\s+(?:just\s+|finally\s+|also\s+)?[a-z]+ed\b"
+"""A regular verb in the past tense: an "-ed" word right after its subject ("we painted").
+Elsewhere "-ed" is as often an adjective ("preferred name", "registered address")."""
+
+PRESENT_VERBS = frozenset(
+    ("is", "are", "am", "isn't", "aren't", "has", "have", "hasn't", "haven't", "does", "do",
+     "doesn't", "don't", "can", "can't", "will", "won't", "shall", "must", "may", "'re", "'m")
+)  # fmt: skip
+"""Verbs that put a statement in the present: it says how things are ("the chair *is* …")."""
+
+COMPANY = r"\b(?:and|with|&)"
+"""Words that join the subject and someone in one question: "Mel *and* her kids", "*with* her
+family" ask what they did together."""
 
 ASKS_OWNER = r"\bwhose\b"
 """A question about whom something belongs to ("*Whose* birthday did she celebrate?")."""

@@ -83,11 +83,18 @@ def _patterns() -> dict[str, re.Pattern[str]]:
 def roles_of_subject(text: str) -> frozenset[str]:
     """The roles ``text`` attaches to its subject: "我哥的手机号", "the user's dog", "brother's".
 
-    "Who is the boss at Varndle Software?" names a role, but not one of the subject's.
+    "Who is the boss at Varndle Software?" names a role, but not one of the subject's. Nor
+    does a role named as the subject's company ("What did Mel and her kids make?", "我和我妈
+    去了哪"): the question asks what they did together, which the subject's own statements
+    answer ("we made pots"), so it is not about the role alone.
 
     >>> sorted(roles_of_subject("我哥的手机号")), sorted(roles_of_subject("brother's number?"))
     (['sibling'], ['sibling'])
     >>> roles_of_subject("Who is the boss at Varndle Software?")
+    frozenset()
+    >>> roles_of_subject("What did Mel and her kids make?"), roles_of_subject("我和我妈去了哪")
+    (frozenset(), frozenset())
+    >>> roles_of_subject("Where was John and his wife's first dance?")
     frozenset()
     """
     folded = fold(text)
@@ -95,10 +102,34 @@ def roles_of_subject(text: str) -> frozenset[str]:
     for role, pattern in _patterns().items():
         for match in pattern.finditer(folded):
             before, after = folded[: match.start()], folded[match.end() :]
-            owned = re.search(f"(?:{SUBJECT_OWNERS})$", before) is not None
-            if owned or after.startswith(("'s", "’s", "的")) or match.group().endswith("'s"):
+            owner = re.search(f"(?:{SUBJECT_OWNERS})$", before)
+            if owner is not None and _in_company(before[: owner.start()]):
+                continue  # "Mel and her kids", "John and his wife's first dance"
+            possessive = after.startswith(("'s", "’s", "的")) or match.group().endswith("'s")
+            if possessive or owner is not None:
                 found.add(role)
     return frozenset(found)
+
+
+def _in_company(before: str) -> bool:
+    """Whether the words before a role's owner join it to the subject ("Mel and her …").
+
+    Not when they join it to another role: "my wife and my son's emails" asks about both.
+    """
+    joined = _company().search(before)
+    if joined is None:
+        return False
+    head = before[: joined.start()].rstrip()
+    return not any(
+        found.end() == len(head)
+        for pattern in _patterns().values()
+        for found in pattern.finditer(head)
+    )
+
+
+@cache
+def _company() -> re.Pattern[str]:
+    return re.compile(f"(?:{en.COMPANY}|{zh.COMPANY})\\s*$")
 
 
 _CLAUSE_END = re.compile(r"[,.;!?，。；！？、\n]")

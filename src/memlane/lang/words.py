@@ -47,6 +47,21 @@ def negates_next(before: str) -> bool:
     return _NEGATES_NEXT.search(before) is not None
 
 
+_POSSIBLE_NEXT = re.compile(
+    rf"\b(?:{'|'.join(en.MODALS)})\s+(?:(?:just|really|also|probably)\s+)?$|(?:{'|'.join(zh.MODALS)})\s*$",
+    re.IGNORECASE,
+)
+
+
+def possible_next(before: str) -> bool:
+    """Whether ``before`` ends with a modal, making the word after it only possible.
+
+    >>> possible_next("anyone else would "), possible_next("我可能"), possible_next("I ")
+    (True, True, False)
+    """
+    return _POSSIBLE_NEXT.search(before) is not None
+
+
 def salient_terms(text: str) -> frozenset[str]:
     """The terms that can carry a value: content words, digit runs, CJK runs without fillers.
 
@@ -61,7 +76,7 @@ def salient_terms(text: str) -> frozenset[str]:
             if len(term) >= 3:
                 terms.add(term)
         elif len(term) >= 3 and term not in en.STOP_WORDS:
-            terms.add(_stem(term))
+            terms.add(stem(term))
     for run in _CJK_RUN.findall(folded):
         for piece in re.split(zh.SEPARATORS, run):
             segment = re.sub(zh.TRAILING_PARTICLES, "", re.sub(zh.LEADING_FILLERS, "", piece))
@@ -135,7 +150,7 @@ def term_probe(term: str) -> tuple[str, tuple[str, ...]]:
 def _index(text: str) -> tuple[str, frozenset[str], str]:
     """``text`` folded, its stemmed Latin words and its digits: what :func:`shares_term` reads."""
     folded = fold(text)
-    words = frozenset(_stem(w) for w in _LATIN_TERM.findall(folded) if not w[0].isdigit())
+    words = frozenset(stem(w) for w in _LATIN_TERM.findall(folded) if not w[0].isdigit())
     return folded, words, "".join(ch for ch in folded if ch.isdigit())
 
 
@@ -167,6 +182,41 @@ def names_other_person(text: str) -> bool:
     return bool(roles_named(text))
 
 
+_EN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+@lru_cache(maxsize=16_384)
+def tells_episode(text: str) -> bool:
+    """Whether English ``text`` tells what happened rather than how things are.
+
+    It has a verb in the past tense and none in the present: "Mel said: [shared a photo of
+    …]" tells an episode, and a later one of the same shape adds to it instead of replacing
+    it; "the chair of the club is …" says how things are, until a later statement says
+    otherwise, and so does a change told in the past ("I switched to …", "got a new …": the
+    cues of :data:`memlane.lang.en.REPLACEMENT`). Chinese marks no tense: a Chinese text
+    never tells an episode by this test.
+
+    >>> tells_episode("mel said: [shared an image: a photo of a …]"), tells_episode("we painted …")
+    (True, True)
+    >>> tells_episode("mel said: bob's team is …"), tells_episode("preferred name: …")
+    (False, False)
+    >>> tells_episode("i switched to the … shift"), tells_episode("i got a new phone, …")
+    (False, False)
+    """
+    folded = fold(text).replace("’", "'")
+    words = _EN_WORD.findall(folded)
+    if any(_present(word) for word in words) or re.search(en.REPLACEMENT, folded):
+        return False
+    past = any(word in en.PAST_FORMS for word in words)
+    return past or re.search(en.PAST_AFTER, folded) is not None
+
+
+def _present(word: str) -> bool:
+    """A verb in the present, or a word with one attached ("they're", "isn't")."""
+    apostrophe = word.find("'")
+    return word in en.PRESENT_VERBS or (apostrophe > 0 and word[apostrophe:] in en.PRESENT_VERBS)
+
+
 def asks_about_plans(text: str) -> bool:
     """Whether ``text`` asks about a plan or the future ("下周要飞去哪", "considering moving")."""
     folded = fold(text)
@@ -189,10 +239,17 @@ _OF_OWNER = re.compile(
 )
 
 
-def _stem(word: str) -> str:
-    word = word.replace("’", "'")
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is", "us")):
-        word = word[:-1]
-    return word
+def stem(word: str) -> str:
+    """A crude English stem for matching: lower case, no possessive, no plural "s".
+
+    Words that end in "ss", "is" or "us" are not plurals ("class", "tennis", "bus").
+
+    >>> [stem(w) for w in ("Parents", "Mel’s", "class", "tennis", "bus", "is")]
+    ['parent', 'mel', 'class', 'tennis', 'bus', 'is']
+    """
+    lowered = word.lower().replace("’", "'")
+    if lowered.endswith("'s"):
+        lowered = lowered[:-2]
+    if len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "is", "us")):
+        lowered = lowered[:-1]
+    return lowered

@@ -33,6 +33,9 @@ RETRACTED_BEFORE = (
 )
 """Cues preceded by a value that no longer holds ("131那个号不用了", "建行的别扣了")."""
 
+MODALS = ("可能", "也许", "或许", "会")
+"""Words that make the verb after them a possibility, not an event ("可能会离开")."""
+
 CHANGE_FROM = r"从"
 CHANGE_VERB = r"(?:搬|迁|调|换|改|跳|转|到|去|离职|辞职)"
 """``从 <old> <change verb>``: "从上海搬到北京"."""
@@ -68,6 +71,9 @@ CONJUNCTIONS = r"和|与|或|及|跟|还有|以及"
 
 QUESTION_WORDS = r"哪个|哪些|哪家|哪|什么|多少|几"
 """Words that ask: "*哪个*手机号" narrows nothing."""
+
+COMPANY = r"和|跟|与|同|带着|带"
+"""Words that join the subject and someone in one question: "我*和*我妈", "*带着*孩子"."""
 
 ASKS_OWNER = r"谁的"
 """A question about whom something belongs to ("她给*谁的*生日准备了礼物？")."""

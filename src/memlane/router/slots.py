@@ -10,7 +10,9 @@ The frame must carry most of the statement (:data:`MIN_FRAME_SHARE`) and start w
 words (:data:`MIN_PREFIX_CHARS`), so two statements about different things that happen to
 share a value ("A's head office is in Lyon", "B's head office is in Lyon") are not one
 slot; a differing span the question itself names (the entity asked about) is never taken
-for a value either.
+for a value either. Only a frame that says how things are holds a slot: one that tells what
+happened ("Mel said: [shared a photo of …]", "we painted …") is an episode, and a later
+episode of the same shape adds to it, never replaces it (:func:`memlane.lang.tells_episode`).
 
 >>> old, new = clauses("Fact 2: The chair of the Tidewater Club is Ada Moss."), clauses(
 ...     "U-1 said: (9) The chair of the Tidewater Club is Ben Ode.", speaker="U-1")
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.lang.script import fold
+from memlane.lang.words import tells_episode
 
 MIN_FRAME_SHARE = 0.5
 """The shared frame is at least this share of the longer statement."""
@@ -144,8 +147,9 @@ def _slot_pair(clause: str, opening: str, span: int) -> tuple[str, str]:
 def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     """The slot ``old`` and ``new`` (normalized clauses) share, if ``new`` re-fills it.
 
-    ``None`` when they say the same, differ in more than one span, share too little, or
-    differ only where ``asked`` (the folded question) names something.
+    ``None`` when they say the same, differ in more than one span, share too little, differ
+    only where ``asked`` (the folded question) names something, or when the frame tells an
+    episode rather than a state (both then hold: two photos shared, two places visited).
     """
     longest = max(len(old), len(new))
     if old == new or min(len(old), len(new)) < MIN_FRAME_SHARE * longest:
@@ -173,6 +177,8 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     if asked and (old_value in asked or new_value in asked):
         return None  # the question names this span: it is what is asked about, not a value
     frame = f"{old[:prefix]}…{old[len(old) - suffix :]}"
+    if tells_episode(frame):
+        return None
     return Restatement(frame, (old_value, new_value))
 
 

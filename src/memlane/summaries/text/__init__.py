@@ -7,6 +7,7 @@ that must survive verbatim), ``candidates`` (keywords, key phrases, entities) an
 (shortening a line to its key clauses). Every public name is importable from here.
 """
 
+from memlane.lang.words import stem
 from memlane.summaries.text.candidates import (
     entity_candidates,
     keywords,
@@ -37,7 +38,6 @@ from memlane.summaries.text.words import (
     is_cjk,
     is_content_word,
     normalize_for_dedupe,
-    stem,
     word_set,
     words,
 )

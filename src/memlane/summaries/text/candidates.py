@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from memlane.lang.words import stem
 from memlane.summaries.text.spans import PROTECTED_KINDS, find_spans, mask_spans
 from memlane.summaries.text.words import (
     CJK_CLASS,
@@ -15,7 +16,6 @@ from memlane.summaries.text.words import (
     cjk_segments,
     content_words,
     is_content_word,
-    stem,
     word_set,
     words,
 )

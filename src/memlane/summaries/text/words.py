@@ -1,4 +1,7 @@
-"""Words of Chinese and English text: scripts, word lists, stems, segments, tokens, dedupe keys."""
+"""Words of Chinese and English text: scripts, word lists, segments, tokens, dedupe keys.
+
+The stem is :func:`memlane.lang.words.stem`, the one every component matches words by.
+"""
 
 from __future__ import annotations
 
@@ -148,16 +151,6 @@ def _latin_letter(char: str) -> bool:
 def words(text: str) -> list[str]:
     """Latin-script words of ``text`` as written (apostrophes and hyphens kept inside)."""
     return [match.group().replace("’", "'") for match in _WORD.finditer(text)]
-
-
-def stem(word: str) -> str:
-    """A crude English stem for matching: lower case, no possessive, no plural ``s``."""
-    lowered = word.lower().replace("’", "'")
-    if lowered.endswith("'s"):
-        lowered = lowered[:-2]
-    if len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith("ss"):
-        lowered = lowered[:-1]
-    return lowered
 
 
 def is_content_word(word: str) -> bool:
