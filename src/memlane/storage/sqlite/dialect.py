@@ -19,6 +19,7 @@ from memlane.storage.base import ArchiveRow, DocKind
 from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
 from memlane.storage.sql.summaries import search_scope, vector_state
 from memlane.storage.sqlite import evidence
+from memlane.storage.sqlite.ann import VectorIndexes
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -50,6 +51,7 @@ class SQLiteDialect:
         # Per scope: the vector_state it was loaded at, its owner ids and their vectors.
         self._matrices: dict[_Scope, tuple[tuple[int, int, int], list[int], Matrix]] = {}
         self._matrices_lock = threading.Lock()
+        self.vector_indexes = VectorIndexes(database)
 
     def bytewise(self, column: str) -> str:
         """SQLite compares text byte by byte already (``BINARY``)."""
@@ -127,7 +129,15 @@ class SQLiteDialect:
         )
 
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
-        """Exact: the scope's vectors as one matrix (cached until the scope changes) @ query."""
+        """A large scope's graph (:mod:`.ann`), else exact: the scope's matrix @ query.
+
+        The matrix is cached until the scope changes.
+        """
+        found = self.vector_indexes.nearest(scope, model, vector, limit)
+        if found is not None:
+            with self._matrices_lock:
+                self._matrices.pop((*scope, model), None)  # the graph serves this scope now
+            return found
         owners, matrix = self._matrix(scope, model)
         return vectors.nearest(vector, owners, matrix, limit)
 
@@ -176,6 +186,7 @@ class SQLiteDialect:
             (tenant, subject),
         )
         self.drop_docs([row[0] for row in docs])
+        self.vector_indexes.purged(tenant, subject)
         return {"search_fts": len(docs)}
 
     def compact(self, tables: Sequence[str], needles: Sequence[bytes]) -> BytesCheck:
@@ -236,6 +247,10 @@ class SQLiteDialect:
 
     def finish_load(self) -> None:
         """Nothing to do: SQLite picks the next id after the largest one stored."""
+
+    def close(self) -> None:
+        """Stop building vector graphs (before the connection closes)."""
+        self.vector_indexes.close()
 
 
 class SQLiteArchiveReader:

@@ -1,0 +1,345 @@
+"""Approximate nearest neighbours for SQLite's large scopes: usearch HNSW, a cache of the database.
+
+A scope (tenant, subject or the whole tenant, kind, model) with more than :data:`THRESHOLD`
+embedded vectors is searched through an in-memory HNSW graph (usearch) instead of the exact scan;
+smaller scopes, and large ones whose graph is still being built, are scanned exactly
+(``bench/ann.py`` measured the candidates and the crossover, docs/recall.md).
+
+The graph is only ever a cache of ``search_docs``; the database decides every answer:
+
+- **fresh**: before a search, the database's change stamp (``PRAGMA data_version``, which moves
+  when another connection commits, and this connection's ``total_changes``) is compared with the
+  one the graph was synced at; on any difference the scope's embedded doc ids are read again,
+  new vectors are added and gone ones removed, so no vector written (here or by another process)
+  is missed;
+- **filtered**: the candidates (twice as many as asked for) are read back from the database in
+  the scope (tenant, subject, kind, not deleted, model), and ranked by their stored vectors, so a
+  forgotten, purged or other tenant's doc is never returned; a purge drops the subject's graphs;
+- **derived**: graphs are built in a background thread from the database at first need (after
+  every open: there is no file to go stale), and searches scan exactly until one is ready.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import queue
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memlane.errors import StorageError
+from memlane.storage.base import DocKind
+from memlane.storage.sql.dialect import DocScope, Vector
+from memlane.storage.sql.summaries import search_scope
+
+if TYPE_CHECKING:
+    from memlane.storage.sqlite.database import SQLiteDatabase
+
+_log = logging.getLogger(__name__)
+
+THRESHOLD = 5_000
+"""Embedded vectors in a scope above which it is searched through a graph, not scanned."""
+MAX_GRAPHS = 16
+"""Graphs kept per database (least recently used dropped first)."""
+CONNECTIVITY = 16
+EXPANSION_ADD = 128
+EXPANSION_SEARCH = 64
+OVERFETCH = 2
+"""Candidates asked of the graph per result wanted, before the database filters them."""
+CHUNK = 2_000
+"""Vectors read (and added to a graph) per statement while building."""
+
+ScopeKey = tuple[str, str | None, DocKind, str]
+Stamp = tuple[int, int]
+Ids = npt.NDArray[np.int64]
+
+
+@dataclass
+class Graph:
+    """One scope's HNSW graph and the doc ids in it, as of ``stamp``."""
+
+    ids: Ids
+    index: Any  # usearch.index.Index
+    dims: int
+    stamp: Stamp | None
+    removed: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def usearch_index() -> Any:
+    """The ``Index`` class of usearch, or ``None`` when usearch is not installed (exact search)."""
+    try:
+        return importlib.import_module("usearch.index").Index
+    except ImportError:
+        return None
+
+
+class VectorIndexes:
+    """The graphs of one SQLite database's large scopes, kept in step with it.
+
+    Args:
+        database: the database whose ``search_docs`` the graphs index.
+        threshold: embedded vectors in a scope above which a graph is used
+            (:data:`THRESHOLD` if ``None``).
+    """
+
+    def __init__(self, database: SQLiteDatabase, threshold: int | None = None) -> None:
+        self.db = database
+        self.threshold = THRESHOLD if threshold is None else threshold
+        self._index_class = usearch_index()
+        self._graphs: OrderedDict[ScopeKey, Graph] = OrderedDict()
+        self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
+        self._building: set[ScopeKey] = set()
+        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue[tuple[ScopeKey, Stamp | None] | None] = queue.SimpleQueue()
+        self._worker: threading.Thread | None = None
+        self._idle = threading.Condition(self._lock)
+        self._closed = False
+
+    # -- searching ----------------------------------------------------------------------
+
+    def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int] | None:
+        """Owner ids as the exact scan would rank them, or ``None``: scan exactly instead."""
+        if self._index_class is None or self._closed or self.db.in_transaction:
+            return None  # inside a write: what it changed may yet be rolled back
+        key: ScopeKey = (*scope, model)
+        stamp = change_stamp(self.db)
+        with self._lock:
+            if self._small.get(key) == stamp:
+                return None
+            graph = self._graphs.get(key)
+            if graph is not None:
+                self._graphs.move_to_end(key)
+        if graph is None:
+            self._consider(key, stamp)
+            return None
+        with graph.lock:
+            if graph.stamp != stamp and not self._sync(key, graph, stamp):
+                return None
+            candidates = self._candidates(graph, vector, limit)
+            wanted = min(limit, len(graph.ids))
+        found = self._rank(key, candidates, vector, limit)
+        return found if len(found) >= wanted else None
+
+    def _consider(self, key: ScopeKey, stamp: Stamp) -> None:
+        """Mark a small scope as such, or have a large one's graph built."""
+        if embedded_count(self.db, key) <= self.threshold:
+            with self._lock:
+                self._small[key] = stamp
+            return
+        self._schedule(key)
+
+    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> bool:
+        """Bring ``graph`` up to the database (holding its lock); False: scan exactly for now."""
+        ids = embedded_ids(self.db, key)
+        new = np.setdiff1d(ids, graph.ids, assume_unique=True)
+        gone = np.setdiff1d(graph.ids, ids, assume_unique=True)
+        if len(ids) <= self.threshold:
+            self.drop(lambda k: k == key)
+            return False
+        if len(new) > max(CHUNK, len(ids) // 4) or graph.removed + len(gone) > len(ids) // 3:
+            self._schedule(key)  # cheaper to build again than to patch
+            return False
+        if len(gone):
+            graph.index.remove(gone.astype(np.uint64))
+            graph.removed += len(gone)
+        if len(new) and not self._add(graph, key, new):
+            return False
+        graph.ids, graph.stamp = ids, stamp
+        return True
+
+    def _add(self, graph: Graph, key: ScopeKey, new: Ids) -> bool:
+        """Add the vectors of docs ``new``; False if one has another width (scan exactly)."""
+        rows = vectors_of(self.db, key, new)
+        matrix = as_rows(rows, graph.dims)
+        if matrix is None:
+            return False
+        graph.index.add(np.asarray([row[0] for row in rows], dtype=np.uint64), matrix, threads=1)
+        return True
+
+    def _candidates(self, graph: Graph, vector: Vector, limit: int) -> list[int]:
+        """Doc ids the graph finds nearest, ``OVERFETCH`` times as many as wanted."""
+        count = min(len(graph.ids), OVERFETCH * limit)
+        graph.index.expansion_search = max(EXPANSION_SEARCH, 2 * count)
+        matches = graph.index.search(vector.astype(np.float32), count, threads=1)
+        return [int(k) for k in np.asarray(matches.keys).reshape(-1)]
+
+    def _rank(
+        self, key: ScopeKey, candidates: Sequence[int], vector: Vector, limit: int
+    ) -> list[int]:
+        """The candidates still in scope, by their stored vectors: best first, ties by doc id."""
+        if not candidates:
+            return []
+        tenant, subject, kind, model = key
+        where, parameters = search_scope(tenant, subject, kind)
+        rows = self.db.fetchall(
+            "SELECT id, owner_id, vector FROM search_docs WHERE "
+            f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where} AND model = %(model)s",
+            {**parameters, "ids": json.dumps(list(candidates)), "model": model},
+        )
+        matrix = as_rows([(row[0], row[2]) for row in rows], len(vector))
+        if matrix is None:
+            return []
+        scores = matrix @ vector
+        order = np.lexsort((np.asarray([row[0] for row in rows]), -scores))[:limit]
+        return [int(rows[i][1]) for i in order]
+
+    # -- building -----------------------------------------------------------------------
+
+    def _schedule(self, key: ScopeKey) -> None:
+        with self._lock:
+            if key in self._building or self._closed:
+                return
+            self._building.add(key)
+            if self._worker is None:
+                self._worker = threading.Thread(
+                    target=self._work, name="memlane-vector-index", daemon=True
+                )
+                self._worker.start()
+        self._queue.put((key, None))
+
+    def _work(self) -> None:
+        while (job := self._queue.get()) is not None:
+            key = job[0]
+            try:
+                graph = self._build(key)
+            except StorageError as error:  # the database closed or failed: scan exactly
+                _log.debug("vector index of %s not built: %s", key[:3], error)
+                graph = None
+            with self._lock:
+                self._building.discard(key)
+                if graph is not None and not self._closed:
+                    self._graphs[key] = graph
+                    self._small.pop(key, None)
+                    while len(self._graphs) > MAX_GRAPHS:
+                        self._graphs.popitem(last=False)
+                self._idle.notify_all()
+
+    def _build(self, key: ScopeKey) -> Graph | None:
+        """A graph of the scope's embedded vectors, read ``CHUNK`` at a time."""
+        stamp = change_stamp(self.db)
+        index, dims, after = None, 0, 0
+        ids: list[int] = []
+        while not self._closed:
+            rows = vector_chunk(self.db, key, after)
+            if not rows:
+                break
+            if index is None:
+                dims = len(rows[0][1]) // 4
+                index = self._new_index(dims)
+            matrix = as_rows(rows, dims)
+            if matrix is None:
+                return None
+            keys = np.asarray([row[0] for row in rows], dtype=np.uint64)
+            index.add(keys, matrix, threads=1)
+            ids.extend(int(row[0]) for row in rows)
+            after = ids[-1]
+        if index is None or self._closed:
+            return None
+        return Graph(np.asarray(ids, dtype=np.int64), index, dims, stamp)
+
+    def _new_index(self, dims: int) -> Any:
+        return self._index_class(
+            ndim=dims,
+            metric="ip",
+            dtype="f32",
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+            expansion_search=EXPANSION_SEARCH,
+        )
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no graph is being built; False if ``timeout`` seconds passed first."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._building, timeout)
+
+    def scopes(self) -> list[ScopeKey]:
+        """The scopes that have a graph now: ``(tenant, subject, kind, model)``."""
+        with self._lock:
+            return list(self._graphs)
+
+    def drop(self, which: Any) -> None:
+        """Forget the graphs (and small marks) whose scope key ``which(key)`` accepts."""
+        with self._lock:
+            for key in [k for k in self._graphs if which(k)]:
+                del self._graphs[key]
+            for key in [k for k in self._small if which(k)]:
+                del self._small[key]
+
+    def purged(self, tenant: str, subject: str) -> None:
+        """A subject's deleted docs were removed: drop every graph that held them."""
+        self.drop(lambda key: key[0] == tenant and key[1] in (subject, None))
+
+    def close(self) -> None:
+        """Stop building and forget every graph (before the connection closes)."""
+        with self._lock:
+            self._closed = True
+            worker = self._worker
+        if worker is not None:
+            self._queue.put(None)
+            worker.join()
+        self.drop(lambda key: True)
+
+
+def change_stamp(database: SQLiteDatabase) -> Stamp:
+    """Moves whenever any connection changes the database (another's commit, or this one's)."""
+    with database.lock:
+        version = database.connection.execute("PRAGMA data_version").fetchone()[0]
+        return int(version), database.connection.total_changes
+
+
+def _scope_sql(key: ScopeKey) -> tuple[str, dict[str, Any]]:
+    tenant, subject, kind, model = key
+    where, parameters = search_scope(tenant, subject, kind)
+    return f"{where} AND model = %(model)s", {**parameters, "model": model}
+
+
+def embedded_count(database: SQLiteDatabase, key: ScopeKey) -> int:
+    """How many docs in the scope have a vector from its model."""
+    where, parameters = _scope_sql(key)
+    return int(database.fetchone(f"SELECT count(*) FROM search_docs WHERE {where}", parameters)[0])
+
+
+def embedded_ids(database: SQLiteDatabase, key: ScopeKey) -> Ids:
+    """The ids of the docs in the scope with a vector from its model, ascending."""
+    where, parameters = _scope_sql(key)
+    rows = database.fetchall(f"SELECT id FROM search_docs WHERE {where} ORDER BY id", parameters)
+    return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+
+
+def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int) -> list[Any]:
+    """``(id, vector)`` of the next ``CHUNK`` embedded docs in scope with ids above ``after``."""
+    where, parameters = _scope_sql(key)
+    return database.fetchall(
+        f"SELECT id, vector FROM search_docs WHERE {where} AND id > %(after)s "
+        "ORDER BY id LIMIT %(chunk)s",
+        {**parameters, "after": after, "chunk": CHUNK},
+    )
+
+
+def vectors_of(database: SQLiteDatabase, key: ScopeKey, ids: Ids) -> list[Any]:
+    """``(id, vector)`` of these docs, if still embedded in scope."""
+    where, parameters = _scope_sql(key)
+    return database.fetchall(
+        f"SELECT id, vector FROM search_docs WHERE id IN (SELECT value FROM json_each(%(ids)s)) "
+        f"AND {where}",
+        {**parameters, "ids": json.dumps(ids.tolist())},
+    )
+
+
+def as_rows(rows: Sequence[Any], dims: int) -> npt.NDArray[np.float32] | None:
+    """The vectors (second column) of ``rows`` as one matrix; ``None`` if one is another width."""
+    if any(len(row[1]) != 4 * dims for row in rows):
+        return None
+    return np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32).reshape(
+        len(rows), dims
+    )
