@@ -13,6 +13,7 @@ Candidates that are not installed are skipped (and said so). Run from the repo r
     pip install usearch hnswlib faiss-cpu annoy pynndescent   # whichever install
     PYTHONPATH=src python bench/ann.py --sizes 1000,10000,100000 --out /tmp/ann.json
     PYTHONPATH=src python bench/ann.py --sizes 2000,5000,10000 --sets random --candidates usearch
+    PYTHONPATH=src python bench/ann.py --tune --out /tmp/ann-tune.json   # usearch widths, real set
 """
 
 from __future__ import annotations
@@ -376,6 +377,46 @@ def datasets(names: Sequence[str], size: int, queries: int, cache: Path) -> dict
     return found
 
 
+def tune(cache: Path) -> list[dict[str, Any]]:
+    """usearch on the real set: build and search widths against recall@10 and time."""
+    from usearch.index import Index
+
+    data, queries = real_set(cache)
+    truth = exact_top(data, queries)
+    rows = []
+    for expansion_add in (32, 64, 128):
+        index = Index(
+            ndim=DIM,
+            metric="ip",
+            dtype="f32",
+            connectivity=CONNECTIVITY,
+            expansion_add=expansion_add,
+        )
+        started = time.perf_counter()
+        index.add(np.arange(len(data), dtype=np.uint64), data, threads=1)
+        build_s = time.perf_counter() - started
+        for expansion_search in (16, 64, 128, 256):
+            index.expansion_search = expansion_search
+            times, hits = [], 0
+            for vector, expected in zip(queries, truth, strict=True):
+                started = time.perf_counter()
+                found = index.search(vector, K, threads=1).keys
+                times.append((time.perf_counter() - started) * 1000)
+                hits += len(expected & {int(x) for x in found})
+            rows.append(
+                {
+                    "expansion_add": expansion_add,
+                    "expansion_search": expansion_search,
+                    "vectors": len(data),
+                    "build_s": round(build_s, 2),
+                    "query_p50_ms": round(statistics.median(times), 3),
+                    "recall_at_10": round(hits / (K * len(queries)), 4),
+                }
+            )
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def main() -> None:
     """Parse arguments, measure every candidate on every set and size, print, write JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -388,7 +429,17 @@ def main() -> None:
     )
     parser.add_argument("--real-cache", type=Path, default=Path("/tmp/memlane-ann-real.npz"))
     parser.add_argument("--out", type=Path, help="write the results here as JSON")
+    parser.add_argument("--tune", action="store_true", help="usearch widths on the real set")
     args = parser.parse_args()
+    if args.tune:
+        document = {
+            "suite": "ann-tune",
+            "params": {"machine": machine()},
+            "rows": tune(args.real_cache),
+        }
+        if args.out:
+            args.out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        return
     names = args.candidates.split(",")
     missing = [n for n in names if importlib.util.find_spec(CANDIDATES[n]().module) is None]
     for name in missing:

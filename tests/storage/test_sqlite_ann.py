@@ -278,3 +278,23 @@ def test_inside_a_write_the_scan_answers(store: SQLSummaryStore) -> None:
         assert owners[2] not in search(store, "t", "U-1", matrix[2], k=3)
         raise RuntimeError("roll back")
     assert search(store, "t", "U-1", matrix[2], k=1) == [owners[2]]
+
+
+def test_vector_counts_are_kept_only_until_the_database_changes(
+    store: SQLSummaryStore, path: Path
+) -> None:
+    """The embedded-vectors count every search asks is cached by change stamp, never stale."""
+    rng = np.random.default_rng(13)
+    add(store, "t", "U-1", unit(rng, 3))
+    assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (3, 3)
+    other = SQLiteDatabase(path)
+    try:
+        add(SQLSummaryStore(other), "t", "U-1", unit(rng, 2))
+    finally:
+        other.close()
+    assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (5, 5)
+    with pytest.raises(RuntimeError), store.transaction():
+        store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE tenant = 't'")
+        assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (0, 0)
+        raise RuntimeError("roll back")
+    assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (5, 5)

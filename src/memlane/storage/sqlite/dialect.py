@@ -19,13 +19,15 @@ from memlane.storage.base import ArchiveRow, DocKind
 from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
 from memlane.storage.sql.summaries import search_scope, vector_state
 from memlane.storage.sqlite import evidence
-from memlane.storage.sqlite.ann import VectorIndexes
+from memlane.storage.sqlite.ann import VectorIndexes, change_stamp
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
 
 MATRIX_CACHE_ENTRIES = 64
 """How many scopes' vector matrices a database keeps in memory."""
+STATE_CACHE_ENTRIES = 10_000
+"""How many scopes' vector counts a database keeps (all dropped when full)."""
 _LOOKUP_CHUNK = 400
 """Keys per archive lookup statement (two parameters each at most; SQLite allows 32,766)."""
 
@@ -52,6 +54,8 @@ class SQLiteDialect:
         self._matrices: dict[_Scope, tuple[tuple[int, int, int], list[int], Matrix]] = {}
         self._matrices_lock = threading.Lock()
         self.vector_indexes = VectorIndexes(database)
+        # Per scope: the change stamp its vector_state was counted at, and that state.
+        self._states: dict[_Scope, tuple[tuple[int, int], tuple[int, int, int]]] = {}
 
     def bytewise(self, column: str) -> str:
         """SQLite compares text byte by byte already (``BINARY``)."""
@@ -141,10 +145,29 @@ class SQLiteDialect:
         owners, matrix = self._matrix(scope, model)
         return vectors.nearest(vector, owners, matrix, limit)
 
+    def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
+        """Counted again only once the database changed (:func:`.ann.change_stamp`).
+
+        Not cached inside a write transaction: what it changed may yet be rolled back.
+        """
+        key: _Scope = (*scope, model)
+        stamp = change_stamp(self.db)
+        with self._matrices_lock:
+            cached = self._states.get(key)
+        if cached is not None and cached[0] == stamp and not self.db.in_transaction:
+            return cached[1]
+        state = vector_state(self.db, *scope, model)
+        if not self.db.in_transaction:
+            with self._matrices_lock:
+                if len(self._states) >= STATE_CACHE_ENTRIES:
+                    self._states.clear()
+                self._states[key] = (stamp, state)
+        return state
+
     def _matrix(self, scope: DocScope, model: str) -> tuple[list[int], Matrix]:
         """The scope's owner ids and vectors, loaded again only when the scope changed."""
         key: _Scope = (*scope, model)
-        state = vector_state(self.db, *scope, model)
+        state = self.vector_state(scope, model)
         with self._matrices_lock:
             cached = self._matrices.get(key)
         if cached is not None and cached[0] == state:
