@@ -14,6 +14,7 @@ Candidates that are not installed are skipped (and said so). Run from the repo r
     PYTHONPATH=src python bench/ann.py --sizes 1000,10000,100000 --out /tmp/ann.json
     PYTHONPATH=src python bench/ann.py --sizes 2000,5000,10000 --sets random --candidates usearch
     PYTHONPATH=src python bench/ann.py --tune --out /tmp/ann-tune.json   # usearch widths, real set
+    PYTHONPATH=src python bench/ann.py --crossover --sizes 1000,2000,5000,10000,20000
 """
 
 from __future__ import annotations
@@ -417,6 +418,92 @@ def tune(cache: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def crossover(sizes: Sequence[int], queries: int) -> list[dict[str, Any]]:
+    """memlane's SQLite ``nearest`` (k=40, as a recall asks), exact scan against its graph."""
+    from memlane.storage.sql import SQLSummaryStore
+    from memlane.storage.sqlite import ann
+    from memlane.storage.sqlite.database import SQLiteDatabase
+
+    rows = []
+    for size in sizes:
+        data, asked = clustered_set(size, queries, seed=size)
+        store = SQLSummaryStore(SQLiteDatabase(":memory:"))
+        with store.transaction() as writer:
+            for i in range(size):
+                writer.put_note(
+                    "t",
+                    "U",
+                    f"n{i}",
+                    said_at=i,
+                    session_id=None,
+                    source=None,
+                    provenance=(),
+                    tx=writer.next_tx(1),
+                )
+        store.put_vectors("m", [(i + 1, data[i].tobytes()) for i in range(size)])
+        row: dict[str, Any] = {"vectors": size}
+        for mode, threshold in (("exact", size), ("graph", 0)):
+            indexes = store.db.dialect.vector_indexes  # type: ignore[attr-defined]
+            indexes.threshold = threshold
+            indexes.drop(lambda key: True)
+            store.nearest("t", "U", "note", "m", asked[0], 40)
+            indexes.wait()
+            times = []
+            for vector in asked:
+                started = time.perf_counter()
+                store.nearest("t", "U", "note", "m", vector, 40)
+                times.append((time.perf_counter() - started) * 1000)
+            assert bool(indexes.scopes()) == (mode == "graph")
+            row[f"{mode}_p50_ms"] = round(statistics.median(times), 3)
+            row[f"{mode}_after_write_ms"] = round(_after_writes(store, asked), 3)
+        row["graph_build_s"] = round(_build_seconds(ann, data), 2)
+        store.db.close()
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def _after_writes(store: Any, asked: Matrix) -> float:
+    """p50 milliseconds of a search right after one more note is stored and embedded."""
+    times = []
+    for vector in asked[:20]:
+        with store.transaction() as writer:
+            note = writer.put_note(
+                "t",
+                "U",
+                "late",
+                said_at=0,
+                session_id=None,
+                source=None,
+                provenance=(),
+                tx=writer.next_tx(1),
+            )
+        [(doc,)] = store.db.fetchall(
+            "SELECT id FROM search_docs WHERE owner_id = %s AND kind = 'note'", (note.id,)
+        )
+        store.put_vectors("m", [(doc, vector.tobytes())])
+        started = time.perf_counter()
+        store.nearest("t", "U", "note", "m", vector, 40)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def _build_seconds(ann: Any, data: Matrix) -> float:
+    """How long memlane's graph settings take to build a graph of ``data`` (one thread)."""
+    from usearch.index import Index
+
+    index = Index(
+        ndim=DIM,
+        metric="ip",
+        dtype="f32",
+        connectivity=ann.CONNECTIVITY,
+        expansion_add=ann.EXPANSION_ADD,
+    )
+    started = time.perf_counter()
+    index.add(np.arange(len(data), dtype=np.uint64), data, threads=1)
+    return time.perf_counter() - started
+
+
 def main() -> None:
     """Parse arguments, measure every candidate on every set and size, print, write JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -430,13 +517,13 @@ def main() -> None:
     parser.add_argument("--real-cache", type=Path, default=Path("/tmp/memlane-ann-real.npz"))
     parser.add_argument("--out", type=Path, help="write the results here as JSON")
     parser.add_argument("--tune", action="store_true", help="usearch widths on the real set")
+    parser.add_argument("--crossover", action="store_true", help="memlane: exact vs graph")
     args = parser.parse_args()
-    if args.tune:
-        document = {
-            "suite": "ann-tune",
-            "params": {"machine": machine()},
-            "rows": tune(args.real_cache),
-        }
+    if args.tune or args.crossover:
+        sizes = [int(size) for size in args.sizes.split(",")]
+        rows = tune(args.real_cache) if args.tune else crossover(sizes, args.queries)
+        suite = "ann-tune" if args.tune else "ann-crossover"
+        document = {"suite": suite, "params": {"machine": machine()}, "rows": rows}
         if args.out:
             args.out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         return

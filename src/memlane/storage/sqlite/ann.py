@@ -184,12 +184,11 @@ class VectorIndexes:
         """The candidates still in scope, by their stored vectors: best first, ties by doc id."""
         if not candidates:
             return []
-        tenant, subject, kind, model = key
-        where, parameters = search_scope(tenant, subject, kind)
+        where, parameters = _scope_sql(key, by_id=True)
         rows = self.db.fetchall(
             "SELECT id, owner_id, vector FROM search_docs WHERE "
-            f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where} AND model = %(model)s",
-            {**parameters, "ids": json.dumps(list(candidates)), "model": model},
+            f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}",
+            {**parameters, "ids": json.dumps(list(candidates))},
         )
         matrix = as_rows([(row[0], row[2]) for row in rows], len(vector))
         if matrix is None:
@@ -304,10 +303,16 @@ def change_stamp(database: SQLiteDatabase) -> Stamp:
         return int(version), database.connection.total_changes
 
 
-def _scope_sql(key: ScopeKey) -> tuple[str, dict[str, Any]]:
+def _scope_sql(key: ScopeKey, by_id: bool = False) -> tuple[str, dict[str, Any]]:
+    """The scope's filter; ``by_id``: for rows looked up by id, so no column of it is indexed.
+
+    (SQLite's planner would otherwise read the scope's whole index range, every vector of it,
+    to check a few ids: ``+column`` is not an indexable term.)
+    """
     tenant, subject, kind, model = key
-    where, parameters = search_scope(tenant, subject, kind)
-    return f"{where} AND model = %(model)s", {**parameters, "model": model}
+    alias = "+" if by_id else ""
+    where, parameters = search_scope(tenant, subject, kind, alias=alias)
+    return f"{where} AND {alias}model = %(model)s", {**parameters, "model": model}
 
 
 def embedded_count(database: SQLiteDatabase, key: ScopeKey) -> int:
@@ -335,7 +340,7 @@ def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int) -> list[An
 
 def vectors_of(database: SQLiteDatabase, key: ScopeKey, ids: Ids) -> list[Any]:
     """``(id, vector)`` of these docs, if still embedded in scope."""
-    where, parameters = _scope_sql(key)
+    where, parameters = _scope_sql(key, by_id=True)
     return database.fetchall(
         f"SELECT id, vector FROM search_docs WHERE id IN (SELECT value FROM json_each(%(ids)s)) "
         f"AND {where}",
