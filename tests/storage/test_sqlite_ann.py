@@ -18,7 +18,7 @@ import pytest
 import memlane
 from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
-from memlane.storage.sqlite import ann
+from memlane.storage.sqlite import ann, doc_changes
 from memlane.storage.sqlite.database import SQLiteDatabase
 
 MODEL = "test-model"
@@ -298,3 +298,41 @@ def test_vector_counts_are_kept_only_until_the_database_changes(
         assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (0, 0)
         raise RuntimeError("roll back")
     assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (5, 5)
+
+
+def test_own_writes_patch_the_graph_from_the_log(store: SQLSummaryStore, monkeypatch) -> None:
+    """After this connection's writes only the docs they touched are read, not the scope."""
+    rng = np.random.default_rng(14)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    whole: list[object] = []
+    reads = ann.embedded_ids
+
+    def counted(database: SQLiteDatabase, key: object, among: object = None) -> object:
+        if among is None:
+            whole.append(key)
+        return reads(database, key, among)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ann, "embedded_ids", counted)
+    probe = unit(rng, 1)
+    [late] = add(store, "t", "U-1", probe)
+    store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[3],))
+    assert search(store, "t", "U-1", probe[0], k=1) == [late]
+    assert owners[3] not in search(store, "t", "U-1", matrix[3], k=10)
+    assert whole == []
+
+
+def test_an_emptied_log_falls_back_to_comparing_the_scope(
+    store: SQLSummaryStore, monkeypatch
+) -> None:
+    rng = np.random.default_rng(15)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    monkeypatch.setattr(doc_changes, "LOG_LIMIT", 5)
+    probe = unit(rng, 4)
+    late, *_ = add(store, "t", "U-1", probe)  # 8 entries (insert, vector): the log is emptied
+    store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[3],))
+    assert search(store, "t", "U-1", probe[0], k=1) == [late]
+    assert owners[3] not in search(store, "t", "U-1", matrix[3], k=10)

@@ -38,6 +38,7 @@ from memlane.errors import StorageError
 from memlane.storage.base import DocKind
 from memlane.storage.sql.dialect import DocScope, Vector
 from memlane.storage.sql.summaries import search_scope
+from memlane.storage.sqlite.doc_changes import DocChanges, Position
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -74,6 +75,7 @@ class Graph:
     index: Any  # usearch.index.Index
     dims: int
     stamp: Stamp | None
+    position: Position
     removed: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -99,6 +101,7 @@ class VectorIndexes:
         self.db = database
         self.threshold = THRESHOLD if threshold is None else threshold
         self._index_class = usearch_index()
+        self._changes = DocChanges(database)
         self._graphs: OrderedDict[ScopeKey, Graph] = OrderedDict()
         self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
         self._building: set[ScopeKey] = set()
@@ -144,32 +147,57 @@ class VectorIndexes:
         self._schedule(key)
 
     def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> bool:
-        """Bring ``graph`` up to the database (holding its lock); False: scan exactly for now."""
-        ids = embedded_ids(self.db, key)
-        new = np.setdiff1d(ids, graph.ids, assume_unique=True)
-        gone = np.setdiff1d(graph.ids, ids, assume_unique=True)
-        if len(ids) <= self.threshold:
+        """Bring ``graph`` up to the database (holding its lock); False: scan exactly for now.
+
+        The docs this connection changed come from its log; after another connection's
+        commit (or once the log was emptied), the scope's ids are compared whole.
+        """
+        now = self._changes.position()
+        changed = self._changes.since(graph.position, now)
+        if changed is None:
+            ids = embedded_ids(self.db, key)
+            new = np.setdiff1d(ids, graph.ids, assume_unique=True)
+            gone = np.setdiff1d(graph.ids, ids, assume_unique=True)
+        else:
+            touched = np.unique(np.asarray(changed, dtype=np.int64))
+            in_scope = embedded_ids(self.db, key, among=touched)
+            new = np.setdiff1d(in_scope, graph.ids, assume_unique=True)
+            held = touched[np.isin(touched, graph.ids, assume_unique=True)]
+            gone = np.setdiff1d(held, in_scope, assume_unique=True)
+        if not self._patch(key, graph, new, gone):
+            return False
+        graph.stamp, graph.position = stamp, now
+        return True
+
+    def _patch(self, key: ScopeKey, graph: Graph, new: Ids, gone: Ids) -> bool:
+        """Add ``new`` docs' vectors and remove ``gone`` ones, unless rebuilding is better."""
+        total = len(graph.ids) + len(new) - len(gone)
+        if total <= self.threshold:
             self.drop(lambda k: k == key)
             return False
-        if len(new) > max(CHUNK, len(ids) // 4) or graph.removed + len(gone) > len(ids) // 3:
+        if len(new) > max(CHUNK, total // 4) or graph.removed + len(gone) > total // 3:
             self._schedule(key)  # cheaper to build again than to patch
             return False
         if len(gone):
             graph.index.remove(gone.astype(np.uint64))
             graph.removed += len(gone)
-        if len(new) and not self._add(graph, key, new):
-            return False
-        graph.ids, graph.stamp = ids, stamp
+            graph.ids = np.setdiff1d(graph.ids, gone, assume_unique=True)
+        if len(new):
+            added = self._add(graph, key, new)
+            if added is None:
+                return False
+            graph.ids = np.union1d(graph.ids, added)
         return True
 
-    def _add(self, graph: Graph, key: ScopeKey, new: Ids) -> bool:
-        """Add the vectors of docs ``new``; False if one has another width (scan exactly)."""
+    def _add(self, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
+        """Add the vectors of docs ``new`` still in scope; ``None`` if one has another width."""
         rows = vectors_of(self.db, key, new)
         matrix = as_rows(rows, graph.dims)
         if matrix is None:
-            return False
-        graph.index.add(np.asarray([row[0] for row in rows], dtype=np.uint64), matrix, threads=1)
-        return True
+            return None
+        added = np.asarray([row[0] for row in rows], dtype=np.int64)
+        graph.index.add(added.astype(np.uint64), matrix, threads=1)
+        return added
 
     def _candidates(self, graph: Graph, vector: Vector, limit: int) -> list[int]:
         """Doc ids the graph finds nearest, ``OVERFETCH`` times as many as wanted."""
@@ -230,7 +258,7 @@ class VectorIndexes:
 
     def _build(self, key: ScopeKey) -> Graph | None:
         """A graph of the scope's embedded vectors, read ``CHUNK`` at a time."""
-        stamp = change_stamp(self.db)
+        stamp, position = change_stamp(self.db), self._changes.position()
         index, dims, after = None, 0, 0
         ids: list[int] = []
         while not self._closed:
@@ -249,7 +277,7 @@ class VectorIndexes:
             after = ids[-1]
         if index is None or self._closed:
             return None
-        return Graph(np.asarray(ids, dtype=np.int64), index, dims, stamp)
+        return Graph(np.asarray(ids, dtype=np.int64), index, dims, stamp, position)
 
     def _new_index(self, dims: int) -> Any:
         return self._index_class(
@@ -321,9 +349,12 @@ def embedded_count(database: SQLiteDatabase, key: ScopeKey) -> int:
     return int(database.fetchone(f"SELECT count(*) FROM search_docs WHERE {where}", parameters)[0])
 
 
-def embedded_ids(database: SQLiteDatabase, key: ScopeKey) -> Ids:
-    """The ids of the docs in the scope with a vector from its model, ascending."""
-    where, parameters = _scope_sql(key)
+def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = None) -> Ids:
+    """The ids of the docs in the scope with a vector from its model (``among`` these), sorted."""
+    where, parameters = _scope_sql(key, by_id=among is not None)
+    if among is not None:
+        where = f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}"
+        parameters["ids"] = json.dumps(among.tolist())
     rows = database.fetchall(f"SELECT id FROM search_docs WHERE {where} ORDER BY id", parameters)
     return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
 
