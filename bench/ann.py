@@ -420,6 +420,7 @@ def tune(cache: Path) -> list[dict[str, Any]]:
 
 def crossover(sizes: Sequence[int], queries: int) -> list[dict[str, Any]]:
     """memlane's SQLite ``nearest`` (k=40, as a recall asks), exact scan against its graph."""
+    from memlane.storage import vectors
     from memlane.storage.sql import SQLSummaryStore
     from memlane.storage.sqlite import ann
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -448,13 +449,17 @@ def crossover(sizes: Sequence[int], queries: int) -> list[dict[str, Any]]:
             indexes.drop(lambda key: True)
             store.nearest("t", "U", "note", "m", asked[0], 40)
             indexes.wait()
-            times = []
+            times, agreed = [], 0
+            rows_now = store.db.fetchall("SELECT owner_id, vector FROM search_docs ORDER BY id")
+            owners, matrix = [r[0] for r in rows_now], vectors.as_matrix([r[1] for r in rows_now])
             for vector in asked:
                 started = time.perf_counter()
-                store.nearest("t", "U", "note", "m", vector, 40)
+                found = store.nearest("t", "U", "note", "m", vector, 40)
                 times.append((time.perf_counter() - started) * 1000)
+                agreed += len(set(found) & set(vectors.nearest(vector, owners, matrix, 40)))
             assert bool(indexes.scopes()) == (mode == "graph")
             row[f"{mode}_p50_ms"] = round(statistics.median(times), 3)
+            row[f"{mode}_recall_at_40"] = round(agreed / (40 * len(asked)), 4)
             row[f"{mode}_after_write_ms"] = round(_after_writes(store, asked), 3)
         row["graph_build_s"] = round(_build_seconds(ann, data), 2)
         store.db.close()

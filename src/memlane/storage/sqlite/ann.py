@@ -9,9 +9,10 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
 
 - **fresh**: before a search, the database's change stamp (``PRAGMA data_version``, which moves
   when another connection commits, and this connection's ``total_changes``) is compared with the
-  one the graph was synced at; on any difference the scope's embedded doc ids are read again,
-  new vectors are added and gone ones removed, so no vector written (here or by another process)
-  is missed;
+  one the graph was synced at; on any difference the docs this connection changed since are
+  read from its log (:mod:`.doc_changes`), or, after another connection's commit, the scope's
+  embedded doc ids are compared whole; new vectors are added and gone ones removed, so no
+  vector written (here or by another process) is missed;
 - **filtered**: the candidates (twice as many as asked for) are read back from the database in
   the scope (tenant, subject, kind, not deleted, model), and ranked by their stored vectors, so a
   forgotten, purged or other tenant's doc is never returned; a purge drops the subject's graphs;
