@@ -336,3 +336,17 @@ def test_an_emptied_log_falls_back_to_comparing_the_scope(
     store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[3],))
     assert search(store, "t", "U-1", probe[0], k=1) == [late]
     assert owners[3] not in search(store, "t", "U-1", matrix[3], k=10)
+
+
+def test_graphs_past_the_limit_are_dropped_least_recent_first(
+    store: SQLSummaryStore, monkeypatch
+) -> None:
+    monkeypatch.setattr(ann, "MAX_GRAPH_VECTORS", 500)
+    rng = np.random.default_rng(16)
+    first, second = unit(rng, 400), unit(rng, 400)
+    add(store, "t", "U-1", first)
+    owners = add(store, "t", "U-2", second)
+    built(store, "t", "U-1", first[0])
+    built(store, "t", "U-2", second[0])
+    assert indexes(store).scopes() == [("t", "U-2", "note", MODEL)]
+    assert search(store, "t", "U-2", second[5], k=1) == [owners[5]]

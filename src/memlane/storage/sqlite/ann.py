@@ -50,6 +50,8 @@ THRESHOLD = 5_000
 """Embedded vectors in a scope above which it is searched through a graph, not scanned."""
 MAX_GRAPHS = 16
 """Graphs kept per database (least recently used dropped first)."""
+MAX_GRAPH_VECTORS = 1_000_000
+"""Vectors kept in graphs per database, all graphs together (about 1.6 GB at 384 dimensions)."""
 CONNECTIVITY = 16
 EXPANSION_ADD = 64
 """Build-time search width: 128 builds 2.5x slower for recall@10 0.9945 instead of 0.989
@@ -246,16 +248,27 @@ class VectorIndexes:
             try:
                 graph = self._build(key)
             except StorageError as error:  # the database closed or failed: scan exactly
-                _log.debug("vector index of %s not built: %s", key[:3], error)
+                _log.debug("vector graph of %s not built: %s", key[:3], error)
+                graph = None
+            except Exception:  # a bug must not stop the worker; the scope is scanned instead
+                _log.exception("vector graph of %s not built", key[:3])
                 graph = None
             with self._lock:
                 self._building.discard(key)
                 if graph is not None and not self._closed:
-                    self._graphs[key] = graph
+                    self._graphs.pop(key, None)
+                    self._graphs[key] = graph  # the most recently used
                     self._small.pop(key, None)
-                    while len(self._graphs) > MAX_GRAPHS:
-                        self._graphs.popitem(last=False)
+                    self._evict()
                 self._idle.notify_all()
+
+    def _evict(self) -> None:
+        """Drop the least recently used graphs past the limits (holding ``_lock``)."""
+        while len(self._graphs) > 1 and (
+            len(self._graphs) > MAX_GRAPHS
+            or sum(len(graph.ids) for graph in self._graphs.values()) > MAX_GRAPH_VECTORS
+        ):
+            self._graphs.popitem(last=False)
 
     def _build(self, key: ScopeKey) -> Graph | None:
         """A graph of the scope's embedded vectors, read ``CHUNK`` at a time."""
