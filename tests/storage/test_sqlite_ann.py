@@ -350,3 +350,10 @@ def test_graphs_past_the_limit_are_dropped_least_recent_first(
     built(store, "t", "U-2", second[0])
     assert indexes(store).scopes() == [("t", "U-2", "note", MODEL)]
     assert search(store, "t", "U-2", second[5], k=1) == [owners[5]]
+
+
+def test_contains_searches_sorted_ids() -> None:
+    ids = np.asarray([2, 5, 9], dtype=np.int64)
+    values = np.asarray([1, 2, 6, 9, 12], dtype=np.int64)
+    assert ann.contains(ids, values).tolist() == [False, True, False, True, False]
+    assert ann.contains(ids[:0], values).tolist() == [False] * 5

@@ -164,9 +164,8 @@ class VectorIndexes:
         else:
             touched = np.unique(np.asarray(changed, dtype=np.int64))
             in_scope = embedded_ids(self.db, key, among=touched)
-            new = np.setdiff1d(in_scope, graph.ids, assume_unique=True)
-            held = touched[np.isin(touched, graph.ids, assume_unique=True)]
-            gone = np.setdiff1d(held, in_scope, assume_unique=True)
+            new = in_scope[~contains(graph.ids, in_scope)]
+            gone = touched[contains(graph.ids, touched) & ~contains(in_scope, touched)]
         if not self._patch(key, graph, new, gone):
             return False
         graph.stamp, graph.position = stamp, now
@@ -184,12 +183,13 @@ class VectorIndexes:
         if len(gone):
             graph.index.remove(gone.astype(np.uint64))
             graph.removed += len(gone)
-            graph.ids = np.setdiff1d(graph.ids, gone, assume_unique=True)
+            graph.ids = np.delete(graph.ids, np.searchsorted(graph.ids, gone))
         if len(new):
             added = self._add(graph, key, new)
             if added is None:
                 return False
-            graph.ids = np.union1d(graph.ids, added)
+            added = np.sort(added[~contains(graph.ids, added)])
+            graph.ids = np.insert(graph.ids, np.searchsorted(graph.ids, added), added)
         return True
 
     def _add(self, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
@@ -391,6 +391,12 @@ def vectors_of(database: SQLiteDatabase, key: ScopeKey, ids: Ids) -> list[Any]:
         f"AND {where}",
         {**parameters, "ids": json.dumps(ids.tolist())},
     )
+
+
+def contains(ids: Ids, values: Ids) -> npt.NDArray[np.bool_]:
+    """Which of ``values`` are in the sorted ``ids`` (a binary search each, no sort of ``ids``)."""
+    at = np.minimum(np.searchsorted(ids, values), max(len(ids) - 1, 0))
+    return (ids[at] == values) if len(ids) else np.zeros(len(values), dtype=bool)
 
 
 def as_rows(rows: Sequence[Any], dims: int) -> npt.NDArray[np.float32] | None:
