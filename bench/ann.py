@@ -92,6 +92,14 @@ def real_set(cache: Path) -> tuple[Matrix, Matrix]:
 LOCOMO = "../shared/data/locomo/locomo_dev.json"
 
 
+def saved_size(save: Callable[[str], object]) -> int:
+    """Bytes of the file ``save(path)`` writes."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "index")
+        save(path)
+        return os.path.getsize(path)
+
+
 # -- candidates ----------------------------------------------------------------------------
 
 
@@ -128,16 +136,9 @@ class USearch:
     adds = deletes = True
 
     def build(self, data: Matrix) -> None:
-        from usearch.index import Index
+        from memlane.storage.sqlite import ann
 
-        self.index = Index(
-            ndim=DIM,
-            metric="ip",
-            dtype="f32",
-            connectivity=CONNECTIVITY,
-            expansion_add=EXPANSION_ADD,
-            expansion_search=EXPANSION_SEARCH,
-        )
+        self.index = ann.new_graph(ann.usearch_index(), DIM, EXPANSION_ADD, EXPANSION_SEARCH)
         self.index.add(np.arange(len(data), dtype=np.uint64), data, threads=1)
 
     def query(self, vector: Matrix, k: int) -> npt.NDArray[np.int64]:
@@ -182,10 +183,7 @@ class HnswLib:
             self.index.mark_deleted(int(label))
 
     def size(self) -> int:
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "index.bin")
-            self.index.save_index(path)
-            return os.path.getsize(path)
+        return saved_size(self.index.save_index)
 
 
 class FaissHNSW:
@@ -216,7 +214,7 @@ class FaissHNSW:
         return len(faiss.serialize_index(self.index))
 
 
-class FaissIVF:
+class FaissIVF(FaissHNSW):
     """faiss IndexIVFFlat (inner product, 4·sqrt(n) lists, 16 probed): trained, removable."""
 
     name = "faiss ivf"
@@ -234,19 +232,11 @@ class FaissIVF:
         self.index.add_with_ids(data, np.arange(len(data), dtype=np.int64))
         self.index.nprobe = 16
 
-    def query(self, vector: Matrix, k: int) -> npt.NDArray[np.int64]:
-        return np.asarray(self.index.search(vector.reshape(1, -1), k)[1][0], dtype=np.int64)
-
     def add(self, data: Matrix, start: int) -> None:
         self.index.add_with_ids(data, np.arange(start, start + len(data), dtype=np.int64))
 
     def remove(self, labels: Sequence[int]) -> None:
         self.index.remove_ids(np.asarray(labels, dtype=np.int64))
-
-    def size(self) -> int:
-        import faiss
-
-        return len(faiss.serialize_index(self.index))
 
 
 class Annoy:
@@ -269,10 +259,7 @@ class Annoy:
         return np.asarray(found, dtype=np.int64)
 
     def size(self) -> int:
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "index.ann")
-            self.index.save(path)
-            return os.path.getsize(path)
+        return saved_size(self.index.save)
 
 
 class PyNNDescent:
@@ -380,19 +367,13 @@ def datasets(names: Sequence[str], size: int, queries: int, cache: Path) -> dict
 
 def tune(cache: Path) -> list[dict[str, Any]]:
     """usearch on the real set: build and search widths against recall@10 and time."""
-    from usearch.index import Index
+    from memlane.storage.sqlite import ann
 
     data, queries = real_set(cache)
     truth = exact_top(data, queries)
     rows = []
     for expansion_add in (32, 64, 128):
-        index = Index(
-            ndim=DIM,
-            metric="ip",
-            dtype="f32",
-            connectivity=CONNECTIVITY,
-            expansion_add=expansion_add,
-        )
+        index = ann.new_graph(ann.usearch_index(), DIM, expansion_add)
         started = time.perf_counter()
         index.add(np.arange(len(data), dtype=np.uint64), data, threads=1)
         build_s = time.perf_counter() - started
@@ -495,15 +476,7 @@ def _after_writes(store: Any, asked: Matrix) -> float:
 
 def _build_seconds(ann: Any, data: Matrix) -> float:
     """How long memlane's graph settings take to build a graph of ``data`` (one thread)."""
-    from usearch.index import Index
-
-    index = Index(
-        ndim=DIM,
-        metric="ip",
-        dtype="f32",
-        connectivity=ann.CONNECTIVITY,
-        expansion_add=ann.EXPANSION_ADD,
-    )
+    index = ann.new_graph(ann.usearch_index(), DIM)
     started = time.perf_counter()
     index.add(np.arange(len(data), dtype=np.uint64), data, threads=1)
     return time.perf_counter() - started

@@ -281,7 +281,7 @@ class VectorIndexes:
                 break
             if index is None:
                 dims = len(rows[0][1]) // 4
-                index = self._new_index(dims)
+                index = new_graph(self._index_class, dims)
             matrix = as_rows(rows, dims)
             if matrix is None:
                 return None
@@ -292,16 +292,6 @@ class VectorIndexes:
         if index is None or self._closed:
             return None
         return Graph(np.asarray(ids, dtype=np.int64), index, dims, stamp, position)
-
-    def _new_index(self, dims: int) -> Any:
-        return self._index_class(
-            ndim=dims,
-            metric="ip",
-            dtype="f32",
-            connectivity=CONNECTIVITY,
-            expansion_add=EXPANSION_ADD,
-            expansion_search=EXPANSION_SEARCH,
-        )
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -336,6 +326,23 @@ class VectorIndexes:
             self._queue.put(None)
             worker.join()
         self.drop(lambda key: True)
+
+
+def new_graph(
+    index_class: Any,
+    dims: int,
+    expansion_add: int = EXPANSION_ADD,
+    expansion_search: int = EXPANSION_SEARCH,
+) -> Any:
+    """An empty usearch HNSW graph of float32 vectors ``dims`` wide, by inner product."""
+    return index_class(
+        ndim=dims,
+        metric="ip",
+        dtype="f32",
+        connectivity=CONNECTIVITY,
+        expansion_add=expansion_add,
+        expansion_search=expansion_search,
+    )
 
 
 def change_stamp(database: SQLiteDatabase) -> Stamp:
