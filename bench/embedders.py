@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import re
 import statistics
 import subprocess
@@ -36,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from memlane.bench.report import machine
 from memlane.embed import Embedder, make_embedder
 
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
@@ -243,26 +243,6 @@ def print_table(results: list[dict[str, Any]], k: int) -> None:
     for r in results:
         cells = "".join(f"{r['by_category'][c][f'recall@{k}']:>12.3f}" for c in categories)
         print(f"{r['spec']:<14}{cells}")
-
-
-def machine() -> dict[str, Any]:
-    return {
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "processor": _cpu_model(),
-        "loadavg_1m_at_start": os.getloadavg()[0],
-    }
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

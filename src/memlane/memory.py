@@ -36,6 +36,7 @@ from memlane.storage.archive import (
     import_memory,
 )
 from memlane.storage.base import SubjectPage
+from memlane.summaries.indexer import Index, Indexing, indexing_mode
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Note
 from memlane.summaries.summarizer import Summarizer
@@ -102,6 +103,10 @@ class Memory:
             a lookup tries the readings of a few common countries (see
             :mod:`memlane.facts.phones`); ``MEMLANE_REGION`` sets it for every handle. The
             timezone is no guide: a memory on Shanghai time stores foreign numbers as well.
+        indexing: ``"background"`` (the default): a worker thread embeds what writes store,
+            and searches never wait for it (``mem.index.wait()`` does); ``"inline"``: every
+            write, and a search that finds items not embedded, embeds them before returning
+            (for deterministic scripts).
 
     Example:
         >>> with Memory(":memory:", timezone="Asia/Shanghai") as mem:
@@ -126,6 +131,7 @@ class Memory:
         window_url: str | None = None,
         region: str | None = None,
         llm: ChatModel | str | None = None,
+        indexing: Indexing = "background",
     ) -> None:
         name("tenant", tenant)
         if clock is not None and not callable(clock):
@@ -151,6 +157,7 @@ class Memory:
             embedder=embedder,
             llm=llm,
             window_url=window_url,
+            indexing=indexing_mode(indexing),
         )
         self._owner = True
         self._redis = self._resources.redis
@@ -191,12 +198,14 @@ class Memory:
             clock=self.clock,
             region=self.region,
         )
+        self.index = Index(self._resources.indexer, tenant)
         self.summaries = SummariesLane(
             self._backend.summaries,
             tenant=tenant,
             clock=self.clock,
             embedder=self.embedder,
             keyer=note_keys,
+            index=self.index,
         )
         self.ingester = FactIngester(self.facts, self.extractor.attributes())
         self.views = Views(
@@ -354,16 +363,17 @@ class Memory:
         optional_name("subject", subject)
         optional_name("session_id", session_id)
         self.sweep()
-        return self.router.recall(
-            subject,
-            query,
-            session_id,
-            k,
-            budget_tokens,
-            valid_at,
-            known_at,
-            include_stale=include_stale,
-        )
+        with self._resources.indexer.foreground():  # the indexer starts no batch meanwhile
+            return self.router.recall(
+                subject,
+                query,
+                session_id,
+                k,
+                budget_tokens,
+                valid_at,
+                known_at,
+                include_stale=include_stale,
+            )
 
     def sweep(self, *, every_tenant: bool = False) -> list[Session]:
         """Fold and close sessions idle longer than ``idle_timeout``; return them.
@@ -447,9 +457,10 @@ class Memory:
     # -- lifecycle ----------------------------------------------------------------------
 
     def close(self) -> None:
-        """Fold every open session, then release the database; safe to call twice.
+        """Fold every open session, stop the indexer, release the database; safe to call twice.
 
         A handle from :meth:`for_tenant` folds its tenant's sessions and releases nothing.
+        Items not embedded yet stay pending: the next memory's indexer finds them again.
         """
         with self._lock:
             if self._closed:

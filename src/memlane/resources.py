@@ -20,6 +20,7 @@ from memlane.llm import ChatModel
 from memlane.models import Models, default_models
 from memlane.sessions import RunningSessions
 from memlane.storage.base import Backend
+from memlane.summaries.indexer import Indexer, Indexing
 from memlane.window.redis import connect
 
 
@@ -94,7 +95,7 @@ class _Lock:
 
 @dataclass
 class SharedResources:
-    """The backend, models, Redis client, embedder and running sessions of a memory.
+    """The backend, models, Redis client, embedder, indexer and running sessions of a memory.
 
     Safe to share between threads: the backend serializes what must be serialized, the
     embedder and chat client are thread-safe, and the session registry has its own lock.
@@ -105,6 +106,7 @@ class SharedResources:
     redis: Any | None
     embedder: LazyEmbedder
     sessions: RunningSessions
+    indexer: Indexer
     locks: KeyedLocks = field(default_factory=KeyedLocks)
 
     @classmethod
@@ -116,6 +118,7 @@ class SharedResources:
         embedder: Embedder | str | None,
         llm: ChatModel | str | None,
         window_url: str,
+        indexing: Indexing = "background",
     ) -> SharedResources:
         """Make the models (loaded later, on first use), then open the backend."""
         redis = connect(window_url) if window_url else None
@@ -127,10 +130,16 @@ class SharedResources:
             if redis is not None:
                 redis.close()
             raise
-        return cls(backend, models, redis, LazyEmbedder(embedder), RunningSessions())
+        lazy = LazyEmbedder(embedder)
+        indexer = Indexer(backend.summaries, embedder=lazy.get, indexing=indexing)
+        return cls(backend, models, redis, lazy, RunningSessions(), indexer)
 
     def close(self) -> None:
-        """Release the database, the Redis client and the chat client memlane made."""
+        """Stop the indexer, release the database, the Redis client and the chat client.
+
+        Items not embedded yet stay pending: the next memory's indexer finds them again.
+        """
+        self.indexer.close()
         self.backend.close()
         if self.redis is not None:
             self.redis.close()

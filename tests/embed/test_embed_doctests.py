@@ -9,6 +9,7 @@ MODULES = [
     "memlane.embed.factory",
     "memlane.embed.hashing",
     "memlane.embed.openai_compat",
+    "memlane.embed.pieces",
 ]
 
 

@@ -22,6 +22,7 @@ def mem() -> Iterator[memlane.Memory]:
 def _say(mem: memlane.Memory, *texts: str) -> None:
     for day, text in enumerate(texts):
         mem.remember("U-1", text, at=START + timedelta(days=10 * day))
+    assert mem.index.wait(timeout=30)  # recall below finds statements by meaning too
 
 
 def _current(mem: memlane.Memory, attribute: str) -> list[object]:

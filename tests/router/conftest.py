@@ -2,31 +2,30 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 
 import pytest
 
 import memlane
-from memlane.embed import HashEmbedder
 from memlane.embed.base import Vectors
 from tests.conftest import FakeClock
+from tests.support.embedders import HashBacked
 
 
-class CountingEmbedder:
-    """A hash embedder that counts its calls, or refuses them all (``refuse=True``)."""
+class CountingEmbedder(HashBacked):
+    """A hash embedder that counts its calls, or refuses them all (``refuse=True``).
+
+    ``calls`` counts the calls made on the thread that built it, the test's: a request's
+    path; the background indexer's calls are ``background_calls``.
+    """
 
     def __init__(self, refuse: bool = False) -> None:
-        self.inner = HashEmbedder(dim=256)
+        super().__init__(dim=256)
         self.refuse = refuse
         self.calls = 0
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
+        self.background_calls = 0
+        self._thread = threading.get_ident()
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         return self._count(lambda: self.inner.embed_documents(texts))
@@ -35,7 +34,10 @@ class CountingEmbedder:
         return self._count(lambda: self.inner.embed_query(text))
 
     def _count(self, compute):
-        self.calls += 1
+        if threading.get_ident() == self._thread:
+            self.calls += 1
+        else:
+            self.background_calls += 1
         if self.refuse:
             raise AssertionError("no embedding may be computed on this path")
         return compute()

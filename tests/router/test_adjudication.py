@@ -39,6 +39,7 @@ def test_stale_items_can_be_left_out(mem, clock: FakeClock):
     mem.remember("U-1", "I live in Shanghai")
     clock.advance(days=30)
     mem.remember("U-1", "I moved to Beijing")
+    assert mem.index.wait(timeout=30)  # found by meaning only: no word of the question in it
     r = mem.recall(None, "where does the user live", include_stale=False)
     assert r.items and not by_status(r, "stale")
     assert "Shanghai" not in r.text and "Outdated" not in r.text

@@ -37,6 +37,7 @@ def test_orders_of_one_year_do_not_collide(mem):
 def test_an_id_asked_in_another_form_finds_its_owner_only(mem):
     said(mem, "C-B", "工单K31-560-X-B，冰箱不制冷")
     said(mem, "C-C", "工单K31-560-X-C，燃气灶打不着火")
+    assert mem.index.wait(timeout=30)  # the summary is found by meaning
     r = mem.recall(None, "K31560XB 修的是什么？")
     assert r.subjects == ["C-B"] and "冰箱" in r.items[0].text
     assert "燃气灶" not in r.text

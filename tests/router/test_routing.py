@@ -60,6 +60,7 @@ def test_plan_lists_every_lane_once_with_timings(mem):
 def test_known_attribute_without_value_falls_back_to_the_summary_lane(mem, embedder):
     mem.facts.set("U-1", "employer", "ACME")
     mem.remember("U-1", "I live in a small flat near the river in Lyon")
+    assert mem.index.wait(timeout=30)  # so that the question's own vector is needed
     r = mem.recall("U-1", "where does the user live")
     assert steps(r)["summary"] and "no value for location" in r.step("summary").reason
     assert embedder.calls > 0

@@ -47,6 +47,7 @@ def test_a_speakers_name_does_not_pull_in_all_their_statements(mem, clock: FakeC
 
 def test_a_question_naming_a_person_ranks_their_statements_first(mem, clock: FakeClock):
     _replay(mem, clock)
+    assert mem.index.wait(timeout=30)  # ranks by meaning as well as by words
     r = mem.recall("chat", "What did Caroline paint?", k=20)
     notes = [item for item in r.items if item.kind == "note"]
     first_other = next(i for i, item in enumerate(notes) if "Caroline" not in item.text)

@@ -106,6 +106,7 @@ def test_whoami_names_the_key_role_and_tenant_and_the_server_now(
     assert agent.startswith(f"ml_{me['key_id']}_")
     assert me["permissions"] == ["read", "write"]
     assert me["now"] == clock().isoformat()
+    assert me["index"] == {"pending": 0}
     assert api.client.get("/v1/whoami").status_code == 401
 
 

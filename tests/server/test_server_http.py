@@ -283,7 +283,7 @@ def test_health_openapi_and_logs_without_content(
     api: Api, caplog: pytest.LogCaptureFixture
 ) -> None:
     assert api.client.get("/healthz").json() == {"status": "ok"}
-    assert api.client.get("/readyz").json() == {"status": "ready"}
+    assert api.client.get("/readyz").json() == {"status": "ready", "pending": 0}
     paths = api.client.get("/openapi.json").json()["paths"]
     for _, path, *_ in ROUTES:
         assert path in paths

@@ -69,12 +69,13 @@ def test_only_the_latest_summary_version_is_searchable(shared):
     assert [h.summary.version for h in session_hits] == [mem.summaries.for_session("s-1").version]
 
 
-def test_embedding_is_lazy_and_batched(shared):
+def test_writes_leave_embedding_to_the_index(shared):
     mem = shared("acme")
     mem.remember("U-1", "The user prefers window seats on flights")
     mem.remember("U-1", "The user is allergic to peanuts")
-    assert mem.summaries.index() == 2  # nothing was embedded at write time
-    assert mem.summaries.index() == 0
+    assert mem.index.wait(timeout=30)
+    assert mem.index.pending() == 0
+    assert mem.summaries.index() == 0  # nothing left to embed
     assert "peanuts" in mem.summaries.search_notes("U-1", "food allergy peanuts", k=1)[0].note.text
 
 

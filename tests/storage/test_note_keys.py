@@ -117,7 +117,15 @@ def test_a_file_from_before_note_keys_is_migrated_and_backfilled(
     connection = sqlite3.connect(path)
     connection.execute("DROP TABLE note_keys")
     connection.execute("DROP TABLE note_keys_pending")
-    connection.execute(f"PRAGMA user_version = {sqlite_schema.LATEST_VERSION - 1}")
+    # ... and what later migrations added (7: the indexer's claims).
+    connection.execute("DROP INDEX search_docs_unembedded")
+    connection.execute("ALTER TABLE search_docs DROP COLUMN claimed_until")
+    before_note_keys = next(
+        number
+        for number, statements in enumerate(sqlite_schema.MIGRATIONS)
+        if any("CREATE TABLE note_keys" in statement for statement in statements)
+    )
+    connection.execute(f"PRAGMA user_version = {before_note_keys}")
     connection.commit()
     connection.close()
     with memlane.Memory(path, clock=clock, embedder="hash") as mem:

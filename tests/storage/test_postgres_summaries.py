@@ -7,6 +7,7 @@ not deleted) and agree with the SQLite store where the semantics are exact.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from memlane.storage import lexical
-from memlane.storage.base import SummaryStore
+from memlane.storage.base import SummaryStore, VectorClaim
 from memlane.storage.postgres import PostgresDatabase
 from memlane.storage.postgres.search import index_tokens, tsquery, vector_literal
 from memlane.storage.sql import SQLSummaryStore
@@ -212,8 +213,15 @@ def test_stored_vectors_read_back_bit_for_bit(pg: SQLSummaryStore) -> None:
     assert np.asarray([row[0] for row in rows], dtype=np.float32).tobytes() == vectors.tobytes()
     assert {(row[1], row[2]) for row in rows} == {(12, MODEL)}
     assert pg.vector_state("acme", "U-1", "note", MODEL) == (5, 5, max(docs))
-    assert pg.pending_vectors("acme", None, MODEL, 10) == []
-    assert [doc for doc, _ in pg.pending_vectors("acme", None, "other", 3)] == docs[:3]
+    assert pg.pending_count("acme", None, MODEL) == 0 and claim(pg, MODEL, 10) == []
+    assert pg.pending_count("acme", None, "other") == 5
+    assert [doc for doc, _ in claim(pg, "other", 3)] == docs[:3]
+
+
+def claim(store: SummaryStore, model: str, limit: int) -> list[tuple[int, str]]:
+    """What an indexer would embed next: up to ``limit`` pending docs, claimed for a minute."""
+    now = int(time.time() * 1e6)
+    return store.claim_vectors("acme", VectorClaim(model, limit, 10**9, now, now + 60_000_000))
 
 
 @pytest.mark.parametrize("subject", ["U-1", None])
@@ -227,7 +235,7 @@ def test_sqlite_and_postgresql_rank_the_same_vectors_alike(
     for name, store in both.items():
         owners = add_notes(store, "acme", "U-1", [f"one {i}" for i in range(160)])
         owners += add_notes(store, "acme", "U-2", [f"two {i}" for i in range(80)], start=500)
-        pending = store.pending_vectors("acme", None, MODEL, 1000)
+        pending = claim(store, MODEL, 1000)
         assert len(pending) == len(owners)
         embed(store, list(zip([doc for doc, _ in pending], vectors, strict=True)))
         rankings[name] = [

@@ -230,7 +230,9 @@ class _Suite:
             self.put(system, "notes_batch_per_s", rate)
         self.progress(f"{system}: {total:,} notes written; embedding ...")
         started = time.perf_counter()
-        embedded = mem.summaries.index()
+        mem.summaries.index()  # in this thread, beside the background indexer
+        mem.index.wait()
+        embedded = total - mem.index.pending()
         self.put(system, "notes", embedded)
         self.put(system, "index_vectors_per_s", embedded / (time.perf_counter() - started))
 

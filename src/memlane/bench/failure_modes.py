@@ -286,6 +286,7 @@ class MemlaneSystem:
         for statement in statements:
             self._now = max(self._now, statement.at)
             self.memory.remember(statement.subject, statement.text, at=statement.at)
+        self.memory.index.wait()  # retrieval quality is measured with everything embedded
         self._now = ASKED_AT
 
     def ask(self, case: Case, k: int) -> list[Hit]:

@@ -64,6 +64,7 @@ def score_case(case: dict[str, Any], *, region: str | None, embedder: str) -> Co
             said.setdefault(event["subject"], []).append(event["text"])
     with _memory(region, embedder) as mem:
         feed(mem, case["events"])
+        mem.index.wait()  # retrieval quality is measured with everything embedded
         attributes = _identifier_attributes(mem)
         for subject, texts in said.items():
             for fact in _identifier_facts(mem, subject, attributes):

@@ -531,6 +531,7 @@ def _conversation(
         extractor=RuleExtractor(),
         summarizer=OfflineSummarizer(),
     ) as mem:
+        mem.index.wait()  # the replay's backlog: quality is measured with everything embedded
         for item in asked:
             latencies.append(
                 score_memlane(scores, mem, script.dialogue.subject, item, script.to_dia)

@@ -145,6 +145,7 @@ def replay(case: dict[str, Any], embedder: Embedder) -> list[tuple[dict[str, Any
     answers = []
     with Memory(":memory:", clock=clock, embedder=embedder) as mem:
         feed(mem, case["events"], clock)
+        mem.index.wait()  # retrieval quality is measured with everything embedded
         for question in case["questions"]:
             clock.now = max(clock.now, datetime.fromisoformat(question["at"]))
             recall = mem.recall(

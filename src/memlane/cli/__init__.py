@@ -75,6 +75,7 @@ def _register() -> None:
     from memlane.cli.conversation import chat, remember, session
     from memlane.cli.demo import demo
     from memlane.cli.facts import fact
+    from memlane.cli.index import index_command
     from memlane.cli.keys import keys
     from memlane.cli.mcp_command import mcp
     from memlane.cli.privacy import forget, purge
@@ -95,6 +96,7 @@ def _register() -> None:
     cli.add_command(purge)
     cli.add_command(export_command)
     cli.add_command(import_command)
+    cli.add_command(index_command)
 
 
 _register()

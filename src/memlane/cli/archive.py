@@ -56,11 +56,11 @@ def export_command(
 def _export(url: str | None, out: Path | None, progress: bool | None) -> ExportReport:
     with ExitStack() as stack:
         memory = stack.enter_context(Memory(url))
-        meter = stack.enter_context(_meter("exporting", progress))
+        advance = stack.enter_context(meter("exporting", progress))
         if out is None:
             stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
             try:
-                report = memory.export(stdout, meter)
+                report = memory.export(stdout, advance)
             finally:
                 stdout.flush()
                 stdout.detach()  # leave the process's stdout open
@@ -69,7 +69,7 @@ def _export(url: str | None, out: Path | None, progress: bool | None) -> ExportR
             partial = out.with_name(out.name + ".partial")
             try:
                 with partial.open("w", encoding="utf-8", newline="\n") as stream:
-                    report = memory.export(stream, meter)
+                    report = memory.export(stream, advance)
                 partial.replace(out)
             finally:
                 partial.unlink(missing_ok=True)
@@ -80,18 +80,50 @@ def _export(url: str | None, out: Path | None, progress: bool | None) -> ExportR
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @url_option
 @progress_option
+@click.option(
+    "--index/--no-index",
+    "embed",
+    default=False,
+    show_default=True,
+    help="Then embed, with progress, what has no vector from the embedder (every tenant); "
+    "else the background indexer of the memory's next user does. A memory with new "
+    "vectors no longer matches the export, so an import cannot be resumed after it.",
+)
 @json_option
 @click.pass_obj
 def import_command(
-    settings: Settings, file: str, url: str | None, progress: bool | None, as_json: bool
+    settings: Settings,
+    file: str,
+    url: str | None,
+    progress: bool | None,
+    embed: bool,
+    as_json: bool,
 ) -> None:
     """Load an export (FILE, or - for stdin) into a memory; run it again to resume."""
     try:
-        with Memory(url or settings.url) as memory, _meter("importing", progress) as meter:
-            report = memory.import_export(_lines(file), meter)
+        with Memory(url or settings.url) as memory:
+            with meter("importing", progress) as advance:
+                report = memory.import_export(_lines(file), advance)
+            embedded = embed_pending(memory, progress, every_tenant=True) if embed else None
     except OSError as error:
         raise click.ClickException(f"cannot read {file}: {error}") from error
-    _summary("imported", report.to_dict(), as_json, err=False)
+    summary = report.to_dict()
+    if embedded is not None:
+        summary["embedded"] = embedded
+    _summary("imported", summary, as_json, err=False)
+
+
+def embed_pending(
+    memory: Memory, progress: bool | None, *, subject: str | None = None, every_tenant: bool
+) -> int:
+    """Embed the memory's backlog now, with progress on stderr; return how many items."""
+    with meter("embedding", progress) as advance:
+
+        def step(done: int, total: int) -> None:
+            if advance is not None and total:
+                advance("items", done, total)
+
+        return memory.index.run(subject, step, every_tenant=every_tenant)
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -135,13 +167,16 @@ def _summary(verb: str, report: Mapping[str, Any], as_json: bool, *, err: bool) 
     rows: Mapping[str, int] = report["rows"]
     parts = ", ".join(f"{name} {count}" for name, count in rows.items() if count)
     line = f"{verb} {report['total']} rows ({parts or 'nothing'})"
+    if report.get("embedded"):
+        line += f"; embedded {report['embedded']} items"
     skipped = sum(report.get("skipped", {}).values())
     if skipped:
         line += f"; {skipped} already there, skipped"
     click.echo(line, err=err)
 
 
-def _meter(label: str, wanted: bool | None) -> AbstractContextManager[Progress | None]:
+def meter(label: str, wanted: bool | None) -> AbstractContextManager[Progress | None]:
+    """Progress on stderr: a bar on a terminal, lines otherwise, or nothing (``wanted``)."""
     stderr = sys.stderr
     on_terminal = stderr.isatty()
     if wanted is False or (wanted is None and not on_terminal):

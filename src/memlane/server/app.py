@@ -101,9 +101,9 @@ def create_app(
 
     @app.get("/readyz", tags=["health"])
     def readyz() -> dict[str, Any]:
-        """The database answers."""
+        """The database answers; ``pending``: items of every tenant waiting to be embedded."""
         state.ready()
-        return {"status": "ready"}
+        return {"status": "ready", "pending": state.pending()}
 
     # Outermost last: the log sees every answer, the gate runs before the body is read.
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)

@@ -88,6 +88,10 @@ class ServerState:
         self.keys.list("")
         return True
 
+    def pending(self) -> int:
+        """Items of every tenant in the database that wait for the (one) indexer."""
+        return self.root.index.pending_everywhere()
+
     def close(self) -> None:
         """Fold every tenant's open sessions and release the memory (off the event loop)."""
         with self._lock:

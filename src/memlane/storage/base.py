@@ -177,6 +177,39 @@ def iter_chunks(items: Sequence[int], size: int = 500) -> Iterator[Sequence[int]
 DocKind = Literal["summary", "note"]
 
 
+@dataclass(frozen=True, slots=True)
+class VectorClaim:
+    """What a worker of the background indexer asks the store for, and for how long.
+
+    Times are wall-clock microseconds (``time.time()``), shared by every process.
+    """
+
+    model: str
+    """The embedder's name: items without a vector from it are pending."""
+    limit: int
+    """Most items in one claim."""
+    chars: int
+    """Most characters in one claim, but for its first item."""
+    now: int
+    """Claims that ended before this instant are void."""
+    until: int
+    """The new claim ends then, if no vector was stored."""
+    subject: str | None = None
+    """Only this subject's items (``None``: every subject of the tenant)."""
+
+    def parameters(self, tenant: str | None) -> dict[str, object]:
+        """The named parameters of a claim statement."""
+        return {
+            "tenant": tenant,
+            "subject": self.subject,
+            "model": self.model,
+            "limit": self.limit,
+            "chars": self.chars,
+            "now": self.now,
+            "until": self.until,
+        }
+
+
 class Transactional(Protocol):
     """A store whose writes go in transactions it opens, timed by the shared clock."""
 
@@ -186,6 +219,11 @@ class Transactional(Protocol):
 
     def next_tx(self, now: int) -> int:
         """The next transaction time (shared by every lane); only in a transaction."""
+        ...
+
+    @property
+    def in_transaction(self) -> bool:
+        """True inside :meth:`transaction`."""
         ...
 
 
@@ -305,14 +343,36 @@ class SummaryStore(Transactional, Protocol):
         """Retained turns of a session, in order."""
         ...
 
-    def pending_vectors(
-        self, tenant: str, subject: str | None, model: str, limit: int
-    ) -> list[tuple[int, str]]:
-        """``(doc id, text)`` of searchable items with no vector from ``model`` yet."""
+    def claim_vectors(self, tenant: str | None, claim: VectorClaim) -> list[tuple[int, str]]:
+        """Claim ``(doc id, text)`` of items with no vector from ``claim.model``, in id order.
+
+        ``tenant=None`` claims the items of every tenant.
+
+        A claimed item is not claimed again before ``claim.until`` (by any worker of any
+        process) unless it is released; it stays pending until its vector is stored.
+        """
+        ...
+
+    def release_vectors(self, doc_ids: Sequence[int]) -> None:
+        """End the claims on items that were not embedded."""
         ...
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
-        """Attach float32 vectors to search items."""
+        """Attach float32 vectors to search items (ending their claims)."""
+        ...
+
+    def pending_count(self, tenant: str | None, subject: str | None, model: str) -> int:
+        """How many undeleted items have no vector from ``model`` (``tenant=None``: any)."""
+        ...
+
+    def unembedded(
+        self, tenant: str, kind: DocKind, owner_ids: Sequence[int], model: str
+    ) -> set[int]:
+        """The owners among ``owner_ids`` whose items have no vector from ``model``."""
+        ...
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the current thread's write transaction commits (or now)."""
         ...
 
     def vector_state(

@@ -22,6 +22,18 @@ class Nesting:
         """How many outermost transactions have begun."""
         self._writes = 0
         self._poisoned = False
+        self._owner: int | None = None
+        self._committed: list[Callable[[], None]] = []
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` after the calling thread's outermost transaction commits.
+
+        Outside a transaction of this thread it runs at once.
+        """
+        if self.depth and self._owner == threading.get_ident():
+            self._committed.append(callback)
+        else:
+            callback()
 
     @contextmanager
     def write(
@@ -36,10 +48,16 @@ class Nesting:
                 with self.nested():
                     yield
                 return
-            with begin():
-                self.transactions += 1
-                with self.outermost():
-                    yield
+            try:
+                with begin():
+                    self.transactions += 1
+                    with self.outermost():
+                        yield
+            finally:
+                committed, self._committed = self._committed, []
+        # Only a commit gets here; the callbacks run with the lock released.
+        for callback in committed:
+            callback()
 
     def wrote(self) -> None:
         """Record that the current transaction has written."""
@@ -48,13 +66,13 @@ class Nesting:
     @contextmanager
     def outermost(self) -> Iterator[None]:
         """The outermost block; raises before the commit if a nested block failed writing."""
-        self.depth = 1
+        self.depth, self._owner = 1, threading.get_ident()
         try:
             yield
             if self._poisoned:
                 raise StorageError("a write inside this batch failed; the batch was rolled back")
         finally:
-            self.depth = 0
+            self.depth, self._owner = 0, None
             self._poisoned = False
 
     @contextmanager

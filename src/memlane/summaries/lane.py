@@ -3,8 +3,9 @@
 Search is hybrid: nearest neighbours over embeddings (exact on SQLite, an HNSW index on
 PostgreSQL) and a lexical ranking (FTS5's BM25, or ``ts_rank_cd``), fused by reciprocal rank,
 always over the items of one tenant (and subject) that are not deleted — the backend applies
-that filter inside each ranking query, never after it. Items are embedded lazily, at the first
-search that needs them, so writes never wait for an embedding model.
+that filter inside each ranking query, never after it. Items are embedded in the background
+(:mod:`memlane.summaries.indexer`), so neither a write nor a search waits for the model; an
+item not embedded yet is found by its words and ranked with the rest.
 """
 
 from __future__ import annotations
@@ -12,20 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-import numpy as np
-
 from memlane import validation
 from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
 from memlane.storage.base import DocKind, SummaryStore
+from memlane.summaries.indexer import Index, Indexer
 from memlane.summaries.linedata import LineData, NoteKeyer
 from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
-from memlane.summaries.search import fuse
+from memlane.summaries.search import fuse, fuse_partial
 from memlane.timeutil import Clock, checked_now, to_micros
 from memlane.validation import integer, name
 from memlane.window.model import Turn
 
-EMBED_BATCH = 64
 MAX_QUERY_CHARS = 2_000
 MAX_K = 200
 
@@ -41,12 +40,15 @@ class SummariesLane:
         clock: Clock,
         embedder: Callable[[], Embedder],
         keyer: NoteKeyer | None = None,
+        index: Index | None = None,
     ) -> None:
         self._store = store
         self._keyer = keyer
         self._tenant = tenant
         self._clock = clock
         self._embedder = embedder
+        self._index = index or Index(Indexer(store, embedder=embedder, indexing="inline"), tenant)
+        self._indexer = self._index.indexer
 
     # -- reads --------------------------------------------------------------------------
 
@@ -91,8 +93,11 @@ class SummariesLane:
         return [NoteHit(found[owner], score) for owner, score in ranked if owner in found]
 
     def index(self, subject: str | None = None) -> int:
-        """Embed every item not embedded yet (e.g. after a bulk import); returns how many."""
-        return self._embed_pending(None if subject is None else name("subject", subject))
+        """Embed every item not embedded yet, now, in this thread; returns how many.
+
+        The background worker does this on its own (``mem.index``); call it to be sure.
+        """
+        return self._index.run(None if subject is None else name("subject", subject))
 
     # -- writes (used by sessions and remember) -----------------------------------------
 
@@ -105,6 +110,7 @@ class SummariesLane:
         provenance: Sequence[str],
     ) -> Summary:
         """Store a new version of a session summary (``session_id=None``: the storyline)."""
+        self._make_room()
         with self._store.transaction() as store:
             tx = store.next_tx(to_micros(checked_now(self._clock)))
             summary = store.put_summary(
@@ -116,6 +122,7 @@ class SummariesLane:
                 provenance,
                 tx,
             )
+            store.after_commit(self._indexer.notify)
         return summary
 
     def add_note(
@@ -128,13 +135,14 @@ class SummariesLane:
         source: str | None = None,
         provenance: Sequence[str] = (),
     ) -> Note:
-        """Store a note; it is searchable at once (lexically) and embedded lazily.
+        """Store a note; it is searchable at once (by its words) and embedded in the background.
 
         What recall needs of it is derived here, once, by the lane's ``keyer`` (without
         one, by the first recall that needs it).
         """
         subject, text = name("subject", subject), _note_text(text)
         keys = None if self._keyer is None else self._keyer(subject, text, provenance)
+        self._make_room()
         with self._store.transaction() as store:
             tx = store.next_tx(to_micros(checked_now(self._clock)))
             note = store.put_note(
@@ -148,6 +156,7 @@ class SummariesLane:
                 tx=tx,
                 keys=keys,
             )
+            store.after_commit(self._indexer.notify)
         return note
 
     # -- internals ----------------------------------------------------------------------
@@ -159,39 +168,50 @@ class SummariesLane:
             subject = name("subject", subject)
         query = validation.text("query", query, MAX_QUERY_CHARS)
         integer("k", k, 1, MAX_K)
+        with self._indexer.foreground():
+            return self._ranked(subject, query, k, kind)
+
+    def _ranked(
+        self, subject: str | None, query: str, k: int, kind: DocKind
+    ) -> list[tuple[int, float]]:
         depth = max(4 * k, 20)
         lexical = self._store.lexical(self._tenant, subject, kind, query, depth)
-        return fuse([self._semantic(subject, query, kind, depth), lexical])[:k]
-
-    def _semantic(self, subject: str | None, query: str, kind: DocKind, depth: int) -> list[int]:
-        """Nearest neighbours of the query, embedding what is missing first.
-
-        An empty scope asks the embedder for nothing, not even the query's vector.
-        """
         embedder = self._embedder()
         in_scope, embedded, _ = self._store.vector_state(self._tenant, subject, kind, embedder.name)
-        if not in_scope:
+        if embedded < in_scope and self._index.indexing == "inline":
+            self._index.run(subject)
+            in_scope, embedded, _ = self._store.vector_state(
+                self._tenant, subject, kind, embedder.name
+            )
+        semantic = self._semantic(subject, query, kind, depth, embedded)
+        if semantic is None:  # the model is busy: every hit stands in by its words
+            return fuse_partial([], lexical, set(lexical))[:k]
+        if embedded == in_scope:
+            return fuse([semantic, lexical])[:k]
+        self._indexer.notify(0)  # found again from the database; never waited for
+        missing = self._store.unembedded(self._tenant, kind, lexical, embedder.name)
+        return fuse_partial(semantic, lexical, missing)[:k]
+
+    def _semantic(
+        self, subject: str | None, query: str, kind: DocKind, depth: int, embedded: int
+    ) -> list[int] | None:
+        """Nearest neighbours of the query among the embedded items (``None``: model busy).
+
+        With none embedded (or none in scope), the embedder is not asked, not even for the
+        query's vector.
+        """
+        if not embedded:
             return []
-        if embedded != in_scope:
-            self._embed_pending(subject)
-        query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
+        embedder = self._embedder()
+        query_vector = self._indexer.query_vector(embedder, query)
+        if query_vector is None:
+            return None
         return self._store.nearest(self._tenant, subject, kind, embedder.name, query_vector, depth)
 
-    def _embed_pending(self, subject: str | None) -> int:
-        embedder = self._embedder()
-        done = 0
-        while pending := self._store.pending_vectors(
-            self._tenant, subject, embedder.name, EMBED_BATCH
-        ):
-            vectors = np.asarray(
-                embedder.embed_documents([text for _, text in pending]), dtype=np.float32
-            )
-            self._store.put_vectors(
-                embedder.name,
-                [(doc_id, vectors[i].tobytes()) for i, (doc_id, _) in enumerate(pending)],
-            )
-            done += len(pending)
-        return done
+    def _make_room(self) -> None:
+        """Backpressure, but never inside a transaction (the worker needs the database)."""
+        if not self._store.in_transaction:
+            self._indexer.make_room()
 
 
 def _note_text(value: object) -> str:

@@ -27,17 +27,20 @@ def whoami(caller: Reader) -> dict[str, Any]:
     """The calling key: its public id, tenant, role and what the role may do; the server's now.
 
     ``now`` is the instant the server reads "now" at, so the page marks and starts from the
-    same "now" as every read that gives no time.
+    same "now" as every read that gives no time; ``index.pending`` counts the tenant's items
+    that wait for the background indexer (found by their words meanwhile).
     """
     key = caller.key
     with caller.memory() as memory:
         now = checked_now(memory.clock)
+        pending = memory.index.pending()
     return {
         "key_id": key.id,
         "tenant": key.tenant,
         "role": key.role,
         "permissions": sorted(ROLE_PERMISSIONS[key.role]),
         "now": iso(now),
+        "index": {"pending": pending},
     }
 
 

@@ -107,7 +107,8 @@
   }
   async function identify() {
     me = await api("/v1/whoami");
-    document.getElementById("who").textContent = `${me.tenant} · ${me.role} · key ${me.key_id}`;
+    const waiting = me.index.pending ? ` · ${me.index.pending} waiting to be embedded` : "";
+    document.getElementById("who").textContent = `${me.tenant} · ${me.role} · key ${me.key_id}${waiting}`;
     document.getElementById("nav").hidden = false;
     document.getElementById("logout").hidden = false;
   }

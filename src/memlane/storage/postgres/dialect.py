@@ -59,6 +59,7 @@ class PostgresDialect:
     apply_function = "memlane_apply"
     turn_order = "seq"
     doc_tokens = "to_tsvector('simple', %s)"
+    skip_locked = " FOR UPDATE SKIP LOCKED"
     # As SQLite's INSERT OR REPLACE: the row replaced whole, undeleted, with a new ``seq``.
     put_turn = (
         "INSERT INTO turns (id, tenant, subject, session_id, role, speaker, content, said_at) "
@@ -158,7 +159,8 @@ class PostgresDialect:
             vector = np.frombuffer(blob, dtype=np.float32)
             rows.append((model, search.vector_literal(vector), len(vector), doc_id))
         self.db.executemany(
-            "UPDATE search_docs SET model = %s, vector = %s::vector, dims = %s WHERE id = %s",
+            "UPDATE search_docs SET model = %s, vector = %s::vector, dims = %s, "
+            "claimed_until = NULL WHERE id = %s AND deleted_at IS NULL",
             rows,
         )
         for dims in sorted({row[2] for row in rows}):

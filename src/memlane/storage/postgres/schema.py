@@ -207,6 +207,11 @@ MIGRATIONS += (
     ),
 )
 
+MIGRATIONS += (
+    # 4: claims of the background indexer (SQLite's migration 7).
+    shared.typed(shared.SEARCH_CLAIMS, **_TYPES),
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

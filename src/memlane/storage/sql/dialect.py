@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, NamedTuple, Protocol, Self
 
@@ -102,6 +102,13 @@ class Database(ABC):
         """Record that the current transaction has written (a nested failure then poisons it)."""
         self._nesting.wrote()
 
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when this thread's write transaction has committed (now if none).
+
+        It runs after the write lock is released, and not at all if the transaction rolls back.
+        """
+        self._nesting.after_commit(callback)
+
     @property
     @abstractmethod
     def in_transaction(self) -> bool:
@@ -161,6 +168,10 @@ class Dialect(Protocol):
     doc_tokens: str
     """SQL computing ``search_docs.tokens`` from one more parameter (PostgreSQL), or ``''``."""
 
+    skip_locked: str
+    """What makes a claim's ``SELECT`` pass over rows another claim is locking, or ``''``
+    (SQLite: one writer at a time already)."""
+
     def bytewise(self, column: str) -> str:
         """``column`` compared byte by byte, for ``ORDER BY`` and ``DISTINCT``."""
         ...
@@ -216,7 +227,7 @@ class Dialect(Protocol):
         ...
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
-        """Store float32 vectors of docs, inside the caller's write transaction."""
+        """Store float32 vectors of undeleted docs and end their claims (caller's transaction)."""
         ...
 
     def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
@@ -287,3 +298,8 @@ class SQLStore:
     def next_txs(self, now: int, count: int) -> int:
         """The first of ``count`` consecutive transaction times (see :meth:`next_tx`)."""
         return self.db.next_txs(now, count)
+
+    @property
+    def in_transaction(self) -> bool:
+        """True inside :meth:`transaction`."""
+        return self.db.in_transaction

@@ -99,6 +99,13 @@ NOTE_KEYS = (
     """INSERT INTO note_keys_pending (note_id, tenant, subject)
         SELECT id, tenant, subject FROM notes WHERE deleted_at IS NULL""",
 )
+# The background indexer's queue is the table itself: rows without a vector, in id order
+# (this index finds the new ones without reading the embedded), claimed for a while by one
+# worker of any process so that two never embed the same rows.
+SEARCH_CLAIMS = (
+    "ALTER TABLE search_docs ADD COLUMN claimed_until {time}",
+    "CREATE INDEX search_docs_unembedded ON search_docs (tenant, id) WHERE model IS NULL",
+)
 # Raw turns, kept only when a memory opts in with retain_transcripts=True.
 TURNS = """CREATE TABLE turns (
     id TEXT NOT NULL,

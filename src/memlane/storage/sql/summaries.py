@@ -9,7 +9,7 @@ HNSW and BM25 over a ``tsvector``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from memlane.facts.normalize import canonical_json
 from memlane.storage import lexical
-from memlane.storage.base import DocKind
+from memlane.storage.base import DocKind, VectorClaim
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, DocScope
 from memlane.storage.sql.note_keys import SQLNoteKeys
@@ -202,25 +202,68 @@ class SQLSummaryStore(SQLNoteKeys):
 
     # -- search -------------------------------------------------------------------------
 
-    def pending_vectors(
-        self, tenant: str, subject: str | None, model: str, limit: int
-    ) -> list[tuple[int, str]]:
-        """Searchable items in scope that have no vector from ``model`` yet."""
-        where, parameters = search_scope(tenant, subject, None)
-        rows = self.db.fetchall(
-            f"SELECT id, text FROM search_docs WHERE {where} "
-            "AND (model IS NULL OR model != %(model)s) ORDER BY id LIMIT %(limit)s",
-            {**parameters, "model": model, "limit": limit},
+    def claim_vectors(self, tenant: str | None, claim: VectorClaim) -> list[tuple[int, str]]:
+        """Claim searchable items of ``tenant`` (``None``: any) with no vector from the model.
+
+        Items never embedded come first (an index finds them), then items another model
+        embedded; each ``(doc id, text)`` returned is claimed until ``claim.until``, so that no
+        other worker, in any process, takes it before then. One statement, atomic on both
+        databases (PostgreSQL skips rows another claim is locking).
+        """
+        for which in ("model IS NULL", "model IS NOT NULL AND model != %(model)s"):
+            sql = self._claim_sql(which, tenant, claim.subject)
+            rows = self.db.fetchall(sql, claim.parameters(tenant))
+            if rows:
+                return sorted((row[0], row[1]) for row in rows)
+        return []
+
+    def release_vectors(self, doc_ids: Sequence[int]) -> None:
+        """Give claimed items back unembedded (a worker stopping before it embedded them)."""
+        if doc_ids:
+            self.db.execute(
+                f"UPDATE search_docs SET claimed_until = NULL WHERE {self.dialect.any_of('id')}",
+                (self.dialect.ids(doc_ids),),
+            )
+
+    def pending_count(self, tenant: str | None, subject: str | None, model: str) -> int:
+        """How many undeleted items have no vector from ``model`` (``tenant=None``: any)."""
+        where, parameters = "deleted_at IS NULL", dict[str, Any]()
+        if tenant is not None:
+            where, parameters = search_scope(tenant, subject, None)
+        row = self.db.fetchone(
+            f"SELECT count(*) FROM search_docs WHERE {where} "
+            "AND (model IS NULL OR model != %(model)s)",
+            {**parameters, "model": model},
         )
-        return [(row[0], row[1]) for row in rows]
+        return int(row[0])
+
+    def unembedded(
+        self, tenant: str, kind: DocKind, owner_ids: Sequence[int], model: str
+    ) -> set[int]:
+        """Which of these owners' items have no vector from ``model`` yet."""
+        if not owner_ids:
+            return set()
+        rows = self.db.fetchall(
+            "SELECT owner_id FROM search_docs WHERE tenant = %s AND kind = %s AND "
+            f"{self.dialect.any_of('owner_id')} AND (model IS NULL OR model != %s)",
+            (tenant, kind, self.dialect.ids(owner_ids), model),
+        )
+        return {row[0] for row in rows}
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
-        """Attach vectors (float32 bytes) to search items."""
+        """Attach vectors (float32 bytes) to search items, ending their claims.
+
+        Items deleted meanwhile keep no vector.
+        """
         if not vectors:
             return
         with self.db.write():
             self.db.wrote()
             self.dialect.put_vectors(model, vectors)
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once what this thread is writing has committed (now if nothing)."""
+        self.db.after_commit(callback)
 
     def vector_state(
         self, tenant: str, subject: str | None, kind: DocKind, model: str
@@ -253,6 +296,20 @@ class SQLSummaryStore(SQLNoteKeys):
         return self.dialect.lexical(DocScope(tenant, subject, kind), terms, limit)
 
     # -- internals ----------------------------------------------------------------------
+
+    def _claim_sql(self, which: str, tenant: str | None, subject: str | None) -> str:
+        where = "deleted_at IS NULL" if tenant is None else search_scope(tenant, subject, None)[0]
+        # The first candidate always, then as many as fit in the character budget: a batch's
+        # time is bounded (a model call must not keep a searcher waiting long).
+        return (
+            "UPDATE search_docs SET claimed_until = %(until)s WHERE id IN ("
+            "SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n, "
+            "sum(length(text)) OVER (ORDER BY id) AS upto FROM ("
+            f"SELECT id, text FROM search_docs WHERE {where} AND {which} "
+            "AND (claimed_until IS NULL OR claimed_until < %(now)s) "
+            f"ORDER BY id LIMIT %(limit)s{self.dialect.skip_locked}) AS candidates"
+            ") AS sized WHERE n = 1 OR upto <= %(chars)s) RETURNING id, text"
+        )
 
     def _add_doc(self, tenant: str, subject: str, kind: DocKind, owner_id: int, text: str) -> None:
         tokens = self.dialect.doc_tokens

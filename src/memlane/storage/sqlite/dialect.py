@@ -43,6 +43,7 @@ class SQLiteDialect:
     apply_function = ""
     turn_order = "rowid"
     doc_tokens = ""
+    skip_locked = ""
     put_turn = (
         "INSERT OR REPLACE INTO turns (id, tenant, subject, session_id, role, speaker, "
         "content, said_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
@@ -128,7 +129,8 @@ class SQLiteDialect:
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
         """Store the float32 blobs as they are."""
         self.db.executemany(
-            "UPDATE search_docs SET model = %s, vector = %s WHERE id = %s",
+            "UPDATE search_docs SET model = %s, vector = %s, claimed_until = NULL "
+            "WHERE id = %s AND deleted_at IS NULL",
             [(model, blob, doc_id) for doc_id, blob in vectors],
         )
 

@@ -69,6 +69,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.typed(shared.WORKFLOWS, **_TYPES),
     # 6: what recall needs of each note, written with it (existing notes keyed lazily).
     shared.typed(shared.NOTE_KEYS, **_TYPES),
+    # 7: claims of the background indexer.
+    shared.typed(shared.SEARCH_CLAIMS, **_TYPES),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

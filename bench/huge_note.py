@@ -1,0 +1,171 @@
+"""How long other requests wait while the largest note and turn are written and embedded.
+
+Issue 16's target: "a 1 MiB note never delays another request by more than 100 ms". A request
+body may be 1 MiB, but a note is at most ``MAX_NOTE_CHARS`` characters and a turn
+``MAX_TURN_CHARS`` (larger ones are refused at once with a 4xx), so the largest writes that
+can delay anything are measured: a note of ``MAX_NOTE_CHARS`` (``remember``) and a turn of
+``MAX_TURN_CHARS`` folded into its session's summary (``add_turn`` + ``close``). A baseline
+phase times a mix of requests (fact write, fact read, note write, recall of another subject)
+on a quiet memory; then one thread makes the large write while this one keeps sending the
+mix until the indexer has embedded what it stored. The delay of a request is its time minus
+the baseline median of its kind; the table shows the p99 and the worst delay per kind.
+
+Run from the repo root:
+
+    PYTHONPATH=src python bench/huge_note.py --out /tmp/huge-note.json
+    PYTHONPATH=src python bench/huge_note.py --embedder hash
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import memlane
+from memlane.bench.report import machine
+from memlane.validation import MAX_NOTE_CHARS, MAX_TURN_CHARS
+
+PARAGRAPH = (
+    "The user wrote at length about the garden: the roses by the fence, the tomatoes that "
+    "never ripened, and the neighbour's cat that sleeps under the apple tree every afternoon. "
+)
+
+
+def requests(mem: memlane.Memory) -> dict[str, Callable[[int], object]]:
+    """The mix of other requests, each given a counter so that writes differ."""
+    return {
+        "facts.set": lambda i: mem.facts.set("U-2", "location", f"City {i % 7}"),
+        "facts.get": lambda i: mem.facts.get("U-2", "location"),
+        "remember": lambda i: mem.remember("U-2", f"note {i}: the user tried a new tea"),
+        "recall": lambda i: mem.recall("U-2", "what tea does the user drink?"),
+    }
+
+
+def run_mix(
+    mix: dict[str, Callable[[int], object]], until: Callable[[], bool]
+) -> dict[str, list[float]]:
+    """Send the mix round-robin until ``until()``; times in ms per kind."""
+    times: dict[str, list[float]] = {kind: [] for kind in mix}
+    i = 0
+    while not until():
+        for kind, call in mix.items():
+            started = time.perf_counter()
+            call(i)
+            times[kind].append((time.perf_counter() - started) * 1000)
+        i += 1
+    return times
+
+
+def large_writes(mem: memlane.Memory) -> dict[str, Callable[[], object]]:
+    """The largest writes memlane accepts, each made of repeated prose."""
+
+    def text(chars: int) -> str:
+        return (PARAGRAPH * (chars // len(PARAGRAPH) + 1))[:chars]
+
+    def turn() -> None:
+        mem.add_turn("U-1", "s-large", "user", text(MAX_TURN_CHARS))
+        mem.session("U-1", "s-large").close()
+
+    return {
+        f"remember {MAX_NOTE_CHARS:,} chars": lambda: mem.remember("U-1", text(MAX_NOTE_CHARS)),
+        f"turn {MAX_TURN_CHARS:,} chars + close": turn,
+    }
+
+
+def measure(embedder: str | None, baseline_s: float) -> dict[str, Any]:
+    """Baseline, then the mix while each large write is made and embedded."""
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        memlane.Memory(Path(folder) / "memlane.db", embedder=embedder) as mem,
+    ):
+        mix = requests(mem)
+        run_mix(mix, _after(1.0))  # warm the model and the caches
+        mem.index.wait()
+        base = run_mix(mix, _after(baseline_s))
+        medians = {kind: statistics.median(times) for kind, times in base.items()}
+        phases = [
+            _phase(mem, mix, medians, name, write) for name, write in large_writes(mem).items()
+        ]
+        model = mem.embedder().name
+    return {"model": model, "baseline_p50_ms": medians, "phases": phases}
+
+
+def _phase(
+    mem: memlane.Memory,
+    mix: dict[str, Callable[[int], object]],
+    medians: dict[str, float],
+    name: str,
+    write: Callable[[], object],
+) -> dict[str, Any]:
+    """The mix's delays while ``write`` runs in another thread and its items are embedded."""
+    mem.index.wait()
+    done = threading.Event()
+    timing: dict[str, float] = {}
+
+    def make_it() -> None:
+        started = time.perf_counter()
+        write()
+        timing["write_ms"] = (time.perf_counter() - started) * 1000
+        mem.index.wait()
+        timing["embedded_after_s"] = time.perf_counter() - started
+        done.set()
+
+    writer = threading.Thread(target=make_it)
+    writer.start()
+    during = run_mix(mix, done.is_set)
+    writer.join()
+    rows = []
+    for kind, times in during.items():
+        delays = sorted(t - medians[kind] for t in times)
+        rows.append(
+            {
+                "request": kind,
+                "count": len(delays),
+                "delay_p99_ms": round(delays[min(len(delays) - 1, int(0.99 * len(delays)))], 1),
+                "delay_max_ms": round(delays[-1], 1),
+            }
+        )
+    return {
+        "write": name,
+        "write_ms": round(timing["write_ms"], 1),
+        "embedded_after_s": round(timing["embedded_after_s"], 2),
+        "rows": rows,
+    }
+
+
+def _after(seconds: float) -> Callable[[], bool]:
+    deadline = time.perf_counter() + seconds
+    return lambda: time.perf_counter() >= deadline
+
+
+def main() -> None:
+    """Print the table and write the JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embedder", default=None, help="spec; default: memlane's default")
+    parser.add_argument("--baseline-seconds", type=float, default=5.0)
+    parser.add_argument("--out", type=Path, default=None)
+    options = parser.parse_args()
+    result = measure(options.embedder, options.baseline_seconds)
+    result["machine"] = machine()
+    header = ("request", "count", "delay_p99_ms", "delay_max_ms")
+    for phase in result["phases"]:
+        print(
+            f"{result['model']}: {phase['write']} took {phase['write_ms']:.0f} ms, "
+            f"embedded after {phase['embedded_after_s']} s"
+        )
+        print(" | ".join(header))
+        for row in phase["rows"]:
+            print(" | ".join(str(row[name]) for name in header))
+    if options.out is not None:
+        options.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,420 @@
+"""The background indexer (``mem.index``): embeddings are made off every request's path.
+
+Writes only store a search item; its vector comes later, from a worker thread that embeds
+pending items in batches. The database is the queue: an item is pending while it has no
+vector from the current embedder, so pending items are found again after a crash or a
+restart, by any process. A worker *claims* a batch for a while (:data:`CLAIM_SECONDS`) in one
+statement, so two workers (threads or processes) never embed the same items; a claim a dead
+process left behind ends on its own, and a worker that stops gives its claim back.
+
+While items wait, search finds them by their words and ranks them with the rest
+(:func:`memlane.summaries.search.fuse_partial`); no search ever waits for the model.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from typing import Literal
+
+import numpy as np
+
+from memlane.embed.base import Embedder, Vectors
+from memlane.embed.pieces import combined, pieces
+from memlane.errors import InvalidInput, MemlaneError
+from memlane.storage.base import SummaryStore, VectorClaim
+
+log = logging.getLogger(__name__)
+
+Indexing = Literal["background", "inline"]
+"""``"background"``: a worker thread embeds; ``"inline"``: each write embeds before returning."""
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``, called as items are embedded."""
+
+BATCH_ITEMS = 8
+"""Most items in one model call: a search needing the model waits at most for one call."""
+BATCH_CHARS = 1_000
+"""Most characters in one model call. A longer item is embedded in pieces of at most this
+many characters, one call each (:mod:`memlane.embed.pieces`), so a search never waits long
+for the model: about 0.3 s for a piece on one core of the 2-core reference machine."""
+QUERY_WAIT_SECONDS = 0.1
+"""While the worker is in a model call, a search waits this long for its query's vector (many
+engines run one call at a time), then ranks by words alone; the vector, cached, serves the
+next search."""
+YIELD_SECONDS = 1.0
+"""Before each batch the worker lets searches in progress finish, but waits no longer."""
+CLAIM_SECONDS = 300.0
+"""How long a claimed batch is left to its worker before another may take it."""
+LINGER_SECONDS = 0.05
+"""A woken worker waits this long first, so that a burst of writes makes one batch."""
+BACKLOG_LIMIT = 10_000
+"""Writes of a handle wait while more items than this wait to be embedded (backpressure)."""
+RETRY_SECONDS = (1.0, 60.0)
+"""After a failed batch the worker waits the first, doubling up to the second."""
+POLL_SECONDS = 0.25
+"""How often :meth:`Index.wait` looks at the database (items claimed by other workers)."""
+
+
+def indexing_mode(value: object) -> Indexing:
+    """``value`` if it names an indexing mode, else :class:`~memlane.InvalidInput`."""
+    if value == "background" or value == "inline":
+        return value
+    raise InvalidInput("indexing", f"must be 'background' or 'inline', got {value!r}")
+
+
+class Indexer:
+    """The embedding backlog of a database, and the one worker thread that works it off.
+
+    Every tenant handle of a memory shares it (it lives in
+    :class:`~memlane.resources.SharedResources`): one worker embeds the items of every tenant
+    in the order they were written, so a hundred tenants cost one thread and one model.
+    Each handle reaches it through its tenant's :class:`Index` (``Memory.index``). The worker
+    starts on the first write and stops in :meth:`close` (without waiting for the backlog:
+    what is left stays pending).
+    """
+
+    def __init__(
+        self,
+        store: SummaryStore,
+        *,
+        embedder: Callable[[], Embedder],
+        indexing: Indexing = "background",
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self.indexing = indexing_mode(indexing)
+        self._changed = threading.Condition()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._backlog = 0  # items written here that the worker has not embedded yet
+        self._error: BaseException | None = None
+        self._failures = 0
+        self._foreground = 0
+        self._in_model = False
+        self._embedded = 0
+        self._queries: dict[tuple[str, str], Future[np.ndarray]] = {}  # vectors being made
+
+    # -- the backlog --------------------------------------------------------------------
+
+    def pending(self, tenant: str | None, subject: str | None = None) -> int:
+        """How many items of ``tenant`` (``None``: every tenant; or of ``subject``) wait."""
+        return self._store.pending_count(tenant, subject, self._embedder().name)
+
+    def wait(self, tenant: str | None, timeout: float | None = None) -> bool:
+        """Block until nothing of ``tenant`` is pending; False if ``timeout`` s passed first.
+
+        In ``"inline"`` mode the backlog is embedded in the calling thread.
+
+        Raises:
+            EmbeddingError: (or the embedder's own error) a batch failed while this call
+                waited; the worker retries on its own, so a later call may succeed.
+        """
+        if self.indexing == "inline":
+            self.run(tenant)
+            return True
+        deadline = None if timeout is None else time.monotonic() + timeout
+        failures = self._failures
+        while self.pending(tenant):
+            with self._changed:
+                if self._failures != failures and self._error is not None:
+                    raise self._error
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return False
+            self.notify(0)
+            with self._changed:
+                self._changed.wait(min(remaining or POLL_SECONDS, POLL_SECONDS))
+        return True
+
+    def run(
+        self, tenant: str | None, subject: str | None = None, progress: Progress | None = None
+    ) -> int:
+        """Embed what ``tenant`` (``None``: every tenant) has pending now, in this thread.
+
+        Returns how many items; ``progress(done, total)`` follows along (the CLI draws a bar).
+        """
+        if progress is not None:
+            total = self.pending(tenant, subject)
+            progress(0, total)
+        done = 0
+        while batch := self._claim(tenant, subject):
+            done += self._embed(batch)
+            if progress is not None:
+                progress(done, max(total, done))
+        return done
+
+    @property
+    def embedded(self) -> int:
+        """How many items the worker has embedded so far."""
+        return self._embedded
+
+    # -- used by the lanes and the memory ------------------------------------------------
+
+    def notify(self, count: int = 1) -> None:
+        """``count`` new items were committed: wake the worker (inline: embed them now)."""
+        if self._stop.is_set():
+            return
+        if self.indexing == "inline":
+            if count:
+                self.run(None)
+            return
+        with self._changed:
+            self._backlog += count
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._work, name="memlane-index", daemon=True
+                )
+                self._thread.start()
+        self._wake.set()
+
+    @contextmanager
+    def foreground(self) -> Iterator[None]:
+        """A request in progress: the worker starts no new batch until it ends (or a while).
+
+        On a machine with few cores the model's batch and the request would share them.
+        """
+        with self._changed:
+            self._foreground += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._foreground -= 1
+                self._changed.notify_all()
+
+    def query_vector(self, embedder: Embedder, query: str) -> np.ndarray | None:
+        """The query's vector; ``None`` if the worker's model call keeps it waiting too long.
+
+        Outside a model call of the worker the embedder is called directly (and waited for).
+        In one, the vector is made in another thread and waited for :data:`QUERY_WAIT_SECONDS`
+        by the first search that asks; the other searches of the same recall (same query)
+        take it if it is ready and do not wait again.
+        """
+        if not self._in_model:
+            return np.asarray(embedder.embed_query(query), dtype=np.float32)
+        key = (embedder.name, query)
+        with self._changed:
+            answer = self._queries.get(key)
+            first = answer is None
+            if answer is None:
+                answer = self._queries[key] = Future()
+        if first:
+            threading.Thread(
+                target=self._make_query_vector, args=(embedder, key, answer), daemon=True
+            ).start()
+        try:
+            return answer.result(timeout=QUERY_WAIT_SECONDS if first else 0)
+        except TimeoutError:
+            log.info("the model is busy embedding; this search ranks by words")
+            return None
+
+    def _make_query_vector(
+        self, embedder: Embedder, key: tuple[str, str], answer: Future[np.ndarray]
+    ) -> None:
+        try:
+            answer.set_result(np.asarray(embedder.embed_query(key[1]), dtype=np.float32))
+        except BaseException as error:  # handed to the searcher, if it still waits
+            answer.set_exception(error)
+        finally:
+            with self._changed:
+                self._queries.pop(key, None)
+
+    def make_room(self) -> None:
+        """Backpressure: wait while the backlog is over :data:`BACKLOG_LIMIT`.
+
+        Returns at once when the worker is not running or has just failed.
+        """
+        with self._changed:
+            while (
+                self._backlog >= BACKLOG_LIMIT
+                and self._thread is not None
+                and self._error is None
+                and not self._stop.is_set()
+            ):
+                self._changed.wait(POLL_SECONDS)
+
+    def close(self) -> None:
+        """Stop the worker after the batch it is embedding; what is left stays pending."""
+        self._stop.set()
+        self._wake.set()
+        with self._changed:
+            thread = self._thread
+            self._changed.notify_all()
+        if thread is not None:
+            thread.join()
+
+    # -- the worker -----------------------------------------------------------------------
+
+    def _work(self) -> None:
+        retry = RETRY_SECONDS[0]
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if self._stop.wait(LINGER_SECONDS):
+                return
+            try:
+                self._drain()
+                retry = RETRY_SECONDS[0]
+                with self._changed:
+                    self._error = None
+            except Exception as error:  # the worker must outlive a failing model or database
+                log.warning("indexing failed: %s", error)
+                with self._changed:
+                    self._error, self._failures = error, self._failures + 1
+                    self._changed.notify_all()
+                if self._stop.wait(retry):
+                    return
+                retry = min(2 * retry, RETRY_SECONDS[1])
+                self._wake.set()
+
+    def _drain(self) -> None:
+        while (
+            not self._stop.is_set()
+            and self._yield_to_requests()
+            and (batch := self._claim(None, None))
+        ):
+            if self._stop.is_set():
+                self._store.release_vectors([doc_id for doc_id, _ in batch])
+                return
+            done = self._embed(batch)
+            with self._changed:
+                self._backlog = max(0, self._backlog - done)
+                self._embedded += done
+                self._changed.notify_all()
+        with self._changed:
+            self._backlog = 0  # what is left is claimed by others (or new: woken again)
+            self._changed.notify_all()
+
+    def _yield_to_requests(self) -> bool:
+        """Wait while requests are in progress, at most :data:`YIELD_SECONDS`; True."""
+        deadline = time.monotonic() + YIELD_SECONDS
+        with self._changed:
+            while self._foreground and not self._stop.is_set():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._changed.wait(remaining)
+        return True
+
+    def _claim(self, tenant: str | None, subject: str | None) -> list[tuple[int, str]]:
+        now = int(time.time() * 1e6)
+        claim = VectorClaim(
+            model=self._embedder().name,
+            limit=BATCH_ITEMS,
+            chars=BATCH_CHARS,
+            now=now,
+            until=now + int(CLAIM_SECONDS * 1e6),
+            subject=subject,
+        )
+        return self._store.claim_vectors(tenant, claim)
+
+    def _embed(self, batch: list[tuple[int, str]]) -> int:
+        """Embed one claimed batch (no lock held) and store it; on failure give it back.
+
+        An item longer than :data:`BATCH_CHARS` (it comes alone) is embedded piece by piece,
+        letting requests in progress go first between pieces; a stop between pieces gives it
+        back unembedded (0 is returned).
+        """
+        embedder = self._embedder()
+        texts = [text for _, text in batch]
+        try:
+            if len(texts) == 1 and len(texts[0]) > BATCH_CHARS:
+                vectors = self._embed_long(embedder, texts[0])
+            else:
+                vectors = self._model_call(embedder, texts)
+        except BaseException:
+            self._release(batch)
+            raise
+        if vectors is None:
+            self._release(batch)
+            return 0
+        self._store.put_vectors(
+            embedder.name, [(doc_id, vectors[i].tobytes()) for i, (doc_id, _) in enumerate(batch)]
+        )
+        return len(batch)
+
+    def _embed_long(self, embedder: Embedder, text: str) -> Vectors | None:
+        """The ``(1, dim)`` vector of a long text from its pieces; ``None`` if stopped."""
+        parts = pieces(text, BATCH_CHARS)
+        rows = []
+        for part in parts:
+            if not self._yield_to_requests() or self._stop.is_set():
+                return None
+            rows.append(self._model_call(embedder, [part])[0])
+        return combined(np.stack(rows), [len(part) for part in parts])[None, :]
+
+    def _model_call(self, embedder: Embedder, texts: list[str]) -> Vectors:
+        """``embed_documents`` marked as the worker's model call (searches see it)."""
+        self._in_model = True
+        try:
+            return np.asarray(embedder.embed_documents(texts), dtype=np.float32)
+        finally:
+            self._in_model = False
+
+    def _release(self, batch: list[tuple[int, str]]) -> None:
+        try:
+            self._store.release_vectors([doc_id for doc_id, _ in batch])
+        except MemlaneError as error:  # the claim ends on its own
+            log.warning("could not release a claim: %s", error)
+
+
+class Index:
+    """One tenant's view of the shared :class:`Indexer`. Reached as ``Memory.index``.
+
+    Example:
+        >>> mem.remember("U-001", "Alice's favourite team is now Chelsea")  # doctest: +SKIP
+        >>> mem.index.wait(timeout=30)  # doctest: +SKIP
+        True
+        >>> mem.index.pending()  # doctest: +SKIP
+        0
+    """
+
+    def __init__(self, indexer: Indexer, tenant: str) -> None:
+        self.indexer = indexer
+        self.tenant = tenant
+
+    @property
+    def indexing(self) -> Indexing:
+        """``"background"`` or ``"inline"`` (see :class:`~memlane.memory.Memory`)."""
+        return self.indexer.indexing
+
+    def pending(self, subject: str | None = None) -> int:
+        """How many items of the tenant (or of ``subject``) wait to be embedded."""
+        return self.indexer.pending(self.tenant, subject)
+
+    def pending_everywhere(self) -> int:
+        """How many items of every tenant in this database wait to be embedded."""
+        return self.indexer.pending(None)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until nothing of the tenant is pending; False if ``timeout`` s passed first.
+
+        Raises:
+            EmbeddingError: (or the embedder's own error) a batch failed while this call
+                waited; the worker retries on its own, so a later call may succeed.
+        """
+        return self.indexer.wait(self.tenant, timeout)
+
+    def run(
+        self,
+        subject: str | None = None,
+        progress: Progress | None = None,
+        *,
+        every_tenant: bool = False,
+    ) -> int:
+        """Embed what is pending now, in the calling thread; return how many items.
+
+        ``progress(done, total)`` follows along (the CLI draws a bar with it);
+        ``every_tenant`` works off the backlog of every tenant in the database (an import).
+        """
+        return self.indexer.run(None if every_tenant else self.tenant, subject, progress)
+
+    @property
+    def embedded(self) -> int:
+        """How many items the shared worker has embedded so far (every tenant)."""
+        return self.indexer.embedded
