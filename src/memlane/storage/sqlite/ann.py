@@ -109,7 +109,7 @@ class VectorIndexes:
         self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
         self._building: set[ScopeKey] = set()
         self._lock = threading.Lock()
-        self._queue: queue.SimpleQueue[tuple[ScopeKey, Stamp | None] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[ScopeKey | None] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         self._idle = threading.Condition(self._lock)
         self._closed = False
@@ -240,11 +240,10 @@ class VectorIndexes:
                     target=self._work, name="memlane-vector-index", daemon=True
                 )
                 self._worker.start()
-        self._queue.put((key, None))
+        self._queue.put(key)
 
     def _work(self) -> None:
-        while (job := self._queue.get()) is not None:
-            key = job[0]
+        while (key := self._queue.get()) is not None:
             try:
                 graph = self._build(key)
             except StorageError as error:  # the database closed or failed: scan exactly
