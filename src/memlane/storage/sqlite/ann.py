@@ -46,8 +46,11 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-THRESHOLD = 5_000
-"""Embedded vectors in a scope above which it is searched through a graph, not scanned."""
+THRESHOLD = 2_000
+"""Embedded vectors in a scope above which it is searched through a graph, not scanned.
+
+``bench/ann.py --crossover``: from 2,000 vectors the scan's matrix product cost 20-40 ms on a
+busy machine (the graph 1-2 ms), and after a write the scan reloads the whole scope."""
 MAX_GRAPHS = 16
 """Graphs kept per database (least recently used dropped first)."""
 MAX_GRAPH_VECTORS = 1_000_000
