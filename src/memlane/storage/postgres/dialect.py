@@ -20,7 +20,7 @@ from memlane.storage.archive import table_named
 from memlane.storage.base import ArchiveRow, DocKind
 from memlane.storage.postgres import archive, search
 from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
-from memlane.storage.sql.summaries import search_scope
+from memlane.storage.sql.summaries import search_scope, vector_state
 
 if TYPE_CHECKING:
     from memlane.storage.postgres.database import PostgresDatabase
@@ -180,6 +180,10 @@ class PostgresDialect:
         )
         for dims in sorted({row[2] for row in rows}):
             search.ensure_vector_index(self.db, dims)
+
+    def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
+        """Counted by the server each time (other workers write at any moment)."""
+        return vector_state(self.db, *scope, model)
 
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """The width's HNSW index when the planner prefers it, else an exact scan.

@@ -230,6 +230,10 @@ class Dialect(Protocol):
         """Store float32 vectors of undeleted docs and end their claims (caller's transaction)."""
         ...
 
+    def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
+        """``(docs in scope, docs embedded by model, highest doc id)`` of undeleted docs."""
+        ...
+
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """Owner ids of the undeleted docs in scope, largest inner product first (ties by id)."""
         ...

@@ -269,7 +269,7 @@ class SQLSummaryStore(SQLNoteKeys):
         self, tenant: str, subject: str | None, kind: DocKind, model: str
     ) -> tuple[int, int, int]:
         """``(items in scope, items embedded by model, highest item id)``: a cheap signature."""
-        return vector_state(self.db, tenant, subject, kind, model)
+        return self.dialect.vector_state(DocScope(tenant, subject, kind), model)
 
     def nearest(
         self,

@@ -52,7 +52,7 @@ class SQLiteDatabase(Database):
         except sqlite3.Error as error:
             raise StorageError(f"cannot open SQLite database {self.path!r}: {error}") from error
         self._last_tx: int | None = None
-        self.dialect = SQLiteDialect(self)
+        self.dialect: SQLiteDialect = SQLiteDialect(self)
 
     @property
     def in_transaction(self) -> bool:
@@ -128,6 +128,7 @@ class SQLiteDatabase(Database):
 
     def close(self) -> None:
         """Close the connection (rolling back an unfinished transaction)."""
+        self.dialect.close()
         with self.lock:
             self.connection.close()
 

@@ -19,12 +19,15 @@ from memlane.storage.base import ArchiveRow, DocKind
 from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
 from memlane.storage.sql.summaries import search_scope, vector_state
 from memlane.storage.sqlite import evidence
+from memlane.storage.sqlite.ann import VectorIndexes, change_stamp
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
 
 MATRIX_CACHE_ENTRIES = 64
 """How many scopes' vector matrices a database keeps in memory."""
+STATE_CACHE_ENTRIES = 10_000
+"""How many scopes' vector counts a database keeps (all dropped when full)."""
 _LOOKUP_CHUNK = 400
 """Keys per archive lookup statement (two parameters each at most; SQLite allows 32,766)."""
 
@@ -51,6 +54,9 @@ class SQLiteDialect:
         # Per scope: the vector_state it was loaded at, its owner ids and their vectors.
         self._matrices: dict[_Scope, tuple[tuple[int, int, int], list[int], Matrix]] = {}
         self._matrices_lock = threading.Lock()
+        self.vector_indexes = VectorIndexes(database)
+        # Per scope: the change stamp its vector_state was counted at, and that state.
+        self._states: dict[_Scope, tuple[tuple[int, int], tuple[int, int, int]]] = {}
 
     def bytewise(self, column: str) -> str:
         """SQLite compares text byte by byte already (``BINARY``)."""
@@ -129,14 +135,41 @@ class SQLiteDialect:
         )
 
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
-        """Exact: the scope's vectors as one matrix (cached until the scope changes) @ query."""
+        """A large scope's graph (:mod:`.ann`), else exact: the scope's matrix @ query.
+
+        The matrix is cached until the scope changes.
+        """
+        found = self.vector_indexes.nearest(scope, model, vector, limit)
+        if found is not None:
+            with self._matrices_lock:
+                self._matrices.pop((*scope, model), None)  # the graph serves this scope now
+            return found
         owners, matrix = self._matrix(scope, model)
         return vectors.nearest(vector, owners, matrix, limit)
+
+    def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
+        """Counted again only once the database changed (:func:`.ann.change_stamp`).
+
+        Not cached inside a write transaction: what it changed may yet be rolled back.
+        """
+        key: _Scope = (*scope, model)
+        stamp = change_stamp(self.db)
+        with self._matrices_lock:
+            cached = self._states.get(key)
+        if cached is not None and cached[0] == stamp and not self.db.in_transaction:
+            return cached[1]
+        state = vector_state(self.db, *scope, model)
+        if not self.db.in_transaction:
+            with self._matrices_lock:
+                if len(self._states) >= STATE_CACHE_ENTRIES:
+                    self._states.clear()
+                self._states[key] = (stamp, state)
+        return state
 
     def _matrix(self, scope: DocScope, model: str) -> tuple[list[int], Matrix]:
         """The scope's owner ids and vectors, loaded again only when the scope changed."""
         key: _Scope = (*scope, model)
-        state = vector_state(self.db, *scope, model)
+        state = self.vector_state(scope, model)
         with self._matrices_lock:
             cached = self._matrices.get(key)
         if cached is not None and cached[0] == state:
@@ -178,6 +211,7 @@ class SQLiteDialect:
             (tenant, subject),
         )
         self.drop_docs([row[0] for row in docs])
+        self.vector_indexes.purged(tenant, subject)
         return {"search_fts": len(docs)}
 
     def compact(self, tables: Sequence[str], needles: Sequence[bytes]) -> BytesCheck:
@@ -238,6 +272,10 @@ class SQLiteDialect:
 
     def finish_load(self) -> None:
         """Nothing to do: SQLite picks the next id after the largest one stored."""
+
+    def close(self) -> None:
+        """Stop building vector graphs (before the connection closes)."""
+        self.vector_indexes.close()
 
 
 class SQLiteArchiveReader:

