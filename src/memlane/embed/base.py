@@ -109,6 +109,20 @@ def check_query(text: str) -> str:
     return text
 
 
+def runs_one_call_at_a_time(embedder: Embedder) -> bool:
+    """Whether ``embedder`` serves one call at a time (a local engine using every core).
+
+    Such an embedder says so with a true ``one_call_at_a_time`` attribute; a caller that
+    needs it for a query then waits for the call in flight, so background work gives it
+    short calls. Endpoints serve calls side by side and leave the attribute out.
+
+    >>> from memlane.embed import HashEmbedder
+    >>> runs_one_call_at_a_time(HashEmbedder())
+    False
+    """
+    return bool(getattr(embedder, "one_call_at_a_time", False))
+
+
 def l2_normalize(matrix: npt.ArrayLike) -> Vectors:
     """Return the rows of ``matrix`` as float32 unit vectors; all-zero rows stay zero."""
     rows = np.array(matrix, dtype=np.float32, ndmin=2)

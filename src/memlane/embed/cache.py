@@ -18,6 +18,7 @@ from memlane.embed.base import (
     Vectors,
     check_query,
     check_texts,
+    runs_one_call_at_a_time,
 )
 from memlane.errors import InvalidInput
 
@@ -93,6 +94,11 @@ class CachedEmbedder:
     def dim(self) -> int:
         """The inner embedder's vector length."""
         return self._inner.dim
+
+    @property
+    def one_call_at_a_time(self) -> bool:
+        """Whether the inner embedder serves one call at a time."""
+        return runs_one_call_at_a_time(self._inner)
 
     @property
     def stats(self) -> CacheStats:

