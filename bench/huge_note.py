@@ -32,6 +32,7 @@ import memlane
 from memlane.bench.report import machine
 from memlane.validation import MAX_NOTE_CHARS, MAX_TURN_CHARS
 
+TEAS = ("green", "oolong", "jasmine", "black", "mint", "chamomile")
 PARAGRAPH = (
     "The user wrote at length about the garden: the roses by the fence, the tomatoes that "
     "never ripened, and the neighbour's cat that sleeps under the apple tree every afternoon. "
@@ -39,12 +40,17 @@ PARAGRAPH = (
 
 
 def requests(mem: memlane.Memory) -> dict[str, Callable[[int], object]]:
-    """The mix of other requests, each given a counter so that writes differ."""
+    """The mix of other requests, each given a counter so that writes differ.
+
+    Notes go to a subject nobody recalls, so the recalled one keeps the notes
+    :func:`measure` gave it; each recall asks a new question, so it needs the model for its
+    query's vector as a user's next question would.
+    """
     return {
         "facts.set": lambda i: mem.facts.set("U-2", "location", f"City {i % 7}"),
         "facts.get": lambda i: mem.facts.get("U-2", "location"),
-        "remember": lambda i: mem.remember("U-2", f"note {i}: the user tried a new tea"),
-        "recall": lambda i: mem.recall("U-2", "what tea does the user drink?"),
+        "remember": lambda i: mem.remember("U-3", f"note {i}: the user tried a new tea"),
+        "recall": lambda i: mem.recall("U-2", f"what did the user say about tea on day {i}?"),
     }
 
 
@@ -85,6 +91,8 @@ def measure(embedder: str | None, baseline_s: float) -> dict[str, Any]:
         tempfile.TemporaryDirectory() as folder,
         memlane.Memory(Path(folder) / "memlane.db", embedder=embedder) as mem,
     ):
+        for day in range(100):
+            mem.remember("U-2", f"On day {day} the user tried {TEAS[day % len(TEAS)]} tea")
         mix = requests(mem)
         run_mix(mix, _after(1.0))  # warm the model and the caches
         mem.index.wait()
