@@ -328,9 +328,10 @@ class Indexer:
         """
         embedder = self._embedder()
         texts = [text for _, text in batch]
+        chars = _batch_limits(embedder)[1]
         try:
-            if len(texts) == 1 and len(texts[0]) > _batch_limits(embedder)[1]:
-                vectors = self._embed_long(embedder, texts[0])
+            if len(texts) == 1 and len(texts[0]) > chars:
+                vectors = self._embed_long(embedder, pieces(texts[0], chars))
             else:
                 vectors = self._model_call(embedder, texts)
         except BaseException:
@@ -344,12 +345,12 @@ class Indexer:
         )
         return len(batch)
 
-    def _embed_long(self, embedder: Embedder, text: str) -> Vectors | None:
+    def _embed_long(self, embedder: Embedder, parts: list[str]) -> Vectors | None:
         """The ``(1, dim)`` vector of a long text from its pieces; ``None`` if stopped."""
-        parts = pieces(text, _batch_limits(embedder)[1])
         rows = []
         for part in parts:
-            if not self._yield_to_requests() or self._stop.is_set():
+            self._yield_to_requests()
+            if self._stop.is_set():
                 return None
             rows.append(self._model_call(embedder, [part])[0])
         return combined(np.stack(rows), [len(part) for part in parts])[None, :]
