@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
 from memlane.errors import InvalidInput
-from memlane.storage.base import ArchiveRow, ArchiveStore, ArchiveValue, Backend
+from memlane.storage.archiving import ArchiveRow, ArchiveStore, ArchiveValue
+from memlane.storage.base import Backend
 from memlane.timeutil import Clock, system_clock
 
 FORMAT = "memlane-export"

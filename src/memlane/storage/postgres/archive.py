@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from memlane.storage.archive import CLOCK, Table, table_named
-from memlane.storage.base import ArchiveRow
+from memlane.storage.archiving import ArchiveRow
 from memlane.storage.postgres.search import index_tokens, vector_literal
 
 _ARRAY_TYPES = {"int": "bigint[]", "float": "float8[]", "str": "text[]", "bytes": "text[]"}

@@ -17,7 +17,8 @@ import psycopg
 
 from memlane.errors import StorageError
 from memlane.storage.archive import table_named
-from memlane.storage.base import ArchiveRow, DocKind
+from memlane.storage.archiving import ArchiveRow
+from memlane.storage.base import DocKind
 from memlane.storage.postgres import archive, search
 from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
 from memlane.storage.sql.summaries import search_scope, vector_state

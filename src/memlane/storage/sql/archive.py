@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 
 from memlane.storage.archive import CLOCK, Key, Table, partition, table_named
-from memlane.storage.base import ArchiveReader, ArchiveRow
+from memlane.storage.archiving import ArchiveReader, ArchiveRow
 from memlane.storage.sql.dialect import SQLStore
 
 

@@ -18,7 +18,8 @@ from typing import Any, NamedTuple, Protocol, Self
 import numpy as np
 import numpy.typing as npt
 
-from memlane.storage.base import ArchiveReader, ArchiveRow, DocKind
+from memlane.storage.archiving import ArchiveReader, ArchiveRow
+from memlane.storage.base import DocKind
 from memlane.storage.nesting import Nesting
 
 Parameters = Sequence[Any] | dict[str, Any]

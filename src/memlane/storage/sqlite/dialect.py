@@ -15,7 +15,8 @@ import numpy.typing as npt
 from memlane.errors import StorageError
 from memlane.storage import lexical, vectors
 from memlane.storage.archive import table_named
-from memlane.storage.base import ArchiveRow, DocKind
+from memlane.storage.archiving import ArchiveRow
+from memlane.storage.base import DocKind
 from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
 from memlane.storage.sql.summaries import search_scope, vector_state
 from memlane.storage.sqlite import evidence
