@@ -100,7 +100,6 @@ class Indexer:
         self._failures = 0
         self._foreground = 0
         self._in_model = False
-        self._embedded = 0
         self._queries: dict[tuple[str, str], Future[np.ndarray]] = {}  # vectors being made
 
     # -- the backlog --------------------------------------------------------------------
@@ -151,11 +150,6 @@ class Indexer:
             if progress is not None:
                 progress(done, max(total, done))
         return done
-
-    @property
-    def embedded(self) -> int:
-        """How many items the worker has embedded so far."""
-        return self._embedded
 
     # -- used by the lanes and the memory ------------------------------------------------
 
@@ -288,7 +282,6 @@ class Indexer:
             done = self._embed(batch)
             with self._changed:
                 self._backlog = max(0, self._backlog - done)
-                self._embedded += done
                 self._changed.notify_all()
         with self._changed:
             self._backlog = 0  # what is left is claimed by others (or new: woken again)
@@ -425,8 +418,3 @@ class Index:
         ``every_tenant`` works off the backlog of every tenant in the database (an import).
         """
         return self.indexer.run(None if every_tenant else self.tenant, subject, progress)
-
-    @property
-    def embedded(self) -> int:
-        """How many items the shared worker has embedded so far (every tenant)."""
-        return self.indexer.embedded
