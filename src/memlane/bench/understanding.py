@@ -74,6 +74,14 @@ class Verdict:
     wrong_exact: bool
     stale_at_1: bool
     top: str | None
+    gold: tuple[str, ...] = ()
+    wrong: tuple[str, ...] = ()
+    served: tuple[str, ...] = ()
+    """The items recalled, best first, as ``lane/status: text`` (for reading failures)."""
+
+
+_SERVED = 5
+"""How many recalled items a failure report shows."""
 
 
 def judge(case: dict[str, Any], question: dict[str, Any], recall: Recall) -> Verdict:
@@ -101,6 +109,9 @@ def judge(case: dict[str, Any], question: dict[str, Any], recall: Recall) -> Ver
         wrong_exact=wrong_exact,
         stale_at_1=stale_at_1,
         top=None if top is None else top.text,
+        gold=tuple(gold),
+        wrong=tuple(wrong),
+        served=tuple(f"{i.lane}/{i.status}: {i.text}" for i in items[:_SERVED]),
     )
 
 
