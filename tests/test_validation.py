@@ -277,3 +277,32 @@ def test_a_lookup_refuses_a_bad_time_even_of_an_unknown_attribute(memory):
     with pytest.raises(memlane.InvalidInput) as raised:
         memory.facts.lookup("never-defined", "x", valid_at="#M3t(")
     assert raised.value.field == "valid_at"
+
+
+QUERY_CALLS: list[tuple[str, Call]] = [
+    ("recall", lambda m, q: m.recall("U-1", q)),
+    ("summaries.search", lambda m, q: m.summaries.search("U-1", q)),
+    ("summaries.search_notes", lambda m, q: m.summaries.search_notes("U-1", q)),
+]
+
+
+@pytest.mark.parametrize(("entry", "call"), QUERY_CALLS, ids=[c[0] for c in QUERY_CALLS])
+def test_every_search_takes_queries_up_to_the_same_length(memory, entry, call):
+    call(memory, "x" * validation.MAX_QUERY_CHARS)
+    with pytest.raises(memlane.InvalidInput, match=f"longer than {validation.MAX_QUERY_CHARS}"):
+        call(memory, "x" * (validation.MAX_QUERY_CHARS + 1))
+
+
+def test_a_query_needs_a_letter_or_digit_of_any_script():
+    assert validation.query("query", "几点？") == "几点？"
+    assert validation.query("query", "٣") == "٣"
+    with pytest.raises(memlane.InvalidInput, match="query: has no letters or digits"):
+        validation.query("query", "?! …")
+
+
+def test_the_module_examples_hold():
+    import doctest
+
+    result = doctest.testmod(validation, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 2
+    assert result.failed == 0

@@ -15,6 +15,8 @@ The rules:
 * a **text** holds at least one character that is not white space, at most its field's
   limit (:data:`MAX_NOTE_CHARS`, :data:`MAX_TURN_CHARS`, :data:`MAX_LABEL_CHARS`), no
   control characters other than tab, line feed and carriage return, no lone surrogates;
+* a **query** (of a recall or a search) is a text of at most :data:`MAX_QUERY_CHARS`
+  characters holding at least one letter or digit of any script;
 * a **token** (a workflow's task type) is 1 to :data:`MAX_TOKEN_CHARS` letters, digits and
   ``_ . : -``;
 * a **value** (of a fact) may be any JSON, but none of its strings may hold a lone
@@ -32,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,6 +51,9 @@ MAX_TURN_CHARS = 100_000
 
 MAX_LABEL_CHARS = 2_000
 """Longest ``source`` or ``reason`` of a write or a deletion."""
+
+MAX_QUERY_CHARS = 2_000
+"""Longest query of a ``recall`` or a search."""
 
 MAX_TOKEN_CHARS = 100
 """Longest token (a workflow's task type)."""
@@ -116,6 +122,24 @@ def text(field: str, value: object, limit: int) -> str:
 def optional_text(field: str, value: object, limit: int = MAX_LABEL_CHARS) -> str | None:
     """Like :func:`text`, but ``None`` stays ``None`` (a ``source`` or a ``reason``)."""
     return None if value is None else text(field, value, limit)
+
+
+def query(field: str, value: object) -> str:
+    """Return ``value`` if it is a valid query: a text with a letter or digit to search for.
+
+    >>> query("query", "?!")
+    Traceback (most recent call last):
+    ...
+    memlane.errors.InvalidInput: query: has no letters or digits to search for
+
+    Raises:
+        InvalidInput: not a valid text of at most :data:`MAX_QUERY_CHARS` characters (see
+            :func:`text`), or without any letter or digit.
+    """
+    checked = text(field, value, MAX_QUERY_CHARS)
+    if not any(unicodedata.category(char)[0] in "LN" for char in checked):
+        raise InvalidInput(field, "has no letters or digits to search for")
+    return checked
 
 
 def token(field: str, value: object) -> str:

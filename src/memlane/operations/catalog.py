@@ -29,7 +29,6 @@ from memlane.operations.spec import (
     text,
     token,
 )
-from memlane.router.analysis import MAX_QUERY_CHARS
 from memlane.summaries import lane as summaries
 from memlane.validation import (
     MAX_BUDGET_TOKENS,
@@ -37,6 +36,7 @@ from memlane.validation import (
     MAX_NOTE_CHARS,
     MAX_OFFSET,
     MAX_PAGE,
+    MAX_QUERY_CHARS,
     MAX_RECALL_ITEMS,
     MAX_TURN_CHARS,
 )
@@ -274,7 +274,7 @@ def _search(operation: str, doc: str) -> Operation:
     """A search of the summary lane: route ``/v1/summaries/<verb>``."""
     params = (
         name("subject", "Whose memory; omit to search the whole tenant.", None),
-        text("query", "What to look for, in any language.", summaries.MAX_QUERY_CHARS),
+        text("query", "What to look for, in any language.", MAX_QUERY_CHARS),
         integer("k", "At most this many hits.", 1, summaries.MAX_K, 5),
     )
     verb = operation.rsplit(".", 1)[-1]

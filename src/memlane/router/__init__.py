@@ -5,7 +5,7 @@
 adjudication and rendering work: docs/recall.md.
 """
 
-from memlane.router.analysis import analyze, check_query
+from memlane.router.analysis import analyze
 from memlane.router.executor import Router
 from memlane.router.lanes import WorkflowMatcher
 from memlane.router.model import (
@@ -32,5 +32,4 @@ __all__ = [
     "TimeRef",
     "WorkflowMatcher",
     "analyze",
-    "check_query",
 ]

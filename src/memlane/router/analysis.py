@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Iterable
 from datetime import datetime, tzinfo
 
+from memlane import validation
 from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
@@ -23,11 +24,6 @@ from memlane.lang.script import fold
 from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
 from memlane.router.synonyms import SynonymRegistry, compile_phrase
 
-MAX_QUERY_CHARS = 2_000
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-
 _WORKFLOW = re.compile(f"{zh.ASKS_HOW_TO}|{en.ASKS_HOW_TO}")
 _CONTEXT = re.compile(f"{zh.ASKS_CONTEXT}|{en.ASKS_CONTEXT}")
 
@@ -35,29 +31,6 @@ CODES = frozenset(IDENTIFIER_ATTRIBUTES.values())
 """Attributes whose values are codes: a subject holds many of each, one per purpose."""
 
 _HISTORY = re.compile(f"{zh.ASKS_HISTORY}|{en.ASKS_HISTORY}")
-
-
-def check_query(query: object) -> str:
-    """Validate a query and return it.
-
-    Raises:
-        InvalidInput: not a string, empty, longer than 2,000 characters, not valid Unicode
-            text (lone surrogates), holding control characters (binary data), or without
-            any letter or digit.
-    """
-    if not isinstance(query, str):
-        raise InvalidInput("query", f"must be a string, got {type(query).__name__}")
-    if not query.strip():
-        raise InvalidInput("query", "must not be empty")
-    if len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput("query", f"longer than {MAX_QUERY_CHARS} characters")
-    if _SURROGATE.search(query):
-        raise InvalidInput("query", "is not valid Unicode text")
-    if _CONTROL.search(query):
-        raise InvalidInput("query", "contains control characters (binary data?)")
-    if not any(unicodedata.category(ch)[0] in "LN" for ch in query):
-        raise InvalidInput("query", "has no letters or digits to search for")
-    return query
 
 
 def analyze(
@@ -72,9 +45,9 @@ def analyze(
     ([('phone', ('138-0000-1234',))], ('order',))
 
     Raises:
-        InvalidInput: a bad query (see :func:`check_query`).
+        InvalidInput: a bad query (see :func:`memlane.validation.query`).
     """
-    query = check_query(query)
+    query = validation.query("query", query)
     mentions = [m for m in find_identifiers(query) if m.kind in IDENTIFIER_ATTRIBUTES]
     identifiers = tuple(_identifier(mention) for mention in mentions)
     intents = tuple(synonyms.match(_without(query, mentions)))

@@ -25,7 +25,6 @@ from memlane.timeutil import Clock, checked_now, to_micros
 from memlane.validation import integer, name
 from memlane.window.model import Turn
 
-MAX_QUERY_CHARS = 2_000
 MAX_K = 200
 
 
@@ -166,7 +165,7 @@ class SummariesLane:
     ) -> list[tuple[int, float]]:
         if subject is not None:
             subject = name("subject", subject)
-        query = validation.text("query", query, MAX_QUERY_CHARS)
+        query = validation.text("query", query, validation.MAX_QUERY_CHARS)
         integer("k", k, 1, MAX_K)
         with self._indexer.foreground():
             return self._ranked(subject, query, k, kind)
