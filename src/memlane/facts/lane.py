@@ -351,10 +351,7 @@ class FactsLane:
         if definition.normalizer == "json" and attribute in self._undeclared:
             return []
         keys = self._keys(definition, value)
-        found: list[str] = []
-        for key in keys:
-            found += self._store.subjects_with(self._tenant, definition.name, key, scope)
-        return sorted(set(found)) if len(keys) > 1 else found
+        return self._store.subjects_with(self._tenant, definition.name, keys, scope)
 
     def profile(
         self, subject: str, valid_at: TimeInput | None = None, known_at: TimeInput | None = None

@@ -94,6 +94,8 @@ def _digits(value: str) -> str:
 
 def _ascii_digits(value: str) -> str:
     """Full-width and other Unicode digits as ASCII (``１３７`` → ``137``)."""
+    if value.isascii():
+        return value
     return "".join(str(int(char)) if char.isdigit() else char for char in value)
 
 

@@ -156,8 +156,10 @@ class FactStore(Protocol):
         """Every version ever stored (superseded and deleted too), by transaction time."""
         ...
 
-    def subjects_with(self, tenant: str, attribute: str, key: str, scope: Scope) -> list[str]:
-        """Subjects whose ``attribute`` holds the value with normalized ``key``."""
+    def subjects_with(
+        self, tenant: str, attribute: str, keys: Sequence[str], scope: Scope
+    ) -> list[str]:
+        """Subjects whose ``attribute`` holds a value under one of ``keys``, each once, sorted."""
         ...
 
     def profile(self, tenant: str, subject: str, scope: Scope) -> list[Fact]:

@@ -257,21 +257,25 @@ class SQLFactStore(SQLStore):
         rows = self.db.fetchall(sql + " ORDER BY tx_from, id", parameters)
         return [decode.fact(row) for row in rows]
 
-    def subjects_with(self, tenant: str, attribute: str, key: str, scope: Scope) -> list[str]:
-        """Subjects whose ``attribute`` holds the value with normalized ``key``."""
+    def subjects_with(
+        self, tenant: str, attribute: str, keys: Sequence[str], scope: Scope
+    ) -> list[str]:
+        """Subjects whose ``attribute`` holds a value under one of ``keys``, each once, sorted."""
         condition = self._condition(scope.known_at)
         subject = self.dialect.bytewise("subject")
+        named = {f"key{number}": key for number, key in enumerate(keys)}
         rows = self.db.fetchall(
             f"SELECT DISTINCT {subject} FROM facts {self.dialect.index_hint('facts_by_value')} "
-            "WHERE tenant = %(tenant)s AND attribute = %(attribute)s AND value_key = %(key)s "
+            "WHERE tenant = %(tenant)s AND attribute = %(attribute)s "
+            f"AND value_key IN ({', '.join(f'%({name})s' for name in named)}) "
             f"AND {condition} AND valid_from <= %(valid)s AND valid_to > %(valid)s "
             f"ORDER BY {subject}",
             {
                 "tenant": tenant,
                 "attribute": attribute,
-                "key": key,
                 "valid": scope.valid_at,
                 "known": scope.known_at,
+                **named,
             },
         )
         return [row[0] for row in rows]
