@@ -10,13 +10,14 @@ the statements its candidates need, not everything the subject has said.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from heapq import merge
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from memlane.lang.changes import retractions
 from memlane.lang.words import shares_term, term_keys, term_probe
@@ -107,7 +108,11 @@ def note_keys(subject: str, text: str, provenance: Sequence[str]) -> list[tuple[
     keys += [(WORD, word) for word in sorted(line_words(text))]
     keys += [(CLAIM, claim_key(found.key)) for found in claims(text, subject)]
     if not is_question(text):
-        keys += [(SLOT, key) for clause in clauses(text, subject) for key in slot_keys(clause)]
+        keys += [
+            (SLOT + key, clause_digest(clause))
+            for clause in clauses(text, subject)
+            for key in slot_keys(clause)
+        ]
     if retractions(text):
         keys.append((RETRACTS, ""))
     keys += [(CITES, ref) for ref in sorted(origins(provenance))]
@@ -116,6 +121,32 @@ def note_keys(subject: str, text: str, provenance: Sequence[str]) -> list[tuple[
     if digits:
         keys.append((DIGITS, digits))
     return keys
+
+
+def clause_digest(clause: str) -> str:
+    """What a slot row stores of the clause it files: equal clauses, equal digests.
+
+    >>> clause_digest("my team is arsenal") == clause_digest("my team is arsenal")
+    True
+    """
+    return hashlib.blake2b(clause.encode(), digest_size=8).hexdigest()
+
+
+def first_later(
+    found: Iterable[T],
+    after: tuple[datetime, datetime],
+    turns: frozenset[str],
+    keep: Callable[[T], bool] | None = None,
+    said: Callable[[T], Statement] = lambda item: cast(Statement, item),
+) -> T | None:
+    """The first of ``found`` (latest first) said after ``after``, not from ``turns``, kept."""
+    for item in found:
+        statement = said(item)
+        if (statement.said, statement.learned) <= after:
+            return None  # the rest are older still
+        if not statement.turns & turns and (keep is None or keep(item)):
+            return item
+    return None
 
 
 def said_when(said: Statement) -> tuple[datetime, datetime]:
@@ -138,10 +169,19 @@ class Evidence(Protocol):
         """The statements with a claim on ``(holder, relation)``."""
         ...
 
-    def restating(self, clause: str) -> Iterator[tuple[Statement, str]]:
-        """Clauses of statements (not questions) that may re-fill a slot of ``clause``.
+    def refilling(
+        self,
+        clause: str,
+        after: tuple[datetime, datetime],
+        turns: frozenset[str],
+        refills: Callable[[str], bool],
+    ) -> Statement | None:
+        """The latest statement after ``after``, not from ``turns``, re-filling ``clause``.
 
-        At least every clause :func:`memlane.router.slots.restates` would pair with it.
+        The first :func:`first_later` finds of the statements (not questions) with a clause
+        that ``refills`` a slot of ``clause``. ``refills`` is asked of every clause that
+        :func:`memlane.router.slots.restates` may pair with ``clause``, and is a function of
+        the clause alone.
         """
         ...
 
@@ -211,6 +251,19 @@ class ListedEvidence:
         """Clauses that open as ``clause`` does (only those can share a slot with it)."""
         return iter(self._by_opening.get(slot_opening(clause), []))
 
+    def refilling(
+        self,
+        clause: str,
+        after: tuple[datetime, datetime],
+        turns: frozenset[str],
+        refills: Callable[[str], bool],
+    ) -> Statement | None:
+        """The latest statement after ``after``, not from ``turns``, re-filling ``clause``."""
+        found = first_later(
+            self.restating(clause), after, turns, lambda pair: refills(pair[1]), _said_by
+        )
+        return None if found is None else found[0]
+
     def retracting(self) -> Iterator[Statement]:
         """The statements that retract a value."""
         return iter(_latest_first(said for said in self.statements if retractions(said.text)))
@@ -247,8 +300,13 @@ class _Replay(Generic[T]):
             yield item
 
 
-def _said_first(pair: tuple[Statement, str]) -> tuple[datetime, datetime]:
-    return said_when(pair[0])
+def _said_by(pair: tuple[Statement, str]) -> Statement:
+    return pair[0]
+
+
+def _order(note: Note) -> tuple[float, float, int]:
+    """Where a note comes in the latest-first order of :meth:`LineData.latest`."""
+    return -note.at.timestamp(), -note.tx_from.timestamp(), note.id
 
 
 @dataclass
@@ -286,12 +344,25 @@ class StoredEvidence:
         """The statements with a claim on ``key``."""
         return self._replay(("claim", *key), lambda: self._claiming(key))
 
-    def restating(self, clause: str) -> Iterator[tuple[Statement, str]]:
-        """Clauses of the statements filed under a probe of ``clause``, opening as it does."""
-        probes = slot_probes(clause)
-        return self._replay(
-            ("slot", slot_opening(clause), *probes), lambda: self._restating(clause)
-        )
+    def refilling(
+        self,
+        clause: str,
+        after: tuple[datetime, datetime],
+        turns: frozenset[str],
+        refills: Callable[[str], bool],
+    ) -> Statement | None:
+        """The latest statement after ``after``, not from ``turns``, re-filling ``clause``.
+
+        Of the stored notes, the clauses filed under a probe of ``clause`` are read once
+        each, with their latest holder (:meth:`LineData.latest_per_key`), latest first; only
+        a clause that re-fills the slot has its holders read further, when its latest comes
+        from ``turns``. A subject that said one thing a thousand times costs one row.
+        """
+        stored = self._stored_refilling(clause, after, turns, refills)
+        window = self._listed.refilling(clause, after, turns, refills)
+        if stored is None or window is None:
+            return stored or window
+        return stored if said_when(stored) >= said_when(window) else window  # stored on ties
 
     def retracting(self) -> Iterator[Statement]:
         """The statements that retract a value."""
@@ -305,16 +376,45 @@ class StoredEvidence:
         )
         return self._with_window(stored, self._listed.claiming(key), said_when)
 
-    def _restating(self, clause: str) -> Iterator[tuple[Statement, str]]:
+    def _stored_refilling(
+        self,
+        clause: str,
+        after: tuple[datetime, datetime],
+        turns: frozenset[str],
+        refills: Callable[[str], bool],
+    ) -> Statement | None:
         opening = slot_opening(clause)
-        stored = (
-            (said, other)
-            for said in self._latest(SLOT, slot_probes(clause))
-            if not is_question(said.text)
-            for other in clauses(said.text, said.subject)
-            if slot_opening(other) == opening
+        heads = merge(
+            *(self._heads(SLOT + probe) for probe in dict.fromkeys(slot_probes(clause))),
+            key=lambda head: _order(head[2]),
         )
-        return self._with_window(stored, self._listed.restating(clause), _said_first)
+        best: tuple[tuple[float, float, int], Statement] | None = None
+        seen: set[str] = set()
+        for kind, digest, note in heads:
+            if (note.at, note.tx_from) <= after:
+                break  # the other clauses were said before it
+            if best is not None and _order(note) >= best[0]:
+                break  # their holders all come after the best found
+            if digest in seen:
+                continue  # filed under both probes
+            seen.add(digest)
+            filed = (
+                other
+                for other in clauses(note.text, note.subject)
+                if slot_opening(other) == opening and clause_digest(other) == digest
+            )
+            if not any(refills(other) for other in filed):
+                continue
+            found = first_later(self._latest(kind, [digest]), after, turns)
+            if found is not None and found.note is not None:
+                order = _order(found.note)
+                best = (order, found) if best is None or order < best[0] else best
+        return None if best is None else best[1]
+
+    def _heads(self, kind: str) -> Iterator[tuple[str, str, Note]]:
+        """The clauses filed under the slot key of ``kind``: ``(kind, digest, latest holder)``."""
+        for digest, note in self.data.latest_per_key(kind, self.visible):
+            yield kind, digest, note
 
     def _retracting(self) -> Iterator[Statement]:
         stored = self._latest(RETRACTS, [""])

@@ -300,6 +300,12 @@ class SummaryStore(Transactional, Protocol):
         """A page ``(offset, limit)`` of the live notes holding ``key``, latest first."""
         ...
 
+    def latest_per_key(
+        self, tenant: str, subject: str, kind: str, page: tuple[int, int], visible: Visible = ANY
+    ) -> list[tuple[str, Note]]:
+        """A page ``(offset, limit)`` of each key of ``kind`` with its latest live holder."""
+        ...
+
     def keyed_ids(
         self, tenant: str, subject: str, kind: str, keys: Sequence[str]
     ) -> dict[str, list[int]]:

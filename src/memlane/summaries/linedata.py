@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from heapq import merge
+from typing import TypeVar
 
 from memlane.storage.base import ANY, SummaryStore, Visible
 from memlane.summaries.model import Note
 
+T = TypeVar("T")
 NoteKeyer = Callable[[str, str, Sequence[str]], list[tuple[str, str]]]
 """``(subject, text, provenance) -> (kind, key) pairs`` of one note."""
 
@@ -28,7 +30,9 @@ WORD = "w"
 CLAIM = "c"
 """the ``holder|relation`` of each of its claims;"""
 SLOT = "s"
-"""the slot keys of each clause (:func:`memlane.router.slots.slot_keys`);"""
+"""``SLOT`` and a slot key of a clause (:func:`memlane.router.slots.slot_keys`) as the kind, a
+digest of the clause as the key (so that the clauses filed under a slot key are read once
+each, however many notes say them: :meth:`LineData.latest_per_key`);"""
 RETRACTS = "r"
 """``""`` when it retracts a value;"""
 CITES = "p"
@@ -39,6 +43,21 @@ DIGITS = "d"
 """digits,"""
 PAIRS = "b"
 """and CJK pairs."""
+
+
+def _paged(pages: list[list[T]], read: Callable[[tuple[int, int]], list[T]]) -> Iterator[T]:
+    """The items of ``read((offset, limit))``, page after page, each page read once into ``pages``.
+
+    The first page holds :data:`FIRST_PAGE` items, each next one 4 times more.
+    """
+    offset, size, number = 0, FIRST_PAGE, 0
+    while True:
+        if number == len(pages):
+            pages.append(read((offset, size)))
+        yield from pages[number]
+        if len(pages[number]) < size:
+            return
+        offset, size, number = offset + size, size * 4, number + 1
 
 
 def _latest_first(note: Note) -> tuple[float, float, int]:
@@ -61,6 +80,7 @@ class LineData:
         self._notes: dict[tuple[str, tuple[str, ...]], list[Note]] = {}
         self._counts: dict[tuple[object, ...], int] = {}
         self._pages: dict[tuple[str, str], list[list[Note]]] = {}
+        self._heads: dict[tuple[str, Visible], list[list[tuple[str, Note]]]] = {}
 
     @classmethod
     def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
@@ -95,15 +115,23 @@ class LineData:
 
     def _latest(self, kind: str, key: str) -> Iterator[Note]:
         pages = self._pages.setdefault((kind, key), [])
-        offset, size, number = 0, FIRST_PAGE, 0
-        while True:
-            if number == len(pages):
-                page = (offset, size)
-                pages.append(self._store.latest_keyed(self._tenant, self._subject, kind, key, page))
-            yield from pages[number]
-            if len(pages[number]) < size:
-                return
-            offset, size, number = offset + size, size * 4, number + 1
+        yield from _paged(
+            pages,
+            lambda page: self._store.latest_keyed(self._tenant, self._subject, kind, key, page),
+        )
+
+    def latest_per_key(self, kind: str, visible: Visible = ANY) -> Iterator[tuple[str, Note]]:
+        """Each key of ``kind`` with its latest live holder visible at ``visible``, latest first.
+
+        Read in pages as :meth:`latest` reads, one row per key however many notes hold it.
+        """
+        pages = self._heads.setdefault((kind, visible), [])
+        yield from _paged(
+            pages,
+            lambda page: self._store.latest_per_key(
+                self._tenant, self._subject, kind, page, visible
+            ),
+        )
 
     def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
         """Per key of ``kind``, the ids of the live notes holding it."""

@@ -101,6 +101,42 @@ class SQLNoteKeys(SQLStore):
         )
         return [decode.note(row) for row in rows]
 
+    def latest_per_key(
+        self, tenant: str, subject: str, kind: str, page: tuple[int, int], visible: Visible = ANY
+    ) -> list[tuple[str, Note]]:
+        """A page (offset, limit) of ``(key, latest holder)``, one per key of ``kind``.
+
+        Each key's latest live note said and stored by ``visible``; the pairs latest first,
+        as :meth:`latest_keyed` orders notes. The keys are found by skipping from one to the
+        next in the index, and each key's latest holder is the first of its entries, so
+        however many notes hold a key, it costs two index lookups.
+        """
+        scope = "k.tenant = %s AND k.subject = %s AND k.kind = %s"
+        where = scope
+        bounds: list[Any] = [tenant, subject, kind]
+        for column, bound in zip(("said_at", "tx_from"), visible, strict=True):
+            if bound is not None:
+                where += f" AND k.{column} <= %s"
+                bounds.append(bound)
+        keys = (
+            f"WITH RECURSIVE found(key) AS (SELECT (SELECT k.key FROM note_keys AS k WHERE {scope} "
+            "ORDER BY k.key LIMIT 1) UNION ALL SELECT (SELECT k.key FROM note_keys AS k "
+            f"WHERE {scope} AND k.key > found.key ORDER BY k.key LIMIT 1) FROM found "
+            "WHERE found.key IS NOT NULL)"
+        )
+        heads = (
+            f"SELECT found.key, (SELECT k.note_id FROM note_keys AS k WHERE {where} AND "
+            "k.key = found.key ORDER BY k.said_at DESC, k.tx_from DESC, k.note_id LIMIT 1) "
+            "AS note_id FROM found WHERE found.key IS NOT NULL"
+        )
+        rows = self.db.fetchall(
+            f"{keys} SELECT h.key, {_NOTE_COLUMNS} FROM ({heads}) AS h "
+            "JOIN notes AS n ON n.id = h.note_id WHERE n.deleted_at IS NULL "
+            "ORDER BY n.said_at DESC, n.tx_from DESC, n.id LIMIT %s OFFSET %s",
+            [tenant, subject, kind, tenant, subject, kind, *bounds, page[1], page[0]],
+        )
+        return [(row[0], decode.note(row[1:])) for row in rows]
+
     def keyed_ids(
         self, tenant: str, subject: str, kind: str, keys: Sequence[str]
     ) -> dict[str, list[int]]:
