@@ -14,10 +14,9 @@ from collections.abc import Iterator
 import pytest
 
 import memlane
-from memlane.router import executor
 from memlane.storage.sql import rows
 from tests.conftest import FakeClock
-from tests.router.test_evidence import judged, listed
+from tests.router.test_evidence import assert_judged_as_reference
 
 
 @pytest.fixture
@@ -81,11 +80,5 @@ def test_repeated_statements_are_judged_as_the_reference_that_reads_every_note(
             clock.advance(hours=1)
         mem.remember("U-1", "My favourite drink is coffee", at="2026-03-02T12:30:00+00:00")
         assert mem.index.wait(timeout=30)
-        midway = "2026-03-03T12:00:00+00:00"
         queries = ["who chairs the Tidewater Club?", "what is my favourite drink?", "tea"]
-        asked = [(query, at) for query in queries for at in (None, midway)]
-        stored = {(query, at): judged(mem, query, at) for query, at in asked}
-        monkeypatch.setattr(executor, "StoredEvidence", listed)
-        reference = {(query, at): judged(mem, query, at) for query, at in asked}
-    assert stored == reference
-    assert any(status == "stale" for items in stored.values() for _, status, _ in items)
+        assert_judged_as_reference(mem, monkeypatch, queries, "2026-03-03T12:00:00+00:00")

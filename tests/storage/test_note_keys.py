@@ -108,14 +108,19 @@ def test_notes_stored_without_keys_are_keyed_by_the_first_recall(
         assert stale == ["My favourite team is Arsenal"]
 
 
+def said_twice(path: Path, clock: FakeClock, first: str, then: str) -> None:
+    """A memory file where U-1 said ``first``, then a day later ``then``."""
+    with memlane.Memory(path, clock=clock, embedder="hash") as mem:
+        mem.remember("U-1", first)
+        clock.advance(days=1)
+        mem.remember("U-1", then)
+
+
 def test_a_file_from_before_note_keys_is_migrated_and_backfilled(
     tmp_path: Path, clock: FakeClock
 ) -> None:
     path = tmp_path / "old.db"
-    with memlane.Memory(path, clock=clock, embedder="hash") as mem:
-        mem.remember("U-1", "My favourite team is Arsenal")
-        clock.advance(days=1)
-        mem.remember("U-1", "My favourite team is now Chelsea")
+    said_twice(path, clock, "My favourite team is Arsenal", "My favourite team is now Chelsea")
     connection = sqlite3.connect(path)
     connection.execute("DROP TABLE note_keys")
     connection.execute("DROP TABLE note_keys_pending")
@@ -176,31 +181,27 @@ def test_latest_per_key_reads_each_key_once_with_its_latest_live_visible_holder(
     store = store_of(memory)
     kind = SLOT + slot_probes("the chair of the club is ada")[0]
 
-    def heads(page: tuple[int, int], visible: tuple[int | None, int | None] = (None, None)):  # type: ignore[no-untyped-def]
-        return [
-            (key, note.id)
-            for key, note in store.latest_per_key(memory.tenant, "U-1", kind, page, visible)
-        ]
+    def heads(visible: tuple[int | None, int | None] = (None, None)) -> dict[str, int]:
+        found = store.latest_per_key(memory.tenant, "U-1", kind, visible)
+        assert all(len(row) == 4 for row in found)
+        return {key: note_id for key, note_id, _, _ in found}
 
     ada, ben = (clause_digest(clauses(text)[0]) for text in texts)
-    assert heads((0, 8)) == [(ada, said[5].id), (ben, said[4].id)]  # latest first
-    assert heads((1, 8)) == [(ben, said[4].id)] and heads((0, 1)) == [(ada, said[5].id)]
-    day_four = to_micros(said[3].at)
-    assert heads((0, 8), (day_four, None)) == [(ada, said[3].id), (ben, said[2].id)]
-    known = to_micros(said[1].tx_from)
-    assert heads((0, 8), (None, known)) == [(ada, said[1].id), (ben, said[0].id)]
+    assert heads() == {ada: said[5].id, ben: said[4].id}
+    row = next(row for row in store.latest_per_key(memory.tenant, "U-1", kind) if row[0] == ada)
+    assert row[2:] == (to_micros(said[5].at), to_micros(said[5].tx_from))
+    assert heads((to_micros(said[3].at), None)) == {ada: said[3].id, ben: said[2].id}
+    assert heads((None, to_micros(said[1].tx_from))) == {ada: said[1].id, ben: said[0].id}
     memory.forget("U-1", reason="erasure")
-    assert heads((0, 8)) == []
+    assert heads() == {}
 
 
 def test_a_file_keyed_before_slot_rows_named_their_clause_is_keyed_again(
     tmp_path: Path, clock: FakeClock
 ) -> None:
     path = tmp_path / "old.db"
-    with memlane.Memory(path, clock=clock, embedder="hash") as mem:
-        mem.remember("U-1", "The chair of the Tidewater Club is Ada Moss")
-        clock.advance(days=1)
-        mem.remember("U-1", "The chair of the Tidewater Club is Ben Ode")
+    club = "The chair of the Tidewater Club is"
+    said_twice(path, clock, f"{club} Ada Moss", f"{club} Ben Ode")
     connection = sqlite3.connect(path)
     rekeyed = next(
         number

@@ -307,7 +307,7 @@ class Adjudicator:
             def refills(new: str, old: str = old) -> bool:
                 return restates(old, new, asked=self._query) is not None
 
-            found = evidence.refilling(old, after, candidate.turns, refills)
+            found = evidence.refilling(old, (after, candidate.turns), refills)
             if found is not None:
                 later.append(found)
         return _latest(later)

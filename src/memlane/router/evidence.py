@@ -33,16 +33,26 @@ from memlane.summaries.linedata import (
     SLOT,
     TERM,
     WORD,
+    Head,
     LineData,
 )
 from memlane.summaries.model import Note
 from memlane.summaries.sources import line_words
 from memlane.summaries.text import is_question
+from memlane.timeutil import to_micros
 
 SPECIFIC_SHARE = 0.05
 MIN_SPECIFIC_COUNT = 3
 """A retracted value's word ties it to earlier statements only if at most this share (or
 count) of the subject's statements say it: a value is specific, a common word is not."""
+
+Since = tuple[tuple[datetime, datetime], frozenset[str]]
+"""Statements said after ``(said, stored)`` and not from these turns: those that may
+supersede another (see :func:`first_later`)."""
+Refills = Callable[[str], bool]
+"""Whether a clause re-fills a slot (see :meth:`Evidence.refilling`)."""
+HEADS_READ = 32
+"""Notes read at once for the clauses they file, when judging against later statements."""
 
 T = TypeVar("T")
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
@@ -169,19 +179,12 @@ class Evidence(Protocol):
         """The statements with a claim on ``(holder, relation)``."""
         ...
 
-    def refilling(
-        self,
-        clause: str,
-        after: tuple[datetime, datetime],
-        turns: frozenset[str],
-        refills: Callable[[str], bool],
-    ) -> Statement | None:
-        """The latest statement after ``after``, not from ``turns``, re-filling ``clause``.
+    def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
+        """The latest statement ``since`` with a clause that ``refills`` a slot of ``clause``.
 
-        The first :func:`first_later` finds of the statements (not questions) with a clause
-        that ``refills`` a slot of ``clause``. ``refills`` is asked of every clause that
-        :func:`memlane.router.slots.restates` may pair with ``clause``, and is a function of
-        the clause alone.
+        The first :func:`first_later` finds of the statements (not questions). ``refills`` is
+        asked of every clause that :func:`memlane.router.slots.restates` may pair with
+        ``clause``, and is a function of the clause alone.
         """
         ...
 
@@ -251,17 +254,9 @@ class ListedEvidence:
         """Clauses that open as ``clause`` does (only those can share a slot with it)."""
         return iter(self._by_opening.get(slot_opening(clause), []))
 
-    def refilling(
-        self,
-        clause: str,
-        after: tuple[datetime, datetime],
-        turns: frozenset[str],
-        refills: Callable[[str], bool],
-    ) -> Statement | None:
-        """The latest statement after ``after``, not from ``turns``, re-filling ``clause``."""
-        found = first_later(
-            self.restating(clause), after, turns, lambda pair: refills(pair[1]), _said_by
-        )
+    def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
+        """The latest statement ``since`` re-filling ``clause``."""
+        found = first_later(self.restating(clause), *since, lambda pair: refills(pair[1]), _said_by)
         return None if found is None else found[0]
 
     def retracting(self) -> Iterator[Statement]:
@@ -304,9 +299,15 @@ def _said_by(pair: tuple[Statement, str]) -> Statement:
     return pair[0]
 
 
-def _order(note: Note) -> tuple[float, float, int]:
+def _indexed(heads: Sequence[Head], kind: str) -> Iterator[tuple[Head, str, int]]:
+    """The heads of a slot key with where they come from, for :func:`heapq.merge`."""
+    for index, head in enumerate(heads):
+        yield head, kind, index
+
+
+def _order(note: Note) -> tuple[int, int, int]:
     """Where a note comes in the latest-first order of :meth:`LineData.latest`."""
-    return -note.at.timestamp(), -note.tx_from.timestamp(), note.id
+    return -to_micros(note.at), -to_micros(note.tx_from), note.id
 
 
 @dataclass
@@ -328,6 +329,7 @@ class StoredEvidence:
     _listed: ListedEvidence = field(init=False)
     _said: dict[int, Statement | None] = field(init=False, default_factory=dict)
     _read: dict[tuple[str, ...], _Replay[Any]] = field(init=False, default_factory=dict)
+    _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._listed = ListedEvidence(self.window, self._size, self._sharing)
@@ -344,22 +346,16 @@ class StoredEvidence:
         """The statements with a claim on ``key``."""
         return self._replay(("claim", *key), lambda: self._claiming(key))
 
-    def refilling(
-        self,
-        clause: str,
-        after: tuple[datetime, datetime],
-        turns: frozenset[str],
-        refills: Callable[[str], bool],
-    ) -> Statement | None:
-        """The latest statement after ``after``, not from ``turns``, re-filling ``clause``.
+    def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
+        """The latest statement ``since`` re-filling ``clause``.
 
         Of the stored notes, the clauses filed under a probe of ``clause`` are read once
         each, with their latest holder (:meth:`LineData.latest_per_key`), latest first; only
         a clause that re-fills the slot has its holders read further, when its latest comes
         from ``turns``. A subject that said one thing a thousand times costs one row.
         """
-        stored = self._stored_refilling(clause, after, turns, refills)
-        window = self._listed.refilling(clause, after, turns, refills)
+        stored = self._stored_refilling(clause, since, refills)
+        window = self._listed.refilling(clause, since, refills)
         if stored is None or window is None:
             return stored or window
         return stored if said_when(stored) >= said_when(window) else window  # stored on ties
@@ -376,45 +372,52 @@ class StoredEvidence:
         )
         return self._with_window(stored, self._listed.claiming(key), said_when)
 
-    def _stored_refilling(
-        self,
-        clause: str,
-        after: tuple[datetime, datetime],
-        turns: frozenset[str],
-        refills: Callable[[str], bool],
-    ) -> Statement | None:
-        opening = slot_opening(clause)
-        heads = merge(
-            *(self._heads(SLOT + probe) for probe in dict.fromkeys(slot_probes(clause))),
-            key=lambda head: _order(head[2]),
-        )
-        best: tuple[tuple[float, float, int], Statement] | None = None
+    def _stored_refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
+        after = since[0]
+        limit = (-to_micros(after[0]), -to_micros(after[1]))
+        lists = {
+            kind: self.data.latest_per_key(kind, self.visible)
+            for kind in (SLOT + probe for probe in slot_probes(clause))
+        }
+        heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
+        best: tuple[tuple[int, int, int], Statement] | None = None
         seen: set[str] = set()
-        for kind, digest, note in heads:
-            if (note.at, note.tx_from) <= after:
-                break  # the other clauses were said before it
-            if best is not None and _order(note) >= best[0]:
+        for head, kind, index in heads:
+            if (head.before, head.stored_before) >= limit:
+                break  # the other clauses were last said before ``after``
+            if best is not None and head[:3] >= best[0]:
                 break  # their holders all come after the best found
-            if digest in seen:
-                continue  # filed under both probes
-            seen.add(digest)
-            filed = (
-                other
-                for other in clauses(note.text, note.subject)
-                if slot_opening(other) == opening and clause_digest(other) == digest
-            )
-            if not any(refills(other) for other in filed):
+            if head.key in seen:
+                continue  # filed under both slot keys
+            seen.add(head.key)
+            filed = self._filed(lists[kind], index)
+            if filed is None or not refills(filed):
                 continue
-            found = first_later(self._latest(kind, [digest]), after, turns)
+            found = first_later(self._latest(kind, [head.key]), *since)
             if found is not None and found.note is not None:
                 order = _order(found.note)
                 best = (order, found) if best is None or order < best[0] else best
         return None if best is None else best[1]
 
-    def _heads(self, kind: str) -> Iterator[tuple[str, str, Note]]:
-        """The clauses filed under the slot key of ``kind``: ``(kind, digest, latest holder)``."""
-        for digest, note in self.data.latest_per_key(kind, self.visible):
-            yield kind, digest, note
+    def _filed(self, heads: Sequence[Head], index: int) -> str | None:
+        """The clause ``heads[index]`` files under its slot key (so it opens as the probe).
+
+        Read once per recall per clause, from the heads' notes, a page of heads at a time.
+        """
+        digest = heads[index].key
+        if digest not in self._clauses:
+            wanted = [
+                head for head in heads[index : index + HEADS_READ] if head.key not in self._clauses
+            ]
+            found = self.data.by_id([head.note_id for head in wanted])
+            for head in wanted:
+                note = found.get(head.note_id)
+                if note is not None and head.key not in self._clauses:
+                    texts = clauses(note.text, note.subject)
+                    self._clauses[head.key] = next(
+                        (text for text in texts if clause_digest(text) == head.key), None
+                    )
+        return self._clauses.get(digest)
 
     def _retracting(self) -> Iterator[Statement]:
         stored = self._latest(RETRACTS, [""])

@@ -301,9 +301,9 @@ class SummaryStore(Transactional, Protocol):
         ...
 
     def latest_per_key(
-        self, tenant: str, subject: str, kind: str, page: tuple[int, int], visible: Visible = ANY
-    ) -> list[tuple[str, Note]]:
-        """A page ``(offset, limit)`` of each key of ``kind`` with its latest live holder."""
+        self, tenant: str, subject: str, kind: str, visible: Visible = ANY
+    ) -> list[tuple[str, int, int, int]]:
+        """Each key of ``kind`` with its latest live holder: ``(key, id, said, stored)``."""
         ...
 
     def keyed_ids(

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from heapq import merge
-from typing import TypeVar
+from typing import NamedTuple
 
 from memlane.storage.base import ANY, SummaryStore, Visible
 from memlane.summaries.model import Note
 
-T = TypeVar("T")
 NoteKeyer = Callable[[str, str, Sequence[str]], list[tuple[str, str]]]
 """``(subject, text, provenance) -> (kind, key) pairs`` of one note."""
 
@@ -45,19 +44,16 @@ PAIRS = "b"
 """and CJK pairs."""
 
 
-def _paged(pages: list[list[T]], read: Callable[[tuple[int, int]], list[T]]) -> Iterator[T]:
-    """The items of ``read((offset, limit))``, page after page, each page read once into ``pages``.
+class Head(NamedTuple):
+    """A key's latest holder, in the order of :meth:`LineData.latest` when sorted.
 
-    The first page holds :data:`FIRST_PAGE` items, each next one 4 times more.
+    ``before`` and ``stored_before`` are minus when it was said and stored (microseconds).
     """
-    offset, size, number = 0, FIRST_PAGE, 0
-    while True:
-        if number == len(pages):
-            pages.append(read((offset, size)))
-        yield from pages[number]
-        if len(pages[number]) < size:
-            return
-        offset, size, number = offset + size, size * 4, number + 1
+
+    before: int
+    stored_before: int
+    note_id: int
+    key: str
 
 
 def _latest_first(note: Note) -> tuple[float, float, int]:
@@ -80,7 +76,7 @@ class LineData:
         self._notes: dict[tuple[str, tuple[str, ...]], list[Note]] = {}
         self._counts: dict[tuple[object, ...], int] = {}
         self._pages: dict[tuple[str, str], list[list[Note]]] = {}
-        self._heads: dict[tuple[str, Visible], list[list[tuple[str, Note]]]] = {}
+        self._heads: dict[tuple[str, Visible], list[Head]] = {}
 
     @classmethod
     def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
@@ -115,23 +111,28 @@ class LineData:
 
     def _latest(self, kind: str, key: str) -> Iterator[Note]:
         pages = self._pages.setdefault((kind, key), [])
-        yield from _paged(
-            pages,
-            lambda page: self._store.latest_keyed(self._tenant, self._subject, kind, key, page),
-        )
+        offset, size, number = 0, FIRST_PAGE, 0
+        while True:
+            if number == len(pages):
+                page = (offset, size)
+                pages.append(self._store.latest_keyed(self._tenant, self._subject, kind, key, page))
+            yield from pages[number]
+            if len(pages[number]) < size:
+                return
+            offset, size, number = offset + size, size * 4, number + 1
 
-    def latest_per_key(self, kind: str, visible: Visible = ANY) -> Iterator[tuple[str, Note]]:
+    def latest_per_key(self, kind: str, visible: Visible = ANY) -> list[Head]:
         """Each key of ``kind`` with its latest live holder visible at ``visible``, latest first.
 
-        Read in pages as :meth:`latest` reads, one row per key however many notes hold it.
+        One row per key, however many notes hold it (see :class:`Head`).
         """
-        pages = self._heads.setdefault((kind, visible), [])
-        yield from _paged(
-            pages,
-            lambda page: self._store.latest_per_key(
-                self._tenant, self._subject, kind, page, visible
-            ),
-        )
+        wanted = (kind, visible)
+        if wanted not in self._heads:
+            found = self._store.latest_per_key(self._tenant, self._subject, kind, visible)
+            self._heads[wanted] = sorted(
+                Head(-said, -stored, note_id, key) for key, note_id, said, stored in found
+            )
+        return self._heads[wanted]
 
     def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
         """Per key of ``kind``, the ids of the live notes holding it."""

@@ -102,14 +102,14 @@ class SQLNoteKeys(SQLStore):
         return [decode.note(row) for row in rows]
 
     def latest_per_key(
-        self, tenant: str, subject: str, kind: str, page: tuple[int, int], visible: Visible = ANY
-    ) -> list[tuple[str, Note]]:
-        """A page (offset, limit) of ``(key, latest holder)``, one per key of ``kind``.
+        self, tenant: str, subject: str, kind: str, visible: Visible = ANY
+    ) -> list[tuple[str, int, int, int]]:
+        """Each key of ``kind`` with its latest holder: ``(key, note id, said at, stored at)``.
 
-        Each key's latest live note said and stored by ``visible``; the pairs latest first,
-        as :meth:`latest_keyed` orders notes. The keys are found by skipping from one to the
-        next in the index, and each key's latest holder is the first of its entries, so
-        however many notes hold a key, it costs two index lookups.
+        The latest live note said and stored by ``visible`` (times in microseconds), the
+        keys in no order. The keys are found by skipping from one to the next in the index,
+        and each key's latest holder is the first of its entries: however many notes hold a
+        key, it costs two index lookups.
         """
         scope = "k.tenant = %s AND k.subject = %s AND k.kind = %s"
         where = scope
@@ -130,12 +130,11 @@ class SQLNoteKeys(SQLStore):
             "AS note_id FROM found WHERE found.key IS NOT NULL"
         )
         rows = self.db.fetchall(
-            f"{keys} SELECT h.key, {_NOTE_COLUMNS} FROM ({heads}) AS h "
-            "JOIN notes AS n ON n.id = h.note_id WHERE n.deleted_at IS NULL "
-            "ORDER BY n.said_at DESC, n.tx_from DESC, n.id LIMIT %s OFFSET %s",
-            [tenant, subject, kind, tenant, subject, kind, *bounds, page[1], page[0]],
+            f"{keys} SELECT h.key, n.id, n.said_at, n.tx_from FROM ({heads}) AS h "
+            "JOIN notes AS n ON n.id = h.note_id WHERE n.deleted_at IS NULL",
+            [tenant, subject, kind, tenant, subject, kind, *bounds],
         )
-        return [(row[0], decode.note(row[1:])) for row in rows]
+        return [(key, int(note_id), int(said), int(stored)) for key, note_id, said, stored in rows]
 
     def keyed_ids(
         self, tenant: str, subject: str, kind: str, keys: Sequence[str]
