@@ -77,6 +77,7 @@ class LineData:
         self._counts: dict[tuple[object, ...], int] = {}
         self._pages: dict[tuple[str, str], list[list[Note]]] = {}
         self._heads: dict[tuple[str, Visible], list[Head]] = {}
+        self._by_id: dict[int, Note] = {}
 
     @classmethod
     def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
@@ -143,8 +144,11 @@ class LineData:
         return self._store.keys_of(self._tenant, ids, kind)
 
     def by_id(self, ids: Sequence[int]) -> dict[int, Note]:
-        """Notes by id."""
-        return self._store.notes_by_id(self._tenant, ids)
+        """Notes by id, each read once (the summary lane and adjudication ask for the same)."""
+        missing = [note_id for note_id in ids if note_id not in self._by_id]
+        if missing:
+            self._by_id.update(self._store.notes_by_id(self._tenant, missing))
+        return {note_id: self._by_id[note_id] for note_id in ids if note_id in self._by_id}
 
     def counts(self, kind: str, keys: Sequence[str]) -> dict[str, int]:
         """Per key of ``kind``, how many live notes hold it."""
