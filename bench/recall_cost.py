@@ -5,9 +5,13 @@ them updating earlier ones), the backlog is embedded, then the same queries are 
 ``--repeat`` times each; reported per N: recall p50 and p95 (ms) and the growth of p50
 against the smallest N. The hash embedder keeps the numbers about memlane, not a model.
 
+With ``--same-shape``, the N notes are one statement said again and again ("note 7: the user
+tried a new tea"): what recall reads should not grow with how often a subject repeats itself.
+
 Run from the repo root, against this tree or another one (the numbers before a change):
 
     PYTHONPATH=src python bench/recall_cost.py --sizes 200,1000,5000 --out /tmp/recall.json
+    PYTHONPATH=src python bench/recall_cost.py --sizes 10,100,1000 --same-shape
     PYTHONPATH=src python bench/recall_cost.py --profile 1000   # cProfile of the recalls
 """
 
@@ -38,6 +42,14 @@ QUERIES = [
     "where do I live now?",
     "who did I meet at the concert?",
 ]
+SAME_QUERIES = [
+    "what tea did the user try?",
+    "what did the user try?",
+    "what is new?",
+    "which drink did I try last?",
+    "tell me about tea",
+    "what happened?",
+]
 
 
 SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "zu", "bri", "dan", "fe", "gor"]
@@ -60,22 +72,24 @@ def statement(rng: random.Random) -> str:
     )
 
 
-def fill(mem: memlane.Memory, notes: int) -> float:
-    """Remember ``notes`` statements; returns the seconds it took."""
+def fill(mem: memlane.Memory, notes: int, same: bool = False) -> float:
+    """Remember ``notes`` statements (``same``: one shape); returns the seconds it took."""
     rng = random.Random(15)
     started = time.perf_counter()
-    for _ in range(notes):
-        mem.remember(SUBJECT, statement(rng))
+    for number in range(notes):
+        text = f"note {number}: the user tried a new tea" if same else statement(rng)
+        mem.remember(SUBJECT, text)
     return time.perf_counter() - started
 
 
-def recall_times(mem: memlane.Memory, repeat: int) -> list[float]:
+def recall_times(mem: memlane.Memory, repeat: int, same: bool = False) -> list[float]:
     """Milliseconds of every recall (one warm-up pass first)."""
-    for query in QUERIES:
+    queries = SAME_QUERIES if same else QUERIES
+    for query in queries:
         mem.recall(SUBJECT, query)
     times = []
     for _ in range(repeat):
-        for query in QUERIES:
+        for query in queries:
             started = time.perf_counter()
             mem.recall(SUBJECT, query)
             times.append((time.perf_counter() - started) * 1000)
@@ -99,13 +113,13 @@ def settle(mem: memlane.Memory) -> float:
     return time.perf_counter() - started
 
 
-def measure(size: int, repeat: int) -> dict[str, Any]:
+def measure(size: int, repeat: int, same: bool = False) -> dict[str, Any]:
     """Fill a fresh memory with ``size`` notes and time its recalls (once graphs are built)."""
     with memlane.Memory(":memory:", embedder="hash") as mem:
-        write_seconds = fill(mem, size)
+        write_seconds = fill(mem, size, same)
         mem.summaries.index()
         graph_seconds = settle(mem)
-        times = sorted(recall_times(mem, repeat))
+        times = sorted(recall_times(mem, repeat, same))
     return {
         "notes": size,
         "write_s": round(write_seconds, 2),
@@ -116,16 +130,16 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
     }
 
 
-def profile(size: int, repeat: int) -> None:
+def profile(size: int, repeat: int, same: bool = False) -> None:
     """Print where recall time goes at ``size`` notes."""
     with memlane.Memory(":memory:", embedder="hash") as mem:
-        fill(mem, size)
+        fill(mem, size, same)
         mem.summaries.index()
         settle(mem)
-        recall_times(mem, 1)
+        recall_times(mem, 1, same)
         profiler = cProfile.Profile()
         profiler.enable()
-        recall_times(mem, repeat)
+        recall_times(mem, repeat, same)
         profiler.disable()
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(35)
 
@@ -139,11 +153,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="passes over the queries")
     parser.add_argument("--profile", type=int, help="profile the recalls at this size instead")
     parser.add_argument("--out", type=Path, help="write the results here as JSON")
+    parser.add_argument(
+        "--same-shape", action="store_true", help="every note the same statement but its number"
+    )
     args = parser.parse_args()
     if args.profile:
-        profile(args.profile, args.repeat)
+        profile(args.profile, args.repeat, args.same_shape)
         return
-    rows = [measure(int(size), args.repeat) for size in args.sizes.split(",")]
+    rows = [measure(int(size), args.repeat, args.same_shape) for size in args.sizes.split(",")]
     base = rows[0]["p50_ms"]
     print(
         f"{'notes':>7} {'write s':>8} {'graph s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p50 growth':>10}"
@@ -155,7 +172,12 @@ def main() -> None:
             f"{row['p95_ms']:>8} {row['growth']:>9}x"
         )
     if args.out:
-        params = {"repeat": args.repeat, "machine": machine()}  # CPU model, cores, load
+        params = {
+            "repeat": args.repeat,
+            "same_shape": args.same_shape,
+            "memlane": str(Path(memlane.__file__).parent),  # which tree ran
+            "machine": machine(),  # CPU model, cores, load
+        }
         document = {"suite": "recall_cost", "params": params}
         args.out.write_text(json.dumps(document | {"rows": rows}, indent=2) + "\n")
 

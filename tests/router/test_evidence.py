@@ -108,10 +108,17 @@ def test_recall_judges_as_the_reference_that_reads_every_note(
         remember_all(mem, clock, statements)
         assert mem.index.wait(timeout=30)  # both recalls see the same vectors
         midway = "2026-03-02T09:30:00+00:00"  # half of the statements said by then
-        asked = [(query, at) for query in QUERIES for at in (None, midway)]
-        stored = {(query, at): judged(mem, query, at) for query, at in asked}
-        monkeypatch.setattr(executor, "StoredEvidence", listed)
-        reference = {(query, at): judged(mem, query, at) for query, at in asked}
+        assert_judged_as_reference(mem, monkeypatch, QUERIES, midway)
+
+
+def assert_judged_as_reference(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch, queries: Sequence[str], midway: str
+) -> None:
+    """Recall judges ``queries`` (now, and as known ``midway``) as the reference does."""
+    asked = [(query, at) for query in queries for at in (None, midway)]
+    stored = {(query, at): judged(mem, query, at) for query, at in asked}
+    monkeypatch.setattr(executor, "StoredEvidence", listed)
+    reference = {(query, at): judged(mem, query, at) for query, at in asked}
     assert stored == reference
     assert any(status == "stale" for items in stored.values() for _, status, _ in items)
 

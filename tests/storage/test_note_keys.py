@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 import memlane
-from memlane.router.evidence import CLAIM, NOTE, SLOT, WORD, note_keys
-from memlane.storage.sql import SQLSummaryStore
+from memlane.router.evidence import CLAIM, NOTE, SLOT, WORD, clause_digest, note_keys
+from memlane.router.slots import clauses, slot_keys, slot_probes
+from memlane.storage.sql import SQLSummaryStore, schema
 from memlane.storage.sqlite import schema as sqlite_schema
+from memlane.timeutil import to_micros
 from tests.conftest import FakeClock
 
 
@@ -106,14 +108,19 @@ def test_notes_stored_without_keys_are_keyed_by_the_first_recall(
         assert stale == ["My favourite team is Arsenal"]
 
 
+def said_twice(path: Path, clock: FakeClock, first: str, then: str) -> None:
+    """A memory file where U-1 said ``first``, then a day later ``then``."""
+    with memlane.Memory(path, clock=clock, embedder="hash") as mem:
+        mem.remember("U-1", first)
+        clock.advance(days=1)
+        mem.remember("U-1", then)
+
+
 def test_a_file_from_before_note_keys_is_migrated_and_backfilled(
     tmp_path: Path, clock: FakeClock
 ) -> None:
     path = tmp_path / "old.db"
-    with memlane.Memory(path, clock=clock, embedder="hash") as mem:
-        mem.remember("U-1", "My favourite team is Arsenal")
-        clock.advance(days=1)
-        mem.remember("U-1", "My favourite team is now Chelsea")
+    said_twice(path, clock, "My favourite team is Arsenal", "My favourite team is now Chelsea")
     connection = sqlite3.connect(path)
     connection.execute("DROP TABLE note_keys")
     connection.execute("DROP TABLE note_keys_pending")
@@ -154,5 +161,66 @@ def test_export_and_import_leave_the_keys_to_the_first_recall(
 
 def test_slot_keys_are_stored_per_clause(memory: memlane.Memory) -> None:
     note = memory.remember("U-1", "The chair of the Tidewater Club is Ada Moss")
-    keys = store_of(memory).keys_of(memory.tenant, [note.id], SLOT)[note.id]
-    assert keys and all(key.startswith(("h", "t")) for key in keys)
+    rows = store_of(memory).db.fetchall(
+        "SELECT kind, key FROM note_keys WHERE note_id = %s AND kind LIKE 's%%'", (note.id,)
+    )
+    clause = "the chair of the tidewater club is ada moss"
+    assert sorted(kind for kind, _ in rows) == sorted(SLOT + key for key in slot_keys(clause))
+    assert {key for _, key in rows} == {clause_digest(clause)}
+
+
+def test_latest_per_key_reads_each_key_once_with_its_latest_live_visible_holder(
+    memory: memlane.Memory, clock: FakeClock
+) -> None:
+    texts = ["The chair of the club is Ada", "The chair of the club is Ben"]
+    said = []
+    for day in range(1, 7):
+        said.append(memory.remember("U-1", texts[day % 2], at=f"2026-01-{day:02d}"))
+        clock.advance(minutes=1)
+    memory.remember("U-2", texts[0], at="2026-01-09")  # another subject's
+    store = store_of(memory)
+    kind = SLOT + slot_probes("the chair of the club is ada")[0]
+
+    def heads(visible: tuple[int | None, int | None] = (None, None)) -> dict[str, int]:
+        found = store.latest_per_key(memory.tenant, "U-1", kind, visible)
+        assert all(len(row) == 4 for row in found)
+        return {key: note_id for key, note_id, _, _ in found}
+
+    ada, ben = (clause_digest(clauses(text)[0]) for text in texts)
+    assert heads() == {ada: said[5].id, ben: said[4].id}
+    row = next(row for row in store.latest_per_key(memory.tenant, "U-1", kind) if row[0] == ada)
+    assert row[2:] == (to_micros(said[5].at), to_micros(said[5].tx_from))
+    assert heads((to_micros(said[3].at), None)) == {ada: said[3].id, ben: said[2].id}
+    assert heads((None, to_micros(said[1].tx_from))) == {ada: said[1].id, ben: said[0].id}
+    memory.forget("U-1", reason="erasure")
+    assert heads() == {}
+
+
+def test_a_file_keyed_before_slot_rows_named_their_clause_is_keyed_again(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    path = tmp_path / "old.db"
+    club = "The chair of the Tidewater Club is"
+    said_twice(path, clock, f"{club} Ada Moss", f"{club} Ben Ode")
+    connection = sqlite3.connect(path)
+    rekeyed = next(
+        number
+        for number, statements in enumerate(sqlite_schema.MIGRATIONS)
+        if statements == schema.REKEY_NOTES
+    )
+    connection.execute("DELETE FROM note_keys WHERE kind LIKE 's%'")
+    connection.execute(
+        "INSERT INTO note_keys SELECT tenant, subject, 's', 'h8:the chai', "
+        "note_id, said_at, tx_from FROM note_keys WHERE kind = 'n'"
+    )
+    connection.execute(f"PRAGMA user_version = {rekeyed}")
+    connection.commit()
+    connection.close()
+    with memlane.Memory(path, clock=clock, embedder="hash") as mem:
+        assert pending(mem) == 2 and key_rows(mem, "U-1") == 0
+        items = mem.recall("U-1", "who chairs the Tidewater Club?").items
+        stale = [i.text for i in items if i.status == "stale"]
+        assert stale == ["The chair of the Tidewater Club is Ada Moss"]
+        assert pending(mem) == 0
+        old = store_of(mem).db.fetchone("SELECT count(*) FROM note_keys WHERE kind = 's'")
+        assert old[0] == 0

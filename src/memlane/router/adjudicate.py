@@ -26,19 +26,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
-from typing import TypeVar, cast
 
 from memlane.facts.model import Fact
 from memlane.lang.changes import Retraction, retractions
 from memlane.lang.words import shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions
-from memlane.router.evidence import Evidence, Statement, origins
+from memlane.router.evidence import Evidence, Statement, first_later, origins
 from memlane.router.model import RecallItem
 from memlane.router.slots import clauses, restates
 from memlane.summaries.model import Note
 from memlane.summaries.text import is_question
 
-T = TypeVar("T")
 TIER_ANSWER = 0
 TIER_WINDOW = 1
 TIER_WORKFLOW = 2
@@ -287,7 +285,7 @@ class Adjudicator:
     ) -> Verdict | None:
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
-        latest = _first_later(
+        latest = first_later(
             self._evidence(subject).claiming(claim.key), after, candidate.turns, _always
         )
         if latest is None:
@@ -306,14 +304,12 @@ class Adjudicator:
         later = []
         for old in clauses(text, subject):
 
-            def refills(pair: tuple[Statement, str], old: str = old) -> bool:
-                return restates(old, pair[1], asked=self._query) is not None
+            def refills(new: str, old: str = old) -> bool:
+                return restates(old, new, asked=self._query) is not None
 
-            found = _first_later(
-                evidence.restating(old), after, candidate.turns, refills, said=_said_by
-            )
+            found = evidence.refilling(old, (after, candidate.turns), refills)
             if found is not None:
-                later.append(found[0])
+                later.append(found)
         return _latest(later)
 
     def _against_retractions(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
@@ -321,7 +317,7 @@ class Adjudicator:
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
         evidence = self._evidence(subject)
-        latest = _first_later(
+        latest = first_later(
             evidence.retracting(),
             after,
             candidate.turns,
@@ -355,29 +351,8 @@ class Adjudicator:
         return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
 
 
-def _first_later(
-    found: Iterable[T],
-    after: tuple[datetime, datetime],
-    turns: frozenset[str],
-    keep: Callable[[T], bool],
-    said: Callable[[T], Statement] = lambda item: cast(Statement, item),
-) -> T | None:
-    """The first of ``found`` (latest first) said after ``after``, not from ``turns``, kept."""
-    for item in found:
-        statement = said(item)
-        if (statement.said, statement.learned) <= after:
-            return None  # the rest are older still
-        if not statement.turns & turns and keep(item):
-            return item
-    return None
-
-
 def _always(_: object) -> bool:
     return True
-
-
-def _said_by(pair: tuple[Statement, str]) -> Statement:
-    return pair[0]
 
 
 def _retracts(evidence: Evidence, retraction: Retraction, text: str) -> bool:

@@ -133,7 +133,8 @@ def claims(text: str, subject: str) -> tuple[Claim, ...]:
     for clause in _clauses(text):
         if is_question(clause) or is_negated(clause):
             continue
-        clause_claims = _third_person(clause, subject) + _cjk(clause, subject, holder)
+        taken: set[tuple[str, str]] = set()
+        clause_claims = _third_person(clause, subject, taken) + _cjk(clause, subject, holder, taken)
         covered = {claim.relation for claim in clause_claims}
         for name in relations(clause):
             relation, attribute = _relation(name)
@@ -150,7 +151,7 @@ def _clauses(text: str) -> list[str]:
     return [piece for piece in pieces if piece]
 
 
-def _third_person(clause: str, subject: str) -> list[Claim]:
+def _third_person(clause: str, subject: str, taken: set[tuple[str, str]]) -> list[Claim]:
     found: list[Claim] = []
     for match in _THIRD_PERSON.finditer(clause):
         name = match["possessor"] or match["dweller"] or match["worker"]
@@ -161,35 +162,31 @@ def _third_person(clause: str, subject: str) -> list[Claim]:
             relation, attribute = _relation("my:" + match["what"].lower())
         else:
             relation = attribute = "location" if match["dweller"] else "employer"
-        found.append(_claim(holder, relation, attribute, clause, drop=name))
+        _add(found, taken, holder, (relation, attribute), clause, name)
     return found
 
 
-def _cjk(clause: str, subject: str, holder: str) -> list[Claim]:
+def _cjk(clause: str, subject: str, holder: str, taken: set[tuple[str, str]]) -> list[Claim]:
     found: list[Claim] = []
+    first_me, folded = clause.find("我"), subject.casefold()
+    first_kin = _CJK_KIN.search(clause)
     for match in _CJK_RELATIONS.finditer(clause):
-        group = match.lastgroup
-        kin = _CJK_KIN.search(clause[: match.start()])
-        if group is None or ("我" in clause[: match.start()] and kin is None):
+        group, start = match.lastgroup, match.start()
+        # The kin phrase before the match, if any: the first of the clause, if it ends there.
+        kin = first_kin if first_kin is not None and first_kin.end() <= start else None
+        if group is None or (0 <= first_me < start and kin is None):
             continue  # first person: relations() reads it
+        relation = _relation("my:" + match["zh"]) if group == "zh" else (group, group)
         if kin is not None:
-            if group == "zh":
-                relation, attribute = _relation("my:" + match["zh"])
-            else:
-                relation = attribute = group
-            found.append(_claim("我" + kin["kin"], relation, attribute, clause, drop=kin[0]))
+            _add(found, taken, "我" + kin["kin"], relation, clause, kin[0])
             continue
-        raw = clause[: match.start()].strip()
+        raw = clause[:start].strip()
+        if raw[: len(folded)].casefold().startswith(folded):  # casefold never shortens
+            _add(found, taken, SELF, relation, clause, raw)
+            continue
         prefix = _CJK_PREFIX_NOISE.sub("", raw).rstrip("的")
-        if raw.casefold().startswith(subject.casefold()):
-            who, prefix = SELF, raw
-        else:
-            who = _holder(prefix, subject) if prefix else holder
-        if group == "zh":
-            relation, attribute = _relation("my:" + match["zh"])
-        else:
-            relation = attribute = group
-        found.append(_claim(who, relation, attribute, clause, drop=prefix))
+        who = _holder(prefix, subject) if prefix else holder
+        _add(found, taken, who, relation, clause, prefix)
     return found
 
 
@@ -219,6 +216,28 @@ def _relation(name: str) -> tuple[str, str | None]:
     if attribute is not None:
         return attribute, attribute
     return "my:" + what, re.sub(r"\s+", "_", what)
+
+
+def _add(
+    found: list[Claim],
+    taken: set[tuple[str, str]],
+    holder: str,
+    relation: tuple[str, str | None],
+    clause: str,
+    drop: str,
+) -> None:
+    """Add a claim of ``clause`` to ``found`` unless a complete one ``taken`` has its key.
+
+    :func:`claims` keeps the first complete claim of each ``(holder, relation)``; a later one
+    is not built at all (each builds its value from the whole clause), so that a clause
+    repeating "Bob lives in " thousands of times costs time linear in its length.
+    """
+    if (holder, relation[0]) in taken:
+        return
+    claim = _claim(holder, relation[0], relation[1], clause, drop=drop)
+    if _complete(claim):
+        taken.add(claim.key)
+    found.append(claim)
 
 
 def _claim(holder: str, relation: str, attribute: str | None, clause: str, drop: str = "") -> Claim:

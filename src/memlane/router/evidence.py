@@ -10,13 +10,14 @@ the statements its candidates need, not everything the subject has said.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from heapq import merge
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from memlane.lang.changes import retractions
 from memlane.lang.words import shares_term, term_keys, term_probe
@@ -32,16 +33,26 @@ from memlane.summaries.linedata import (
     SLOT,
     TERM,
     WORD,
+    Head,
     LineData,
 )
 from memlane.summaries.model import Note
 from memlane.summaries.sources import line_words
 from memlane.summaries.text import is_question
+from memlane.timeutil import to_micros
 
 SPECIFIC_SHARE = 0.05
 MIN_SPECIFIC_COUNT = 3
 """A retracted value's word ties it to earlier statements only if at most this share (or
 count) of the subject's statements say it: a value is specific, a common word is not."""
+
+Since = tuple[tuple[datetime, datetime], frozenset[str]]
+"""Statements said after ``(said, stored)`` and not from these turns: those that may
+supersede another (see :func:`first_later`)."""
+Refills = Callable[[str], bool]
+"""Whether a clause re-fills a slot (see :meth:`Evidence.refilling`)."""
+HEADS_READ = 32
+"""Notes read at once for the clauses they file, when judging against later statements."""
 
 T = TypeVar("T")
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
@@ -107,7 +118,11 @@ def note_keys(subject: str, text: str, provenance: Sequence[str]) -> list[tuple[
     keys += [(WORD, word) for word in sorted(line_words(text))]
     keys += [(CLAIM, claim_key(found.key)) for found in claims(text, subject)]
     if not is_question(text):
-        keys += [(SLOT, key) for clause in clauses(text, subject) for key in slot_keys(clause)]
+        keys += [
+            (SLOT + key, clause_digest(clause))
+            for clause in clauses(text, subject)
+            for key in slot_keys(clause)
+        ]
     if retractions(text):
         keys.append((RETRACTS, ""))
     keys += [(CITES, ref) for ref in sorted(origins(provenance))]
@@ -116,6 +131,32 @@ def note_keys(subject: str, text: str, provenance: Sequence[str]) -> list[tuple[
     if digits:
         keys.append((DIGITS, digits))
     return keys
+
+
+def clause_digest(clause: str) -> str:
+    """What a slot row stores of the clause it files: equal clauses, equal digests.
+
+    >>> clause_digest("my team is arsenal") == clause_digest("my team is arsenal")
+    True
+    """
+    return hashlib.blake2b(clause.encode(), digest_size=8).hexdigest()
+
+
+def first_later(
+    found: Iterable[T],
+    after: tuple[datetime, datetime],
+    turns: frozenset[str],
+    keep: Callable[[T], bool] | None = None,
+    said: Callable[[T], Statement] = lambda item: cast(Statement, item),
+) -> T | None:
+    """The first of ``found`` (latest first) said after ``after``, not from ``turns``, kept."""
+    for item in found:
+        statement = said(item)
+        if (statement.said, statement.learned) <= after:
+            return None  # the rest are older still
+        if not statement.turns & turns and (keep is None or keep(item)):
+            return item
+    return None
 
 
 def said_when(said: Statement) -> tuple[datetime, datetime]:
@@ -138,10 +179,12 @@ class Evidence(Protocol):
         """The statements with a claim on ``(holder, relation)``."""
         ...
 
-    def restating(self, clause: str) -> Iterator[tuple[Statement, str]]:
-        """Clauses of statements (not questions) that may re-fill a slot of ``clause``.
+    def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
+        """The latest statement ``since`` with a clause that ``refills`` a slot of ``clause``.
 
-        At least every clause :func:`memlane.router.slots.restates` would pair with it.
+        The first :func:`first_later` finds of the statements (not questions). ``refills`` is
+        asked of every clause that :func:`memlane.router.slots.restates` may pair with
+        ``clause``, and is a function of the clause alone.
         """
         ...
 
@@ -211,6 +254,11 @@ class ListedEvidence:
         """Clauses that open as ``clause`` does (only those can share a slot with it)."""
         return iter(self._by_opening.get(slot_opening(clause), []))
 
+    def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
+        """The latest statement ``since`` re-filling ``clause``."""
+        found = first_later(self.restating(clause), *since, lambda pair: refills(pair[1]), _said_by)
+        return None if found is None else found[0]
+
     def retracting(self) -> Iterator[Statement]:
         """The statements that retract a value."""
         return iter(_latest_first(said for said in self.statements if retractions(said.text)))
@@ -247,8 +295,19 @@ class _Replay(Generic[T]):
             yield item
 
 
-def _said_first(pair: tuple[Statement, str]) -> tuple[datetime, datetime]:
-    return said_when(pair[0])
+def _said_by(pair: tuple[Statement, str]) -> Statement:
+    return pair[0]
+
+
+def _indexed(heads: Sequence[Head], kind: str) -> Iterator[tuple[Head, str, int]]:
+    """The heads of a slot key with where they come from, for :func:`heapq.merge`."""
+    for index, head in enumerate(heads):
+        yield head, kind, index
+
+
+def _order(note: Note) -> tuple[int, int, int]:
+    """Where a note comes in the latest-first order of :meth:`LineData.latest`."""
+    return -to_micros(note.at), -to_micros(note.tx_from), note.id
 
 
 @dataclass
@@ -270,6 +329,7 @@ class StoredEvidence:
     _listed: ListedEvidence = field(init=False)
     _said: dict[int, Statement | None] = field(init=False, default_factory=dict)
     _read: dict[tuple[str, ...], _Replay[Any]] = field(init=False, default_factory=dict)
+    _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._listed = ListedEvidence(self.window, self._size, self._sharing)
@@ -286,12 +346,19 @@ class StoredEvidence:
         """The statements with a claim on ``key``."""
         return self._replay(("claim", *key), lambda: self._claiming(key))
 
-    def restating(self, clause: str) -> Iterator[tuple[Statement, str]]:
-        """Clauses of the statements filed under a probe of ``clause``, opening as it does."""
-        probes = slot_probes(clause)
-        return self._replay(
-            ("slot", slot_opening(clause), *probes), lambda: self._restating(clause)
-        )
+    def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
+        """The latest statement ``since`` re-filling ``clause``.
+
+        Of the stored notes, the clauses filed under a probe of ``clause`` are read once
+        each, with their latest holder (:meth:`LineData.latest_per_key`), latest first; only
+        a clause that re-fills the slot has its holders read further, when its latest comes
+        from ``turns``. A subject that said one thing a thousand times costs one row.
+        """
+        stored = self._stored_refilling(clause, since, refills)
+        window = self._listed.refilling(clause, since, refills)
+        if stored is None or window is None:
+            return stored or window
+        return stored if said_when(stored) >= said_when(window) else window  # stored on ties
 
     def retracting(self) -> Iterator[Statement]:
         """The statements that retract a value."""
@@ -305,16 +372,52 @@ class StoredEvidence:
         )
         return self._with_window(stored, self._listed.claiming(key), said_when)
 
-    def _restating(self, clause: str) -> Iterator[tuple[Statement, str]]:
-        opening = slot_opening(clause)
-        stored = (
-            (said, other)
-            for said in self._latest(SLOT, slot_probes(clause))
-            if not is_question(said.text)
-            for other in clauses(said.text, said.subject)
-            if slot_opening(other) == opening
-        )
-        return self._with_window(stored, self._listed.restating(clause), _said_first)
+    def _stored_refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
+        after = since[0]
+        limit = (-to_micros(after[0]), -to_micros(after[1]))
+        lists = {
+            kind: self.data.latest_per_key(kind, self.visible)
+            for kind in (SLOT + probe for probe in slot_probes(clause))
+        }
+        heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
+        best: tuple[tuple[int, int, int], Statement] | None = None
+        seen: set[str] = set()
+        for head, kind, index in heads:
+            if (head.before, head.stored_before) >= limit:
+                break  # the other clauses were last said before ``after``
+            if best is not None and head[:3] >= best[0]:
+                break  # their holders all come after the best found
+            if head.key in seen:
+                continue  # filed under both slot keys
+            seen.add(head.key)
+            filed = self._filed(lists[kind], index)
+            if filed is None or not refills(filed):
+                continue
+            found = first_later(self._latest(kind, [head.key]), *since)
+            if found is not None and found.note is not None:
+                order = _order(found.note)
+                best = (order, found) if best is None or order < best[0] else best
+        return None if best is None else best[1]
+
+    def _filed(self, heads: Sequence[Head], index: int) -> str | None:
+        """The clause ``heads[index]`` files under its slot key (so it opens as the probe).
+
+        Read once per recall per clause, from the heads' notes, a page of heads at a time.
+        """
+        digest = heads[index].key
+        if digest not in self._clauses:
+            wanted = [
+                head for head in heads[index : index + HEADS_READ] if head.key not in self._clauses
+            ]
+            found = self.data.by_id([head.note_id for head in wanted])
+            for head in wanted:
+                note = found.get(head.note_id)
+                if note is not None and head.key not in self._clauses:
+                    texts = clauses(note.text, note.subject)
+                    self._clauses[head.key] = next(
+                        (text for text in texts if clause_digest(text) == head.key), None
+                    )
+        return self._clauses.get(digest)
 
     def _retracting(self) -> Iterator[Statement]:
         stored = self._latest(RETRACTS, [""])

@@ -38,6 +38,7 @@ from memlane.router.summary_lane import SummaryFilters, note_statements, read_su
 from memlane.router.synonyms import SynonymRegistry
 from memlane.session import Session
 from memlane.summaries.lane import SummariesLane
+from memlane.summaries.linedata import LineData
 from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant
 from memlane.validation import MAX_BUDGET_TOKENS, MAX_RECALL_ITEMS, integer, optional_name
 from memlane.window.model import Turn
@@ -81,6 +82,7 @@ class _Run:
     filters: SummaryFilters | None = None
     candidates: list[Candidate] = field(default_factory=list)
     steps: dict[Lane, LaneStep] = field(default_factory=dict)
+    line_data: dict[str, LineData] = field(default_factory=dict)
 
     def record(self, lane: Lane, asked: bool, reason: str, started: float, found: int) -> None:
         """Add the plan's step for ``lane``, timed from ``started``."""
@@ -238,7 +240,13 @@ class Router:
             scopes: Sequence[str | None] = resolution.subjects or [None]
             turn_ids = frozenset(turn.id for turn in run.window)
             read = read_summaries(
-                self._summaries, run.analysis.query, scopes, request.k, run.filters, turn_ids
+                self._summaries,
+                run.analysis.query,
+                scopes,
+                request.k,
+                run.filters,
+                turn_ids,
+                lambda subject: self._line_data(run, subject),
             )
             found = read.candidates + run.exact.supplement
             run.candidates.extend(found)
@@ -290,6 +298,12 @@ class Router:
             show_subject=request.subject is None,
         )
 
+    def _line_data(self, run: _Run, subject: str) -> LineData:
+        """A subject's stored note keys, read once per recall by the lane and the judging."""
+        if subject not in run.line_data:
+            run.line_data[subject] = self._summaries.line_data(subject, note_keys)
+        return run.line_data[subject]
+
     def _adjudicator(self, run: _Run) -> Adjudicator:
         request, filters = run.request, run.filters
         assert filters is not None, "the summary step sets the filters"
@@ -305,7 +319,7 @@ class Router:
         def evidence_of(subject: str) -> Evidence:
             turns = [turn for turn in run.window if turn.subject == subject]
             return StoredEvidence(
-                self._summaries.line_data(subject, note_keys),
+                self._line_data(run, subject),
                 lambda notes: note_statements(notes, filters),
                 filters.visible_until,
                 turn_statements(turns, request.until),

@@ -5,7 +5,7 @@ Every reader here only reads; judging and ranking happen in :mod:`memlane.router
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
@@ -25,6 +25,7 @@ from memlane.router.evidence import Statement, note_keys, origins, statement
 from memlane.router.lanes import day
 from memlane.router.model import IdentifierRef, RecallItem
 from memlane.summaries.lane import SummariesLane
+from memlane.summaries.linedata import LineData
 from memlane.summaries.model import Note, Summary
 from memlane.summaries.sources import (
     NoteIndex,
@@ -124,12 +125,14 @@ def read_summaries(
     k: int,
     filters: SummaryFilters,
     window_turns: frozenset[str],
+    line_data: Callable[[str], LineData] | None = None,
 ) -> SummaryRead:
     """Search summaries and notes in each scope (a subject, or ``None`` for the tenant).
 
     A subject's search leaves out the names of the people its storyline quotes (see
     :func:`~memlane.summaries.sources.without_speakers`); notes that do not name the
     person asked about then rank after those that do, as statements about others.
+    ``line_data`` gives a subject's stored note keys (by default read anew).
     """
     read = SummaryRead()
     depth = min(3 * k, 200) if filters.narrowing else k
@@ -157,7 +160,7 @@ def read_summaries(
             else:
                 read.dropped += 1
         best = max((hit.score for hit in summary_hits), default=1.0) or 1.0
-        index = _note_index(lane, scope) if summary_hits else NoteIndex(())
+        index = _note_index(lane, scope, line_data) if summary_hits else NoteIndex(())
         for summary_hit in summary_hits:
             summary = _as_known(lane, summary_hit.summary, filters.known_at)
             if summary is None or not _keeps_summary(summary, filters):
@@ -174,11 +177,13 @@ def read_summaries(
     return read
 
 
-def _note_index(lane: SummariesLane, scope: str | None) -> WeightedLines:
+def _note_index(
+    lane: SummariesLane, scope: str | None, line_data: Callable[[str], LineData] | None
+) -> WeightedLines:
     """The scope's notes, to weigh words and cite turns: a subject's read by stored keys."""
     if scope is None:
         return NoteIndex(())
-    return StoredNoteIndex(lane.line_data(scope, note_keys))
+    return StoredNoteIndex(line_data(scope) if line_data else lane.line_data(scope, note_keys))
 
 
 def _keeps_note(note: Note, filters: SummaryFilters, window_turns: frozenset[str]) -> bool:

@@ -302,6 +302,12 @@ class SummaryStore(Transactional, Protocol):
         """A page ``(offset, limit)`` of the live notes holding ``key``, latest first."""
         ...
 
+    def latest_per_key(
+        self, tenant: str, subject: str, kind: str, visible: Visible = ANY
+    ) -> list[tuple[str, int, int, int]]:
+        """Each key of ``kind`` with its latest live holder: ``(key, id, said, stored)``."""
+        ...
+
     def keyed_ids(
         self, tenant: str, subject: str, kind: str, keys: Sequence[str]
     ) -> dict[str, list[int]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from heapq import merge
+from typing import NamedTuple
 
 from memlane.storage.base import ANY, SummaryStore, Visible
 from memlane.summaries.model import Note
@@ -28,7 +29,9 @@ WORD = "w"
 CLAIM = "c"
 """the ``holder|relation`` of each of its claims;"""
 SLOT = "s"
-"""the slot keys of each clause (:func:`memlane.router.slots.slot_keys`);"""
+"""``SLOT`` and a slot key of a clause (:func:`memlane.router.slots.slot_keys`) as the kind, a
+digest of the clause as the key (so that the clauses filed under a slot key are read once
+each, however many notes say them: :meth:`LineData.latest_per_key`);"""
 RETRACTS = "r"
 """``""`` when it retracts a value;"""
 CITES = "p"
@@ -39,6 +42,18 @@ DIGITS = "d"
 """digits,"""
 PAIRS = "b"
 """and CJK pairs."""
+
+
+class Head(NamedTuple):
+    """A key's latest holder, in the order of :meth:`LineData.latest` when sorted.
+
+    ``before`` and ``stored_before`` are minus when it was said and stored (microseconds).
+    """
+
+    before: int
+    stored_before: int
+    note_id: int
+    key: str
 
 
 def _latest_first(note: Note) -> tuple[float, float, int]:
@@ -61,6 +76,8 @@ class LineData:
         self._notes: dict[tuple[str, tuple[str, ...]], list[Note]] = {}
         self._counts: dict[tuple[object, ...], int] = {}
         self._pages: dict[tuple[str, str], list[list[Note]]] = {}
+        self._heads: dict[tuple[str, Visible], list[Head]] = {}
+        self._by_id: dict[int, Note] = {}
 
     @classmethod
     def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
@@ -105,6 +122,19 @@ class LineData:
                 return
             offset, size, number = offset + size, size * 4, number + 1
 
+    def latest_per_key(self, kind: str, visible: Visible = ANY) -> list[Head]:
+        """Each key of ``kind`` with its latest live holder visible at ``visible``, latest first.
+
+        One row per key, however many notes hold it (see :class:`Head`).
+        """
+        wanted = (kind, visible)
+        if wanted not in self._heads:
+            found = self._store.latest_per_key(self._tenant, self._subject, kind, visible)
+            self._heads[wanted] = sorted(
+                Head(-said, -stored, note_id, key) for key, note_id, said, stored in found
+            )
+        return self._heads[wanted]
+
     def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
         """Per key of ``kind``, the ids of the live notes holding it."""
         return self._store.keyed_ids(self._tenant, self._subject, kind, keys)
@@ -114,8 +144,11 @@ class LineData:
         return self._store.keys_of(self._tenant, ids, kind)
 
     def by_id(self, ids: Sequence[int]) -> dict[int, Note]:
-        """Notes by id."""
-        return self._store.notes_by_id(self._tenant, ids)
+        """Notes by id, each read once (the summary lane and adjudication ask for the same)."""
+        missing = [note_id for note_id in ids if note_id not in self._by_id]
+        if missing:
+            self._by_id.update(self._store.notes_by_id(self._tenant, missing))
+        return {note_id: self._by_id[note_id] for note_id in ids if note_id in self._by_id}
 
     def counts(self, kind: str, keys: Sequence[str]) -> dict[str, int]:
         """Per key of ``kind``, how many live notes hold it."""

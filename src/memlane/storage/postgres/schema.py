@@ -233,6 +233,11 @@ MIGRATIONS += (
     ),
 )
 
+MIGRATIONS += (
+    # 6: notes keyed again (SQLite's migration 8).
+    shared.REKEY_NOTES,
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -101,6 +101,41 @@ class SQLNoteKeys(SQLStore):
         )
         return [decode.note(row) for row in rows]
 
+    def latest_per_key(
+        self, tenant: str, subject: str, kind: str, visible: Visible = ANY
+    ) -> list[tuple[str, int, int, int]]:
+        """Each key of ``kind`` with its latest holder: ``(key, note id, said at, stored at)``.
+
+        The latest live note said and stored by ``visible`` (times in microseconds), the
+        keys in no order. The keys are found by skipping from one to the next in the index,
+        and each key's latest holder is the first of its entries: however many notes hold a
+        key, it costs two index lookups.
+        """
+        scope = "k.tenant = %s AND k.subject = %s AND k.kind = %s"
+        where = scope
+        bounds: list[Any] = [tenant, subject, kind]
+        for column, bound in zip(("said_at", "tx_from"), visible, strict=True):
+            if bound is not None:
+                where += f" AND k.{column} <= %s"
+                bounds.append(bound)
+        keys = (
+            f"WITH RECURSIVE found(key) AS (SELECT (SELECT k.key FROM note_keys AS k WHERE {scope} "
+            "ORDER BY k.key LIMIT 1) UNION ALL SELECT (SELECT k.key FROM note_keys AS k "
+            f"WHERE {scope} AND k.key > found.key ORDER BY k.key LIMIT 1) FROM found "
+            "WHERE found.key IS NOT NULL)"
+        )
+        heads = (
+            f"SELECT found.key, (SELECT k.note_id FROM note_keys AS k WHERE {where} AND "
+            "k.key = found.key ORDER BY k.said_at DESC, k.tx_from DESC, k.note_id LIMIT 1) "
+            "AS note_id FROM found WHERE found.key IS NOT NULL"
+        )
+        rows = self.db.fetchall(
+            f"{keys} SELECT h.key, n.id, n.said_at, n.tx_from FROM ({heads}) AS h "
+            "JOIN notes AS n ON n.id = h.note_id WHERE n.deleted_at IS NULL",
+            [tenant, subject, kind, tenant, subject, kind, *bounds],
+        )
+        return [(key, int(note_id), int(said), int(stored)) for key, note_id, said, stored in rows]
+
     def keyed_ids(
         self, tenant: str, subject: str, kind: str, keys: Sequence[str]
     ) -> dict[str, list[int]]:

@@ -99,6 +99,14 @@ NOTE_KEYS = (
     """INSERT INTO note_keys_pending (note_id, tenant, subject)
         SELECT id, tenant, subject FROM notes WHERE deleted_at IS NULL""",
 )
+# Every live note keyed again by the first recall of its subject: what recall needs of a note
+# changed (slot rows: the kind names the slot key, the key a digest of the clause filed).
+REKEY_NOTES = (
+    "DELETE FROM note_keys",
+    """INSERT INTO note_keys_pending (note_id, tenant, subject)
+        SELECT id, tenant, subject FROM notes WHERE deleted_at IS NULL
+        AND id NOT IN (SELECT note_id FROM note_keys_pending)""",
+)
 # The background indexer's queue is the table itself: rows without a vector, in id order
 # (this index finds the new ones without reading the embedded), claimed for a while by one
 # worker of any process so that two never embed the same rows.

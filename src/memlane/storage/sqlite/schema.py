@@ -71,6 +71,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.typed(shared.NOTE_KEYS, **_TYPES),
     # 7: claims of the background indexer.
     shared.typed(shared.SEARCH_CLAIMS, **_TYPES),
+    # 8: notes keyed again (slot rows name the clause they file).
+    shared.REKEY_NOTES,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -1,0 +1,84 @@
+"""What recall reads of a subject does not grow with how often the subject said one thing.
+
+Judging a note against later statements of its slot once read every later note filed under
+the slot's probe: a subject that said "note N: the user tried a new tea" 300 times made each
+recall read 608 notes (and take up to 0.7 s). The clauses filed under a probe are now read
+once each, with their latest holder. Counted here as notes read from the database.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+import memlane
+from memlane.storage.sql import rows
+from tests.conftest import FakeClock
+from tests.router.test_evidence import assert_judged_as_reference
+
+
+@pytest.fixture
+def notes_read(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """A counter of the note rows the SQL stores decode."""
+    count = [0]
+    real = rows.note
+
+    def counting(row):  # type: ignore[no-untyped-def]
+        count[0] += 1
+        return real(row)
+
+    monkeypatch.setattr(rows, "note", counting)
+    yield count
+
+
+def _read_by_one_recall(clock: FakeClock, count: list[int], repeats: int) -> int:
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        for number in range(repeats):
+            mem.remember("U-1", f"note {number}: the user tried a new tea")
+            clock.advance(minutes=1)
+        assert mem.index.wait(timeout=30)
+        mem.recall("U-1", "what did the user try?")  # keys, vectors: all settled
+        count[0] = 0
+        assert mem.recall("U-1", "which tea did the user try?").items
+        return count[0]
+
+
+def test_a_recall_reads_as_many_notes_however_often_the_subject_repeated_itself(
+    clock: FakeClock, notes_read: list[int]
+) -> None:
+    few = _read_by_one_recall(clock, notes_read, 20)
+    many = _read_by_one_recall(clock, notes_read, 300)
+    assert many == few <= 20  # before: 48 and 608
+
+
+SAID = [
+    "The chair of the Tidewater Club is Ada Moss",
+    "The chair of the Tidewater Club is Ben Ode",
+    "The chair of the Tidewater Club is Cy Lane",
+    "note {n}: the user tried a new tea",
+    "My favourite drink is tea",
+    "My favourite drink is coffee",
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_repeated_statements_are_judged_as_the_reference_that_reads_every_note(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Values said again after another one, and again from one turn: as before keys."""
+    rng = random.Random(seed)
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        for number in range(80):
+            text = rng.choice(SAID).format(n=number)
+            if rng.random() < 0.5:  # notes of a few turns: a turn's own notes never judge it
+                turn = (f"s1#{rng.randint(0, 3)}",)
+                mem.summaries.add_note("U-1", text, at=clock.now, provenance=turn)
+            else:
+                mem.remember("U-1", text)
+            clock.advance(hours=1)
+        mem.remember("U-1", "My favourite drink is coffee", at="2026-03-02T12:30:00+00:00")
+        assert mem.index.wait(timeout=30)
+        queries = ["who chairs the Tidewater Club?", "what is my favourite drink?", "tea"]
+        assert_judged_as_reference(mem, monkeypatch, queries, "2026-03-03T12:00:00+00:00")
