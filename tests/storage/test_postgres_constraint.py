@@ -103,3 +103,28 @@ def test_a_database_of_version_4_migrates_keeping_its_versions(
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute("DELETE FROM facts")
     _refuses_overlap(url)
+
+
+def test_a_writes_range_read_uses_a_btree_not_the_constraints_gist(postgres_url: str) -> None:
+    """The GiST index is led by the slot hash: a read without the hash would walk all of it."""
+    with memlane.Memory(postgres_url) as mem:
+        mem.facts.set_many(
+            [{"subject": f"U-{i:05d}", "attribute": "city", "value": "Oslo"} for i in range(2_000)]
+        )
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute("ANALYZE facts")
+        connection.execute("SET enable_seqscan = off")
+        connection.execute("SET plan_cache_mode = force_generic_plan")
+        columns = "id FROM facts WHERE tenant = $1 AND subject = $2 AND attribute = $3"
+        connection.execute(
+            f"PREPARE near(text, text, text, bigint, bigint) AS SELECT {columns} "
+            "AND tx_to IS NULL AND deleted_at IS NULL AND valid_from <= $4 AND valid_to >= $5"
+        )
+        plan = "\n".join(
+            row[0]
+            for row in connection.execute(
+                "EXPLAIN EXECUTE near('default', 'U-00007', 'city', 2, 1)"
+            )
+        )
+    assert "facts_believed_never_overlap" not in plan, plan
+    assert "using facts_believed" in plan or "using facts_by_tx" in plan, plan  # B-trees
