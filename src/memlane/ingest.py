@@ -93,6 +93,20 @@ class FactIngester:
                     found.append((attribute, fact.value))
         return found
 
+    def _after_current(
+        self, subject: str, op: FactOp, valid_from: datetime, at: datetime
+    ) -> datetime:
+        """When a new value begins: never before the value it replaces was stated.
+
+        "I live in Shanghai" said on 1 March, then "I moved to Beijing last month" on 11 March:
+        the move cannot have begun in February, when Shanghai was still said to hold; it is
+        known from when it was said.
+        """
+        held = self._facts.get(subject, op.attribute)
+        if held is None or _same(op.value, held.value) or held.valid_from <= valid_from:
+            return valid_from
+        return max(at, held.valid_from)
+
     def _apply_one(
         self,
         subject: str,
@@ -111,6 +125,8 @@ class FactIngester:
                 self.stats.applied += 1
                 return None
             many = self._facts.definition(op.attribute).cardinality == "many"
+            if not many:
+                valid_from = self._after_current(subject, op, valid_from, at)
             write = self._facts.add if many else self._facts.set
             fact = write(
                 subject,

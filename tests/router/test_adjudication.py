@@ -246,3 +246,19 @@ def test_explicit_valid_at_hides_statements_made_afterwards(mem, clock: FakeCloc
     mem.remember("U-1", "I cancelled the flight to Tokyo")
     r = mem.recall("U-1", "flight to Tokyo", valid_at=clock.now - timedelta(days=5))
     assert [i.text for i in r.items if i.kind == "note"] == ["I booked a flight to Tokyo"]
+
+
+def test_a_statement_naming_a_replaced_value_is_stale_whatever_its_wording(
+    mem, clock: FakeClock
+):
+    """No claim memlane reads in "I'm in Bergen, in case …": the value it names is enough."""
+    mem.remember("U-1", "Hi, I'm in Bergen, in case that helps the courier")
+    clock.advance(days=40)
+    mem.remember("U-1", "Settled in Tromso now, been here since last week")
+    assert mem.index.wait(timeout=30)
+    r = mem.recall("U-1", "what city does the customer live in?")
+    assert r.items[0].fact is not None and r.items[0].fact.value == "Tromso"
+    r = mem.recall("U-1", "what did the customer say about the courier?")
+    old = [item for item in r.items if "Bergen" in item.text and item.kind != "fact"]
+    assert old and {item.status for item in old} == {"stale"}
+    assert old[0].superseded_by.startswith("location is now Tromso")

@@ -26,12 +26,12 @@ from memlane.extract._values import (
     zh_value,
 )
 from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place
-from memlane.lang import is_negated
+from memlane.lang import en, is_negated
 from memlane.lang.script import CJK_RANGES
 
 Span = tuple[int, int]
 Reader = Callable[["Doc", int, int], Span | None]
-Speaker = Literal["zh", "zh_cue", "en", "en_cue", "request"]
+Speaker = Literal["zh", "zh_cue", "en", "en_cue", "en_any", "request"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,9 @@ class Doc:
     """The folded text with what was already found in it; build it with :func:`make_doc`.
 
     ``questions`` and ``suppositions`` hold the start offsets of the sentences that ask
-    something or suppose something ("如果…", "if …").
+    something or suppose something ("如果…", "if …"); ``supposed_from`` maps a sentence that
+    states something before it supposes ("I'm in Lyon, if that matters") to where its
+    supposition starts: the clauses before it still state.
     """
 
     text: str
@@ -50,6 +52,7 @@ class Doc:
     sentences: tuple[Sentence, ...]
     questions: frozenset[int]
     suppositions: frozenset[int]
+    supposed_from: dict[int, int]
 
     def limit(self, start: int, end: int) -> int:
         """Where a value beginning at ``start`` must end: before the next time or identifier."""
@@ -72,11 +75,25 @@ def make_doc(
         for sentence, body in bodies
         if speaker.is_question(body, sentence.terminator)
     )
-    suppositions = frozenset(
-        sentence.start for sentence, body in bodies if speaker.is_hypothetical(body)
-    )
+    supposed = {
+        sentence.start: _supposition(folded, sentence)
+        for sentence, body in bodies
+        if speaker.is_hypothetical(body)
+    }
+    suppositions = frozenset(start for start, at in supposed.items() if at == start)
+    later = {start: at for start, at in supposed.items() if at != start}
     time_spans = [(hit.start, hit.end) for hit in times]
-    return Doc(folded, lowered, times, time_spans, identifiers, parts, questions, suppositions)
+    return Doc(
+        folded, lowered, times, time_spans, identifiers, parts, questions, suppositions, later
+    )
+
+
+def _supposition(folded: str, sentence: Sentence) -> int:
+    """Where a hypothetical sentence starts to suppose: its first clause that does."""
+    for start, end in sentence.clauses:
+        if speaker.is_hypothetical(folded[start:end]):
+            return start
+    return sentence.start  # the cue spans clauses: all of it supposes
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +159,8 @@ def find_statements(doc: Doc) -> list[Statement]:
         if sentence.start in doc.suppositions:
             continue
         question = sentence.start in doc.questions
-        for clause in sentence.clauses:
+        supposed = doc.supposed_from.get(sentence.start, sentence.end)
+        for clause in (clause for clause in sentence.clauses if clause[0] < supposed):
             for rule in rules:
                 found += rule.find(doc, sentence, clause, question)
             if not question:
@@ -150,6 +168,9 @@ def find_statements(doc: Doc) -> list[Statement]:
                     found += read(doc, sentence, clause)
     found.sort(key=lambda statement: statement.span)
     return found
+
+
+_AFTER_BREAK = re.compile(r"[:—–]|\s-\s")
 
 
 def _speaker_ok(who: Speaker, doc: Doc, sentence: Sentence, clause_start: int, at: int) -> bool:
@@ -162,6 +183,9 @@ def _speaker_ok(who: Speaker, doc: Doc, sentence: Sentence, clause_start: int, a
         return speaker.en_speaker(prefix)
     if who == "en_cue":
         return speaker.en_lead_only(prefix)
+    if who == "en_any":  # chat drops the subject: "Settled in Lyon now", "Got hired by Acme"
+        prefix = _AFTER_BREAK.split(prefix)[-1]  # "Switched jobs — I'm at …", "Update: …"
+        return speaker.en_speaker(prefix) or speaker.en_lead_only(prefix)
     return not is_negated(prefix)
 
 
@@ -191,9 +215,28 @@ def _location(cue: str, value: str) -> str | None:
     return "location" if _place_ok(value) else None
 
 
+_LEFT_PLACE = re.compile(r"\bout\s+of\s+(?:the\s+)?$")
+
+
+def _lives(cue: str, value: str) -> str | None:
+    """A place lived in; "moved out of Xiamen" names the place left, not where one lives."""
+    return None if _LEFT_PLACE.search(cue.lower()) else _location(cue, value)
+
+
 def _employer(cue: str, value: str) -> str | None:
     ok = value.casefold() not in _NOT_EMPLOYERS and not value.startswith(_ZH_VAGUE_START)
     return "employer" if ok else None
+
+
+def _state(cue: str, value: str) -> str | None:
+    """Where the speaker is: "I'm in Lyon" a place; "I'm at Acme", "now with Acme" an employer."""
+    match = re.match(en.STATE_CUE, cue.lower())
+    preposition = match["prep"] if match else "in"
+    if is_en_place(value) or preposition == "in":
+        return _location(cue, value)
+    if preposition == "with" and not cue.lower().startswith("now"):
+        return None  # "I'm with Sam": company, not an employer, unless it says "now with"
+    return _employer(cue, value)
 
 
 def _work_location(cue: str, value: str) -> str | None:
@@ -227,7 +270,7 @@ def _name_ok(value: str) -> bool:
 
 
 _ZH_MOVE = re.compile(r"[搬迁移定]")
-_EN_MOVE = re.compile(r"moved|relocated|settled")
+_EN_MOVE = re.compile(r"mov(?:ed|ing)|relocat|settled")
 _RULES: tuple[_CueRule, ...] = (
     _CueRule(
         re.compile(
@@ -271,12 +314,12 @@ _RULES: tuple[_CueRule, ...] = (
     ),
     _CueRule(
         re.compile(
-            r"(?=[mrslb])\b(?:moved|relocated|settled(?:\s+down)?|live|living|reside|residing|based)"
-            r"(?:\s+(?:back|over|away|out|here))?\s+(?:to|in|into|at|out\s+of)\s+(?:the\s+)?"
+            r"(?=[mrslb])\b(?:moved|relocated|settled(?:\s+down)?|lives?|living|reside|residing"
+            r"|based)(?:\s+(?:back|over|away|out|here))?\s+(?:to|in|into|at|out\s+of)\s+(?:the\s+)?"
         ),
         en_place,
-        _location,
-        "en",
+        _lives,
+        "en_any",
         gate=gate("moved", "relocated", "settled", "live", "living", "reside", "based"),
         change_cue=_EN_MOVE,
     ),
@@ -287,6 +330,24 @@ _RULES: tuple[_CueRule, ...] = (
         "en",
         gate=gate("work", "employed"),
     ),
+    _CueRule(re.compile(en.STATE_CUE), en_place, _state, "en_any", gate=gate("in", "at", "with")),
+    _CueRule(
+        re.compile(en.JOINED_CUE),
+        en_proper,
+        _employer,
+        "en_any",
+        gate=gate("join", "hired", "employer", "role", "job", "position"),
+        change_cue=re.compile(en.JOINS),
+    ),
+    _CueRule(
+        re.compile(en.MOVED_FROM),
+        en_place,
+        _location,
+        "en_any",
+        gate=gate("from"),
+        change_cue=_EN_MOVE,
+    ),
+    _CueRule(re.compile(en.HOME_CUE), en_place, _location, "en_any", gate=gate("home")),
     _CueRule(
         re.compile(r"(?=w)\bwork(?:ing)?\s+in\s+(?:the\s+)?"),
         en_known_place,
@@ -414,9 +475,29 @@ def _birthday(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
     return []
 
 
+_EN_ADDRESS = re.compile(en.ADDRESS_CUE)
+
+
+def _en_address(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "my address is 9 Harbour Rd, Calgary" as location Calgary: the address's last part."""
+    match = _EN_ADDRESS.search(doc.lowered, clause[0], clause[1])
+    if match is None or not _speaker_ok("en_any", doc, sentence, clause[0], match.start()):
+        return []
+    parts = [part for part in sentence.clauses if part[0] >= clause[0]]
+    if len(parts) < 2:  # a street, then the city
+        return []
+    last = parts[-1]
+    span = en_proper(doc, last[0], doc.limit(last[0], last[1]))
+    if span is None or _location("", doc.text[span[0] : span[1]]) is None:
+        return []
+    value = doc.text[span[0] : span[1]]
+    return [Statement("location", value, (match.start(), span[1]), clause, sentence)]
+
+
 _READERS: tuple[tuple[Callable[[Doc, Sentence, Span], list[Statement]], re.Pattern[str]], ...] = (
     (_zh_work, gate("工作", "上班", "实习", "任职", "打工", "就职")),
     (_zh_native, gate("人")),
     (_zh_preferred, gate("叫我", "称呼我", "喊我", "称我")),
     (_birthday, gate("生日", "出生", "birth", "born", "dob")),
+    (_en_address, gate("address")),
 )

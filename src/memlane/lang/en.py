@@ -151,3 +151,32 @@ ASKS_CONTEXT = (
     r"|remember|last\s+time|story|progress|refunds?|opinions?|think|thinks|thought|ask(?:ed)?)\b"
 )
 """Words of a question about context, preferences or past episodes ("what does she *like*?")."""
+
+STATE_CUE = (
+    r"(?:\b(?:i['’]?m|i\s+am|we['’]?re|we\s+are)\s+(?:now\s+|currently\s+|still\s+)?"
+    r"(?:an?\s+(?:[a-z-]+\s+){1,3}(?=at\b))?|\bnow\s+)(?P<prep>in|at|with)\s+(?:the\s+)?"
+)
+"""Where the speaker is now: "I'm in Lyon", "we're at Acme now", "I'm a nurse at Acme", "now
+with Acme". A place after it is a location; an organisation after "at" (or "now with") an
+employer."""
+
+JOINED_CUE = (
+    r"\b(?:joined|(?:got\s+|been\s+|was\s+)?hired\s+by|(?:(?:started|starting|took|taking"
+    r"|accepted|began|landed|got)\s+(?:a\s+)?)?new\s+(?:role|job|position)\s+(?:at|with)"
+    r"|(?:started|starting|took|taking|accepted|began|landed|got)\s+(?:a\s+)?(?:role|job"
+    r"|position)\s+(?:at|with)|(?:my\s+)?employer(?:\s+is|\s*:)?)\s+"
+)
+"""Words before an organisation the speaker now works for: "joined Acme", "got hired by
+Acme", "started a new role at Acme", "employer: Acme"."""
+
+JOINS = r"join|hire|new|start|took|taking|accept|began|landed|got"
+"""Which of :data:`JOINED_CUE` tell a change: a past time beside them is when it began."""
+
+MOVED_FROM = r"\b(?:moved|relocated|moving)\s+(?:back\s+|over\s+)?from\s+[\w'’ .-]{1,40}?\s+to\s+"
+"""``moved from <old> to``: the new place follows."""
+
+HOME_CUE = r"\b(?:my\s+)?home\s+(?:is|['’]s)\s+(?:now\s+)?(?:in\s+)?"
+"""Words before the place the speaker lives: "home is Lyon for me"."""
+
+ADDRESS_CUE = r"\b(?:my|new|home)\s+address(?:\s+is|\s*:)\s*"
+"""Words before the speaker's address, whose last part names the city ("…, Lyon")."""

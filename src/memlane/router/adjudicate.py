@@ -253,9 +253,36 @@ class Adjudicator:
             verdict = self._against_statements(claim, candidate, subject)
             if verdict is not None:
                 return verdict
-        return self._against_slots(text, candidate, subject) or self._against_retractions(
-            text, candidate, subject
+        return (
+            self._against_superseded(text, candidate, subject)
+            or self._against_slots(text, candidate, subject)
+            or self._against_retractions(text, candidate, subject)
         )
+
+    def _against_superseded(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
+        """A statement naming a value the exact lane has since replaced, whatever its wording.
+
+        "I'm in Seoul, if that matters" claims no relation memlane reads, but it names Seoul,
+        an earlier ``location`` whose successor began (or was learned) after it was said.
+        """
+        assert candidate.said and candidate.learned
+        held = self._facts(subject)
+        for attribute, current in held.current.items():
+            if attribute in held.many or not current:
+                continue
+            fact = current[0]
+            if fact.valid_from <= candidate.said and fact.tx_from <= candidate.learned:
+                continue  # the statement is newer than the current value
+            if origins(fact.provenance) & candidate.turns or mentions(text, fact.value):
+                continue
+            old = [
+                found
+                for found in held.history(attribute)
+                if _value_key(found.value) != _value_key(fact.value) and mentions(text, found.value)
+            ]
+            if old:
+                return Verdict(self._now(attribute, current, old[-1]), fact.valid_from)
+        return None
 
     def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
         assert claim.attribute is not None and candidate.said and candidate.learned
