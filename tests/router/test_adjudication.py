@@ -248,9 +248,7 @@ def test_explicit_valid_at_hides_statements_made_afterwards(mem, clock: FakeCloc
     assert [i.text for i in r.items if i.kind == "note"] == ["I booked a flight to Tokyo"]
 
 
-def test_a_statement_naming_a_replaced_value_is_stale_whatever_its_wording(
-    mem, clock: FakeClock
-):
+def test_a_statement_naming_a_replaced_value_is_stale_whatever_its_wording(mem, clock: FakeClock):
     """No claim memlane reads in "I'm in Bergen, in case …": the value it names is enough."""
     mem.remember("U-1", "Hi, I'm in Bergen, in case that helps the courier")
     clock.advance(days=40)
