@@ -77,7 +77,8 @@ class FactIngester:
         """Current values the text says no longer hold, or replaces with one of their kind.
 
         "我离开华为了" closes ``employer = 华为``; "new number 139…, the old one is out of use"
-        closes the other phone numbers. Values the text itself states are kept.
+        closes the other phone numbers. Values the text itself states are kept, unless it
+        takes them back ("please stop using a@example.com").
         """
         stated = [op for op in extraction.ops if op.kind != "retract"]
         replaced = (
@@ -86,9 +87,11 @@ class FactIngester:
         found: list[tuple[str, Any]] = []
         for attribute, held in self._facts.profile(subject).items():
             for fact in held if isinstance(held, list) else [held]:
-                if any(op.attribute == attribute and _same(op.value, fact.value) for op in stated):
-                    continue
                 named = any(mentions_value(old, fact.value) for old in extraction.retracted)
+                if not named and any(
+                    op.attribute == attribute and _same(op.value, fact.value) for op in stated
+                ):
+                    continue  # stated again, not taken back ("stop using X" states X too)
                 if named or attribute in replaced:
                     found.append((attribute, fact.value))
         return found

@@ -64,6 +64,9 @@ def test_a_change_closes_the_old_value_in_the_exact_lane(
         ("Email for receipts: a.b@corp.example.org",
          "New email: ab@home.example.net — the old one is closed",
          "email", "a.b@corp.example.org", "ab@home.example.net"),
+        ("write to me at k.ode@post.example.org",
+         "pls stop using k.ode@post.example.org, write to kode@inbox.example.net",
+         "email", "k.ode@post.example.org", "kode@inbox.example.net"),
     ],
 )  # fmt: skip
 def test_a_new_identifier_that_replaces_the_old_one_retracts_it(
@@ -116,6 +119,19 @@ def test_a_negator_inside_a_word_is_not_a_negation(mem: memlane.Memory) -> None:
 )
 def test_retractions_read_the_old_value_of_any_relation(text: str, old: str) -> None:
     assert any(old in found.terms for found in retractions(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "old"),
+    [
+        ("I've gone off oat milk, soy from now on", "oat milk"),
+        ("the landline at the shop is disconnected", "the landline at the shop"),
+        ("please stop using j.ray@old.example.org", "j.ray@old.example.org"),
+    ],
+)
+def test_a_retracted_value_is_read_whole(text: str, old: str) -> None:
+    """A dotted address is one value; "gone off", "disconnected" retract like "quit"."""
+    assert old in [found.old for found in retractions(text)]
 
 
 def test_a_sentence_with_no_change_retracts_nothing() -> None:

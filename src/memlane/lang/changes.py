@@ -69,7 +69,8 @@ def replaces_in_kind(text: str) -> bool:
 @cache
 def _patterns() -> tuple[re.Pattern[str], ...]:
     zh_value = rf"(?P<old>.+?)(?={zh.VALUE_END}|$)"
-    en_value = rf"(?P<old>[^,.;:!?()—–]+?)(?={en.VALUE_END})"
+    # A period inside a word ("a.b@mail.example.com", "St.Ives") does not end the value.
+    en_value = rf"(?P<old>(?:[^,.;:!?()—–]|\.(?=[^\s.]))+?)(?={en.VALUE_END})"
     return (
         re.compile(rf"{zh.CHANGE_FROM}(?P<old>[^，。；！？,.;!?\s]{{1,12}}?){zh.CHANGE_VERB}"),
         re.compile(rf"(?:{zh.RETRACTED_AFTER}){zh_value}"),

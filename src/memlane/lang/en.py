@@ -34,7 +34,7 @@ RETRACTED_AFTER = (
     r"|on|using|use|work\s+(?:at|for)|live\s+in))?|stop(?:ped)?\s+using|instead\s+of|rather\s+than"
     r"|formerly(?:\s+(?:at|with|in))?|used\s+to(?:\s+(?:be|live\s+in|work\s+(?:at|for)))?"
     r"|switched\s+(?:away\s+)?from|changed\s+from|cancel(?:l?ed)?(?:\s+(?:the|my))?"
-    r"|no\s+more"
+    r"|no\s+more|gone\s+off|went\s+off"
 )
 """Cues followed by a value that no longer holds ("left Acme", "not vegan anymore")."""
 
@@ -44,7 +44,8 @@ NOT_ANY_MORE = r"(?:\bnot|n't|\bnever)\s+(?P<old>[\w' ]{1,40}?)\s+any\s?more\b"
 RETRACTED_BEFORE = (
     r"(?:(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)?\s+(?:no\s+longer(?:\s+(?:in\s+use|used"
     r"|valid|active|working|current))?|not\s+in\s+use|out\s+of\s+(?:use|service))"
-    r"|(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)\s+(?:out|gone|closed|cancell?ed|dead|off))\b"
+    r"|(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)\s+(?:out|gone|closed|cancell?ed|dead|off"
+    r"|disconnected|discontinued|deactivated))\b"
 )
 """Cues preceded by a value that no longer holds ("the Visa's gone", "Monday is out"): an
 adjective ("out", "gone") only after a copula, never as a particle ("check out", "hung out")."""
@@ -67,9 +68,9 @@ quit" quits nothing."""
 
 VALUE_END = (
     r"\s+(?:to|and|but|now|for|since|because|so|then|anymore|any\s+more|as|at|on|in|with)\b"
-    r"|[,.;:!?()—–]|\s-\s|$"
+    r"|[,;:!?()—–]|\.(?![^\s.])|\s-\s|$"
 )
-"""Where a value read after a cue ends."""
+"""Where a value read after a cue ends (a period only at a word's end: "a.b@example.com")."""
 
 NEW_MARKERS = r"\b(?:new|switch(?:ed)?\s+to|please\s+use)\b"
 """Words that mark the value next to them as the new one ("New email: …")."""
