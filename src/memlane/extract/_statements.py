@@ -25,7 +25,7 @@ from memlane.extract._values import (
     zh_name,
     zh_value,
 )
-from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place
+from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place, longest_zh_place_prefix
 from memlane.lang import en, is_negated
 from memlane.lang.script import CJK_RANGES
 
@@ -171,12 +171,23 @@ def find_statements(doc: Doc) -> list[Statement]:
 
 
 _AFTER_BREAK = re.compile(r"[:—–]|\s-\s")
+_ZH_LABEL = re.compile(r"[:：]")
+# "我上个月从兰州搬去…", "已由惠州迁居…": where one came from, right before the verb.
+_ZH_FROM = re.compile(f"(?:从|由)[{CJK_RANGES}A-Za-z]{{1,12}}$")
+
+
+def _is_adverb(word: str) -> bool:
+    """A lower-case "-ly" word ("finally", "finaly"); "Emily" or "Kelly" is a name."""
+    return word.islower() and word.endswith(en.ADVERB_SUFFIX) and len(word) > len("ly") + 2
 
 
 def _speaker_ok(who: Speaker, doc: Doc, sentence: Sentence, clause_start: int, at: int) -> bool:
     prefix = without_spans(doc.text, clause_start, at, doc.time_spans)
+    if who in ("zh", "zh_cue"):  # "客户资料：常住城市…": a label before a colon is no speaker
+        prefix = _ZH_FROM.sub("", _ZH_LABEL.split(prefix)[-1])
     if who == "zh":
-        return speaker.zh_speaker(prefix, doc.text[sentence.start : at])
+        head = _ZH_LABEL.split(doc.text[sentence.start : at])[-1]
+        return speaker.zh_speaker(prefix, head)
     if who == "zh_cue":
         return speaker.zh_lead_only(prefix)
     if who == "en":
@@ -185,6 +196,7 @@ def _speaker_ok(who: Speaker, doc: Doc, sentence: Sentence, clause_start: int, a
         return speaker.en_lead_only(prefix)
     if who == "en_any":  # chat drops the subject: "Settled in Lyon now", "Got hired by Acme"
         prefix = _AFTER_BREAK.split(prefix)[-1]  # "Switched jobs — I'm at …", "Update: …"
+        prefix = " ".join(word for word in prefix.split() if not _is_adverb(word))
         return speaker.en_speaker(prefix) or speaker.en_lead_only(prefix)
     return not is_negated(prefix)
 
@@ -274,22 +286,25 @@ _EN_MOVE = re.compile(r"mov(?:ed|ing)|relocat|settled")
 _RULES: tuple[_CueRule, ...] = (
     _CueRule(
         re.compile(
-            r"(?=[搬迁移定居住家现常])(?:搬家到|搬家去|搬到|搬去|搬来|搬回到?|迁居到?|迁到|移居到?|定居在|定居于|定居到?|居住在"
-            r"|住在|住到|家住在?|家在|现居住?在?|常住在?"
+            r"(?=[搬迁移定居住家现常人])(?:搬家到|搬家去|搬到|搬去|搬来|搬回到?|迁居到?|迁到|移居到?|定居在|定居于|定居到?|居住在"
+            r"|住在|住到|家住在?|家在|现居住?在?|常住(?:城市|地)?(?:是|为|在)?|(?<![个别夫家])人在"
             r"|(?<![记忍抓挡保守站稳顶停拦困禁止居])住(?![院了过着得宿址处房所下手口嘴]))了?\s*"
         ),
         zh_value,
         _location,
         "zh",
-        gate=gate("搬", "迁", "移居", "定居", "住", "家"),
+        gate=gate("搬", "迁", "移居", "定居", "住", "家", "人在"),
         change_cue=_ZH_MOVE,
     ),
     _CueRule(
-        re.compile(r"(?:就职于|任职于|供职于|受雇于|入职(?:了|到)?)\s*"),
+        re.compile(
+            r"(?:就职于|任职于|供职于|受雇于|入职(?:了|到)?|跳槽(?:到|去|进)了?|(?:工作)?单位(?:是|为)?)\s*"
+        ),
         zh_value,
         _employer,
         "zh",
-        gate=gate("就职", "任职", "供职", "受雇", "入职"),
+        gate=gate("就职", "任职", "供职", "受雇", "入职", "跳槽", "单位"),
+        change_cue=re.compile("入职|跳槽"),
     ),
     _CueRule(
         re.compile(r"(?:老家(?:是|在)|祖籍(?:是|在)?|来自于?)\s*"),
@@ -349,6 +364,14 @@ _RULES: tuple[_CueRule, ...] = (
     ),
     _CueRule(re.compile(en.HOME_CUE), en_place, _location, "en_any", gate=gate("home")),
     _CueRule(
+        re.compile(en.DWELLING_CUE),
+        en_place,
+        _location,
+        "request",
+        gate=gate("new"),
+        change_cue=re.compile("new"),
+    ),
+    _CueRule(
         re.compile(r"(?=w)\bwork(?:ing)?\s+in\s+(?:the\s+)?"),
         en_known_place,
         _work_location,
@@ -398,7 +421,11 @@ _RULES: tuple[_CueRule, ...] = (
 # -- rules that need more than a cue --------------------------------------------------------
 
 _ZH_WORK = re.compile(r"(?=在)(?<![现正存实所好自])在\s*")
-_ZH_WORK_TAIL = re.compile(r"(?P<of>的[^\s,.!?;:。]{0,10}?)?(?:工作|上班|实习|任职|打工|就职)")
+_ZH_WORK_TAIL = re.compile(
+    r"(?P<of>的[^\s,.!?;:。]{0,10}?)?(?:(?P<live>生活|居住|定居|常住|落户)|工作|上班|实习|任职|打工"
+    r"|就职|做(?![饭菜梦]))"
+)
+_ZH_SETTLES = frozenset(("定居", "落户"))
 _ZH_NATIVE = re.compile(f"(?:我|本人)是(?P<value>[{CJK_RANGES}]{{2,6}}?)人(?![员士物家们类生性])")
 _ZH_PREFERRED = re.compile(
     r"(?:叫我|称呼我|喊我|称我)(?:为|做)?\s*(?P<value>[^\s,.!?;:。、]{1,12}?)\s*"
@@ -411,7 +438,7 @@ _EN_BIRTHDAY = re.compile(
 
 
 def _zh_work(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
-    """Read "我在杭州工作" as work_location and "我在阿里巴巴上班" as employer."""
+    """Read "我在X上班/工作/生活" as an employer, a work place, or where one lives."""
     found: list[Statement] = []
     for match in _ZH_WORK.finditer(doc.text, clause[0], clause[1]):
         if not _speaker_ok("zh", doc, sentence, clause[0], match.start()):
@@ -421,13 +448,25 @@ def _zh_work(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
         if not span or not tail:
             continue
         value = doc.text[span[0] : span[1]]
-        if is_zh_place(value) or is_en_place(value):
+        if tail["live"]:  # "我在常州生活好几年了", "刚在杭州落户"
+            attribute = None if tail["of"] else _location("", value)
+        elif _zh_place(value) or is_en_place(value):
             attribute = _work_location("", value)
         else:
             attribute = None if tail["of"] else _employer("", value)
         if attribute is not None:
-            found.append(Statement(attribute, value, (clause[0], span[1]), clause, sentence))
+            settles = tail["live"] in _ZH_SETTLES  # "上周刚在镇江落户": the week it began
+            span = (clause[0], span[1])
+            found.append(Statement(attribute, value, span, clause, sentence, changes=settles))
     return found
+
+
+def _zh_place(value: str) -> bool:
+    """A place, not a name that opens with one: "杭州西湖区" is, "中国移动" is not."""
+    known = longest_zh_place_prefix(value)
+    if 0 < known < len(value):
+        return is_zh_place(value[known:])
+    return is_zh_place(value)
 
 
 def _zh_native(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
@@ -475,6 +514,38 @@ def _birthday(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
     return []
 
 
+_ZH_ADDRESS = re.compile(
+    r"(?:收货|收件|寄件|快递|家庭|家|住|寄送|邮寄)?地址(?:是|为|改为|改成|换成)?[:：]?\s*"
+)
+_ZH_STAFF = re.compile(
+    f"(?:我|本人)是(?P<value>[{CJK_RANGES}A-Za-z]{{2,12}}?)的(?:员工|职员|雇员|一员)"
+)
+
+
+def _zh_address(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "收货地址是常州锦绣路297号" as location 常州: the known place the address opens with."""
+    match = _ZH_ADDRESS.search(doc.text, clause[0], clause[1])
+    if match is None or not _speaker_ok("zh", doc, sentence, clause[0], match.start()):
+        return []
+    size = longest_zh_place_prefix(doc.text[match.end() : clause[1]])
+    if not size:
+        return []
+    span = (match.end(), match.end() + size)
+    value = doc.text[span[0] : span[1]]
+    return [Statement("location", value, (match.start(), span[1]), clause, sentence)]
+
+
+def _zh_staff(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "我是华为的员工" as employer 华为."""
+    match = _ZH_STAFF.search(doc.text, clause[0], clause[1])
+    if match is None or not _speaker_ok("zh_cue", doc, sentence, clause[0], match.start()):
+        return []
+    value = match["value"]
+    if _employer("", value) is None:
+        return []
+    return [Statement("employer", value, (match.start(), match.end("value")), clause, sentence)]
+
+
 _EN_ADDRESS = re.compile(en.ADDRESS_CUE)
 
 
@@ -495,9 +566,27 @@ def _en_address(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
 
 
 _READERS: tuple[tuple[Callable[[Doc, Sentence, Span], list[Statement]], re.Pattern[str]], ...] = (
-    (_zh_work, gate("工作", "上班", "实习", "任职", "打工", "就职")),
+    (
+        _zh_work,
+        gate(
+            "工作",
+            "上班",
+            "实习",
+            "任职",
+            "打工",
+            "就职",
+            "做",
+            "生活",
+            "居住",
+            "定居",
+            "常住",
+            "落户",
+        ),
+    ),
     (_zh_native, gate("人")),
     (_zh_preferred, gate("叫我", "称呼我", "喊我", "称我")),
     (_birthday, gate("生日", "出生", "birth", "born", "dob")),
     (_en_address, gate("address")),
+    (_zh_address, gate("地址")),
+    (_zh_staff, gate("员工", "职员", "雇员", "一员")),
 )

@@ -134,9 +134,10 @@ ASKS_OWNER = r"\bwhose\b"
 
 ASKS_HISTORY = (
     r"\b(?:before|previous(?:ly)?|used\s+to|former(?:ly)?|history|earlier|old|past|ever"
-    r"|changed?)\b"
+    r"|changed?|left|leave|quit)\b"
 )
-"""Words of a question about earlier values ("where did they live *before*?")."""
+"""Words of a question about earlier values ("where did they live *before*?", "which company
+did I *leave*?")."""
 
 ASKS_HOW_TO = (
     r"\bhow\s+(?:do|does|can|could|should|would)\s+(?:i|we|you|one|they|agents?|users?)\b"
@@ -181,3 +182,9 @@ HOME_CUE = r"\b(?:my\s+)?home\s+(?:is|['’]s)\s+(?:now\s+)?(?:in\s+)?"
 
 ADDRESS_CUE = r"\b(?:my|new|home)\s+address(?:\s+is|\s*:)\s*"
 """Words before the speaker's address, whose last part names the city ("…, Lyon")."""
+
+DWELLING_CUE = r"\b(?:my|our)\s+new\s+(?:place|home|flat|apartment|house|condo)\s+in\s+(?:the\s+)?"
+"""A new home named with its place: "my new flat in Leeds" says where the speaker lives."""
+
+ADVERB_SUFFIX = "ly"
+"""Words ending so are adverbs ("finally", misspelt "finaly"): they may lead a statement."""

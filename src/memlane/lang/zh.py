@@ -78,8 +78,11 @@ COMPANY = r"和|跟|与|同|带着|带"
 ASKS_OWNER = r"谁的"
 """A question about whom something belongs to ("她给*谁的*生日准备了礼物？")."""
 
-ASKS_HISTORY = r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前|上一[份个家]|前一[份个家]|前东家"
-"""Words of a question about earlier values ("用户*以前*住哪", "*上一份*工作")."""
+ASKS_HISTORY = (
+    r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前|上一[份个家]|前一[份个家]|前东家"
+    r"|搬走|离开|离职|辞职"
+)
+"""Words of a question about earlier values ("用户*以前*住哪", "*上一份*工作", "从哪*搬走*的")."""
 
 ASKS_HOW_TO = r"一般怎么|怎么(?!样|回事|了)|如何|怎样|步骤|流程|操作方法"
 """Words of a question about how a kind of task is done ("退款*一般怎么*办理")."""
