@@ -173,14 +173,16 @@ def test_history_questions_return_earlier_values_as_historical(mem, clock: FakeC
     mem.facts.set("U-1", "location", "上海", valid_from="2026-03-01")
     mem.facts.set("U-1", "location", "北京", valid_from="2026-07-01")
     r = mem.recall("U-1", "用户以前住在哪里")
-    # The earlier value answers a question about the past; the current one supplements it.
-    assert [(i.fact.value, i.status) for i in r.items] == [
-        ("上海", "historical"),
-        ("北京", "current"),
-    ]
+    # The earlier value answers a question about the past; the present is not what was
+    # asked (issue 13: no superseded-for-the-question value served as current).
+    assert [(i.fact.value, i.status) for i in r.items] == [("上海", "historical")]
     assert "History (no longer valid):\n- location: 上海 (2026-03-01 → 2026-07-01)" in r.text
     plain = mem.recall("U-1", "用户住在哪里")
     assert [(i.fact.value, i.status) for i in plain.items] == [("北京", "current")]
+    # With no earlier value, the present still comes back, as a supplement.
+    mem.facts.set("U-1", "employer", "Acme", valid_from="2026-03-01")
+    never_changed = mem.recall("U-1", "where did the user work before?")
+    assert ("Acme", "current") in [(i.fact.value, i.status) for i in never_changed.items if i.fact]
 
 
 def test_a_time_in_the_query_reads_that_period(mem, clock: FakeClock):

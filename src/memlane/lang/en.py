@@ -134,7 +134,7 @@ ASKS_OWNER = r"\bwhose\b"
 
 ASKS_HISTORY = (
     r"\b(?:before|previous(?:ly)?|used\s+to|former(?:ly)?|history|earlier|old|past|ever"
-    r"|changed?|left|leave|quit)\b"
+    r"|changed?|left|leave|quit|use\s+to|move[ds]?\s+(?:away\s+from|out\s+of))\b"
 )
 """Words of a question about earlier values ("where did they live *before*?", "which company
 did I *leave*?")."""
