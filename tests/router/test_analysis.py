@@ -138,3 +138,19 @@ def test_times_in_the_query_resolve_against_the_read_instant():
 def test_kinds_of_question(query, workflow, context, history):
     analysis = read(query)
     assert (analysis.workflow, analysis.context, analysis.history) == (workflow, context, history)
+
+
+@pytest.mark.parametrize(
+    ("query", "own"),
+    [
+        ("Which city is the festival in?", False),
+        ("what company ran the workshop?", False),
+        ("Which city is the customer in?", True),
+        ("where did I live before the move?", True),
+        ("city?", True),
+        ("Which email should the invoice go to?", True),  # a code: qualifiers decide
+    ],
+)
+def test_an_attribute_word_about_another_thing_is_not_the_subjects_value(query, own):
+    """ "Which city is *the festival* in?" names a thing and no one of the subject."""
+    assert read(query).own_value is own

@@ -188,3 +188,6 @@ DWELLING_CUE = r"\b(?:my|our)\s+new\s+(?:place|home|flat|apartment|house|condo)\
 
 ADVERB_SUFFIX = "ly"
 """Words ending so are adverbs ("finally", misspelt "finaly"): they may lead a statement."""
+
+THING = r"\b(?:the|that|this|those|these)\s+(?P<thing>[a-z]+)"
+"""A definite noun phrase: "which city is *the conference* in?" asks about that thing."""
