@@ -191,3 +191,11 @@ ADVERB_SUFFIX = "ly"
 
 THING = r"\b(?:the|that|this|those|these)\s+(?P<thing>[a-z]+)"
 """A definite noun phrase: "which city is *the conference* in?" asks about that thing."""
+
+SWITCH = (
+    r"\b(?:from\s+now\s+on|instead|rather\s+than|change\s+of\s+plans?|switch(?:ed|ing)?"
+    r"|(?:chang|updat)(?:e|ed|ing)\s+(?:[\w']+\s+){0,4}?to)\b"
+)
+"""Cues that the speaker's arrangement switched ("a window seat from now on", "call me rather
+than text"), whether or not the old one is named: what it shares with earlier statements of
+the subject is what switched."""

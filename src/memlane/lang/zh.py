@@ -92,3 +92,9 @@ ASKS_CONTEXT = (
     r"|情绪|投诉|抱怨|问题|问过|问了|经历|发生|计划|打算|为什么|怎么样|觉得|印象|进度|退款|记得"
 )
 """Words of a question about context, preferences or past episodes ("用户*喜欢*什么")."""
+
+SWITCH = (
+    r"改成|换成|改为|改到|换到|改用|换用|改一下|换一下|改约|重新约"
+    r"|以后(?:都|就)?(?:用|发|打|寄|送|填|写)"
+)
+"""Cues that the speaker's arrangement switched ("快递换成韵达", "收件人改成…", "重新约周日")."""

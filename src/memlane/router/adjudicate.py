@@ -29,8 +29,8 @@ from datetime import datetime, tzinfo
 from typing import TypeVar, cast
 
 from memlane.facts.model import Fact
-from memlane.lang.changes import Retraction, retractions
-from memlane.lang.words import shares_term
+from memlane.lang.changes import Retraction, retractions, switches
+from memlane.lang.words import salient_terms, shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions
 from memlane.router.evidence import Evidence, Statement, origins
 from memlane.router.model import RecallItem
@@ -344,7 +344,11 @@ class Adjudicator:
         return _latest(later)
 
     def _against_retractions(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
-        """A later statement that says a value ``text`` names no longer holds ("我离开华为了")."""
+        """A later statement that takes back what ``text`` says.
+
+        It says a value ``text`` names no longer holds ("我离开华为了"), or switches what
+        ``text`` arranged ("a window seat from now on").
+        """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
         evidence = self._evidence(subject)
@@ -352,7 +356,10 @@ class Adjudicator:
             evidence.retracting(),
             after,
             candidate.turns,
-            lambda found: any(_retracts(evidence, old, text) for old in retractions(found.text)),
+            lambda found: (
+                any(_retracts(evidence, old, text) for old in retractions(found.text))
+                or _switched(evidence, found.text, text)
+            ),
         )
         return _latest([latest] if latest is not None else [])
 
@@ -417,6 +424,16 @@ def _retracts(evidence: Evidence, retraction: Retraction, text: str) -> bool:
         shares_term(frozenset((term,)), text) and evidence.specific(term)
         for term in retraction.terms
     )
+
+
+def _switched(evidence: Evidence, switch: str, text: str) -> bool:
+    """Whether ``text`` is what a later ``switch`` replaced: they share a specific word.
+
+    "Always give me an aisle seat" and, later, "a window seat from now on" share "seat";
+    "一般发圆通就行" and "快递换成韵达，圆通太慢了" share 圆通. A word many of the subject's
+    statements say ties nothing (see :func:`_retracts`).
+    """
+    return switches(switch) and _retracts(evidence, Retraction(switch, salient_terms(switch)), text)
 
 
 def _latest(later: Sequence[Statement]) -> Verdict | None:
