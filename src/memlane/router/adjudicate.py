@@ -358,7 +358,7 @@ class Adjudicator:
             candidate.turns,
             lambda found: (
                 any(_retracts(evidence, old, text) for old in retractions(found.text))
-                or _switched(evidence, found.text, text)
+                or _switched(evidence, found.text, text, subject)
             ),
         )
         return _latest([latest] if latest is not None else [])
@@ -426,14 +426,18 @@ def _retracts(evidence: Evidence, retraction: Retraction, text: str) -> bool:
     )
 
 
-def _switched(evidence: Evidence, switch: str, text: str) -> bool:
+def _switched(evidence: Evidence, switch: str, text: str, subject: str) -> bool:
     """Whether ``text`` is what a later ``switch`` replaced: they share a specific word.
 
     "Always give me an aisle seat" and, later, "a window seat from now on" share "seat";
     "一般发圆通就行" and "快递换成韵达，圆通太慢了" share 圆通. A word many of the subject's
-    statements say ties nothing (see :func:`_retracts`).
+    statements say ties nothing (see :func:`_retracts`), nor does the subject's own name,
+    which notes write for "I".
     """
-    return switches(switch) and _retracts(evidence, Retraction(switch, salient_terms(switch)), text)
+    if not switches(switch):
+        return False
+    terms = salient_terms(switch) - salient_terms(subject)
+    return bool(terms) and _retracts(evidence, Retraction(switch, terms), text)
 
 
 def _latest(later: Sequence[Statement]) -> Verdict | None:
