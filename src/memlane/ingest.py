@@ -77,7 +77,8 @@ class FactIngester:
         """Current values the text says no longer hold, or replaces with one of their kind.
 
         "我离开华为了" closes ``employer = 华为``; "new number 139…, the old one is out of use"
-        closes the other phone numbers. Values the text itself states are kept.
+        closes the other phone numbers. Values the text itself states are kept, unless it
+        takes them back ("please stop using a@example.com").
         """
         stated = [op for op in extraction.ops if op.kind != "retract"]
         replaced = (
@@ -86,12 +87,28 @@ class FactIngester:
         found: list[tuple[str, Any]] = []
         for attribute, held in self._facts.profile(subject).items():
             for fact in held if isinstance(held, list) else [held]:
-                if any(op.attribute == attribute and _same(op.value, fact.value) for op in stated):
-                    continue
                 named = any(mentions_value(old, fact.value) for old in extraction.retracted)
+                if not named and any(
+                    op.attribute == attribute and _same(op.value, fact.value) for op in stated
+                ):
+                    continue  # stated again, not taken back ("stop using X" states X too)
                 if named or attribute in replaced:
                     found.append((attribute, fact.value))
         return found
+
+    def _after_current(
+        self, subject: str, op: FactOp, valid_from: datetime, at: datetime
+    ) -> datetime:
+        """When a new value begins: never before the value it replaces was stated.
+
+        "I live in Shanghai" said on 1 March, then "I moved to Beijing last month" on 11 March:
+        the move cannot have begun in February, when Shanghai was still said to hold; it is
+        known from when it was said.
+        """
+        held = self._facts.get(subject, op.attribute)
+        if held is None or _same(op.value, held.value) or held.valid_from <= valid_from:
+            return valid_from
+        return max(at, held.valid_from)
 
     def _apply_one(
         self,
@@ -111,6 +128,8 @@ class FactIngester:
                 self.stats.applied += 1
                 return None
             many = self._facts.definition(op.attribute).cardinality == "many"
+            if not many:
+                valid_from = self._after_current(subject, op, valid_from, at)
             write = self._facts.add if many else self._facts.set
             fact = write(
                 subject,

@@ -64,6 +64,9 @@ def test_a_change_closes_the_old_value_in_the_exact_lane(
         ("Email for receipts: a.b@corp.example.org",
          "New email: ab@home.example.net — the old one is closed",
          "email", "a.b@corp.example.org", "ab@home.example.net"),
+        ("write to me at k.ode@post.example.org",
+         "pls stop using k.ode@post.example.org, write to kode@inbox.example.net",
+         "email", "k.ode@post.example.org", "kode@inbox.example.net"),
     ],
 )  # fmt: skip
 def test_a_new_identifier_that_replaces_the_old_one_retracts_it(
@@ -116,6 +119,19 @@ def test_a_negator_inside_a_word_is_not_a_negation(mem: memlane.Memory) -> None:
 )
 def test_retractions_read_the_old_value_of_any_relation(text: str, old: str) -> None:
     assert any(old in found.terms for found in retractions(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "old"),
+    [
+        ("I've gone off oat milk, soy from now on", "oat milk"),
+        ("the landline at the shop is disconnected", "the landline at the shop"),
+        ("please stop using j.ray@old.example.org", "j.ray@old.example.org"),
+    ],
+)
+def test_a_retracted_value_is_read_whole(text: str, old: str) -> None:
+    """A dotted address is one value; "gone off", "disconnected" retract like "quit"."""
+    assert old in [found.old for found in retractions(text)]
 
 
 def test_a_sentence_with_no_change_retracts_nothing() -> None:
@@ -217,3 +233,30 @@ def test_a_word_said_everywhere_is_not_a_retracted_value(mem: memlane.Memory) ->
     _say(mem, *texts, "I used to waste time, now I read")
     recall = mem.recall("U-1", "what did I do at the park?")
     assert recall.items and all(item.status == "current" for item in recall.items)
+
+
+@pytest.mark.parametrize(
+    ("before", "unrelated", "switch", "old_word", "new_word"),
+    [
+        ("Please seat me on the ground floor of the restaurant, my knee hurts",
+         "My dog is called Pip",
+         "Book me upstairs from now on, the ground floor is too loud", "ground floor", "upstairs"),
+        ("Leave deliveries with the neighbour at number 9", "I like jazz on Fridays",
+         "Change of plans: deliveries go to the garden shed, not the neighbour", "neighbour",
+         "shed"),
+        ("快递一般寄申通就好", "我家猫叫团子", "快递换成极兔吧，申通太慢", "申通", "极兔"),
+        ("会员卡绑定建行卡", "我喜欢喝乌龙茶", "绑定的卡改一下，用招行卡", "绑定", "招行"),
+    ],
+)  # fmt: skip
+def test_a_switch_makes_what_it_replaced_stale_without_naming_it_as_old(
+    mem: memlane.Memory, before: str, unrelated: str, switch: str, old_word: str, new_word: str
+) -> None:
+    """No "no longer X": a switch cue and a shared, specific word tie the old to the new."""
+    _say(mem, before, unrelated, switch)
+    recall = mem.recall("U-1", before)
+    old = [i for i in recall.items if old_word in i.text and new_word not in i.text]
+    assert old and all(item.status == "stale" for item in old)
+    new = [i for i in recall.items if new_word in i.text]
+    assert new and all(item.status == "current" for item in new)
+    kept = [i for i in mem.recall("U-1", unrelated).items if i.text.endswith(unrelated[-2:])]
+    assert kept and all(item.status == "current" for item in kept)

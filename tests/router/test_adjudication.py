@@ -173,14 +173,16 @@ def test_history_questions_return_earlier_values_as_historical(mem, clock: FakeC
     mem.facts.set("U-1", "location", "上海", valid_from="2026-03-01")
     mem.facts.set("U-1", "location", "北京", valid_from="2026-07-01")
     r = mem.recall("U-1", "用户以前住在哪里")
-    # The earlier value answers a question about the past; the current one supplements it.
-    assert [(i.fact.value, i.status) for i in r.items] == [
-        ("上海", "historical"),
-        ("北京", "current"),
-    ]
+    # The earlier value answers a question about the past; the present is not what was
+    # asked (issue 13: no superseded-for-the-question value served as current).
+    assert [(i.fact.value, i.status) for i in r.items] == [("上海", "historical")]
     assert "History (no longer valid):\n- location: 上海 (2026-03-01 → 2026-07-01)" in r.text
     plain = mem.recall("U-1", "用户住在哪里")
     assert [(i.fact.value, i.status) for i in plain.items] == [("北京", "current")]
+    # With no earlier value, the present still comes back, as a supplement.
+    mem.facts.set("U-1", "employer", "Acme", valid_from="2026-03-01")
+    never_changed = mem.recall("U-1", "where did the user work before?")
+    assert ("Acme", "current") in [(i.fact.value, i.status) for i in never_changed.items if i.fact]
 
 
 def test_a_time_in_the_query_reads_that_period(mem, clock: FakeClock):
@@ -246,3 +248,17 @@ def test_explicit_valid_at_hides_statements_made_afterwards(mem, clock: FakeCloc
     mem.remember("U-1", "I cancelled the flight to Tokyo")
     r = mem.recall("U-1", "flight to Tokyo", valid_at=clock.now - timedelta(days=5))
     assert [i.text for i in r.items if i.kind == "note"] == ["I booked a flight to Tokyo"]
+
+
+def test_a_statement_naming_a_replaced_value_is_stale_whatever_its_wording(mem, clock: FakeClock):
+    """No claim memlane reads in "I'm in Bergen, in case …": the value it names is enough."""
+    mem.remember("U-1", "Hi, I'm in Bergen, in case that helps the courier")
+    clock.advance(days=40)
+    mem.remember("U-1", "Settled in Tromso now, been here since last week")
+    assert mem.index.wait(timeout=30)
+    r = mem.recall("U-1", "what city does the customer live in?")
+    assert r.items[0].fact is not None and r.items[0].fact.value == "Tromso"
+    r = mem.recall("U-1", "what did the customer say about the courier?")
+    old = [item for item in r.items if "Bergen" in item.text and item.kind != "fact"]
+    assert old and {item.status for item in old} == {"stale"}
+    assert old[0].superseded_by.startswith("location is now Tromso")

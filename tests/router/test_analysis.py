@@ -124,6 +124,13 @@ def test_times_in_the_query_resolve_against_the_read_instant():
         ("上次聊了什么", False, True, False),
         ("用户以前住在哪里", False, False, True),
         ("where did she live before", False, False, True),
+        ("which firm did he quit?", False, False, True),
+        ("what employer did the user leave", False, False, True),
+        ("客户是从哪座城市搬走的", False, False, True),
+        ("他从哪家公司离职的", False, False, True),
+        ("where did she use to work?", False, False, True),
+        ("which town did they move away from", False, False, True),
+        ("他换工作前在哪上班", False, False, True),
         ("用户住在哪里", False, False, False),
         ("这是怎么回事", False, False, False),
     ],
@@ -131,3 +138,19 @@ def test_times_in_the_query_resolve_against_the_read_instant():
 def test_kinds_of_question(query, workflow, context, history):
     analysis = read(query)
     assert (analysis.workflow, analysis.context, analysis.history) == (workflow, context, history)
+
+
+@pytest.mark.parametrize(
+    ("query", "own"),
+    [
+        ("Which city is the festival in?", False),
+        ("what company ran the workshop?", False),
+        ("Which city is the customer in?", True),
+        ("where did I live before the move?", True),
+        ("city?", True),
+        ("Which email should the invoice go to?", True),  # a code: qualifiers decide
+    ],
+)
+def test_an_attribute_word_about_another_thing_is_not_the_subjects_value(query, own):
+    """ "Which city is *the festival* in?" names a thing and no one of the subject."""
+    assert read(query).own_value is own

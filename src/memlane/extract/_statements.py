@@ -25,13 +25,13 @@ from memlane.extract._values import (
     zh_name,
     zh_value,
 )
-from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place
-from memlane.lang import is_negated
+from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place, longest_zh_place_prefix
+from memlane.lang import en, is_negated
 from memlane.lang.script import CJK_RANGES
 
 Span = tuple[int, int]
 Reader = Callable[["Doc", int, int], Span | None]
-Speaker = Literal["zh", "zh_cue", "en", "en_cue", "request"]
+Speaker = Literal["zh", "zh_cue", "en", "en_cue", "en_any", "request"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,9 @@ class Doc:
     """The folded text with what was already found in it; build it with :func:`make_doc`.
 
     ``questions`` and ``suppositions`` hold the start offsets of the sentences that ask
-    something or suppose something ("如果…", "if …").
+    something or suppose something ("如果…", "if …"); ``supposed_from`` maps a sentence that
+    states something before it supposes ("I'm in Lyon, if that matters") to where its
+    supposition starts: the clauses before it still state.
     """
 
     text: str
@@ -50,6 +52,7 @@ class Doc:
     sentences: tuple[Sentence, ...]
     questions: frozenset[int]
     suppositions: frozenset[int]
+    supposed_from: dict[int, int]
 
     def limit(self, start: int, end: int) -> int:
         """Where a value beginning at ``start`` must end: before the next time or identifier."""
@@ -72,11 +75,25 @@ def make_doc(
         for sentence, body in bodies
         if speaker.is_question(body, sentence.terminator)
     )
-    suppositions = frozenset(
-        sentence.start for sentence, body in bodies if speaker.is_hypothetical(body)
-    )
+    supposed = {
+        sentence.start: _supposition(folded, sentence)
+        for sentence, body in bodies
+        if speaker.is_hypothetical(body)
+    }
+    suppositions = frozenset(start for start, at in supposed.items() if at == start)
+    later = {start: at for start, at in supposed.items() if at != start}
     time_spans = [(hit.start, hit.end) for hit in times]
-    return Doc(folded, lowered, times, time_spans, identifiers, parts, questions, suppositions)
+    return Doc(
+        folded, lowered, times, time_spans, identifiers, parts, questions, suppositions, later
+    )
+
+
+def _supposition(folded: str, sentence: Sentence) -> int:
+    """Where a hypothetical sentence starts to suppose: its first clause that does."""
+    for start, end in sentence.clauses:
+        if speaker.is_hypothetical(folded[start:end]):
+            return start
+    return sentence.start  # the cue spans clauses: all of it supposes
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +159,8 @@ def find_statements(doc: Doc) -> list[Statement]:
         if sentence.start in doc.suppositions:
             continue
         question = sentence.start in doc.questions
-        for clause in sentence.clauses:
+        supposed = doc.supposed_from.get(sentence.start, sentence.end)
+        for clause in (clause for clause in sentence.clauses if clause[0] < supposed):
             for rule in rules:
                 found += rule.find(doc, sentence, clause, question)
             if not question:
@@ -152,16 +170,34 @@ def find_statements(doc: Doc) -> list[Statement]:
     return found
 
 
+_AFTER_BREAK = re.compile(r"[:—–]|\s-\s")
+_ZH_LABEL = re.compile(r"[:：]")
+# "我上个月从兰州搬去…", "已由惠州迁居…": where one came from, right before the verb.
+_ZH_FROM = re.compile(f"(?:从|由)[{CJK_RANGES}A-Za-z]{{1,12}}$")
+
+
+def _is_adverb(word: str) -> bool:
+    """A lower-case "-ly" word ("finally", "finaly"); "Emily" or "Kelly" is a name."""
+    return word.islower() and word.endswith(en.ADVERB_SUFFIX) and len(word) > len("ly") + 2
+
+
 def _speaker_ok(who: Speaker, doc: Doc, sentence: Sentence, clause_start: int, at: int) -> bool:
     prefix = without_spans(doc.text, clause_start, at, doc.time_spans)
+    if who in ("zh", "zh_cue"):  # "客户资料：常住城市…": a label before a colon is no speaker
+        prefix = _ZH_FROM.sub("", _ZH_LABEL.split(prefix)[-1])
     if who == "zh":
-        return speaker.zh_speaker(prefix, doc.text[sentence.start : at])
+        head = _ZH_LABEL.split(doc.text[sentence.start : at])[-1]
+        return speaker.zh_speaker(prefix, head)
     if who == "zh_cue":
         return speaker.zh_lead_only(prefix)
     if who == "en":
         return speaker.en_speaker(prefix)
     if who == "en_cue":
         return speaker.en_lead_only(prefix)
+    if who == "en_any":  # chat drops the subject: "Settled in Lyon now", "Got hired by Acme"
+        prefix = _AFTER_BREAK.split(prefix)[-1]  # "Switched jobs — I'm at …", "Update: …"
+        prefix = " ".join(word for word in prefix.split() if not _is_adverb(word))
+        return speaker.en_speaker(prefix) or speaker.en_lead_only(prefix)
     return not is_negated(prefix)
 
 
@@ -191,9 +227,28 @@ def _location(cue: str, value: str) -> str | None:
     return "location" if _place_ok(value) else None
 
 
+_LEFT_PLACE = re.compile(r"\bout\s+of\s+(?:the\s+)?$")
+
+
+def _lives(cue: str, value: str) -> str | None:
+    """A place lived in; "moved out of Xiamen" names the place left, not where one lives."""
+    return None if _LEFT_PLACE.search(cue.lower()) else _location(cue, value)
+
+
 def _employer(cue: str, value: str) -> str | None:
     ok = value.casefold() not in _NOT_EMPLOYERS and not value.startswith(_ZH_VAGUE_START)
     return "employer" if ok else None
+
+
+def _state(cue: str, value: str) -> str | None:
+    """Where the speaker is: "I'm in Lyon" a place; "I'm at Acme", "now with Acme" an employer."""
+    match = re.match(en.STATE_CUE, cue.lower())
+    preposition = match["prep"] if match else "in"
+    if is_en_place(value) or preposition == "in":
+        return _location(cue, value)
+    if preposition == "with" and not cue.lower().startswith("now"):
+        return None  # "I'm with Sam": company, not an employer, unless it says "now with"
+    return _employer(cue, value)
 
 
 def _work_location(cue: str, value: str) -> str | None:
@@ -227,26 +282,29 @@ def _name_ok(value: str) -> bool:
 
 
 _ZH_MOVE = re.compile(r"[搬迁移定]")
-_EN_MOVE = re.compile(r"moved|relocated|settled")
+_EN_MOVE = re.compile(r"mov(?:ed|ing)|relocat|settled")
 _RULES: tuple[_CueRule, ...] = (
     _CueRule(
         re.compile(
-            r"(?=[搬迁移定居住家现常])(?:搬家到|搬家去|搬到|搬去|搬来|搬回到?|迁居到?|迁到|移居到?|定居在|定居于|定居到?|居住在"
-            r"|住在|住到|家住在?|家在|现居住?在?|常住在?"
+            r"(?=[搬迁移定居住家现常人])(?:搬家到|搬家去|搬到|搬去|搬来|搬回到?|迁居到?|迁到|移居到?|定居在|定居于|定居到?|居住在"
+            r"|住在|住到|家住在?|家在|现居住?在?|常住(?:城市|地)?(?:是|为|在)?|(?<![个别夫家])人在"
             r"|(?<![记忍抓挡保守站稳顶停拦困禁止居])住(?![院了过着得宿址处房所下手口嘴]))了?\s*"
         ),
         zh_value,
         _location,
         "zh",
-        gate=gate("搬", "迁", "移居", "定居", "住", "家"),
+        gate=gate("搬", "迁", "移居", "定居", "住", "家", "人在"),
         change_cue=_ZH_MOVE,
     ),
     _CueRule(
-        re.compile(r"(?:就职于|任职于|供职于|受雇于|入职(?:了|到)?)\s*"),
+        re.compile(
+            r"(?:就职于|任职于|供职于|受雇于|入职(?:了|到)?|跳槽(?:到|去|进)了?|(?:工作)?单位(?:是|为)?)\s*"
+        ),
         zh_value,
         _employer,
         "zh",
-        gate=gate("就职", "任职", "供职", "受雇", "入职"),
+        gate=gate("就职", "任职", "供职", "受雇", "入职", "跳槽", "单位"),
+        change_cue=re.compile("入职|跳槽"),
     ),
     _CueRule(
         re.compile(r"(?:老家(?:是|在)|祖籍(?:是|在)?|来自于?)\s*"),
@@ -271,12 +329,12 @@ _RULES: tuple[_CueRule, ...] = (
     ),
     _CueRule(
         re.compile(
-            r"(?=[mrslb])\b(?:moved|relocated|settled(?:\s+down)?|live|living|reside|residing|based)"
-            r"(?:\s+(?:back|over|away|out|here))?\s+(?:to|in|into|at|out\s+of)\s+(?:the\s+)?"
+            r"(?=[mrslb])\b(?:moved|relocated|settled(?:\s+down)?|lives?|living|reside|residing"
+            r"|based)(?:\s+(?:back|over|away|out|here))?\s+(?:to|in|into|at|out\s+of)\s+(?:the\s+)?"
         ),
         en_place,
-        _location,
-        "en",
+        _lives,
+        "en_any",
         gate=gate("moved", "relocated", "settled", "live", "living", "reside", "based"),
         change_cue=_EN_MOVE,
     ),
@@ -286,6 +344,32 @@ _RULES: tuple[_CueRule, ...] = (
         _employer,
         "en",
         gate=gate("work", "employed"),
+    ),
+    _CueRule(re.compile(en.STATE_CUE), en_place, _state, "en_any", gate=gate("in", "at", "with")),
+    _CueRule(
+        re.compile(en.JOINED_CUE),
+        en_proper,
+        _employer,
+        "en_any",
+        gate=gate("join", "hired", "employer", "role", "job", "position"),
+        change_cue=re.compile(en.JOINS),
+    ),
+    _CueRule(
+        re.compile(en.MOVED_FROM),
+        en_place,
+        _location,
+        "en_any",
+        gate=gate("from"),
+        change_cue=_EN_MOVE,
+    ),
+    _CueRule(re.compile(en.HOME_CUE), en_place, _location, "en_any", gate=gate("home")),
+    _CueRule(
+        re.compile(en.DWELLING_CUE),
+        en_place,
+        _location,
+        "request",
+        gate=gate("new"),
+        change_cue=re.compile("new"),
     ),
     _CueRule(
         re.compile(r"(?=w)\bwork(?:ing)?\s+in\s+(?:the\s+)?"),
@@ -337,7 +421,11 @@ _RULES: tuple[_CueRule, ...] = (
 # -- rules that need more than a cue --------------------------------------------------------
 
 _ZH_WORK = re.compile(r"(?=在)(?<![现正存实所好自])在\s*")
-_ZH_WORK_TAIL = re.compile(r"(?P<of>的[^\s,.!?;:。]{0,10}?)?(?:工作|上班|实习|任职|打工|就职)")
+_ZH_WORK_TAIL = re.compile(
+    r"(?P<of>的[^\s,.!?;:。]{0,10}?)?(?:(?P<live>生活|居住|定居|常住|落户)|工作|上班|实习|任职|打工"
+    r"|就职|做(?![饭菜梦]))"
+)
+_ZH_SETTLES = frozenset(("定居", "落户"))
 _ZH_NATIVE = re.compile(f"(?:我|本人)是(?P<value>[{CJK_RANGES}]{{2,6}}?)人(?![员士物家们类生性])")
 _ZH_PREFERRED = re.compile(
     r"(?:叫我|称呼我|喊我|称我)(?:为|做)?\s*(?P<value>[^\s,.!?;:。、]{1,12}?)\s*"
@@ -350,7 +438,7 @@ _EN_BIRTHDAY = re.compile(
 
 
 def _zh_work(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
-    """Read "我在杭州工作" as work_location and "我在阿里巴巴上班" as employer."""
+    """Read "我在X上班/工作/生活" as an employer, a work place, or where one lives."""
     found: list[Statement] = []
     for match in _ZH_WORK.finditer(doc.text, clause[0], clause[1]):
         if not _speaker_ok("zh", doc, sentence, clause[0], match.start()):
@@ -360,13 +448,25 @@ def _zh_work(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
         if not span or not tail:
             continue
         value = doc.text[span[0] : span[1]]
-        if is_zh_place(value) or is_en_place(value):
+        if tail["live"]:  # "我在常州生活好几年了", "刚在杭州落户"
+            attribute = None if tail["of"] else _location("", value)
+        elif _zh_place(value) or is_en_place(value):
             attribute = _work_location("", value)
         else:
             attribute = None if tail["of"] else _employer("", value)
         if attribute is not None:
-            found.append(Statement(attribute, value, (clause[0], span[1]), clause, sentence))
+            settles = tail["live"] in _ZH_SETTLES  # "上周刚在镇江落户": the week it began
+            span = (clause[0], span[1])
+            found.append(Statement(attribute, value, span, clause, sentence, changes=settles))
     return found
+
+
+def _zh_place(value: str) -> bool:
+    """A place, not a name that opens with one: "杭州西湖区" is, "中国移动" is not."""
+    known = longest_zh_place_prefix(value)
+    if 0 < known < len(value):
+        return is_zh_place(value[known:])
+    return is_zh_place(value)
 
 
 def _zh_native(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
@@ -414,9 +514,79 @@ def _birthday(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
     return []
 
 
+_ZH_ADDRESS = re.compile(
+    r"(?:收货|收件|寄件|快递|家庭|家|住|寄送|邮寄)?地址(?:是|为|改为|改成|换成)?[:：]?\s*"
+)
+_ZH_STAFF = re.compile(
+    f"(?:我|本人)是(?P<value>[{CJK_RANGES}A-Za-z]{{2,12}}?)的(?:员工|职员|雇员|一员)"
+)
+
+
+def _zh_address(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "收货地址是常州锦绣路297号" as location 常州: the known place the address opens with."""
+    match = _ZH_ADDRESS.search(doc.text, clause[0], clause[1])
+    if match is None or not _speaker_ok("zh", doc, sentence, clause[0], match.start()):
+        return []
+    size = longest_zh_place_prefix(doc.text[match.end() : clause[1]])
+    if not size:
+        return []
+    span = (match.end(), match.end() + size)
+    value = doc.text[span[0] : span[1]]
+    return [Statement("location", value, (match.start(), span[1]), clause, sentence)]
+
+
+def _zh_staff(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "我是华为的员工" as employer 华为."""
+    match = _ZH_STAFF.search(doc.text, clause[0], clause[1])
+    if match is None or not _speaker_ok("zh_cue", doc, sentence, clause[0], match.start()):
+        return []
+    value = match["value"]
+    if _employer("", value) is None:
+        return []
+    return [Statement("employer", value, (match.start(), match.end("value")), clause, sentence)]
+
+
+_EN_ADDRESS = re.compile(en.ADDRESS_CUE)
+
+
+def _en_address(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "my address is 9 Harbour Rd, Calgary" as location Calgary: the address's last part."""
+    match = _EN_ADDRESS.search(doc.lowered, clause[0], clause[1])
+    if match is None or not _speaker_ok("en_any", doc, sentence, clause[0], match.start()):
+        return []
+    parts = [part for part in sentence.clauses if part[0] >= clause[0]]
+    if len(parts) < 2:  # a street, then the city
+        return []
+    last = parts[-1]
+    span = en_proper(doc, last[0], doc.limit(last[0], last[1]))
+    if span is None or _location("", doc.text[span[0] : span[1]]) is None:
+        return []
+    value = doc.text[span[0] : span[1]]
+    return [Statement("location", value, (match.start(), span[1]), clause, sentence)]
+
+
 _READERS: tuple[tuple[Callable[[Doc, Sentence, Span], list[Statement]], re.Pattern[str]], ...] = (
-    (_zh_work, gate("工作", "上班", "实习", "任职", "打工", "就职")),
+    (
+        _zh_work,
+        gate(
+            "工作",
+            "上班",
+            "实习",
+            "任职",
+            "打工",
+            "就职",
+            "做",
+            "生活",
+            "居住",
+            "定居",
+            "常住",
+            "落户",
+        ),
+    ),
     (_zh_native, gate("人")),
     (_zh_preferred, gate("叫我", "称呼我", "喊我", "称我")),
     (_birthday, gate("生日", "出生", "birth", "born", "dob")),
+    (_en_address, gate("address")),
+    (_zh_address, gate("地址")),
+    (_zh_staff, gate("员工", "职员", "雇员", "一员")),
 )

@@ -60,6 +60,20 @@ def retractions(text: str) -> tuple[Retraction, ...]:
     return tuple(found)
 
 
+def switches(text: str) -> bool:
+    """Whether ``text`` says an arrangement switched ("window seat from now on", "快递换成韵达").
+
+    >>> switches("Put me in a window seat from now on"), switches("I like window seats")
+    (True, False)
+    """
+    return bool(_switch().search(fold(text)))
+
+
+def takes_back(text: str) -> bool:
+    """Whether ``text`` retracts a value or switches an arrangement: it may supersede others."""
+    return bool(retractions(text)) or switches(text)
+
+
 def replaces_in_kind(text: str) -> bool:
     """Whether ``text`` says a value replaces another of its kind ("new email", "换成")."""
     folded = fold(text)
@@ -69,7 +83,8 @@ def replaces_in_kind(text: str) -> bool:
 @cache
 def _patterns() -> tuple[re.Pattern[str], ...]:
     zh_value = rf"(?P<old>.+?)(?={zh.VALUE_END}|$)"
-    en_value = rf"(?P<old>[^,.;:!?()—–]+?)(?={en.VALUE_END})"
+    # A period inside a word ("a.b@mail.example.com", "St.Ives") does not end the value.
+    en_value = rf"(?P<old>(?:[^,.;:!?()—–]|\.(?=[^\s.]))+?)(?={en.VALUE_END})"
     return (
         re.compile(rf"{zh.CHANGE_FROM}(?P<old>[^，。；！？,.;!?\s]{{1,12}}?){zh.CHANGE_VERB}"),
         re.compile(rf"(?:{zh.RETRACTED_AFTER}){zh_value}"),
@@ -84,6 +99,11 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         re.compile(en.NOT_ANY_MORE),
         re.compile(rf"{_EN_CLAUSE_START}(?P<old>[a-z][\w' ]{{0,30}}?){en.RETRACTED_BEFORE}"),
     )
+
+
+@cache
+def _switch() -> re.Pattern[str]:
+    return re.compile(f"{zh.SWITCH}|{en.SWITCH}")
 
 
 @cache

@@ -34,7 +34,7 @@ RETRACTED_AFTER = (
     r"|on|using|use|work\s+(?:at|for)|live\s+in))?|stop(?:ped)?\s+using|instead\s+of|rather\s+than"
     r"|formerly(?:\s+(?:at|with|in))?|used\s+to(?:\s+(?:be|live\s+in|work\s+(?:at|for)))?"
     r"|switched\s+(?:away\s+)?from|changed\s+from|cancel(?:l?ed)?(?:\s+(?:the|my))?"
-    r"|no\s+more"
+    r"|no\s+more|gone\s+off|went\s+off"
 )
 """Cues followed by a value that no longer holds ("left Acme", "not vegan anymore")."""
 
@@ -44,7 +44,8 @@ NOT_ANY_MORE = r"(?:\bnot|n't|\bnever)\s+(?P<old>[\w' ]{1,40}?)\s+any\s?more\b"
 RETRACTED_BEFORE = (
     r"(?:(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)?\s+(?:no\s+longer(?:\s+(?:in\s+use|used"
     r"|valid|active|working|current))?|not\s+in\s+use|out\s+of\s+(?:use|service))"
-    r"|(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)\s+(?:out|gone|closed|cancell?ed|dead|off))\b"
+    r"|(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)\s+(?:out|gone|closed|cancell?ed|dead|off"
+    r"|disconnected|discontinued|deactivated))\b"
 )
 """Cues preceded by a value that no longer holds ("the Visa's gone", "Monday is out"): an
 adjective ("out", "gone") only after a copula, never as a particle ("check out", "hung out")."""
@@ -67,9 +68,9 @@ quit" quits nothing."""
 
 VALUE_END = (
     r"\s+(?:to|and|but|now|for|since|because|so|then|anymore|any\s+more|as|at|on|in|with)\b"
-    r"|[,.;:!?()—–]|\s-\s|$"
+    r"|[,;:!?()—–]|\.(?![^\s.])|\s-\s|$"
 )
-"""Where a value read after a cue ends."""
+"""Where a value read after a cue ends (a period only at a word's end: "a.b@example.com")."""
 
 NEW_MARKERS = r"\b(?:new|switch(?:ed)?\s+to|please\s+use)\b"
 """Words that mark the value next to them as the new one ("New email: …")."""
@@ -133,9 +134,10 @@ ASKS_OWNER = r"\bwhose\b"
 
 ASKS_HISTORY = (
     r"\b(?:before|previous(?:ly)?|used\s+to|former(?:ly)?|history|earlier|old|past|ever"
-    r"|changed?)\b"
+    r"|changed?|left|leave|quit|use\s+to|move[ds]?\s+(?:away\s+from|out\s+of))\b"
 )
-"""Words of a question about earlier values ("where did they live *before*?")."""
+"""Words of a question about earlier values ("where did they live *before*?", "which company
+did I *leave*?")."""
 
 ASKS_HOW_TO = (
     r"\bhow\s+(?:do|does|can|could|should|would)\s+(?:i|we|you|one|they|agents?|users?)\b"
@@ -151,3 +153,49 @@ ASKS_CONTEXT = (
     r"|remember|last\s+time|story|progress|refunds?|opinions?|think|thinks|thought|ask(?:ed)?)\b"
 )
 """Words of a question about context, preferences or past episodes ("what does she *like*?")."""
+
+STATE_CUE = (
+    r"(?:\b(?:i['’]?m|i\s+am|we['’]?re|we\s+are)\s+(?:now\s+|currently\s+|still\s+)?"
+    r"(?:an?\s+(?:[a-z-]+\s+){1,3}(?=at\b))?|\bnow\s+)(?P<prep>in|at|with)\s+(?:the\s+)?"
+)
+"""Where the speaker is now: "I'm in Lyon", "we're at Acme now", "I'm a nurse at Acme", "now
+with Acme". A place after it is a location; an organisation after "at" (or "now with") an
+employer."""
+
+JOINED_CUE = (
+    r"\b(?:joined|(?:got\s+|been\s+|was\s+)?hired\s+by|(?:(?:started|starting|took|taking"
+    r"|accepted|began|landed|got)\s+(?:a\s+)?)?new\s+(?:role|job|position)\s+(?:at|with)"
+    r"|(?:started|starting|took|taking|accepted|began|landed|got)\s+(?:a\s+)?(?:role|job"
+    r"|position)\s+(?:at|with)|(?:my\s+)?employer(?:\s+is|\s*:)?)\s+"
+)
+"""Words before an organisation the speaker now works for: "joined Acme", "got hired by
+Acme", "started a new role at Acme", "employer: Acme"."""
+
+JOINS = r"join|hire|new|start|took|taking|accept|began|landed|got"
+"""Which of :data:`JOINED_CUE` tell a change: a past time beside them is when it began."""
+
+MOVED_FROM = r"\b(?:moved|relocated|moving)\s+(?:back\s+|over\s+)?from\s+[\w'’ .-]{1,40}?\s+to\s+"
+"""``moved from <old> to``: the new place follows."""
+
+HOME_CUE = r"\b(?:my\s+)?home\s+(?:is|['’]s)\s+(?:now\s+)?(?:in\s+)?"
+"""Words before the place the speaker lives: "home is Lyon for me"."""
+
+ADDRESS_CUE = r"\b(?:my|new|home)\s+address(?:\s+is|\s*:)\s*"
+"""Words before the speaker's address, whose last part names the city ("…, Lyon")."""
+
+DWELLING_CUE = r"\b(?:my|our)\s+new\s+(?:place|home|flat|apartment|house|condo)\s+in\s+(?:the\s+)?"
+"""A new home named with its place: "my new flat in Leeds" says where the speaker lives."""
+
+ADVERB_SUFFIX = "ly"
+"""Words ending so are adverbs ("finally", misspelt "finaly"): they may lead a statement."""
+
+THING = r"\b(?:the|that|this|those|these)\s+(?P<thing>[a-z]+)"
+"""A definite noun phrase: "which city is *the conference* in?" asks about that thing."""
+
+SWITCH = (
+    r"\b(?:from\s+now\s+on|instead|rather\s+than|change\s+of\s+plans?|switch(?:ed|ing)?"
+    r"|(?:chang|updat)(?:e|ed|ing)\s+(?:[\w']+\s+){0,4}?to)\b"
+)
+"""Cues that the speaker's arrangement switched ("a window seat from now on", "call me rather
+than text"), whether or not the old one is named: what it shares with earlier statements of
+the subject is what switched."""

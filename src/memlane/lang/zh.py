@@ -78,8 +78,11 @@ COMPANY = r"和|跟|与|同|带着|带"
 ASKS_OWNER = r"谁的"
 """A question about whom something belongs to ("她给*谁的*生日准备了礼物？")."""
 
-ASKS_HISTORY = r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前|上一[份个家]|前一[份个家]|前东家"
-"""Words of a question about earlier values ("用户*以前*住哪", "*上一份*工作")."""
+ASKS_HISTORY = (
+    r"以前|之前|原来|曾经|过去|历史|变更|改过|搬家前|上一[份个家]|前一[份个家]|前东家"
+    r"|搬走|离开|离职|辞职|(?:跳槽|换工作|离职|搬家)前"
+)
+"""Words of a question about earlier values ("用户*以前*住哪", "*上一份*工作", "从哪*搬走*的")."""
 
 ASKS_HOW_TO = r"一般怎么|怎么(?!样|回事|了)|如何|怎样|步骤|流程|操作方法"
 """Words of a question about how a kind of task is done ("退款*一般怎么*办理")."""
@@ -89,3 +92,9 @@ ASKS_CONTEXT = (
     r"|情绪|投诉|抱怨|问题|问过|问了|经历|发生|计划|打算|为什么|怎么样|觉得|印象|进度|退款|记得"
 )
 """Words of a question about context, preferences or past episodes ("用户*喜欢*什么")."""
+
+SWITCH = (
+    r"改成|换成|改为|改到|换到|改用|换用|改一下|换一下|改约|重新约"
+    r"|以后(?:都|就)?(?:用|发|打|寄|送|填|写)"
+)
+"""Cues that the speaker's arrangement switched ("快递换成韵达", "收件人改成…", "重新约周日")."""

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
 from memlane.facts.model import Fact
-from memlane.lang.changes import Retraction, retractions
-from memlane.lang.words import shares_term
+from memlane.lang.changes import Retraction, retractions, switches
+from memlane.lang.words import salient_terms, shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions
 from memlane.router.evidence import Evidence, Statement, first_later, origins
 from memlane.router.model import RecallItem
@@ -251,9 +251,36 @@ class Adjudicator:
             verdict = self._against_statements(claim, candidate, subject)
             if verdict is not None:
                 return verdict
-        return self._against_slots(text, candidate, subject) or self._against_retractions(
-            text, candidate, subject
+        return (
+            self._against_superseded(text, candidate, subject)
+            or self._against_slots(text, candidate, subject)
+            or self._against_retractions(text, candidate, subject)
         )
+
+    def _against_superseded(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
+        """A statement naming a value the exact lane has since replaced, whatever its wording.
+
+        "I'm in Seoul, if that matters" claims no relation memlane reads, but it names Seoul,
+        an earlier ``location`` whose successor began (or was learned) after it was said.
+        """
+        assert candidate.said and candidate.learned
+        held = self._facts(subject)
+        for attribute, current in held.current.items():
+            if attribute in held.many or not current:
+                continue
+            fact = current[0]
+            if fact.valid_from <= candidate.said and fact.tx_from <= candidate.learned:
+                continue  # the statement is newer than the current value
+            if origins(fact.provenance) & candidate.turns or mentions(text, fact.value):
+                continue
+            old = [
+                found
+                for found in held.history(attribute)
+                if _value_key(found.value) != _value_key(fact.value) and mentions(text, found.value)
+            ]
+            if old:
+                return Verdict(self._now(attribute, current, old[-1]), fact.valid_from)
+        return None
 
     def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
         assert claim.attribute is not None and candidate.said and candidate.learned
@@ -313,7 +340,11 @@ class Adjudicator:
         return _latest(later)
 
     def _against_retractions(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
-        """A later statement that says a value ``text`` names no longer holds ("我离开华为了")."""
+        """A later statement that takes back what ``text`` says.
+
+        It says a value ``text`` names no longer holds ("我离开华为了"), or switches what
+        ``text`` arranged ("a window seat from now on").
+        """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
         evidence = self._evidence(subject)
@@ -321,7 +352,10 @@ class Adjudicator:
             evidence.retracting(),
             after,
             candidate.turns,
-            lambda found: any(_retracts(evidence, old, text) for old in retractions(found.text)),
+            lambda found: (
+                any(_retracts(evidence, old, text) for old in retractions(found.text))
+                or _switched(evidence, found.text, text, subject)
+            ),
         )
         return _latest([latest] if latest is not None else [])
 
@@ -365,6 +399,20 @@ def _retracts(evidence: Evidence, retraction: Retraction, text: str) -> bool:
         shares_term(frozenset((term,)), text) and evidence.specific(term)
         for term in retraction.terms
     )
+
+
+def _switched(evidence: Evidence, switch: str, text: str, subject: str) -> bool:
+    """Whether ``text`` is what a later ``switch`` replaced: they share a specific word.
+
+    "Always give me an aisle seat" and, later, "a window seat from now on" share "seat";
+    "一般发圆通就行" and "快递换成韵达，圆通太慢了" share 圆通. A word many of the subject's
+    statements say ties nothing (see :func:`_retracts`), nor does the subject's own name,
+    which notes write for "I".
+    """
+    if not switches(switch):
+        return False
+    terms = salient_terms(switch) - salient_terms(subject)
+    return bool(terms) and _retracts(evidence, Retraction(switch, terms), text)
 
 
 def _latest(later: Sequence[Statement]) -> Verdict | None:

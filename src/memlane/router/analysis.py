@@ -21,6 +21,7 @@ from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
 from memlane.lang import asks_about_plans, en, names_other_person, owner_of, roles_of_subject, zh
 from memlane.lang.qualifiers import Qualifier, qualifiers
 from memlane.lang.script import fold
+from memlane.lang.topics import about_another_thing
 from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
 from memlane.router.synonyms import SynonymRegistry, compile_phrase
 
@@ -131,6 +132,9 @@ def _asks_own_value(query: str, intents: tuple[AttributeIntent, ...]) -> bool:
     """
     if names_other_person(query) or asks_about_plans(query):
         return False
+    plain = [intent for intent in intents if intent.attribute not in CODES]
+    if plain and about_another_thing(query, [intent.span for intent in intents]):
+        return False  # "which city is the conference in?" (a code's owner: qualifiers)
     folded = unicodedata.normalize("NFKC", query).casefold()
     return not any(owner_of(folded, intent.span[1]) for intent in intents)
 

@@ -19,7 +19,7 @@ from functools import cached_property
 from heapq import merge
 from typing import Any, Generic, Protocol, TypeVar, cast
 
-from memlane.lang.changes import retractions
+from memlane.lang.changes import takes_back
 from memlane.lang.words import shares_term, term_keys, term_probe
 from memlane.router.claims import Claim, claims
 from memlane.router.slots import clauses, slot_keys, slot_opening, slot_probes
@@ -123,7 +123,7 @@ def note_keys(subject: str, text: str, provenance: Sequence[str]) -> list[tuple[
             for clause in clauses(text, subject)
             for key in slot_keys(clause)
         ]
-    if retractions(text):
+    if takes_back(text):
         keys.append((RETRACTS, ""))
     keys += [(CITES, ref) for ref in sorted(origins(provenance))]
     words, digits, pairs = term_keys(text)
@@ -189,7 +189,7 @@ class Evidence(Protocol):
         ...
 
     def retracting(self) -> Iterator[Statement]:
-        """The statements that retract a value."""
+        """The statements that retract a value or switch an arrangement."""
         ...
 
     def specific(self, term: str) -> bool:
@@ -261,7 +261,7 @@ class ListedEvidence:
 
     def retracting(self) -> Iterator[Statement]:
         """The statements that retract a value."""
-        return iter(_latest_first(said for said in self.statements if retractions(said.text)))
+        return iter(_latest_first(said for said in self.statements if takes_back(said.text)))
 
     def specific(self, term: str) -> bool:
         """Whether at most :func:`specific_limit` of the statements share ``term``."""

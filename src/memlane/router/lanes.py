@@ -211,10 +211,10 @@ def _answer(
             if fact.id not in current_ids and fact.valid_from <= query.read_at
         ]
         # The value asked about answers: earlier ones for "以前 / before", else the current
-        # one. The other kind only supplements, so a question about the past is never
-        # answered by the present, nor the present by a value that has ended.
-        if analysis.history:
-            answers, others = older, current
+        # one. A question about the past is never answered by the present (nor served it,
+        # when an earlier value exists), nor the present by a value that has ended.
+        if analysis.history:  # the present does not answer "before", unless nothing did
+            answers, others = older, [] if older else current
         else:
             answers, others = current, [] if current else older[-1:]
         _choose(chosen, answers, current_ids, 1.0, TIER_ANSWER, query)
