@@ -89,3 +89,13 @@ ASKS_CONTEXT = (
     r"|情绪|投诉|抱怨|问题|问过|问了|经历|发生|计划|打算|为什么|怎么样|觉得|印象|进度|退款|记得"
 )
 """Words of a question about context, preferences or past episodes ("用户*喜欢*什么")."""
+
+GENERIC_NOUNS = frozenset(("城市", "地方", "国家", "公司", "单位", "号码", "名字", "工作"))
+"""Nouns that name a kind of value, not whose it is: "哪个*城市*" asks for the subject's city
+only when the question ties it to the subject ("*用户*住哪个城市")."""
+
+SELF = ("我", "您", "你", "他", "她", "用户", "客户", "顾客", "会员", "本人")
+"""How a question names its subject (a pronoun or the word for a user or customer)."""
+
+COPULAS = r"是|在|叫|有"
+"""Words that tie a noun to what the question asks ("出生地*是*哪个城市")."""
