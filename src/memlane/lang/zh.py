@@ -99,3 +99,7 @@ SELF = ("我", "您", "你", "他", "她", "用户", "客户", "顾客", "会员
 
 COPULAS = r"是|在|叫|有"
 """Words that tie a noun to what the question asks ("出生地*是*哪个城市")."""
+
+CHANGE_SIGNS = r"搬|迁|跳槽|离职|辞职|入职|已经|不再|原[^，。,.\s]{1,12}[，,]\s*现"
+"""Words that tell a state changed ("*搬*过来", "*已经*不在…了", "*原*腾讯，*现*就职于…"): what
+held before differs."""
