@@ -114,18 +114,31 @@ def note_text(sentence: str, speaker: str, times: Sequence[Mention] = ()) -> str
     if not sentence or not is_informative(sentence, has_time=bool(times)):
         return None
     if is_question(sentence):
-        if not find_spans(sentence, _QUESTION_KEEPS):
+        if not find_spans(sentence, _QUESTION_KEEPS) and not _states_figure(sentence):
             return None
         return (
             f"{speaker}问：{sentence}" if contains_cjk(sentence) else f"{speaker} asked: {sentence}"
         )
-    text = resolve_first_person(render_times(sentence, times), speaker)
+    text = resolve_first_person(render_times(sentence, times, keep_words=True), speaker)
     if speaker.casefold() not in text.casefold():
         text = f"{speaker}说：{text}" if contains_cjk(text) else f"{speaker} said: {text}"
     return text[0].upper() + text[1:]
 
 
 _QUESTION_KEEPS: frozenset[SpanKind] = frozenset({"identifier", "date", "amount"})
+"""What makes a question worth a note: it says a code, a date or a sum (or a figure)."""
+_FIGURE_DIGITS = 3
+
+
+def _states_figure(sentence: str) -> bool:
+    """A question that states a figure of its own ("Can I use my 30,721 points on this order?")."""
+    return any(
+        sum(ch.isdigit() for ch in span.text) >= _FIGURE_DIGITS
+        for span in find_spans(sentence, _NUMBERS)
+    )
+
+
+_NUMBERS: frozenset[SpanKind] = frozenset({"number", "quantity"})
 _INFORMATIVE_KINDS: frozenset[SpanKind] = frozenset({"identifier", "date", "amount", "quantity"})
 _DISCOURSE = re.compile(
     r"^(?:(?:oh|ooh|well|so|anyway|anyways|also|and|but|btw|by the way|plus|yeah|yes|haha|lol"
@@ -226,12 +239,19 @@ def relations(text: str) -> list[str]:
     return found
 
 
-def render_times(text: str, mentions: Sequence[Mention]) -> str:
+def render_times(text: str, mentions: Sequence[Mention], *, keep_words: bool = False) -> str:
     """Replace relative time mentions by explicit dates ("yesterday" → "on 2026-07-03").
 
     Mentions whose text is already an explicit date ("2026-07-01", "5月3日") stay as written.
     Ranges are half-open: a week becomes "the week of <Monday>" / "<Monday> 那周", a month
     "June 2026" / "2026年6月", a year "2025" / "2025年".
+
+    ``keep_words``: the words said stay and the date follows them in parentheses, so a
+    clock said one way ("下周一上午10点前", "Wednesday at 10am") is still found as said:
+
+    >>> m = Mention("time", "yesterday at 3pm", "2026-07-03T15:00", (7, 23))
+    >>> render_times("I left yesterday at 3pm.", [m], keep_words=True)
+    'I left yesterday at 3pm (2026-07-03 at 15:00).'
     """
     pieces: list[str] = []
     cursor = 0
@@ -240,10 +260,15 @@ def render_times(text: str, mentions: Sequence[Mention]) -> str:
         if start < cursor or mention.kind != "time" or _explicit(mention.text):
             continue
         chinese = contains_cjk(mention.text)
-        rendered = _render_value(mention.value, chinese, _after_prep(text, start))
+        after = keep_words or _after_prep(text, start)
+        rendered = _render_value(mention.value, chinese, after)
         if rendered is None:
             continue
-        if chinese and start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
+        if keep_words:
+            rendered = (
+                f"{text[start:end]}（{rendered}）" if chinese else f"{text[start:end]} ({rendered})"
+            )
+        elif chinese and start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
             rendered = " " + rendered
         pieces.extend([text[cursor:start], rendered])
         cursor = end
