@@ -153,3 +153,22 @@ def test_a_question_about_before_keeps_what_a_change_was_told_beside(said, quest
     with _remembered(*said) as mem:
         recall = mem.recall("U-1", question)
         assert any(earlier in item.text for item in recall.items), recall.text
+
+
+@pytest.mark.parametrize(
+    ("told", "question", "own", "theirs"),
+    [
+        (("My brother lives out in Tallinn", "I'm in Ghent"), "Where do I live?", "Ghent",
+         "Tallinn"),
+        (("我老公在网易上班", "我是格力的"), "我自己在哪上班？", "格力", "网易"),
+        (("Biscuit (my dog) needs a groomer", "I'm Tomas Varga"), "What's the customer's name?",
+         "Tomas Varga", "Biscuit"),
+    ],
+)  # fmt: skip
+def test_a_statement_told_of_someone_else_does_not_give_the_subjects_own_value(
+    told, question, own, theirs
+):
+    with _remembered(*told) as mem:
+        recall = mem.recall("U-1", question)
+        assert all(theirs not in item.text for item in recall.items), recall.text
+        assert any(own in item.text for item in recall.items), recall.text

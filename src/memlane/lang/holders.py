@@ -14,7 +14,7 @@ import re
 from functools import cache
 
 from memlane.lang import en, zh
-from memlane.lang.roles import SUBJECT_OWNERS
+from memlane.lang.roles import SUBJECT_OWNERS, roles_named
 from memlane.lang.script import CJK_RANGES, fold
 
 
@@ -99,3 +99,30 @@ def _possessed() -> re.Pattern[str]:
     latin = rf"(?:{SUBJECT_OWNERS})(?:(?:{neutral})\s+)*(?P<latin>[a-z]+)"
     cjk = rf"(?:{'|'.join(zh.SELF)})的(?P<cjk>[{CJK_RANGES}]{{1,6}}?)(?:{zh.COPULAS})"
     return re.compile(f"{latin}|{cjk}")
+
+
+_SAID = re.compile(r"^.{0,40}?(?:\bsaid:|说：|说:)\s*")
+_LEADING_ID = re.compile(r"^[\w-]*\d[\w-]*", re.ASCII)
+"""A subject id a note opens with ("Cust_157717老婆在…"): whose statement it is, not a word."""
+_HEAD_WORDS = 4
+_HEAD_CHARS = 5
+"""How far into a clause the role is its subject: four words, or five Chinese characters
+("我老婆在…", "我家猫叫…"; not "在百度做产品*经理*")."""
+
+
+def opens_with_role(statement: str) -> bool:
+    """Whether a statement is told of one of the subject's people or pets, named first.
+
+    "My mum lives in Oslo", "我老婆在大疆上班", "Pepper (my cat) is due for her shots" tell of
+    a mother, a wife, a cat: they do not give the subject's own city, employer or name.
+
+    >>> opens_with_role("My mum lives in Oslo"), opens_with_role("U-1说：我老婆在大疆上班")
+    (True, True)
+    >>> opens_with_role("I live in Lyon with my mum"), opens_with_role("U-7在大疆做产品经理")
+    (False, False)
+    """
+    text = _SAID.sub("", fold(statement), count=1)
+    clause = _LEADING_ID.sub("", re.split(r"[,.;!?，。；！？]", text, maxsplit=1)[0])
+    if re.match(f"[{CJK_RANGES}]", clause):
+        return bool(roles_named(clause[:_HEAD_CHARS]))
+    return bool(roles_named(" ".join(clause.split()[:_HEAD_WORDS])))

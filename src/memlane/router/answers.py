@@ -29,6 +29,7 @@ from memlane.extract import find_identifiers
 from memlane.facts.model import Fact
 from memlane.lang import roles_named
 from memlane.lang.changes import tells_past
+from memlane.lang.holders import opens_with_role
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
@@ -93,9 +94,16 @@ def about_whom_asked(candidates: list[Candidate], analysis: QueryAnalysis) -> li
 
 
 def _someone_elses(candidate: Candidate, asked: tuple[str, ...], mentions: Mentions) -> bool:
-    """Whether every asked attribute the statement names belongs to someone else."""
+    """Whether every asked attribute the statement names belongs to someone else.
+
+    So does a statement told of someone else from its first words ("My mum lives in Oslo",
+    "我老婆在大疆上班": :func:`memlane.lang.holders.opens_with_role`); a summary's lines are
+    not judged as one statement.
+    """
     if candidate.item.fact is not None:
         return False
+    if candidate.item.kind != "summary" and opens_with_role(candidate.statement):
+        return True
     text = fold(candidate.statement)
     named = [m for m in mentions(candidate.statement) if m.attribute in asked]
     return bool(named) and all(owning_role(text, m.span[0]) for m in named)
