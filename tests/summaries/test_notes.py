@@ -82,16 +82,16 @@ def test_relative_dates_keep_their_words_and_gain_the_date_against_the_turn_time
         "U-001 went to the dentist yesterday (2026-07-03)."
     ]
     assert notes("我上周搬到北京了。", speaker_name="王芳") == [
-        "王芳上周（2026-06-22 那周）搬到北京了。"
+        "王芳上周搬到北京了（2026-06-22 那周）。"
     ]
-    assert notes("我上周搬到北京了。") == ["U-001上周（2026-06-22 那周）搬到北京了。"]
+    assert notes("我上周搬到北京了。") == ["U-001上周搬到北京了（2026-06-22 那周）。"]
 
 
 @pytest.mark.parametrize(
     ("said", "kept"),
     [
-        ("包裹请改到明天下午3点以后再送", ("明天下午3点",)),
-        ("Please deliver it tomorrow after 5pm, not before", ("tomorrow", "after 5pm")),
+        ("包裹请改到明天下午3点以后再送，多谢", ("明天下午3点以后再送（2026-07-05 15:00），多谢",)),
+        ("Please deliver it tomorrow after 5pm, not before", ("tomorrow after 5pm (2026-07-05)",)),
     ],
 )
 def test_a_clock_said_one_way_is_kept_as_said(said, kept):
@@ -124,7 +124,7 @@ def test_locomo_style_note():
         speaker_name="Caroline",
     )
     assert [note.text for note in found] == [
-        "Caroline went to a LGBTQ support group yesterday (2023-05-07) and it was so powerful."
+        "Caroline went to a LGBTQ support group yesterday and it was so powerful (2023-05-07)."
     ]
 
 

@@ -119,7 +119,7 @@ def note_text(sentence: str, speaker: str, times: Sequence[Mention] = ()) -> str
         return (
             f"{speaker}问：{sentence}" if contains_cjk(sentence) else f"{speaker} asked: {sentence}"
         )
-    text = resolve_first_person(render_times(sentence, times, keep_words=True), speaker)
+    text = resolve_first_person(annotate_times(sentence, times), speaker)
     if speaker.casefold() not in text.casefold():
         text = f"{speaker}说：{text}" if contains_cjk(text) else f"{speaker} said: {text}"
     return text[0].upper() + text[1:]
@@ -239,19 +239,12 @@ def relations(text: str) -> list[str]:
     return found
 
 
-def render_times(text: str, mentions: Sequence[Mention], *, keep_words: bool = False) -> str:
+def render_times(text: str, mentions: Sequence[Mention]) -> str:
     """Replace relative time mentions by explicit dates ("yesterday" → "on 2026-07-03").
 
     Mentions whose text is already an explicit date ("2026-07-01", "5月3日") stay as written.
     Ranges are half-open: a week becomes "the week of <Monday>" / "<Monday> 那周", a month
     "June 2026" / "2026年6月", a year "2025" / "2025年".
-
-    ``keep_words``: the words said stay and the date follows them in parentheses, so a
-    clock said one way ("下周一上午10点前", "Wednesday at 10am") is still found as said:
-
-    >>> m = Mention("time", "yesterday at 3pm", "2026-07-03T15:00", (7, 23))
-    >>> render_times("I left yesterday at 3pm.", [m], keep_words=True)
-    'I left yesterday at 3pm (2026-07-03 at 15:00).'
     """
     pieces: list[str] = []
     cursor = 0
@@ -260,20 +253,55 @@ def render_times(text: str, mentions: Sequence[Mention], *, keep_words: bool = F
         if start < cursor or mention.kind != "time" or _explicit(mention.text):
             continue
         chinese = contains_cjk(mention.text)
-        after = keep_words or _after_prep(text, start)
-        rendered = _render_value(mention.value, chinese, after)
+        rendered = _render_value(mention.value, chinese, _after_prep(text, start))
         if rendered is None:
             continue
-        if keep_words:
-            rendered = (
-                f"{text[start:end]}（{rendered}）" if chinese else f"{text[start:end]} ({rendered})"
-            )
-        elif chinese and start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
+        if chinese and start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
             rendered = " " + rendered
         pieces.extend([text[cursor:start], rendered])
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def annotate_times(text: str, mentions: Sequence[Mention]) -> str:
+    """Keep relative time mentions as said; the dates they resolve to close their clauses.
+
+    What the user said stays whole ("下周一上午10点前", "Saturday 9 to 12"), so it is found as
+    said, and the date makes the note hold after "next Monday" has passed:
+
+    >>> m = Mention("time", "下周一上午10点", "2025-04-21T10:00", (2, 10))
+    >>> annotate_times("改到下周一上午10点前送，谢谢", [m])
+    '改到下周一上午10点前送（2025-04-21 10:00），谢谢'
+    >>> m = Mention("time", "yesterday", "2026-07-03", (7, 16))
+    >>> annotate_times("I left yesterday after lunch.", [m])
+    'I left yesterday after lunch (2026-07-03).'
+    """
+    added: dict[int, list[str]] = {}
+    cursor = 0
+    chinese = False
+    for mention in sorted(mentions, key=lambda found: found.span[0]):
+        start, end = _locate(text, mention, cursor)
+        if start < cursor or mention.kind != "time" or _explicit(mention.text):
+            continue
+        rendered = _render_value(mention.value, contains_cjk(mention.text), True)
+        if rendered is None:
+            continue
+        chinese = chinese or contains_cjk(mention.text)
+        cursor = end
+        found = _CLAUSE_END.search(text, end)
+        added.setdefault(found.start() if found else len(text), []).append(rendered)
+    pieces: list[str] = []
+    last = 0
+    for at, dates in sorted(added.items()):
+        joined = "; ".join(dates)
+        pieces.extend([text[last:at].rstrip(), f"（{joined}）" if chinese else f" ({joined})"])
+        last = at
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+_CLAUSE_END = re.compile(r"[，。；！？、,;!?\n]|\.(?=\s|$)")
 
 
 _DATE_KINDS: frozenset[SpanKind] = frozenset({"date"})
