@@ -91,7 +91,7 @@ def test_relative_dates_keep_their_words_and_gain_the_date_against_the_turn_time
     ("said", "kept"),
     [
         ("包裹请改到明天下午3点以后再送，多谢", ("明天下午3点以后再送（2026-07-05 15:00），多谢",)),
-        ("Please deliver it tomorrow after 5pm, not before", ("tomorrow after 5pm (2026-07-05)",)),
+        ("Please deliver it tomorrow after 5pm, not before", ("tomorrow (2026-07-05) after 5pm",)),
     ],
 )
 def test_a_clock_said_one_way_is_kept_as_said(said, kept):
@@ -124,7 +124,7 @@ def test_locomo_style_note():
         speaker_name="Caroline",
     )
     assert [note.text for note in found] == [
-        "Caroline went to a LGBTQ support group yesterday and it was so powerful (2023-05-07)."
+        "Caroline went to a LGBTQ support group yesterday (2023-05-07) and it was so powerful."
     ]
 
 

@@ -265,7 +265,7 @@ def render_times(text: str, mentions: Sequence[Mention]) -> str:
 
 
 def annotate_times(text: str, mentions: Sequence[Mention]) -> str:
-    """Keep relative time mentions as said; the dates they resolve to close their clauses.
+    """Keep relative time mentions as said, each followed by the date it resolves to.
 
     What the user said stays whole ("下周一上午10点前", "Saturday 9 to 12"), so it is found as
     said, and the date makes the note hold after "next Monday" has passed:
@@ -275,7 +275,7 @@ def annotate_times(text: str, mentions: Sequence[Mention]) -> str:
     '改到下周一上午10点前送（2025-04-21 10:00），谢谢'
     >>> m = Mention("time", "yesterday", "2026-07-03", (7, 16))
     >>> annotate_times("I left yesterday after lunch.", [m])
-    'I left yesterday after lunch (2026-07-03).'
+    'I left yesterday (2026-07-03) after lunch.'
     """
     added: dict[int, list[str]] = {}
     cursor = 0
@@ -284,13 +284,13 @@ def annotate_times(text: str, mentions: Sequence[Mention]) -> str:
         start, end = _locate(text, mention, cursor)
         if start < cursor or mention.kind != "time" or _explicit(mention.text):
             continue
-        rendered = _render_value(mention.value, contains_cjk(mention.text), True)
+        chinese_here = contains_cjk(mention.text)
+        rendered = _render_value(mention.value, chinese_here, True)
         if rendered is None:
             continue
-        chinese = chinese or contains_cjk(mention.text)
+        chinese = chinese or chinese_here
         cursor = end
-        found = _CLAUSE_END.search(text, end)
-        added.setdefault(found.start() if found else len(text), []).append(rendered)
+        added.setdefault(_annotation_point(text, end, chinese_here), []).append(rendered)
     pieces: list[str] = []
     last = 0
     for at, dates in sorted(added.items()):
@@ -302,6 +302,18 @@ def annotate_times(text: str, mentions: Sequence[Mention]) -> str:
 
 
 _CLAUSE_END = re.compile(r"[，。；！？、,;!?\n]|\.(?=\s|$)")
+
+
+def _annotation_point(text: str, end: int, chinese: bool) -> int:
+    """Where a resolved date goes: after an English mention, or after a Chinese one's clause.
+
+    An English mention is whole ("Saturday at 8am"); the words of a Chinese one run on
+    ("上午10点*前*送"), so the date waits for the clause to end.
+    """
+    if not chinese:
+        return end
+    found = _CLAUSE_END.search(text, end)
+    return found.start() if found else len(text)
 
 
 _DATE_KINDS: frozenset[SpanKind] = frozenset({"date"})
