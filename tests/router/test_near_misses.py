@@ -115,3 +115,60 @@ def test_read_at_an_earlier_moment_before_means_that_moment():
         mem.remember("U-1", "I work at Atlassian", at="2024-01-01")
         recall = mem.recall("U-1", "what was the user's previous employer?", valid_at="2024-06-01")
         assert recall.items and "Atlassian" in recall.items[0].text
+
+
+def _remembered(*texts: str) -> memlane.Memory:
+    mem = memlane.Memory(":memory:", embedder="hash", indexing="inline")
+    for month, text in enumerate(texts, start=1):
+        mem.remember("U-1", text, at=f"2026-0{month}-01")
+    return mem
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "present"),
+    [
+        ("I'm with Zalando these days", "Where did I work before this job?", "Zalando"),
+        ("我目前在昆明生活", "用户搬家前住在哪？", "昆明"),
+        ("U-1是美团的", "我之前在哪家公司上班？", "美团"),
+    ],
+)
+def test_what_is_said_of_the_present_does_not_answer_a_question_about_before(
+    said, question, present
+):
+    with _remembered("发票不急, invoices by e-mail please", said) as mem:
+        recall = mem.recall("U-1", question)
+        assert all(present not in item.text for item in recall.items), recall.text
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "earlier"),
+    [
+        (("I'm with Zalando these days", "I left Zalando and I'm with Bolt now"),
+         "Where did I work before this job?", "Zalando"),
+        (("我目前在昆明生活", "我们家上个月迁到大理了"), "用户搬家前住在哪？", "昆明"),
+        (("U-1是美团的", "客户资料更新：原美团，现就职于京东。"), "我之前在哪家公司上班？", "美团"),
+    ],
+)  # fmt: skip
+def test_a_question_about_before_keeps_what_a_change_was_told_beside(said, question, earlier):
+    with _remembered(*said) as mem:
+        recall = mem.recall("U-1", question)
+        assert any(earlier in item.text for item in recall.items), recall.text
+
+
+@pytest.mark.parametrize(
+    ("told", "question", "own", "theirs"),
+    [
+        (("My brother lives out in Tallinn", "I'm in Ghent"), "Where do I live?", "Ghent",
+         "Tallinn"),
+        (("我老公在网易上班", "我是格力的"), "我自己在哪上班？", "格力", "网易"),
+        (("Biscuit (my dog) needs a groomer", "I'm Tomas Varga"), "What's the customer's name?",
+         "Tomas Varga", "Biscuit"),
+    ],
+)  # fmt: skip
+def test_a_statement_told_of_someone_else_does_not_give_the_subjects_own_value(
+    told, question, own, theirs
+):
+    with _remembered(*told) as mem:
+        recall = mem.recall("U-1", question)
+        assert all(theirs not in item.text for item in recall.items), recall.text
+        assert any(own in item.text for item in recall.items), recall.text

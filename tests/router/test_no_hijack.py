@@ -32,6 +32,16 @@ def mem():
         "用户下周出差去哪个城市？",
         "Which city am I considering moving to?",
         "Which company did she mention for the trip?",
+        # a generic noun the question does not tie to the subject
+        "Which company catered the wedding?",
+        "Which city is the festival held in?",
+        "what number was the locker at the gym?",
+        "承办那场婚礼的是哪家公司？",
+        "展会在哪个城市举行？",
+        "客户的出生地是哪个城市？",
+        "What city is the user's office in?",
+        "Which city was the customer born in?",
+        "what city do I need a flight to for the summit?",
     ],
 )
 def test_questions_about_someone_or_something_else_get_no_exact_answer(mem, question):
@@ -50,9 +60,27 @@ def test_questions_about_someone_or_something_else_get_no_exact_answer(mem, ques
         ("What is the user's phone number?", "phone"),
         ("What's the name of the user?", "name"),
         ("用户在哪家公司上班？", "employer"),
+        # a generic noun tied to the subject
+        ("Which city is the customer based in?", "location"),
+        ("What company am I at right now?", "employer"),
+        ("What's the user's current city?", "location"),
+        ("客户目前人在哪个城市？", "location"),
+        ("现在住哪个城市？", "location"),
+        ("他现在是哪个公司的？", "employer"),
     ],
 )
 def test_the_subjects_own_value_is_still_answered_exactly(mem, question, attribute):
     recall = mem.recall("U-1", question)
     assert attribute in recall.analysis.attributes
     assert recall.items[0].lane == "exact" and recall.items[0].fact.attribute == attribute
+
+
+def test_a_code_named_by_its_attribute_with_a_qualifier_is_not_answered_by_its_plain_value():
+    with memlane.Memory(":memory:", embedder="hash") as m:
+        m.facts.define("tracking", cardinality="many", identifier=True)
+        m.facts.add("U-1", "tracking", "1ZQ4W8E0912345678", valid_from="2026-01-01")
+        narrowed = m.recall("U-1", "tracking no. for the standing lamp?")
+        assert all(item.lane != "exact" or item.score < 1.0 for item in narrowed.items[:1])
+        plain = m.recall("U-1", "what is my tracking number?")
+        assert plain.items[0].fact is not None
+        assert plain.items[0].fact.value == "1ZQ4W8E0912345678"

@@ -77,10 +77,34 @@ def test_identifiers_stay_verbatim_and_duplicates_collapse():
 # --- times -------------------------------------------------------------------------------
 
 
-def test_relative_dates_are_made_explicit_against_the_turn_time():
-    assert notes("I went to the dentist yesterday.") == ["U-001 went to the dentist on 2026-07-03."]
-    assert notes("我上周搬到北京了。", speaker_name="王芳") == ["王芳2026-06-22 那周搬到北京了。"]
-    assert notes("我上周搬到北京了。") == ["U-001 2026-06-22 那周搬到北京了。"]
+def test_relative_dates_keep_their_words_and_gain_the_date_against_the_turn_time():
+    assert notes("I went to the dentist yesterday.") == [
+        "U-001 went to the dentist yesterday (2026-07-03)."
+    ]
+    assert notes("我上周搬到北京了。", speaker_name="王芳") == [
+        "王芳上周搬到北京了（2026-06-22 那周）。"
+    ]
+    assert notes("我上周搬到北京了。") == ["U-001上周搬到北京了（2026-06-22 那周）。"]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("包裹请改到明天下午3点以后再送，多谢", ("明天下午3点以后再送（2026-07-05 15:00），多谢",)),
+        ("Please deliver it tomorrow after 5pm, not before", ("tomorrow (2026-07-05) after 5pm",)),
+    ],
+)
+def test_a_clock_said_one_way_is_kept_as_said(said, kept):
+    [note] = notes(said)
+    assert all(words in note for words in kept) and "2026-07-05" in note
+
+
+def test_a_question_that_states_a_figure_is_kept_beside_the_next_sentence():
+    found = notes("Could I spend my 48,300 miles on the upgrade? Loyalty id FF-20417")
+    assert found == [
+        "U-001 asked: Could I spend my 48,300 miles on the upgrade?",
+        "U-001 said: Loyalty id FF-20417",
+    ]
 
 
 def test_the_time_zone_decides_which_day_yesterday_was():
@@ -88,8 +112,8 @@ def test_the_time_zone_decides_which_day_yesterday_was():
     text = "I visited the museum yesterday."
     in_utc = extract_notes(turn(text, at=late), timezone="UTC")
     in_shanghai = extract_notes(turn(text, at=late), timezone="Asia/Shanghai")
-    assert in_utc[0].text == "U-001 visited the museum on 2026-07-02."
-    assert in_shanghai[0].text == "U-001 visited the museum on 2026-07-03."
+    assert in_utc[0].text == "U-001 visited the museum yesterday (2026-07-02)."
+    assert in_shanghai[0].text == "U-001 visited the museum yesterday (2026-07-03)."
 
 
 def test_locomo_style_note():
@@ -100,7 +124,7 @@ def test_locomo_style_note():
         speaker_name="Caroline",
     )
     assert [note.text for note in found] == [
-        "Caroline went to a LGBTQ support group on 2023-05-07 and it was so powerful."
+        "Caroline went to a LGBTQ support group yesterday (2023-05-07) and it was so powerful."
     ]
 
 
@@ -143,7 +167,7 @@ def test_a_resolver_can_be_injected():
         return [Mention("time", "then", "2030-01-02", (start, start + 4))] if start >= 0 else []
 
     found = extract_notes(turn("I was in Rome back then."), timezone=UTC, resolver=fixed)
-    assert [note.text for note in found] == ["U-001 was in Rome back on 2030-01-02."]
+    assert [note.text for note in found] == ["U-001 was in Rome back then (2030-01-02)."]
 
 
 # --- pronouns, relations, moods ---------------------------------------------------------------
@@ -220,7 +244,7 @@ def test_bad_input_is_refused():
 
 def test_a_fixed_offset_time_zone_works():
     found = extract_notes(turn("I got home today."), timezone=timezone(timedelta(hours=-10)))
-    assert found[0].text == "U-001 got home on 2026-07-03."
+    assert found[0].text == "U-001 got home today (2026-07-03)."
 
 
 # --- text helpers ------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 
 from memlane.lang import en, zh
 from memlane.lang.script import fold
-from memlane.lang.words import negates_next, possible_next, salient_terms
+from memlane.lang.words import negates_next, possible_next, salient_terms, tells_episode
 
 MAX_VALUE_CHARS = 40
 _EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"
@@ -109,3 +109,21 @@ def _switch() -> re.Pattern[str]:
 @cache
 def _replacement() -> re.Pattern[str]:
     return re.compile(f"{zh.REPLACEMENT}|{en.REPLACEMENT}")
+
+
+_PAST_SIGN = re.compile(
+    rf"{zh.ASKS_HISTORY}|{en.ASKS_HISTORY}|{zh.CHANGE_SIGNS}|\b(?:{en.CHANGES})\b"
+)
+
+
+def tells_past(text: str) -> bool:
+    """Whether ``text`` says something held before: a change, a retraction, a history word.
+
+    "I used to live in Porto", "I relocated to Oslo", "我们家迁到扬州了", "I left Acme in May"
+    tell of an earlier value; "我在成都生活", "I'm at Canva these days" only of the present one.
+
+    >>> tells_past("我之前在华为上班"), tells_past("I left Acme in May"), tells_past("我在成都生活")
+    (True, True, False)
+    """
+    folded = fold(text)
+    return bool(_PAST_SIGN.search(folded) or tells_episode(folded) or retractions(text))

@@ -86,7 +86,8 @@ REPLACEMENT = (
 
 PLANS = (
     r"\b(?:plan(?:s|ning|ned)?\s+to|planning|considering|thinking\s+(?:of|about)|going\s+to"
-    r"|want(?:s|ed)?\s+to|hoping\s+to|will\s+be|next\s+(?:week|month|year|time))\b"
+    r"|want(?:s|ed)?\s+to|hoping\s+to|will\s+be|next\s+(?:week|month|year|time)"
+    r"|need(?:s)?\s+(?:to|a|an))\b"
 )
 """Cues that a question is about a plan, not a value that holds now."""
 
@@ -102,8 +103,12 @@ NEUTRAL_MODIFIERS = frozenset(
 )  # fmt: skip
 """Words before an attribute that do not narrow it: "my *new* email" asks for the email."""
 
-POST_MODIFIER = r"\s+(?:for|on)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
-"""What ties a narrowing phrase after an attribute: "tracking number *for my* keyboard"."""
+POST_MODIFIER = (
+    r"(?:\s+(?:number|no\.?|id|code))?"
+    r"\s+(?:for|on)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
+)
+"""What ties a narrowing phrase after an attribute: "tracking number *for my* keyboard",
+"tracking *no. for the* mouse" (the code's noun may follow a name that holds none)."""
 
 PAST_FORMS = frozenset(
     ("was", "were", "had", "did", "said", "told", "went", "came", "saw", "took", "made", "got",
@@ -199,3 +204,13 @@ SWITCH = (
 """Cues that the speaker's arrangement switched ("a window seat from now on", "call me rather
 than text"), whether or not the old one is named: what it shares with earlier statements of
 the subject is what switched."""
+
+GENERIC_NOUNS = frozenset(("city", "town", "country", "place", "company", "number", "name"))
+"""Nouns that name a kind of value, not whose it is: "which *city*" asks for the subject's
+city only when the question ties it to the subject ("which city is *the user* in")."""
+
+ASKS_KIND = frozenset(("which", "what"))
+"""Words that ask for one of a kind: "*which* city"."""
+
+COPULAS = ("is", "was", "are", "were", "'s")
+"""Verbs that tie a noun to what a question asks ("what city *is* the user's office in?")."""

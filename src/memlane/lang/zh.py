@@ -98,3 +98,17 @@ SWITCH = (
     r"|以后(?:都|就)?(?:用|发|打|寄|送|填|写)"
 )
 """Cues that the speaker's arrangement switched ("快递换成韵达", "收件人改成…", "重新约周日")."""
+
+GENERIC_NOUNS = frozenset(("城市", "地方", "国家", "公司", "单位", "号码", "名字", "工作"))
+"""Nouns that name a kind of value, not whose it is: "哪个*城市*" asks for the subject's city
+only when the question ties it to the subject ("*用户*住哪个城市")."""
+
+SELF = ("我", "您", "你", "他", "她", "用户", "客户", "顾客", "会员", "本人")
+"""How a question names its subject (a pronoun or the word for a user or customer)."""
+
+COPULAS = r"是|在|叫|有"
+"""Words that tie a noun to what the question asks ("出生地*是*哪个城市")."""
+
+CHANGE_SIGNS = r"搬|迁|跳槽|离职|辞职|入职|已经|不再|原[^，。,.\s]{1,12}[，,]\s*现"
+"""Words that tell a state changed ("*搬*过来", "*已经*不在…了", "*原*腾讯，*现*就职于…"): what
+held before differs."""

@@ -19,6 +19,7 @@ from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
 from memlane.lang import asks_about_plans, en, names_other_person, owner_of, roles_of_subject, zh
+from memlane.lang.holders import held_by_other, is_generic
 from memlane.lang.qualifiers import Qualifier, qualifiers
 from memlane.lang.script import fold
 from memlane.lang.topics import about_another_thing
@@ -32,6 +33,7 @@ CODES = frozenset(IDENTIFIER_ATTRIBUTES.values())
 """Attributes whose values are codes: a subject holds many of each, one per purpose."""
 
 _HISTORY = re.compile(f"{zh.ASKS_HISTORY}|{en.ASKS_HISTORY}")
+_CLAUSE_BREAK = re.compile(rf"[,.;!?，。；！？、]|\b(?:and|or)\b|{zh.CONJUNCTIONS}")
 
 
 def analyze(
@@ -56,7 +58,8 @@ def analyze(
     context = asks_context(_blank(folded, [intent.span for intent in intents]))
     times = _times(query, mentions, at, timezone)
     # A question about the future ("下周去哪") is not answered by the value that holds now.
-    own = _asks_own_value(query, intents) and not any(t.start > at for t in times)
+    own = _asks_own_value(query, intents, synonyms, bool(mentions))
+    own = own and not any(t.start > at for t in times)
     asked = _asked(_heads(folded, intents), identifiers) if own and not context else ()
     # An identifier already says whose code is asked ("账号 X 绑定的邮箱"): nothing to narrow.
     qualified = () if mentions else _qualified(fold(_without(query, mentions)), intents, asked)
@@ -96,6 +99,20 @@ def literal_attributes(query: str, names: Iterable[str]) -> dict[str, list[tuple
     return found
 
 
+def narrowed_code(query: str, name: str, spans: Iterable[tuple[int, int]]) -> bool:
+    """Whether a code attribute named by its name carries qualifiers in the query.
+
+    "tracking no. for the mouse" asks for one tracking number among many, which the plain
+    value of ``tracking`` does not answer (as for the codes of :func:`analyze`'s
+    ``qualified``).
+    """
+    if name not in CODES:
+        return False
+    folded = fold(query)
+    spans = list(spans)
+    return any(qualifiers(folded, span, skip=spans) for span in spans)
+
+
 def context_beyond(query: str, spans: Iterable[tuple[int, int]]) -> bool:
     """True if the query asks about context outside the given spans of its folded text.
 
@@ -122,13 +139,19 @@ def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
-def _asks_own_value(query: str, intents: tuple[AttributeIntent, ...]) -> bool:
+def _asks_own_value(
+    query: str,
+    intents: tuple[AttributeIntent, ...],
+    synonyms: SynonymRegistry,
+    identified: bool,
+) -> bool:
     """Whether the attribute words of ``query`` ask for the subject's own value, now.
 
     Not when the query names someone else ("我老公的邮箱", "my sister's email"), when an
-    attribute word belongs to something else ("the *number of* kids", "name of the dog"), or
-    when it asks about a plan ("下周要飞去哪", "which city am I considering moving to"):
-    then the summary lane answers and the exact facts only supplement it.
+    attribute word belongs to something else ("the *number of* kids", "name of the dog", a
+    generic noun the question does not tie to the subject: "which city is the conference
+    in?"), or when it asks about a plan ("下周要飞去哪", "which city am I considering moving
+    to"): then the summary lane answers and the exact facts only supplement it.
     """
     if names_other_person(query) or asks_about_plans(query):
         return False
@@ -136,7 +159,52 @@ def _asks_own_value(query: str, intents: tuple[AttributeIntent, ...]) -> bool:
     if plain and about_another_thing(query, [intent.span for intent in intents]):
         return False  # "which city is the conference in?" (a code's owner: qualifiers)
     folded = unicodedata.normalize("NFKC", query).casefold()
-    return not any(owner_of(folded, intent.span[1]) for intent in intents)
+    if any(owner_of(folded, intent.span[1]) for intent in intents):
+        return False
+    return not any(
+        _generic_of_other(folded, intent, synonyms, identified)
+        or _typing_another(folded, intent, intents)
+        for intent in intents
+    )
+
+
+def _typing_another(
+    folded: str, intent: AttributeIntent, intents: tuple[AttributeIntent, ...]
+) -> bool:
+    """A generic noun that only says what kind of value another attribute's phrase asks for.
+
+    "Which *city* was the user *born* in?" asks where they were born, not where they live.
+    """
+    if not is_generic(intent.phrase):
+        return False
+    return any(
+        other.attribute != intent.attribute
+        and other.attribute not in CODES  # "*公司*邮箱": the noun qualifies a code instead
+        and not is_generic(other.phrase)
+        and not _CLAUSE_BREAK.search(
+            folded[min(intent.span[1], other.span[1]) : max(intent.span[0], other.span[0])]
+        )
+        for other in intents
+    )
+
+
+def _generic_of_other(
+    folded: str, intent: AttributeIntent, synonyms: SynonymRegistry, identified: bool
+) -> bool:
+    """A generic noun ("which city", "公司") that the question does not tie to its subject.
+
+    It is tied by an identifier of the subject's, by a phrase of its attribute that is not
+    generic ("住哪个城市" holds 住哪), or by naming the subject with no other noun of theirs
+    holding it (:func:`memlane.lang.holders.held_by_other`).
+    """
+    if not is_generic(intent.phrase):
+        return False
+    specific = (p for p in synonyms.phrases(intent.attribute) if not is_generic(p))
+    if any(compile_phrase(phrase).search(folded) for phrase in specific):
+        return False
+    if identified:
+        return False
+    return held_by_other(folded, intent.span[0])
 
 
 def _asked(

@@ -10,7 +10,10 @@ structural rules set those apart, after adjudication and before ranking:
   which that attribute belongs to someone else ("my son's birthday");
 * **when** — a question about an earlier value ("previous employer", "搬家前") of an
   attribute that never changed is not answered by its present value, nor by the statements
-  that value was read from;
+  that value was read from; and when nothing recalled tells of an earlier value (a fact
+  that no longer holds, a statement since superseded, one that tells of a change or of
+  before: :func:`memlane.lang.changes.tells_past`), the present ("我在成都生活", "I'm at
+  Canva these days") does not answer it: memory knows nothing earlier;
 * **which** — a question that narrows a code with qualifiers ("my *work* email", the
   tracking number *for my keyboard*) is not answered by a fact of that attribute, or a
   statement holding some code, unless what was said carries every qualifier.
@@ -25,6 +28,8 @@ from collections.abc import Callable
 from memlane.extract import find_identifiers
 from memlane.facts.model import Fact
 from memlane.lang import roles_named
+from memlane.lang.changes import tells_past
+from memlane.lang.holders import opens_with_role
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
@@ -59,8 +64,22 @@ def answering(
     for _, qualifiers in analysis.qualified:
         kept = [c for c in kept if not _near_miss(c, qualifiers, evidence)]
     if analysis.history and at_present and analysis.period is None:
-        kept = _without_present_only(kept, analysis.attributes)
+        kept = _about_before(kept, analysis)
     return kept
+
+
+def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
+    """What answers a question about an earlier value, read at present (the **when** rule)."""
+    changed = any(_tells_before(c) for c in candidates)
+    kept = _without_present_only(candidates, analysis.attributes)
+    if analysis.intents and not changed:
+        return [c for c in kept if c.item.lane == "window"]
+    return kept
+
+
+def _tells_before(candidate: Candidate) -> bool:
+    """Whether a candidate says what held before: not current, or telling of a change."""
+    return candidate.item.status != "current" or tells_past(candidate.statement)
 
 
 def about_whom_asked(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
@@ -75,9 +94,16 @@ def about_whom_asked(candidates: list[Candidate], analysis: QueryAnalysis) -> li
 
 
 def _someone_elses(candidate: Candidate, asked: tuple[str, ...], mentions: Mentions) -> bool:
-    """Whether every asked attribute the statement names belongs to someone else."""
+    """Whether every asked attribute the statement names belongs to someone else.
+
+    So does a statement told of someone else from its first words ("My mum lives in Oslo",
+    "我老婆在大疆上班": :func:`memlane.lang.holders.opens_with_role`); a summary's lines are
+    not judged as one statement.
+    """
     if candidate.item.fact is not None:
         return False
+    if candidate.item.kind != "summary" and opens_with_role(candidate.statement):
+        return True
     text = fold(candidate.statement)
     named = [m for m in mentions(candidate.statement) if m.attribute in asked]
     return bool(named) and all(owning_role(text, m.span[0]) for m in named)

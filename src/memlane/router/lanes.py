@@ -24,7 +24,7 @@ from memlane.router.adjudicate import (
     Candidate,
     SubjectFacts,
 )
-from memlane.router.analysis import literal_attributes
+from memlane.router.analysis import literal_attributes, narrowed_code
 from memlane.router.evidence import Statement, statement
 from memlane.router.model import IdentifierRef, QueryAnalysis, RecallItem, Status
 from memlane.window.model import Turn
@@ -158,7 +158,11 @@ def read_exact(
         # "order ORD-7" names the order: the word is a label, not a question for its value.
         labels = {name for ref in resolution.matched.get(subject, []) for name in _family(ref)}
         found = literal_attributes(analysis.query, held.current) if analysis.own_value else {}
-        literal = {name: spans for name, spans in found.items() if name not in labels}
+        literal = {
+            name: spans
+            for name, spans in found.items()
+            if name not in labels and not narrowed_code(analysis.query, name, spans)
+        }
         read.literal_spans.extend(span for spans in literal.values() for span in spans)
         asked = list(dict.fromkeys([*analysis.attributes, *literal]))
         read.asked.extend(name for name in asked if name not in read.asked)

@@ -114,18 +114,31 @@ def note_text(sentence: str, speaker: str, times: Sequence[Mention] = ()) -> str
     if not sentence or not is_informative(sentence, has_time=bool(times)):
         return None
     if is_question(sentence):
-        if not find_spans(sentence, _QUESTION_KEEPS):
+        if not find_spans(sentence, _QUESTION_KEEPS) and not _states_figure(sentence):
             return None
         return (
             f"{speaker}问：{sentence}" if contains_cjk(sentence) else f"{speaker} asked: {sentence}"
         )
-    text = resolve_first_person(render_times(sentence, times), speaker)
+    text = resolve_first_person(annotate_times(sentence, times), speaker)
     if speaker.casefold() not in text.casefold():
         text = f"{speaker}说：{text}" if contains_cjk(text) else f"{speaker} said: {text}"
     return text[0].upper() + text[1:]
 
 
 _QUESTION_KEEPS: frozenset[SpanKind] = frozenset({"identifier", "date", "amount"})
+"""What makes a question worth a note: it says a code, a date or a sum (or a figure)."""
+_FIGURE_DIGITS = 3
+
+
+def _states_figure(sentence: str) -> bool:
+    """A question that states a figure of its own ("Can I use my 30,721 points on this order?")."""
+    return any(
+        sum(ch.isdigit() for ch in span.text) >= _FIGURE_DIGITS
+        for span in find_spans(sentence, _NUMBERS)
+    )
+
+
+_NUMBERS: frozenset[SpanKind] = frozenset({"number", "quantity"})
 _INFORMATIVE_KINDS: frozenset[SpanKind] = frozenset({"identifier", "date", "amount", "quantity"})
 _DISCOURSE = re.compile(
     r"^(?:(?:oh|ooh|well|so|anyway|anyways|also|and|but|btw|by the way|plus|yeah|yes|haha|lol"
@@ -249,6 +262,58 @@ def render_times(text: str, mentions: Sequence[Mention]) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def annotate_times(text: str, mentions: Sequence[Mention]) -> str:
+    """Keep relative time mentions as said, each followed by the date it resolves to.
+
+    What the user said stays whole ("下周一上午10点前", "Saturday 9 to 12"), so it is found as
+    said, and the date makes the note hold after "next Monday" has passed:
+
+    >>> m = Mention("time", "下周一上午10点", "2025-04-21T10:00", (2, 10))
+    >>> annotate_times("改到下周一上午10点前送，谢谢", [m])
+    '改到下周一上午10点前送（2025-04-21 10:00），谢谢'
+    >>> m = Mention("time", "yesterday", "2026-07-03", (7, 16))
+    >>> annotate_times("I left yesterday after lunch.", [m])
+    'I left yesterday (2026-07-03) after lunch.'
+    """
+    added: dict[int, list[str]] = {}
+    cursor = 0
+    chinese = False
+    for mention in sorted(mentions, key=lambda found: found.span[0]):
+        start, end = _locate(text, mention, cursor)
+        if start < cursor or mention.kind != "time" or _explicit(mention.text):
+            continue
+        chinese_here = contains_cjk(mention.text)
+        rendered = _render_value(mention.value, chinese_here, True)
+        if rendered is None:
+            continue
+        chinese = chinese or chinese_here
+        cursor = end
+        added.setdefault(_annotation_point(text, end, chinese_here), []).append(rendered)
+    pieces: list[str] = []
+    last = 0
+    for at, dates in sorted(added.items()):
+        joined = "; ".join(dates)
+        pieces.extend([text[last:at].rstrip(), f"（{joined}）" if chinese else f" ({joined})"])
+        last = at
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+_CLAUSE_END = re.compile(r"[，。；！？、,;!?\n]|\.(?=\s|$)")
+
+
+def _annotation_point(text: str, end: int, chinese: bool) -> int:
+    """Where a resolved date goes: after an English mention, or after a Chinese one's clause.
+
+    An English mention is whole ("Saturday at 8am"); the words of a Chinese one run on
+    ("上午10点*前*送"), so the date waits for the clause to end.
+    """
+    if not chinese:
+        return end
+    found = _CLAUSE_END.search(text, end)
+    return found.start() if found else len(text)
 
 
 _DATE_KINDS: frozenset[SpanKind] = frozenset({"date"})
