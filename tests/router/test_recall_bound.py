@@ -82,3 +82,27 @@ def test_repeated_statements_are_judged_as_the_reference_that_reads_every_note(
         assert mem.index.wait(timeout=30)
         queries = ["who chairs the Tidewater Club?", "what is my favourite drink?", "tea"]
         assert_judged_as_reference(mem, monkeypatch, queries, "2026-03-03T12:00:00+00:00")
+
+
+def test_one_recall_reads_the_slot_heads_of_its_candidates_in_one_store_call(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each read is a round trip on PostgreSQL: a recall once made one per probed slot key."""
+    from memlane.storage.sql.note_keys import SQLNoteKeys
+
+    calls: list[int] = []
+    real = SQLNoteKeys.latest_per_key
+
+    def counting(self, tenant, subject, kinds, visible=(None, None)):  # type: ignore[no-untyped-def]
+        calls.append(len(kinds))
+        return real(self, tenant, subject, kinds, visible)
+
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        for text in [*SAID[:3], "My favourite colour is teal", "I work as a nurse in Leeds"]:
+            mem.remember("U-1", text)
+            clock.advance(minutes=1)
+        assert mem.index.wait(timeout=30)
+        monkeypatch.setattr(SQLNoteKeys, "latest_per_key", counting)
+        assert mem.recall("U-1", "who chairs the Tidewater Club, and where do I work?").items
+    assert calls and calls[0] > 1  # every probed key of the candidates at once
+    assert len(calls) <= 2  # and at most one more for a replacement judged after

@@ -182,18 +182,40 @@ def test_latest_per_key_reads_each_key_once_with_its_latest_live_visible_holder(
     kind = SLOT + slot_probes("the chair of the club is ada")[0]
 
     def heads(visible: tuple[int | None, int | None] = (None, None)) -> dict[str, int]:
-        found = store.latest_per_key(memory.tenant, "U-1", kind, visible)
+        found = store.latest_per_key(memory.tenant, "U-1", [kind], visible)[kind]
         assert all(len(row) == 4 for row in found)
         return {key: note_id for key, note_id, _, _ in found}
 
     ada, ben = (clause_digest(clauses(text)[0]) for text in texts)
     assert heads() == {ada: said[5].id, ben: said[4].id}
-    row = next(row for row in store.latest_per_key(memory.tenant, "U-1", kind) if row[0] == ada)
+    rows = store.latest_per_key(memory.tenant, "U-1", [kind])[kind]
+    row = next(row for row in rows if row[0] == ada)
     assert row[2:] == (to_micros(said[5].at), to_micros(said[5].tx_from))
     assert heads((to_micros(said[3].at), None)) == {ada: said[3].id, ben: said[2].id}
     assert heads((None, to_micros(said[1].tx_from))) == {ada: said[1].id, ben: said[0].id}
     memory.forget("U-1", reason="erasure")
     assert heads() == {}
+
+
+def test_latest_per_key_answers_every_kind_asked_in_one_read(memory: memlane.Memory) -> None:
+    memory.remember("U-1", "The chair of the club is Ada")
+    memory.remember("U-1", "My favourite colour is teal")
+    memory.remember("U-1", "The chair of the club is Ben")
+    store = store_of(memory)
+    kinds = [
+        SLOT + slot_probes("the chair of the club is ada")[0],
+        SLOT + slot_probes("my favourite colour is teal")[0],
+        SLOT + "a probe nobody filed",
+    ]
+    together = store.latest_per_key(memory.tenant, "U-1", kinds)
+    assert list(together) == kinds
+    for kind in kinds:
+        assert sorted(together[kind]) == sorted(
+            store.latest_per_key(memory.tenant, "U-1", [kind])[kind]
+        )
+    assert len(together[kinds[0]]) == 2 and len(together[kinds[1]]) == 1
+    assert together[kinds[2]] == []
+    assert store.latest_per_key(memory.tenant, "U-1", []) == {}
 
 
 def test_a_file_keyed_before_slot_rows_named_their_clause_is_keyed_again(

@@ -151,6 +151,7 @@ class Adjudicator:
         """
         wanted = frozenset(asked)
         self._query = query.casefold()
+        self._prepare(candidates)
         judged: list[Candidate] = []
         refs = {c.item.ref for c in candidates}
         for candidate in candidates:
@@ -161,6 +162,22 @@ class Adjudicator:
             else:
                 judged.extend(self._judge_one(candidate, wanted, refs))
         return judged
+
+    def _prepare(self, candidates: Sequence[Candidate]) -> None:
+        """Let each subject's evidence read ahead what judging these candidates asks of it."""
+        by_subject: dict[str, list[str]] = {}
+        for candidate in candidates:
+            subject = candidate.item.subject
+            if candidate.judge and subject is not None:
+                texts = candidate.lines or [candidate.statement]
+                by_subject.setdefault(subject, []).extend(
+                    clause
+                    for text in texts
+                    if not is_question(text)
+                    for clause in clauses(text, subject)
+                )
+        for subject, found in by_subject.items():
+            self._evidence(subject).prepare(found)
 
     def said(self, candidate: Candidate) -> str:
         """What was said that ``candidate`` stands for: a fact's cited statements, else itself."""

@@ -192,6 +192,10 @@ class Evidence(Protocol):
         """The statements that retract a value or switch an arrangement."""
         ...
 
+    def prepare(self, clauses: Iterable[str]) -> None:
+        """Read ahead, in one go, what :meth:`refilling` will need for these clauses."""
+        ...
+
     def specific(self, term: str) -> bool:
         """Whether few enough statements share ``term`` for it to name a value."""
         ...
@@ -258,6 +262,9 @@ class ListedEvidence:
         """The latest statement ``since`` re-filling ``clause``."""
         found = first_later(self.restating(clause), *since, lambda pair: refills(pair[1]), _said_by)
         return None if found is None else found[0]
+
+    def prepare(self, clauses: Iterable[str]) -> None:
+        """Nothing to read: the statements are in memory."""
 
     def retracting(self) -> Iterator[Statement]:
         """The statements that retract a value."""
@@ -359,6 +366,15 @@ class StoredEvidence:
         if stored is None or window is None:
             return stored or window
         return stored if said_when(stored) >= said_when(window) else window  # stored on ties
+
+    def prepare(self, clauses: Iterable[str]) -> None:
+        """Read the heads of every slot key these clauses probe in one store call.
+
+        On PostgreSQL each read is a round trip; a recall judging a few dozen candidates
+        probes a hundred or more slot keys.
+        """
+        kinds = (SLOT + probe for clause in clauses for probe in slot_probes(clause))
+        self.data.read_heads(kinds, self.visible)
 
     def retracting(self) -> Iterator[Statement]:
         """The statements that retract a value."""

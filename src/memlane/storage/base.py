@@ -303,9 +303,9 @@ class SummaryStore(Transactional, Protocol):
         ...
 
     def latest_per_key(
-        self, tenant: str, subject: str, kind: str, visible: Visible = ANY
-    ) -> list[tuple[str, int, int, int]]:
-        """Each key of ``kind`` with its latest live holder: ``(key, id, said, stored)``."""
+        self, tenant: str, subject: str, kinds: Sequence[str], visible: Visible = ANY
+    ) -> dict[str, list[tuple[str, int, int, int]]]:
+        """Per kind, each key with its latest live holder: ``(key, id, said, stored)``."""
         ...
 
     def keyed_ids(

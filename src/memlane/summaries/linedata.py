@@ -8,7 +8,7 @@ existed, or imported) are keyed first, once, by :meth:`LineData.open`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import merge
 from typing import NamedTuple
 
@@ -127,13 +127,19 @@ class LineData:
 
         One row per key, however many notes hold it (see :class:`Head`).
         """
-        wanted = (kind, visible)
-        if wanted not in self._heads:
-            found = self._store.latest_per_key(self._tenant, self._subject, kind, visible)
-            self._heads[wanted] = sorted(
-                Head(-said, -stored, note_id, key) for key, note_id, said, stored in found
+        self.read_heads([kind], visible)
+        return self._heads[kind, visible]
+
+    def read_heads(self, kinds: Iterable[str], visible: Visible = ANY) -> None:
+        """Read the heads of every kind of ``kinds`` not read yet, in one store call."""
+        missing = list(dict.fromkeys(k for k in kinds if (k, visible) not in self._heads))
+        if not missing:
+            return
+        found = self._store.latest_per_key(self._tenant, self._subject, missing, visible)
+        for kind, rows in found.items():
+            self._heads[kind, visible] = sorted(
+                Head(-said, -stored, note_id, key) for key, note_id, said, stored in rows
             )
-        return self._heads[wanted]
 
     def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
         """Per key of ``kind``, the ids of the live notes holding it."""

@@ -102,39 +102,47 @@ class SQLNoteKeys(SQLStore):
         return [decode.note(row) for row in rows]
 
     def latest_per_key(
-        self, tenant: str, subject: str, kind: str, visible: Visible = ANY
-    ) -> list[tuple[str, int, int, int]]:
-        """Each key of ``kind`` with its latest holder: ``(key, note id, said at, stored at)``.
+        self, tenant: str, subject: str, kinds: Sequence[str], visible: Visible = ANY
+    ) -> dict[str, list[tuple[str, int, int, int]]]:
+        """Per kind, each key with its latest holder: ``(key, note id, said at, stored at)``.
 
         The latest live note said and stored by ``visible`` (times in microseconds), the
-        keys in no order. The keys are found by skipping from one to the next in the index,
-        and each key's latest holder is the first of its entries: however many notes hold a
-        key, it costs two index lookups.
+        keys in no order; every kind of ``kinds`` is in the answer, in one round trip. The
+        keys are found by skipping from one to the next in the index, and each key's latest
+        holder is the first of its entries: however many notes hold a key, it costs two
+        index lookups.
         """
-        scope = "k.tenant = %s AND k.subject = %s AND k.kind = %s"
+        found: dict[str, list[tuple[str, int, int, int]]] = {kind: [] for kind in kinds}
+        if not found:
+            return found
+        scope = "k.tenant = %s AND k.subject = %s AND k.kind = f.kind"
         where = scope
-        bounds: list[Any] = [tenant, subject, kind]
+        bounds: list[Any] = [tenant, subject]
         for column, bound in zip(("said_at", "tx_from"), visible, strict=True):
             if bound is not None:
                 where += f" AND k.{column} <= %s"
                 bounds.append(bound)
+        wanted = ", ".join("(%s)" for _ in found)
         keys = (
-            f"WITH RECURSIVE found(key) AS (SELECT (SELECT k.key FROM note_keys AS k WHERE {scope} "
-            "ORDER BY k.key LIMIT 1) UNION ALL SELECT (SELECT k.key FROM note_keys AS k "
-            f"WHERE {scope} AND k.key > found.key ORDER BY k.key LIMIT 1) FROM found "
-            "WHERE found.key IS NOT NULL)"
+            f"WITH RECURSIVE wanted(kind) AS (VALUES {wanted}), found(kind, key) AS ("
+            f"SELECT f.kind, (SELECT k.key FROM note_keys AS k WHERE {scope} ORDER BY k.key "
+            "LIMIT 1) FROM wanted AS f UNION ALL SELECT f.kind, (SELECT k.key FROM note_keys "
+            f"AS k WHERE {scope} AND k.key > f.key ORDER BY k.key LIMIT 1) FROM found AS f "
+            "WHERE f.key IS NOT NULL)"
         )
         heads = (
-            f"SELECT found.key, (SELECT k.note_id FROM note_keys AS k WHERE {where} AND "
-            "k.key = found.key ORDER BY k.said_at DESC, k.tx_from DESC, k.note_id LIMIT 1) "
-            "AS note_id FROM found WHERE found.key IS NOT NULL"
+            f"SELECT f.kind, f.key, (SELECT k.note_id FROM note_keys AS k WHERE {where} AND "
+            "k.key = f.key ORDER BY k.said_at DESC, k.tx_from DESC, k.note_id LIMIT 1) "
+            "AS note_id FROM found AS f WHERE f.key IS NOT NULL"
         )
         rows = self.db.fetchall(
-            f"{keys} SELECT h.key, n.id, n.said_at, n.tx_from FROM ({heads}) AS h "
+            f"{keys} SELECT h.kind, h.key, n.id, n.said_at, n.tx_from FROM ({heads}) AS h "
             "JOIN notes AS n ON n.id = h.note_id WHERE n.deleted_at IS NULL",
-            [tenant, subject, kind, tenant, subject, kind, *bounds],
+            [*found, tenant, subject, tenant, subject, *bounds],
         )
-        return [(key, int(note_id), int(said), int(stored)) for key, note_id, said, stored in rows]
+        for kind, key, note_id, said, stored in rows:
+            found[kind].append((key, int(note_id), int(said), int(stored)))
+        return found
 
     def keyed_ids(
         self, tenant: str, subject: str, kind: str, keys: Sequence[str]
