@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +128,31 @@ def test_a_request_of_the_working_thread_and_the_bound_do_not_block_it(
         assert 0.05 < time.monotonic() - started < 5
     finally:
         requests.end_all()
+
+
+def test_every_server_request_is_one_that_long_work_lets_go_first(tmp_path: Path) -> None:
+    from memlane.server.state import ServerState
+
+    state = ServerState(str(tmp_path / "m.db"))
+    indexer = state.root.index.indexer
+    inside, leave = threading.Event(), threading.Event()
+
+    def request() -> None:
+        with state.memory("acme") as memory:
+            memory.facts.set("U-1", "city", "Paris")
+            inside.set()
+            leave.wait(10)
+
+    thread = threading.Thread(target=request)
+    thread.start()
+    try:
+        assert inside.wait(10)
+        waiter, done = _waiter(indexer, timeout=10)
+        assert not done.wait(0.2)
+        leave.set()
+        assert done.wait(5)
+        waiter.join()
+    finally:
+        leave.set()
+        thread.join()
+        state.close()

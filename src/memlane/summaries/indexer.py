@@ -183,13 +183,28 @@ class Indexer:
         """
         with self._changed:
             self._foreground += 1
+        try:
+            with self.request():
+                yield
+        finally:
+            with self._changed:
+                self._foreground -= 1
+                self._changed.notify_all()
+
+    @contextmanager
+    def request(self) -> Iterator[None]:
+        """A request in progress that long work lets go first (:meth:`requests_first`).
+
+        Unlike :meth:`foreground`, the worker does not wait for it before a batch: the
+        server marks every request so, searches also as foreground.
+        """
+        with self._changed:
             ticket = self._tickets = self._tickets + 1
             self._requests[ticket] = threading.get_ident()
         try:
             yield
         finally:
             with self._changed:
-                self._foreground -= 1
                 del self._requests[ticket]
                 self._changed.notify_all()
 
@@ -200,7 +215,7 @@ class Indexer:
         meanwhile are not waited for, so the work goes on a step between requests however
         many come; a request of the calling thread itself does not count.
         """
-        if not self._foreground:  # read without the lock: a stale answer costs one step
+        if not self._requests:  # read without the lock: a stale answer costs one step
             return
         me = threading.get_ident()
         deadline = time.monotonic() + timeout
