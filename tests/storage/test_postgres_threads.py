@@ -1,0 +1,84 @@
+"""Threads of one process write to PostgreSQL at once, each in its own transaction.
+
+Fact writes of different keys are ordered by PostgreSQL's key locks, as between processes
+(tests/facts/test_key_locks.py); one lock for the whole process would make every request of
+a server wait for the write in progress, whatever its key.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+import memlane
+import memlane.facts.lane as lane_module
+
+WAIT_S = 30.0
+
+
+@pytest.fixture
+def stopped_writes(monkeypatch: pytest.MonkeyPatch) -> dict[str, threading.Event]:
+    """Writes of U-A stop inside their transaction (key locked, time issued) until released."""
+    events = {"inside": threading.Event(), "release": threading.Event()}
+    plan = lane_module.plan_assert
+
+    def stopping(*arguments: Any, **options: Any) -> Any:
+        if threading.current_thread().name == "writer-U-A":
+            events["inside"].set()
+            events["release"].wait(WAIT_S)
+        return plan(*arguments, **options)
+
+    monkeypatch.setattr(lane_module, "plan_assert", stopping)
+    return events
+
+
+def test_a_write_of_another_key_commits_while_one_is_in_progress(
+    postgres_url: str, stopped_writes: dict[str, threading.Event]
+) -> None:
+    with memlane.Memory(postgres_url, embedder="hash") as mem:
+        first = threading.Thread(
+            target=lambda: mem.facts.set("U-A", "location", "Shanghai"), name="writer-U-A"
+        )
+        first.start()
+        try:
+            assert stopped_writes["inside"].wait(WAIT_S), "the first write never started"
+            started = time.monotonic()
+            other = threading.Thread(target=lambda: mem.facts.set("U-B", "location", "Beijing"))
+            other.start()
+            other.join(WAIT_S / 3)
+            assert not other.is_alive(), "the write of U-B waited for the one of U-A"
+            assert time.monotonic() - started < WAIT_S / 3
+            assert mem.facts.get("U-B", "location") is not None
+            assert mem.facts.get("U-A", "location") is None  # still in progress
+        finally:
+            stopped_writes["release"].set()
+            first.join(WAIT_S)
+        assert mem.facts.get("U-A", "location") is not None
+
+
+def test_writes_of_one_key_still_take_turns(
+    postgres_url: str, stopped_writes: dict[str, threading.Event]
+) -> None:
+    with memlane.Memory(postgres_url, embedder="hash") as mem:
+        first = threading.Thread(
+            target=lambda: mem.facts.set("U-A", "location", "Shanghai", valid_from="2026-01-01"),
+            name="writer-U-A",
+        )
+        first.start()
+        try:
+            assert stopped_writes["inside"].wait(WAIT_S)
+            second = threading.Thread(
+                target=lambda: mem.facts.set("U-A", "location", "Beijing", valid_from="2026-02-01")
+            )
+            second.start()
+            second.join(0.5)
+            assert second.is_alive()  # waits for the key's lock
+        finally:
+            stopped_writes["release"].set()
+            first.join(WAIT_S)
+        second.join(WAIT_S)
+        values = [f.value for f in mem.facts.history("U-A", "location")]
+        assert values == ["Shanghai", "Beijing"]
