@@ -82,3 +82,32 @@ def test_writes_of_one_key_still_take_turns(
         second.join(WAIT_S)
         values = [f.value for f in mem.facts.history("U-A", "location")]
         assert values == ["Shanghai", "Beijing"]
+
+
+def test_a_read_as_of_a_later_write_waits_for_the_write_in_progress_of_another_thread(
+    postgres_url: str, stopped_writes: dict[str, threading.Event]
+) -> None:
+    """Invariant 3 within one process: the read must not answer "nothing" and change later."""
+    with memlane.Memory(postgres_url, embedder="hash") as mem:
+        first = threading.Thread(
+            target=lambda: mem.facts.set("U-A", "location", "Shanghai", valid_from="2026-01-01"),
+            name="writer-U-A",
+        )
+        first.start()
+        answers: list[Any] = []
+        try:
+            assert stopped_writes["inside"].wait(WAIT_S)
+            other = mem.facts.set("U-B", "location", "Beijing", valid_from="2026-01-01")
+            reader = threading.Thread(
+                target=lambda: answers.append(
+                    mem.facts.get("U-A", "location", valid_at="2026-02-01", known_at=other.tx_from)
+                )
+            )
+            reader.start()
+            reader.join(0.5)
+            assert reader.is_alive() and not answers  # it waits for the write of U-A
+        finally:
+            stopped_writes["release"].set()
+            first.join(WAIT_S)
+        reader.join(WAIT_S)
+        assert answers and answers[0] is not None and answers[0].value == "Shanghai"

@@ -24,6 +24,9 @@ LOCK_TIMEOUT_SECONDS = 30.0
 CONNECT_TIMEOUT_SECONDS = 10.0
 DEFAULT_POOL_SIZE = 8
 POOL_SIZE_ENV = "MEMLANE_PG_POOL_SIZE"
+NO_CONNECTION = "memlane: the name of no connection"
+"""What :meth:`PostgresDatabase.settle` gives ``memlane_settle`` as the connections whose
+writes it need not wait for: none (a thread never settles inside its own transaction)."""
 
 
 class PostgresDatabase(Database):
@@ -206,17 +209,17 @@ class PostgresDatabase(Database):
         return first
 
     def settle(self, known_at: int) -> None:
-        """Wait until no other process's write can still add versions known at ``known_at``.
+        """Wait until no other write can still add versions known at ``known_at``.
 
-        That is, until the write transactions whose first time is ``<= known_at`` have ended.
-        Inside a write transaction it does not wait: an exclusive one has no other writer
-        in flight, and a keyed one waiting while it holds its keys could deadlock.
+        That is, until the write transactions whose first time is ``<= known_at`` have ended,
+        those of this process's other threads included (they write at once too). Inside a
+        write transaction it does not wait: an exclusive one has no other writer in flight,
+        and a keyed one waiting while it holds its keys could deadlock.
         """
         if self.in_transaction:
             return
         self.execute(
-            "SELECT memlane_settle(%s, %s, %s)",
-            (known_at, self.application_name, self._timeout()),
+            "SELECT memlane_settle(%s, %s, %s)", (known_at, NO_CONNECTION, self._timeout())
         )
 
     # -- statements ---------------------------------------------------------------------
