@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -35,16 +37,27 @@ def stopped_writes(monkeypatch: pytest.MonkeyPatch) -> dict[str, threading.Event
     return events
 
 
+@contextmanager
+def _u_a_in_progress(mem: memlane.Memory, events: dict[str, threading.Event]) -> Iterator[None]:
+    """U-A's location set from 2026-01-01, stopped inside its transaction for the block."""
+    thread = threading.Thread(
+        target=lambda: mem.facts.set("U-A", "location", "Shanghai", valid_from="2026-01-01"),
+        name="writer-U-A",
+    )
+    thread.start()
+    try:
+        assert events["inside"].wait(WAIT_S), "the write of U-A never started"
+        yield
+    finally:
+        events["release"].set()
+        thread.join(WAIT_S)
+
+
 def test_a_write_of_another_key_commits_while_one_is_in_progress(
     postgres_url: str, stopped_writes: dict[str, threading.Event]
 ) -> None:
     with memlane.Memory(postgres_url, embedder="hash") as mem:
-        first = threading.Thread(
-            target=lambda: mem.facts.set("U-A", "location", "Shanghai"), name="writer-U-A"
-        )
-        first.start()
-        try:
-            assert stopped_writes["inside"].wait(WAIT_S), "the first write never started"
+        with _u_a_in_progress(mem, stopped_writes):
             started = time.monotonic()
             other = threading.Thread(target=lambda: mem.facts.set("U-B", "location", "Beijing"))
             other.start()
@@ -53,9 +66,6 @@ def test_a_write_of_another_key_commits_while_one_is_in_progress(
             assert time.monotonic() - started < WAIT_S / 3
             assert mem.facts.get("U-B", "location") is not None
             assert mem.facts.get("U-A", "location") is None  # still in progress
-        finally:
-            stopped_writes["release"].set()
-            first.join(WAIT_S)
         assert mem.facts.get("U-A", "location") is not None
 
 
@@ -63,22 +73,13 @@ def test_writes_of_one_key_still_take_turns(
     postgres_url: str, stopped_writes: dict[str, threading.Event]
 ) -> None:
     with memlane.Memory(postgres_url, embedder="hash") as mem:
-        first = threading.Thread(
-            target=lambda: mem.facts.set("U-A", "location", "Shanghai", valid_from="2026-01-01"),
-            name="writer-U-A",
-        )
-        first.start()
-        try:
-            assert stopped_writes["inside"].wait(WAIT_S)
+        with _u_a_in_progress(mem, stopped_writes):
             second = threading.Thread(
                 target=lambda: mem.facts.set("U-A", "location", "Beijing", valid_from="2026-02-01")
             )
             second.start()
             second.join(0.5)
             assert second.is_alive()  # waits for the key's lock
-        finally:
-            stopped_writes["release"].set()
-            first.join(WAIT_S)
         second.join(WAIT_S)
         values = [f.value for f in mem.facts.history("U-A", "location")]
         assert values == ["Shanghai", "Beijing"]
@@ -89,14 +90,8 @@ def test_a_read_as_of_a_later_write_waits_for_the_write_in_progress_of_another_t
 ) -> None:
     """Invariant 3 within one process: the read must not answer "nothing" and change later."""
     with memlane.Memory(postgres_url, embedder="hash") as mem:
-        first = threading.Thread(
-            target=lambda: mem.facts.set("U-A", "location", "Shanghai", valid_from="2026-01-01"),
-            name="writer-U-A",
-        )
-        first.start()
         answers: list[Any] = []
-        try:
-            assert stopped_writes["inside"].wait(WAIT_S)
+        with _u_a_in_progress(mem, stopped_writes):
             other = mem.facts.set("U-B", "location", "Beijing", valid_from="2026-01-01")
             reader = threading.Thread(
                 target=lambda: answers.append(
@@ -106,8 +101,5 @@ def test_a_read_as_of_a_later_write_waits_for_the_write_in_progress_of_another_t
             reader.start()
             reader.join(0.5)
             assert reader.is_alive() and not answers  # it waits for the write of U-A
-        finally:
-            stopped_writes["release"].set()
-            first.join(WAIT_S)
         reader.join(WAIT_S)
         assert answers and answers[0] is not None and answers[0].value == "Shanghai"
