@@ -63,7 +63,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("language", ("memlane.lang",)),
-    ("foundations", ("memlane.errors", "memlane.validation", "memlane.timeutil", "memlane.tables")),
+    (
+        "foundations",
+        (
+            "memlane.errors",
+            "memlane.validation",
+            "memlane.timeutil",
+            "memlane.tables",
+            "memlane.pacing",
+        ),
+    ),
 )
 """The layers, top first: each entry names the module prefixes it holds."""
 

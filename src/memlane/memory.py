@@ -19,6 +19,7 @@ from memlane.facts.phones import check_region
 from memlane.ingest import FactIngester, Remembering
 from memlane.keyring import KeyRing
 from memlane.llm import ChatModel
+from memlane.pacing import paced
 from memlane.privacy.forget import Forgetting
 from memlane.privacy.model import Deletion, PurgeReport
 from memlane.privacy.views import Views
@@ -320,7 +321,8 @@ class Memory:
         optional_text("source", source)
         when = checked_now(self.clock) if at is None else parse_instant(at, self.timezone, "at")
         self.sweep()
-        return self._remembering.remember(subject, text, at=when, source=source)
+        with self._paced():
+            return self._remembering.remember(subject, text, at=when, source=source)
 
     def running_session(self, subject: str | None, session_id: str) -> Session | None:
         """The open session ``session_id`` of ``subject`` (``None``: of any subject), if any."""
@@ -516,7 +518,12 @@ class Memory:
             tenant=self.tenant,
             window_factory=None if self._redis is None else self._redis_window,
             storyline_lock=self._storyline_lock,
+            pace=self._paced,
         )
+
+    def _paced(self) -> AbstractContextManager[None]:
+        """Long work in the block lets the requests in progress go first (memlane.pacing)."""
+        return paced(self._resources.indexer.requests_first)
 
     def _storyline_lock(self, subject: str) -> AbstractContextManager[None]:
         return self._resources.locks.hold(("storyline", self.tenant, subject))

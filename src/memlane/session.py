@@ -63,6 +63,9 @@ class SessionServices:
     window_factory: Callable[[str, str, int], Window] | None = None
     # subject -> a lock held while its storyline is read, merged and written (no model call).
     storyline_lock: Callable[[str], AbstractContextManager[None]] = lambda _: nullcontext()
+    # Around reading a turn and folding rounds: long work there lets other requests go
+    # first at each step (memlane.pacing).
+    pace: Callable[[], AbstractContextManager[None]] = nullcontext
 
 
 class Session:
@@ -140,7 +143,8 @@ class Session:
             if self._services.retain is not None:
                 self._services.retain.put_turn(self._services.tenant, turn)
             if role == "user":
-                self._extract(turn)
+                with self._services.pace():
+                    self._extract(turn)
             placed = True
         finally:
             evicted = self._place(turn if placed else None, ticket)
@@ -185,7 +189,7 @@ class Session:
                 self._closing = False
                 self._changed.notify_all()
         if self._summary is not None:
-            with self._services.storyline_lock(self.subject):
+            with self._services.storyline_lock(self.subject), self._services.pace():
                 self._extend_storyline(self._summary)
         self._services.on_close(self)
         return self._summary
@@ -313,7 +317,7 @@ class Session:
         try:
             while batch := self._next_batch():
                 try:
-                    with self._fold_lock():
+                    with self._fold_lock(), self._services.pace():
                         self._fold_locked(batch)
                 except BaseException:
                     with self._changed:  # kept for the next fold or the close

@@ -16,6 +16,9 @@ import memlane  # noqa: E402
 from memlane.server.app import create_app  # noqa: E402
 from tests.conftest import FakeClock  # noqa: E402
 
+CONFIG = Path(__file__).resolve().parents[2] / "schemathesis.toml"
+"""The repository's schemathesis configuration, which ``schemathesis run`` also reads."""
+
 
 def _served(tmp_path: Path) -> tuple[Any, dict[str, str]]:
     """An app over a new database, and the headers of an admin key of tenant ``acme``."""
@@ -63,12 +66,11 @@ def test_the_server_keeps_every_promise_of_its_openapi_document(tmp_path: Path, 
     Documented statuses, content types, response schemas and headers hold for generated
     requests, requests that violate the published limits and patterns are refused, and
     requests within them are accepted — but for the rules JSON Schema cannot state
-    (:data:`INEXPRESSIBLE`), which the 422 must then name.
+    (:data:`INEXPRESSIBLE`), which the 422 must then name. The operations that may answer so
+    are those ``schemathesis.toml`` lets answer 422 to a schema-valid request.
     """
-    from schemathesis.specs.openapi.checks import positive_data_acceptance
-
     app, admin = _served(tmp_path)
-    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=_config())
     generation = schemathesis.GenerationMode(mode)
     checked = 0
     try:
@@ -88,9 +90,7 @@ def test_the_server_keeps_every_promise_of_its_openapi_document(tmp_path: Path, 
                 response = case.call(headers=headers)
                 if response.status_code == 413:
                     return  # an oversized value made the body too large: refused all the same
-                case.validate_response(
-                    response, headers=headers, excluded_checks=[positive_data_acceptance]
-                )
+                case.validate_response(response, headers=headers)
                 if mode == "positive" and response.status_code == 422:
                     error = response.json()["error"]
                     assert _inexpressible(error), (case.method, case.path, case.body, error)
@@ -120,3 +120,76 @@ def _inexpressible(error: dict[str, Any]) -> bool:
 def _unsendable(query: dict[str, Any] | None) -> bool:
     """True if a query parameter is null, an object or an empty list: a URL cannot carry it."""
     return any(v is None or isinstance(v, dict) or v == [] for v in (query or {}).values())
+
+
+def _config() -> Any:
+    return schemathesis.config.SchemathesisConfig.from_path(CONFIG)
+
+
+MAY_REFUSE_VALID = {
+    ("POST", "/v1/facts/set"),
+    ("POST", "/v1/facts/add"),
+    ("POST", "/v1/facts/retract"),
+    ("GET", "/v1/facts/get"),
+    ("POST", "/v1/facts/define"),
+    ("POST", "/v1/recall"),
+}
+"""The operations where an :data:`INEXPRESSIBLE` rule applies."""
+
+
+def test_only_the_operations_with_inexpressible_rules_may_refuse_valid_data(
+    tmp_path: Path,
+) -> None:
+    app, _ = _served(tmp_path)
+    try:
+        schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=_config())
+        allowed = {}
+        for result in schema.get_all_operations():
+            operation = result.ok()
+            checks = schema.config.checks_config_for(operation=operation)
+            allowed[operation.method.upper(), operation.path] = "422" in (
+                checks.positive_data_acceptance.expected_statuses
+            )
+    finally:
+        app.state.memlane.close()
+    assert len(allowed) >= 25
+    assert {key for key, may in allowed.items() if may} == MAY_REFUSE_VALID
+
+
+@pytest.mark.parametrize("configured", [True, False])
+def test_an_empty_validity_interval_is_refused_as_the_configuration_allows(
+    tmp_path: Path, configured: bool
+) -> None:
+    """``schemathesis run --checks all`` passes a 422 for ``valid_to == valid_from`` on
+    ``facts/set`` because of ``schemathesis.toml``, and only because of it."""
+    from schemathesis.core.failures import FailureGroup
+
+    app, admin = _served(tmp_path)
+    config = _config() if configured else schemathesis.config.SchemathesisConfig()
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=config)
+    operation = schema["/v1/facts/set"]["POST"]
+    outcomes: list[int] = []
+    try:
+
+        @given(case=operation.as_strategy(generation_mode=schemathesis.GenerationMode.POSITIVE))
+        @settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
+        def send(case: Any) -> None:
+            case.body = {
+                "subject": "U-1",
+                "attribute": "city",
+                "value": "Paris",
+                "valid_from": "2026-01-01",
+                "valid_to": "2026-01-01",
+            }
+            response = case.call(headers=admin)
+            outcomes.append(response.status_code)
+            case.validate_response(response, headers=admin)
+
+        if configured:
+            send()
+        else:
+            with pytest.raises(FailureGroup, match="accepted"):
+                send()
+    finally:
+        app.state.memlane.close()
+    assert outcomes and set(outcomes) == {422}

@@ -28,6 +28,7 @@ from memlane.extract._values import (
 from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place, longest_zh_place_prefix
 from memlane.lang import en, is_negated
 from memlane.lang.script import CJK_RANGES
+from memlane.pacing import pause
 
 Span = tuple[int, int]
 Reader = Callable[["Doc", int, int], Span | None]
@@ -156,6 +157,7 @@ def find_statements(doc: Doc) -> list[Statement]:
     if not rules and not readers:
         return found
     for sentence in doc.sentences:
+        pause()
         if sentence.start in doc.suppositions:
             continue
         question = sentence.start in doc.questions

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from memlane.lang.script import is_cjk as lang_is_cjk
+from memlane.pacing import pause
 
 _FOLD_SPECIAL = {
     "\u3000": " ",  # ideographic space
@@ -142,6 +143,7 @@ def sentences(text: str) -> list[Sentence]:
     result: list[Sentence] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
+        pause()
         _add_sentence(text, start, match.start(), result, match[0])
         start = match.end()
     _add_sentence(text, start, len(text), result, "")

@@ -56,8 +56,14 @@ class ServerState:
 
     @contextmanager
     def memory(self, tenant: str) -> Iterator[Memory]:
-        """The memory of ``tenant``, for the block (no lock is held meanwhile)."""
-        yield self.handle(tenant)
+        """The memory of ``tenant``, for the block (no lock is held meanwhile).
+
+        The block is a request in progress: long work of other requests (a huge turn read
+        or folded) lets it go first at each step (:mod:`memlane.pacing`).
+        """
+        handle = self.handle(tenant)
+        with handle.index.indexer.request():
+            yield handle
 
     def handle(self, tenant: str) -> Memory:
         """The handle on ``tenant``: from the LRU, or made (cheaply) and kept there."""

@@ -51,6 +51,9 @@ engines run one call at a time), then ranks by words alone; the vector, cached, 
 next search."""
 YIELD_SECONDS = 1.0
 """Before each batch the worker lets searches in progress finish, but waits no longer."""
+PAUSE_SECONDS = 0.5
+"""Long work of a write (:mod:`memlane.pacing`) waits at most this long at each step for the
+requests in progress."""
 CLAIM_SECONDS = 300.0
 """How long a claimed batch is left to its worker before another may take it."""
 LINGER_SECONDS = 0.05
@@ -98,7 +101,9 @@ class Indexer:
         self._backlog = 0  # items written here that the worker has not embedded yet
         self._error: BaseException | None = None
         self._failures = 0
-        self._foreground = 0
+        self._foreground = 0  # requests in progress (see foreground)
+        self._requests: dict[int, int] = {}  # their tickets, and the thread of each
+        self._tickets = 0  # the last ticket given
         self._in_model = False
         self._queries: dict[tuple[str, str], Future[np.ndarray]] = {}  # vectors being made
 
@@ -179,11 +184,50 @@ class Indexer:
         with self._changed:
             self._foreground += 1
         try:
-            yield
+            with self.request():
+                yield
         finally:
             with self._changed:
                 self._foreground -= 1
                 self._changed.notify_all()
+
+    @contextmanager
+    def request(self) -> Iterator[None]:
+        """A request in progress that long work lets go first (:meth:`requests_first`).
+
+        Unlike :meth:`foreground`, the worker does not wait for it before a batch: the
+        server marks every request so, searches also as foreground.
+        """
+        with self._changed:
+            ticket = self._tickets = self._tickets + 1
+            self._requests[ticket] = threading.get_ident()
+        try:
+            yield
+        finally:
+            with self._changed:
+                del self._requests[ticket]
+                self._changed.notify_all()
+
+    def requests_first(self, timeout: float = PAUSE_SECONDS) -> None:
+        """Wait until the requests in progress now are done, at most ``timeout`` s.
+
+        Long work (:mod:`memlane.pacing`) calls it between its steps. Requests that start
+        meanwhile are not waited for, so the work goes on a step between requests however
+        many come; a request of the calling thread itself does not count.
+        """
+        if not self._requests:  # read without the lock: a stale answer costs one step
+            return
+        me = threading.get_ident()
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            horizon = self._tickets
+            while not self._stop.is_set() and any(
+                ticket <= horizon and who != me for ticket, who in self._requests.items()
+            ):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._changed.wait(remaining)
 
     def query_vector(self, embedder: Embedder, query: str) -> np.ndarray | None:
         """The query's vector; ``None`` if the worker's model call keeps it waiting too long.

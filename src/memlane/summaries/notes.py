@@ -25,6 +25,7 @@ from memlane.errors import InvalidInput
 from memlane.extract.model import Mention
 from memlane.extract.times import resolve_times
 from memlane.lang import negates_next
+from memlane.pacing import pause
 from memlane.summaries.text import (
     SpanKind,
     cjk_segments,
@@ -94,6 +95,7 @@ def extract_notes(
     notes: list[NoteDraft] = []
     seen: set[str] = set()
     for raw in split_sentences(turn.content):
+        pause()
         sentence = strip_discourse(raw)
         text = note_text(sentence, speaker, resolver(sentence, turn.at, zone))
         key = normalize_for_dedupe(text or "")

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memlane.errors import InvalidInput
+from memlane.pacing import pause
 from memlane.summaries.lines import (
     ARCHIVE,
     Line,
@@ -75,6 +76,7 @@ class _Sentence:
 
     @classmethod
     def of(cls, raw: str, label: str, role: str, turn: int) -> _Sentence:
+        pause()
         text = strip_discourse(raw)
         return cls(
             text,
@@ -199,6 +201,7 @@ class OfflineSummarizer:
         facts: list[str] = []
         open_items: list[str] = []
         for index, sentence in enumerate(sentences):
+            pause()
             text = sentence.text
             protected = bool(find_spans(text, PROTECTED_KINDS))
             line = prefixed(sentence.label, self._clip(text))
@@ -356,6 +359,7 @@ def _mood_counts(sentences: Sequence[_Sentence]) -> Counter[tuple[str, bool]]:
     """Counts of (canonical mood or ``intent:name``, said in Chinese) in the user's sentences."""
     counts: Counter[tuple[str, bool]] = Counter()
     for sentence in sentences:
+        pause()
         text = sentence.text
         chinese = contains_cjk(text)
         for mood in moods(text):

@@ -15,6 +15,7 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from memlane.errors import InvalidInput, StorageError
+from memlane.storage.nesting import Nesting
 from memlane.storage.postgres.dialect import PostgresDialect
 from memlane.storage.postgres.schema import WRITE_LOCK, migrate
 from memlane.storage.sql.dialect import Database, WriteKey
@@ -23,13 +24,18 @@ LOCK_TIMEOUT_SECONDS = 30.0
 CONNECT_TIMEOUT_SECONDS = 10.0
 DEFAULT_POOL_SIZE = 8
 POOL_SIZE_ENV = "MEMLANE_PG_POOL_SIZE"
+NO_CONNECTION = "memlane: the name of no connection"
+"""What :meth:`PostgresDatabase.settle` gives ``memlane_settle`` as the connections whose
+writes it need not wait for: none (a thread never settles inside its own transaction)."""
 
 
 class PostgresDatabase(Database):
     """A connection pool shared by the lanes of one ``Memory`` handle.
 
-    Reads borrow any pooled connection, so threads read in parallel. A write transaction
-    holds one connection and, first thing, its locks (advisory, transaction-scoped):
+    Reads borrow any pooled connection, so threads read in parallel; so do write
+    transactions, each on its thread's own connection (no lock of the process orders them).
+    A write transaction holds one connection and, first thing, its locks (advisory,
+    transaction-scoped):
 
     * a *keyed* write (a fact write naming its ``(tenant, subject, attribute)`` keys) takes
       the database's write lock shared and each key's lock exclusive, so writers of
@@ -89,19 +95,28 @@ class PostgresDatabase(Database):
             raise StorageError(
                 f"cannot open PostgreSQL database {_redacted(url)}: {error}"
             ) from error
-        self.lock = threading.RLock()
-        self._connection: Any = None
-        self._owner: int | None = None
-        self._last_tx: int | None = None  # the latest time this transaction issued
-        self._issued: tuple[int, int] | None = None  # the sequence's last issue to it
-        self._issues = 0  # how many times the sequence issued to it
-        self._exclusive = False
+        self._tx = _Transaction()  # this thread's write transaction
+        self._begun = 0  # outermost write transactions begun, by every thread
+        self._counting = threading.Lock()
         self.dialect = PostgresDialect(self)
 
     @property
     def in_transaction(self) -> bool:
         """True inside :meth:`write`, on the thread that opened it."""
-        return self._nesting.depth > 0 and self._owner == threading.get_ident()
+        return self._tx.nesting.depth > 0
+
+    @property
+    def transactions(self) -> int:
+        """How many outermost write transactions have begun, in any thread of this process."""
+        return self._begun
+
+    def _writing(self) -> tuple[threading.RLock, Nesting]:
+        """This thread's own: threads write at once, each in its transaction on its connection.
+
+        What orders them is PostgreSQL's locks, taken first thing (see :meth:`_begin`),
+        as between processes.
+        """
+        return self._tx.lock, self._tx.nesting
 
     @contextmanager
     def _transaction(self, keys: Sequence[WriteKey] | None = None) -> Iterator[None]:
@@ -109,7 +124,9 @@ class PostgresDatabase(Database):
             with self.pool.connection() as connection:
                 try:
                     self._begin(connection, keys)
-                    self._connection, self._owner = connection, threading.get_ident()
+                    with self._counting:
+                        self._begun += 1
+                    self._tx.connection = connection
                     yield
                     self._sync_sequence(connection)
                     connection.execute("COMMIT")
@@ -118,8 +135,8 @@ class PostgresDatabase(Database):
                     self._give_back(connection)
                     raise
                 finally:
-                    self._connection, self._owner = None, None
-                    self._last_tx, self._issued, self._issues = None, None, 0
+                    self._tx.connection = None
+                    self._tx.last_tx, self._tx.issued, self._tx.issues = None, None, 0
         except psycopg.Error as error:
             raise StorageError(f"PostgreSQL error: {error}") from error
 
@@ -133,10 +150,14 @@ class PostgresDatabase(Database):
 
     def _sync_sequence(self, connection: Any) -> None:
         """Times issued here under the exclusive lock: move the sequence past them."""
-        if self._last_tx is not None and self._issued and self._last_tx != self._issued[1]:
+        if (
+            self._tx.last_tx is not None
+            and self._tx.issued
+            and self._tx.last_tx != self._tx.issued[1]
+        ):
             connection.execute(
                 "SELECT setval('memlane_tx', greatest(last_value, %s)) FROM memlane_tx",
-                (self._last_tx,),
+                (self._tx.last_tx,),
             )
 
     def _give_back(self, connection: Any) -> None:
@@ -145,20 +166,20 @@ class PostgresDatabase(Database):
         So a failed write leaves no trace, not even a gap in transaction times (the next
         write takes the clock's time as if the failed one had never been).
         """
-        if self._issues != 1 or self._issued is None:
+        if self._tx.issues != 1 or self._tx.issued is None:
             return
         # If the connection is gone, so be it: a gap in transaction times is harmless.
         with contextlib.suppress(psycopg.Error):
-            connection.execute("SELECT memlane_give_back_tx(%s, %s)", self._issued)
+            connection.execute("SELECT memlane_give_back_tx(%s, %s)", self._tx.issued)
 
     def _join(self, keys: Sequence[WriteKey] | None) -> None:
         """A nested write: lock its keys too, or the whole database if it names none."""
-        if self._exclusive:
+        if self._tx.exclusive:
             return
         with self._statement() as connection:
             if keys is None:
                 connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                self._exclusive = True
+                self._tx.exclusive = True
             else:
                 connection.execute(
                     "SELECT memlane_lock_keys(%s, %s)", (_key_locks(keys), self._timeout())
@@ -176,29 +197,29 @@ class PostgresDatabase(Database):
         """
         if not self.in_transaction:
             raise StorageError("transaction times are issued only inside a write transaction")
-        if self._exclusive and self._last_tx is not None:
-            first = max(now, self._last_tx + 1)
+        if self._tx.exclusive and self._tx.last_tx is not None:
+            first = max(now, self._tx.last_tx + 1)
         else:
             row = self.fetchone(
-                "SELECT memlane_next_tx(%s, %s, %s)", (now, count, self._last_tx is None)
+                "SELECT memlane_next_tx(%s, %s, %s)", (now, count, self._tx.last_tx is None)
             )
             first = int(row[0])
-            self._issued, self._issues = (first, first + count - 1), self._issues + 1
-        self._last_tx = first + count - 1
+            self._tx.issued, self._tx.issues = (first, first + count - 1), self._tx.issues + 1
+        self._tx.last_tx = first + count - 1
         return first
 
     def settle(self, known_at: int) -> None:
-        """Wait until no other process's write can still add versions known at ``known_at``.
+        """Wait until no other write can still add versions known at ``known_at``.
 
-        That is, until the write transactions whose first time is ``<= known_at`` have ended.
-        Inside a write transaction it does not wait: an exclusive one has no other writer
-        in flight, and a keyed one waiting while it holds its keys could deadlock.
+        That is, until the write transactions whose first time is ``<= known_at`` have ended,
+        those of this process's other threads included (they write at once too). Inside a
+        write transaction it does not wait: an exclusive one has no other writer in flight,
+        and a keyed one waiting while it holds its keys could deadlock.
         """
         if self.in_transaction:
             return
         self.execute(
-            "SELECT memlane_settle(%s, %s, %s)",
-            (known_at, self.application_name, self._timeout()),
+            "SELECT memlane_settle(%s, %s, %s)", (known_at, NO_CONNECTION, self._timeout())
         )
 
     # -- statements ---------------------------------------------------------------------
@@ -258,7 +279,7 @@ class PostgresDatabase(Database):
         """The connection a statement runs on: the open transaction's, or a pooled one."""
         try:
             if self.in_transaction:
-                yield self._connection
+                yield self._tx.connection
             else:
                 with self.pool.connection() as connection:
                     yield connection
@@ -279,7 +300,7 @@ class PostgresDatabase(Database):
         Two statements in one simple query, so the values are written into it: the lock
         keys are integers and the timeout a number of milliseconds, nothing a caller typed.
         """
-        self._exclusive = keys is None
+        self._tx.exclusive = keys is None
         if keys is None:
             locks = (
                 f"SELECT set_config('lock_timeout', '{self._timeout()}', true), "
@@ -295,6 +316,19 @@ class PostgresDatabase(Database):
                 f"cannot take the write lock on {_redacted(self.url)} within "
                 f"{self.lock_timeout:g} s: {error}"
             ) from error
+
+
+class _Transaction(threading.local):
+    """The write transaction of one thread: its connection and what it was issued."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()  # held by this thread only: nothing to wait for
+        self.nesting = Nesting()
+        self.connection: Any = None
+        self.last_tx: int | None = None  # the latest time this transaction issued
+        self.issued: tuple[int, int] | None = None  # the sequence's last issue to it
+        self.issues = 0  # how many times the sequence issued to it
+        self.exclusive = False
 
 
 def _key_locks(keys: Sequence[WriteKey]) -> list[int]:

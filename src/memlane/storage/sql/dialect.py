@@ -71,6 +71,13 @@ class Database(ABC):
         """How many outermost write transactions have begun (per-transaction caches key on it)."""
         return self._nesting.transactions
 
+    def _writing(self) -> tuple[threading.RLock, Nesting]:
+        """The lock a write transaction holds and the nesting it joins, for this thread.
+
+        Here one of each for every thread: write transactions take turns.
+        """
+        return self.lock, self._nesting
+
     @contextmanager
     def write(self, keys: Sequence[WriteKey] | None = None) -> Iterator[None]:
         """A write transaction holding the write lock; nested calls join the outermost one.
@@ -78,8 +85,9 @@ class Database(ABC):
         ``keys``: the transaction writes facts of these keys only, so a database that can
         lock less than all of itself (PostgreSQL) locks just them (see :meth:`_join`).
         """
-        with self._nesting.write(self.lock, lambda: self._transaction(keys)):
-            if self._nesting.depth > 1:
+        lock, nesting = self._writing()
+        with nesting.write(lock, lambda: self._transaction(keys)):
+            if nesting.depth > 1:
                 self._join(keys)
             yield
 
@@ -101,14 +109,14 @@ class Database(ABC):
 
     def wrote(self) -> None:
         """Record that the current transaction has written (a nested failure then poisons it)."""
-        self._nesting.wrote()
+        self._writing()[1].wrote()
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` when this thread's write transaction has committed (now if none).
 
         It runs after the write lock is released, and not at all if the transaction rolls back.
         """
-        self._nesting.after_commit(callback)
+        self._writing()[1].after_commit(callback)
 
     @property
     @abstractmethod

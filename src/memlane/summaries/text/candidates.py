@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from memlane.lang.words import stem
+from memlane.pacing import pause
 from memlane.summaries.text.spans import PROTECTED_KINDS, find_spans, mask_spans
 from memlane.summaries.text.words import (
     CJK_CLASS,
@@ -61,6 +62,7 @@ def topic_candidates(texts: Sequence[str], exclude: Iterable[str] = ()) -> dict[
 
 def _content_runs(text: str, excluded: set[str], surface: dict[str, str]) -> list[tuple[str, ...]]:
     """Stemmed runs of adjacent content words, at most three long; records surface forms."""
+    pause()
     runs: list[tuple[str, ...]] = []
     position = 0
     for chunk in _PHRASE_BREAK.split(text):
