@@ -254,6 +254,50 @@ MIGRATIONS += (
     ),
 )
 
+MIGRATIONS += (
+    # 8: a write that supersedes nothing (a new attribute or subject) skips the ``UPDATE``.
+    # ``id = ANY('{}')`` contradicts itself, so it "implies" any partial index's predicate:
+    # until statistics are gathered after a bulk load (the table looks empty to the
+    # planner), that ``UPDATE`` was planned as a walk of the whole GiST constraint index,
+    # 43-176 ms at 10^5 facts, instead of no work at all.
+    (
+        """CREATE OR REPLACE FUNCTION memlane_apply(
+            p_tenant TEXT, p_subject TEXT, p_attribute TEXT, p_tx BIGINT, closing BIGINT[],
+            p_value TEXT[], p_key TEXT[], p_from BIGINT[], p_to BIGINT[], p_source TEXT[],
+            p_reason TEXT[], p_confidence DOUBLE PRECISION[], p_provenance TEXT[],
+            p_stated BIGINT[])
+        RETURNS SETOF facts LANGUAGE plpgsql AS $$
+        DECLARE
+            many BOOLEAN;
+            closed INTEGER;
+        BEGIN
+            IF cardinality(closing) > 0 THEN
+                RETURN QUERY UPDATE facts SET tx_to = p_tx
+                    WHERE id = ANY(closing) AND tx_to IS NULL RETURNING *;
+                GET DIAGNOSTICS closed = ROW_COUNT;
+                IF closed <> cardinality(closing) THEN
+                    RAISE EXCEPTION 'a version to supersede was no longer believed'
+                        USING ERRCODE = 'serialization_failure';
+                END IF;
+            END IF;
+            many := coalesce((SELECT cardinality = 'many' FROM attributes
+                              WHERE tenant = p_tenant AND name = p_attribute), false);
+            RETURN QUERY INSERT INTO facts (tenant, subject, attribute, value, value_key,
+                    valid_from, valid_to, tx_from, source, reason, confidence, provenance,
+                    stated_tx, slot)
+                SELECT p_tenant, p_subject, p_attribute, v.value, v.key, v.valid_from,
+                       v.valid_to, p_tx, v.source, v.reason, v.confidence, v.provenance,
+                       v.stated, CASE WHEN many THEN v.key ELSE '' END
+                FROM unnest(p_value, p_key, p_from, p_to, p_source, p_reason, p_confidence,
+                            p_provenance, p_stated)
+                    WITH ORDINALITY AS v(value, key, valid_from, valid_to, source, reason,
+                                         confidence, provenance, stated, n)
+                ORDER BY v.n
+                RETURNING *;
+        END $$""",
+    ),
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 
