@@ -24,7 +24,7 @@ from memlane.facts.normalize import (
     infer_normalizer,
 )
 from memlane.facts.phones import check_region, phone_key, phone_keys
-from memlane.facts.temporal import WritePlan, plan_assert, plan_retract
+from memlane.facts.temporal import Span, WritePlan, plan_assert, plan_retract
 from memlane.storage.base import FactStore, FactWriter, Scope
 from memlane.timeutil import (
     Clock,
@@ -387,23 +387,36 @@ class FactsLane:
         with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
             definition = self._definition_for_write(writer, attribute)
             many = self._check_operation(definition, operation)
-            keys = (call.key,) if not definition.identifier else self._keys(definition, value)
+            key = call.key if not definition.identifier else self._stored_key(definition, value)
             tx = self._issue_tx(writer)
             start, end = interval(call.start, call.end, tx)
-            key, believed = (
-                keys[0],
-                writer.believed_near(
-                    self._tenant, subject, attribute, keys[0] if many else None, start, end
-                ),
+            believed = writer.believed_near(
+                self._tenant, subject, attribute, key if many else None, start, end
             )
-            for other in keys[1:] if many and not believed else ():
-                # The subject already holds this number written another way: the same value.
-                held = writer.believed_near(self._tenant, subject, attribute, other, start, end)
-                if held:
-                    key, believed = other, held
-                    break
+            if many and not believed and definition.normalizer == PHONE_NORMALIZER:
+                key, believed = self._held_otherwise(writer, call, definition, key, (start, end))
             plan = plan_assert(believed, key, start, end, call.payload(tx))
             return self._execute(writer, subject, attribute, plan, tx)
+
+    def _held_otherwise(
+        self,
+        writer: FactWriter,
+        call: Assertion,
+        definition: AttributeDef,
+        key: str,
+        span: tuple[int, int],
+    ) -> tuple[str, list[Span]]:
+        """The subject's believed versions of this phone number written another way, if any.
+
+        Its other readings (:func:`~memlane.facts.phones.phone_keys`: up to three national
+        parses) are computed only when the subject holds some number on the interval.
+        """
+        held = writer.believed_near(self._tenant, call.subject, call.attribute, None, *span)
+        for other in self._keys(definition, call.value)[1:] if held else ():
+            found = [version for version in held if version.key == other]
+            if found:
+                return other, found  # the same value: the subject already holds it
+        return key, []
 
     def _assertion(
         self,
@@ -442,7 +455,7 @@ class FactsLane:
             memo["definition", assertion.attribute] = definition
         if not definition.identifier:
             return assertion
-        return replace(assertion, key=self._keys(definition, assertion.value)[0])
+        return replace(assertion, key=self._stored_key(definition, assertion.value))
 
     def _check_operation(self, definition: AttributeDef, operation: str) -> bool:
         """Whether the attribute is many-valued; refuses ``set`` on it and ``add`` otherwise."""
@@ -473,6 +486,13 @@ class FactsLane:
 
     def _definition_for_write(self, writer: FactWriter, attribute: str) -> AttributeDef:
         return self._remember(attribute, writer.attribute(self._tenant, attribute))
+
+    def _stored_key(self, definition: AttributeDef, value: Any) -> str:
+        """The key ``value`` is stored under: the first of :meth:`_keys`, without the others."""
+        if definition.identifier and definition.normalizer == PHONE_NORMALIZER:
+            fact_value("value", value)
+            return phone_key(_identifier_text(value), self.region)
+        return self._keys(definition, value)[0]
 
     def _keys(self, definition: AttributeDef, value: Any) -> tuple[str, ...]:
         """The comparison keys of ``value``, the one it is stored under first.

@@ -165,19 +165,21 @@ class Adjudicator:
 
     def _prepare(self, candidates: Sequence[Candidate]) -> None:
         """Let each subject's evidence read ahead what judging these candidates asks of it."""
-        by_subject: dict[str, list[str]] = {}
+        by_subject: dict[str, tuple[list[str], list[str]]] = {}
         for candidate in candidates:
             subject = candidate.item.subject
             if candidate.judge and subject is not None:
                 texts = candidate.lines or [candidate.statement]
-                by_subject.setdefault(subject, []).extend(
+                found, turns = by_subject.setdefault(subject, ([], []))
+                found.extend(
                     clause
                     for text in texts
                     if not is_question(text)
                     for clause in clauses(text, subject)
                 )
-        for subject, found in by_subject.items():
-            self._evidence(subject).prepare(found)
+                turns.extend(_cited(candidate))
+        for subject, (found, turns) in by_subject.items():
+            self._evidence(subject).prepare(found, turns)
 
     def said(self, candidate: Candidate) -> str:
         """What was said that ``candidate`` stands for: a fact's cited statements, else itself."""
@@ -400,6 +402,13 @@ class Adjudicator:
             return f"{attribute} {_show(old.value)} no longer holds{ended}"
         values = ", ".join(_show(fact.value) for fact in current)
         return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
+
+
+def _cited(candidate: Candidate) -> list[str]:
+    """The turns judging ``candidate`` reads the statements of (a fact's, its lines')."""
+    fact = candidate.item.fact
+    turns = list(fact.provenance) if fact is not None else []
+    return turns + [turn for line in candidate.line_sources for turn in line]
 
 
 def _always(_: object) -> bool:

@@ -192,8 +192,11 @@ class Evidence(Protocol):
         """The statements that retract a value or switch an arrangement."""
         ...
 
-    def prepare(self, clauses: Iterable[str]) -> None:
-        """Read ahead, in one go, what :meth:`refilling` will need for these clauses."""
+    def prepare(self, clauses: Iterable[str], turns: Iterable[str] = ()) -> None:
+        """Read ahead, in one go, what :meth:`refilling` will need for these clauses.
+
+        And what :meth:`citing` will need for these turns (or ``note:<id>`` references).
+        """
         ...
 
     def specific(self, term: str) -> bool:
@@ -263,7 +266,7 @@ class ListedEvidence:
         found = first_later(self.restating(clause), *since, lambda pair: refills(pair[1]), _said_by)
         return None if found is None else found[0]
 
-    def prepare(self, clauses: Iterable[str]) -> None:
+    def prepare(self, clauses: Iterable[str], turns: Iterable[str] = ()) -> None:
         """Nothing to read: the statements are in memory."""
 
     def retracting(self) -> Iterator[Statement]:
@@ -343,7 +346,7 @@ class StoredEvidence:
 
     def citing(self, turns: frozenset[str]) -> list[Statement]:
         """The statements that came from one of ``turns`` (turn ids or ``note:<id>``)."""
-        notes = {note.id: note for note in self.data.notes(CITES, sorted(turns))}
+        notes = {note.id: note for note in self.data.citing(turns)}
         named = [int(ref[5:]) for ref in turns if ref.startswith("note:") and ref[5:].isdigit()]
         notes.update(self.data.by_id(named))
         ordered = sorted(notes.values(), key=lambda note: (note.at, note.id))
@@ -367,14 +370,16 @@ class StoredEvidence:
             return stored or window
         return stored if said_when(stored) >= said_when(window) else window  # stored on ties
 
-    def prepare(self, clauses: Iterable[str]) -> None:
+    def prepare(self, clauses: Iterable[str], turns: Iterable[str] = ()) -> None:
         """Read the heads of every slot key these clauses probe in one store call.
 
         On PostgreSQL each read is a round trip; a recall judging a few dozen candidates
-        probes a hundred or more slot keys.
+        probes a hundred or more slot keys, and asks for the statements citing the turns of
+        each candidate: those are read at once too (two more calls).
         """
         kinds = (SLOT + probe for clause in clauses for probe in slot_probes(clause))
         self.data.read_heads(kinds, self.visible)
+        self.data.prefetch_citing(turns)
 
     def retracting(self) -> Iterator[Statement]:
         """The statements that retract a value."""

@@ -26,7 +26,7 @@ from memlane.router.lanes import day
 from memlane.router.model import IdentifierRef, RecallItem
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.linedata import LineData
-from memlane.summaries.model import Note, Summary
+from memlane.summaries.model import Note, Summary, SummaryHit
 from memlane.summaries.sources import (
     NoteIndex,
     StoredNoteIndex,
@@ -161,11 +161,10 @@ def read_summaries(
                 read.dropped += 1
         best = max((hit.score for hit in summary_hits), default=1.0) or 1.0
         index = _note_index(lane, scope, line_data) if summary_hits else NoteIndex(())
-        for summary_hit in summary_hits:
-            summary = _as_known(lane, summary_hit.summary, filters.known_at)
-            if summary is None or not _keeps_summary(summary, filters):
-                read.dropped += 1
-                continue
+        kept = _kept_summaries(lane, summary_hits, filters)
+        read.dropped += len(summary_hits) - len(kept)
+        index.prepare(query, [(summary_lines(s), frozenset(s.provenance)) for _, s in kept])
+        for summary_hit, summary in kept:
             score = 0.7 * summary_hit.score / best
             text = summary.content.as_text()
             if filters.in_period(text, summary.period_from, summary.period_to):
@@ -190,6 +189,18 @@ def _keeps_note(note: Note, filters: SummaryFilters, window_turns: frozenset[str
     if note.provenance and set(note.provenance) <= window_turns:
         return False  # the window holds the turn itself, verbatim
     return filters.visible(note.at, note.tx_from) and filters.keeps(note.text)
+
+
+def _kept_summaries(
+    lane: SummariesLane, hits: Sequence[SummaryHit], filters: SummaryFilters
+) -> list[tuple[SummaryHit, Summary]]:
+    """The hits shown, each with its version believed at the read point."""
+    kept = []
+    for hit in hits:
+        summary = _as_known(lane, hit.summary, filters.known_at)
+        if summary is not None and _keeps_summary(summary, filters):
+            kept.append((hit, summary))
+    return kept
 
 
 def _keeps_summary(summary: Summary, filters: SummaryFilters) -> bool:

@@ -63,6 +63,9 @@ def _latest_first(note: Note) -> tuple[float, float, int]:
 class LineData:
     """The stored keys of one subject's live notes, with the notes and counts read cached.
 
+    Each key, note and count is read once per recall, and what is asked at once (a list of
+    keys, of ids) is read in one store call: on PostgreSQL each call is a round trip.
+
     Args:
         store: the summary store.
         tenant: the tenant.
@@ -73,11 +76,13 @@ class LineData:
         self._store = store
         self._tenant = tenant
         self._subject = subject
-        self._notes: dict[tuple[str, tuple[str, ...]], list[Note]] = {}
         self._counts: dict[tuple[object, ...], int] = {}
         self._pages: dict[tuple[str, str], list[list[Note]]] = {}
         self._heads: dict[tuple[str, Visible], list[Head]] = {}
-        self._by_id: dict[int, Note] = {}
+        self._by_id: dict[int, Note | None] = {}
+        self._holders: dict[tuple[str, str], list[int]] = {}
+        self._held: dict[tuple[str, str], int] = {}
+        self._keys: dict[tuple[str, int], list[str]] = {}
 
     @classmethod
     def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
@@ -87,12 +92,20 @@ class LineData:
             store.put_note_keys(tenant, subject, keyed)
         return cls(store, tenant, subject)
 
-    def notes(self, kind: str, keys: Sequence[str]) -> list[Note]:
-        """The live notes holding one of ``keys`` of ``kind``, in the order said."""
-        wanted = (kind, tuple(keys))
-        if wanted not in self._notes:
-            self._notes[wanted] = self._store.keyed_notes(self._tenant, self._subject, kind, keys)
-        return self._notes[wanted]
+    def citing(self, turns: Iterable[str]) -> list[Note]:
+        """The live notes citing one of ``turns`` (their ``CITES`` keys), in the order said."""
+        held = self.holders(CITES, sorted(set(turns)))
+        ids = sorted({note_id for found in held.values() for note_id in found})
+        notes = [note for note in self.by_id(ids).values() if note.deleted_at is None]
+        return sorted(notes, key=lambda note: (note.at, note.id))
+
+    def prefetch_citing(self, refs: Iterable[str]) -> None:
+        """Read the notes citing these turns and those named ``note:<id>``: two store calls."""
+        wanted = set(refs)
+        held = self.holders(CITES, sorted(wanted))
+        ids = {note_id for found in held.values() for note_id in found}
+        ids.update(int(ref[5:]) for ref in wanted if ref.startswith("note:") and ref[5:].isdigit())
+        self.by_id(sorted(ids))
 
     def latest(self, kind: str, keys: Sequence[str]) -> Iterator[Note]:
         """The live notes holding one of ``keys`` of ``kind``, latest first, read in pages.
@@ -142,23 +155,38 @@ class LineData:
             )
 
     def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
-        """Per key of ``kind``, the ids of the live notes holding it."""
-        return self._store.keyed_ids(self._tenant, self._subject, kind, keys)
+        """Per key of ``kind`` held by a live note, the ids of the notes holding it."""
+        missing = [key for key in dict.fromkeys(keys) if (kind, key) not in self._holders]
+        if missing:
+            found = self._store.keyed_ids(self._tenant, self._subject, kind, missing)
+            for key in missing:
+                self._holders[kind, key] = found.get(key, [])
+        return {key: self._holders[kind, key] for key in keys if self._holders[kind, key]}
 
     def keys_of(self, ids: Sequence[int], kind: str) -> dict[int, list[str]]:
-        """The keys of ``kind`` of the given notes."""
-        return self._store.keys_of(self._tenant, ids, kind)
+        """The keys of ``kind`` of the given notes (those without any left out)."""
+        missing = [note_id for note_id in dict.fromkeys(ids) if (kind, note_id) not in self._keys]
+        if missing:
+            found = self._store.keys_of(self._tenant, missing, kind)
+            for note_id in missing:
+                self._keys[kind, note_id] = found.get(note_id, [])
+        return {i: self._keys[kind, i] for i in ids if self._keys[kind, i]}
 
     def by_id(self, ids: Sequence[int]) -> dict[int, Note]:
         """Notes by id, each read once (the summary lane and adjudication ask for the same)."""
-        missing = [note_id for note_id in ids if note_id not in self._by_id]
+        missing = [note_id for note_id in dict.fromkeys(ids) if note_id not in self._by_id]
         if missing:
-            self._by_id.update(self._store.notes_by_id(self._tenant, missing))
-        return {note_id: self._by_id[note_id] for note_id in ids if note_id in self._by_id}
+            found = self._store.notes_by_id(self._tenant, missing)
+            self._by_id.update((note_id, found.get(note_id)) for note_id in missing)
+        return {i: note for i in ids if (note := self._by_id[i]) is not None}
 
     def counts(self, kind: str, keys: Sequence[str]) -> dict[str, int]:
         """Per key of ``kind``, how many live notes hold it."""
-        return self._store.key_counts(self._tenant, self._subject, kind, keys)
+        missing = [key for key in dict.fromkeys(keys) if (kind, key) not in self._held]
+        if missing:
+            found = self._store.key_counts(self._tenant, self._subject, kind, missing)
+            self._held.update(((kind, key), found[key]) for key in missing)
+        return {key: self._held[kind, key] for key in keys}
 
     def count(self, kind: str, keys: Sequence[str], visible: Visible = ANY) -> int:
         """How many live notes said and stored by ``visible`` hold one of ``keys``."""

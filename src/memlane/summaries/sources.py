@@ -25,6 +25,8 @@ from memlane.summaries.text import keywords
 _TURN_ID = re.compile(r"#\d+$")
 _PIECES = "; "  # "earlier: a; b; c" lines fold snippets of several turns
 _NOT_SPEAKERS = frozenset({"assistant", "tool", "earlier"})
+Shown = tuple[Sequence[str], frozenset[str]]
+"""A summary's lines and the turns it cites, as :meth:`WeightedLines.choose` takes them."""
 FEW_TURNS = 64
 """A summary citing at most this many turns has its lines tied to the notes citing them."""
 
@@ -108,6 +110,9 @@ class WeightedLines:
     def _prefetch(self, words: Iterable[str]) -> None:
         """Read ahead what :meth:`_held` will be asked (nothing to do for notes in memory)."""
 
+    def prepare(self, query: str, summaries: Sequence[Shown]) -> None:
+        """Read ahead what :meth:`choose` will ask for these summaries (nothing here)."""
+
     def _shared(
         self, weights: dict[str, float], within: frozenset[str] | None
     ) -> list[tuple[tuple[str, ...], float]]:
@@ -139,8 +144,11 @@ class WeightedLines:
             found.extend(self._piece_sources(piece, within))
         return tuple(dict.fromkeys(found))
 
+    def _weights(self, piece: str) -> dict[str, float]:
+        return {word: self.rarity(word) for word in line_words(piece)}
+
     def _piece_sources(self, piece: str, within: frozenset[str] | None) -> list[str]:
-        weights = {word: self.rarity(word) for word in line_words(piece)}
+        weights = self._weights(piece)
         total = sum(weights.values())
         if not total:
             return []
@@ -168,6 +176,12 @@ class WeightedLines:
         found for its topic as a whole.
         """
         self._prefetch([*line_words(query), *(w for line in lines for w in line_words(line))])
+        chosen, matched = self._chosen(lines, query)
+        sources = tuple(self.sources(line, within) for line in chosen)
+        return LineChoice(tuple(chosen), sources, matched)
+
+    def _chosen(self, lines: Sequence[str], query: str) -> tuple[list[str], bool]:
+        """The lines :meth:`choose` shows, and whether any is about the query."""
         asked = {word: self.idf(word) for word in line_words(query)}
         scored = []
         for position, line in enumerate(lines):
@@ -175,9 +189,7 @@ class WeightedLines:
             score = sum(weight for word, weight in asked.items() if word in said)
             if score > 0:
                 scored.append((-score, position, line))
-        chosen = [line for *_, line in sorted(scored)] if scored else list(lines)
-        sources = tuple(self.sources(line, within) for line in chosen)
-        return LineChoice(tuple(chosen), sources, bool(scored))
+        return ([line for *_, line in sorted(scored)] if scored else list(lines)), bool(scored)
 
 
 def cites_within(turns: tuple[str, ...], within: frozenset[str] | None) -> bool:
@@ -241,8 +253,6 @@ class StoredNoteIndex(WeightedLines):
         self._data = data
         self._counts: dict[str, int] = {}
         self._count: int | None = None
-        self._holders: dict[str, list[int]] = {}
-        self._citing: dict[frozenset[str], list[int]] = {}
         self._notes: dict[int, tuple[tuple[float, int], tuple[str, ...], frozenset[str]]] = {}
 
     def _size(self) -> int:
@@ -260,15 +270,38 @@ class StoredNoteIndex(WeightedLines):
         if missing:
             self._counts.update(self._data.counts(WORD, missing))
 
+    def prepare(self, query: str, summaries: Sequence[Shown]) -> None:
+        """Read what :meth:`choose` will ask for these summaries, in five store calls.
+
+        The word counts of the query and every line (and the number of notes), the holders
+        of the words each chosen line needs and of each session's turns, then those notes.
+        """
+        said = (word for lines, _ in summaries for line in lines for word in line_words(line))
+        self._prefetch([*line_words(query), *said])
+        words: set[str] = set()
+        sessions = [within for _, within in summaries if len(within) <= FEW_TURNS]
+        for lines, within in summaries:
+            if len(within) > FEW_TURNS:
+                words.update(self._needed_by(self._chosen(lines, query)[0]))
+        held = self._data.holders(WORD, sorted(words))
+        self._data.holders(CITES, sorted(set().union(*sessions)))
+        cited = {note_id for within in sessions for note_id in self._cite(within)}
+        self._load(sorted(cited.union(*held.values())))
+
+    def _needed_by(self, lines: Sequence[str]) -> set[str]:
+        """The words whose holders :meth:`sources` reads for these lines."""
+        words: set[str] = set()
+        for line in lines:
+            for piece in split_label(line)[1].split(_PIECES):
+                weights = self._weights(piece)
+                if sum(weights.values()):
+                    words.update(_needed(weights))
+        return words
+
     def _shared(
         self, weights: dict[str, float], within: frozenset[str] | None
     ) -> list[tuple[tuple[str, ...], float]]:
-        total, rest, needed = sum(weights.values()), sum(weights.values()), []
-        for word in sorted(weights, key=lambda word: -weights[word]):
-            if rest < total / 2:
-                break  # a note holding none of the words needed so far cannot reach half
-            needed.append(word)
-            rest -= weights[word]
+        needed = _needed(weights)
         if within is not None and len(within) <= FEW_TURNS:
             ids = self._cite(within)
         else:
@@ -285,15 +318,11 @@ class StoredNoteIndex(WeightedLines):
         return [(turns, weight) for *_, turns, weight in sorted(shared)]
 
     def _hold(self, word: str) -> list[int]:
-        if word not in self._holders:
-            self._holders[word] = self._data.holders(WORD, [word]).get(word, [])
-        return self._holders[word]
+        return self._data.holders(WORD, [word]).get(word, [])
 
     def _cite(self, within: frozenset[str]) -> list[int]:
-        if within not in self._citing:
-            held = self._data.holders(CITES, sorted(within)).values()
-            self._citing[within] = sorted({i for ids in held for i in ids})
-        return self._citing[within]
+        held = self._data.holders(CITES, sorted(within)).values()
+        return sorted({i for ids in held for i in ids})
 
     def _load(self, ids: Sequence[int]) -> None:
         """Read the time, cited turns and words of the notes not read yet."""
@@ -304,3 +333,14 @@ class StoredNoteIndex(WeightedLines):
         for note_id, note in notes.items():
             when = (note.at.timestamp(), note_id)
             self._notes[note_id] = (when, cited_turns(note), frozenset(words.get(note_id, ())))
+
+
+def _needed(weights: dict[str, float]) -> list[str]:
+    """The heaviest words of a piece a note must hold one of to share half its weight."""
+    total, rest, needed = sum(weights.values()), sum(weights.values()), []
+    for word in sorted(weights, key=lambda word: -weights[word]):
+        if rest < total / 2:
+            break  # a note holding none of the words needed so far cannot reach half
+        needed.append(word)
+        rest -= weights[word]
+    return needed

@@ -130,13 +130,13 @@ class SQLNoteKeys(SQLStore):
             f"AS k WHERE {scope} AND k.key > f.key ORDER BY k.key LIMIT 1) FROM found AS f "
             "WHERE f.key IS NOT NULL)"
         )
-        heads = (
-            f"SELECT f.kind, f.key, (SELECT k.note_id FROM note_keys AS k WHERE {where} AND "
-            "k.key = f.key ORDER BY k.said_at DESC, k.tx_from DESC, k.note_id LIMIT 1) "
-            "AS note_id FROM found AS f WHERE f.key IS NOT NULL"
+        heads = (  # materialized: PostgreSQL would run the subquery again for the join
+            f", heads AS MATERIALIZED (SELECT f.kind, f.key, (SELECT k.note_id FROM note_keys "
+            f"AS k WHERE {where} AND k.key = f.key ORDER BY k.said_at DESC, k.tx_from DESC, "
+            "k.note_id LIMIT 1) AS note_id FROM found AS f WHERE f.key IS NOT NULL)"
         )
         rows = self.db.fetchall(
-            f"{keys} SELECT h.kind, h.key, n.id, n.said_at, n.tx_from FROM ({heads}) AS h "
+            f"{keys}{heads} SELECT h.kind, h.key, n.id, n.said_at, n.tx_from FROM heads AS h "
             "JOIN notes AS n ON n.id = h.note_id WHERE n.deleted_at IS NULL",
             [*found, tenant, subject, tenant, subject, *bounds],
         )
