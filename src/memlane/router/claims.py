@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from memlane.extract import find_identifiers
 from memlane.lang import is_negated, mentions_value
-from memlane.router.slots import strip_numbering
+from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 from memlane.summaries.notes import relations
 from memlane.summaries.text import is_question, normalize_for_dedupe
 
@@ -182,8 +182,11 @@ def _cjk(clause: str, subject: str, holder: str, taken: set[tuple[str, str]]) ->
             continue
         raw = clause[:start].strip()
         if raw[: len(folded)].casefold().startswith(folded):  # casefold never shortens
-            _add(found, taken, SELF, relation, clause, raw)
-            continue
+            told = strip_numbering(SPEAKER_LABEL.sub("", raw[len(folded) :], count=1)).strip()
+            if not told or told == raw[len(folded) :].strip():
+                _add(found, taken, SELF, relation, clause, raw)
+                continue
+            raw = told  # "U-1说：青禾酒家的主厨是…": the speaker tells of someone else
         prefix = _CJK_PREFIX_NOISE.sub("", raw).rstrip("的")
         who = _holder(prefix, subject) if prefix else holder
         _add(found, taken, who, relation, clause, prefix)

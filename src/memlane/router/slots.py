@@ -45,7 +45,8 @@ _NUMBERING = re.compile(
     r"^\s*(?:(?:[^\W\d_]{1,12}\s*)?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*(?:条|项|號|号)?\s*"
     r"[)）\]】、.:：,，-]\s*|[#№]\s*\d+\s+)+"
 )
-_SPEAKER = re.compile(r"^\s*(?:说|said|says|asked|问)?\s*[:：]\s*")
+SPEAKER_LABEL = re.compile(r"^\s*(?:说|said|says|asked|问)?\s*[:：]\s*")
+"""The label after a speaker's name that notes start with ("说：", " said:")."""
 _EDGE_PUNCT = " \t\"'“”‘’「」『』《》()（）[]【】,，、:：-—"
 
 
@@ -69,7 +70,7 @@ def clauses(text: str, speaker: str = "") -> tuple[str, ...]:
     for piece in _CLAUSE_BREAK.split(folded):
         clause = piece.lstrip()
         if label and clause.startswith(label):
-            clause = _SPEAKER.sub("", clause[len(label) :])
+            clause = SPEAKER_LABEL.sub("", clause[len(label) :])
         clause = strip_numbering(clause)
         clause = " ".join(clause.split()).strip(_EDGE_PUNCT)
         if clause:
