@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memlane.lang.script import fold
+from memlane.lang.script import UNSPACED_RANGES, fold
 from memlane.lang.words import tells_episode
 
 MIN_FRAME_SHARE = 0.5
@@ -171,6 +171,8 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
         return None  # one only adds a word ("is now"): the same value again
     if max(len(old_value), len(new_value)) > MAX_VALUE_CHARS:
         return None
+    if _pieces(old_value) & _pieces(new_value):
+        return None  # a piece both spans hold splits them: they differ in two places
     if prefix < MIN_PREFIX_CHARS or len(old[:prefix].strip()) < MIN_PREFIX_CHARS:
         return None
     if prefix + suffix < MIN_FRAME_SHARE * max(len(old), len(new)):
@@ -181,6 +183,28 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     if tells_episode(frame):
         return None
     return Restatement(frame, (old_value, new_value))
+
+
+_PIECES = re.compile(
+    rf"(?P<unspaced>[{UNSPACED_RANGES}]+)|\d[\d,.:]*\d|\d|[^\W\d_{UNSPACED_RANGES}]{{2,}}"
+)
+
+
+def _pieces(span: str) -> set[str]:
+    """Its words (of two letters or more), numbers, and character pairs of unspaced text.
+
+    Two spans that share one differ in two places around it: "orrby bridge is 3.85" and
+    "vaskmere bridge is 7.85" name another bridge *and* another toll, "蘅塘岛的首班渡轮早上5点"
+    and "砚汀岛的首班渡轮早上8点" another island and another time: not one slot.
+    """
+    found: set[str] = set()
+    for match in _PIECES.finditer(span):
+        piece = match[0]
+        if match["unspaced"]:
+            found.update(piece[i : i + 2] for i in range(len(piece) - 1))
+        else:
+            found.add(piece)
+    return found
 
 
 def _common_prefix(first: str, second: str) -> int:
