@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import memlane
-from memlane.router.claims import claims
+from memlane.lang.kinds import asked_kind, held_kinds
+from memlane.router.claims import claims, named
 from memlane.router.slots import clauses, restates
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
@@ -58,3 +59,68 @@ def test_a_value_that_only_changes_its_leading_digit_still_restates() -> None:
         clauses("Kelby Mills employs 4,000 people."),
     )
     assert restates(first, second) is not None
+
+
+def _top(statements: list[str], question: str) -> str:
+    with memlane.Memory(
+        ":memory:", embedder="hash", clock=lambda: START + timedelta(days=30)
+    ) as mem:
+        for day, text in enumerate(statements):
+            mem.remember("kb", text, at=START + timedelta(days=day))
+        assert mem.index.wait(timeout=30)
+        return mem.recall("kb", question).items[0].text
+
+
+FILLER = [
+    "The ferry to Olm Island leaves at 7:40.",
+    "The orchard on Hill Lane sells 40 kinds of apple.",
+    "Ruth Vane rides to work on a red bicycle.",
+]
+
+
+@pytest.mark.parametrize(
+    ("statements", "question", "answer"),
+    [
+        # a question word asks for a kind of value: "how many" a number, "who" a person
+        (["The mayor of Marlow is Jo Penn.", "The population of Marlow is 12,400."],
+         "How many people live in Marlow?", "12,400"),
+        (["The managing director of Bellweather Mills is Ruth Vane.",
+          "Bellweather Mills has its head office in Dunmore."],
+         "Who runs Bellweather Mills?", "Ruth Vane"),
+        (["The first tram from Kelby Square leaves at 5:50.",
+          "The tram depot of Kelby Square is Rook Yard."],
+         "When does the earliest Kelby Square tram go?", "5:50"),
+        (["梅石茶厂的厂长是韩知夏。", "梅石茶厂共有860名工人。"], "梅石茶厂有多少工人？", "860"),
+        (["梅石茶厂共有860名工人。", "梅石茶厂的厂长是韩知夏。"], "谁管着梅石茶厂？", "韩知夏"),
+        # the entity the question writes out outranks one spelt nearly the same
+        (["The motto of Ashgrove School is Rise early.",
+          "The motto of Ashfield School is Aim true."],
+         "What motto does Ashfield School have?", "Aim true"),
+        (["青柳书院的院训是“守正”。", "青桐书院的院训是“笃行”。"],
+         "青柳书院把什么当院训？", "守正"),
+    ],
+)  # fmt: skip
+def test_the_statement_that_fits_the_question_answers_it(
+    statements: list[str], question: str, answer: str
+) -> None:
+    assert answer in _top(FILLER + statements, question)
+    assert answer in _top(FILLER + statements[::-1], question)
+
+
+def test_the_kinds_of_value_asked_and_held() -> None:
+    assert asked_kind("Who looks after the lighthouse?") == "person"
+    assert asked_kind("灯塔几点亮？") == "time"
+    assert asked_kind("博物馆在哪里？") == "place"
+    assert asked_kind("What colour is the door?") is None
+    assert held_kinds("The museum opens at 9:30.") == {"time"}
+    assert held_kinds("博物馆位于滨江路。") == {"place"}
+    assert held_kinds("The museum has 40 rooms.") == {"number"}
+    assert held_kinds("The museum has 40 rooms.", "Is it the one with 40 rooms?") == set()
+    assert held_kinds("We met from last week on.") == set()  # no name after "from"
+
+
+def test_a_chinese_holder_is_named_by_most_of_it() -> None:
+    # "澄江市最长的桥是…" is held by "澄江市最长": the question names it in another order
+    assert named("澄江市最长", "澄江市哪座桥最长？")
+    assert not named("澄江市最长", "澄海市哪座桥最长？")
+    assert not named("alice", "where does bob live?")

@@ -1,0 +1,84 @@
+"""How well each recalled statement fits the question: the thing it names, the value it asks.
+
+Similarity ranks statements by the words they share with the question. In a stream of
+short statements about a few entities ("The mayor of Ravelby is …", "The population of
+Ravelby is …"), every statement about the entity shares the same words, and one that names
+a near-miss spelling ("岑湾学院" for "璟湾学院") shares nearly as many. Two structural
+signals set them apart, with no list of relations:
+
+* **topic** — the longest run of words (CJK: characters) a statement shares with the
+  question: the entity the question writes out is named whole by the statements about it;
+* **kind** — the question word asks for a kind of value ("who" a person, "how many" a
+  number, "where" a place, "when" a time: :mod:`memlane.lang.kinds`); a statement holding a
+  value of that kind fits, and one holding only other kinds does not answer "who".
+
+Both raise the score of summary-lane candidates, which orders them within their tier; they
+never lift a stale item over a current one, nor a note over an exact answer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+
+from memlane.lang import en, zh
+from memlane.lang.kinds import asked_kind, fits, held_kinds, stem
+from memlane.lang.script import UNSPACED_RANGES, fold
+from memlane.router.adjudicate import Candidate
+from memlane.router.slots import SPEAKER_LABEL, strip_numbering
+
+TOPIC_BONUS = 0.2
+"""Added in proportion to the words a candidate shares with the question, weighed by how few
+of the candidates share each (relative to the candidate sharing most)."""
+KIND_BONUS = 0.1
+"""Added for a value of the kind asked (taken off for other kinds, when a person is asked)."""
+
+_TOKEN = re.compile(rf"[{UNSPACED_RANGES}]|[^\W\d_{UNSPACED_RANGES}]+|\d+")
+
+
+def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
+    """``candidates`` with each summary-lane score raised by how well it fits ``query``."""
+    asked = asked_kind(query)
+    wanted = set(_stems(query))
+    bodies = [_bodies(c) if c.item.lane == "summary" else [] for c in candidates]
+    held = [[set(_stems(text)) & wanted for text in texts] for texts in bodies]
+    counts = Counter(stem for lines in held for stem in set().union(*lines))
+    size = sum(1 for texts in bodies if texts)
+    weight = {stem: math.log((size + 1) / (count + 0.5)) for stem, count in counts.items()}
+    topics = [max((sum(weight[s] for s in line) for line in lines), default=0.0) for lines in held]
+    best = max(topics, default=0.0)
+    fitted_ones: list[Candidate] = []
+    for candidate, texts, topic in zip(candidates, bodies, topics, strict=True):
+        if not texts:
+            fitted_ones.append(candidate)
+            continue
+        share = topic / best if best > 0 else 0.0
+        kind = max(fits(asked, held_kinds(text, query)) for text in texts)
+        bonus = share * (TOPIC_BONUS + KIND_BONUS * kind)
+        item = replace(candidate.item, score=candidate.item.score + bonus)
+        fitted_ones.append(replace(candidate, item=item))
+    return fitted_ones
+
+
+def _bodies(candidate: Candidate) -> list[str]:
+    """What a candidate states, without its speaker label and numbering, line by line."""
+    texts = list(candidate.lines) or [candidate.statement]
+    subject = fold(candidate.item.subject or "")
+    bodies = []
+    for text in texts:
+        if subject and fold(text).startswith(subject):
+            text = SPEAKER_LABEL.sub("", text[len(subject) :], count=1)
+        bodies.append(strip_numbering(text))
+    return bodies
+
+
+def _stems(text: str) -> list[str]:
+    """Its content: CJK characters, numbers, and words cut to a stem ("coaches": "coach")."""
+    return [
+        stem(token)
+        for token in _TOKEN.findall(fold(text))
+        if token not in en.STOP_WORDS and token not in zh.FUNCTION_CHARACTERS
+    ]
