@@ -8,7 +8,10 @@ import pytest
 
 import memlane
 from memlane.lang.kinds import asked_kind, held_kinds
+from memlane.router.adjudicate import TIER_NOTE, Candidate
 from memlane.router.claims import claims, named
+from memlane.router.fit import fitted
+from memlane.router.model import RecallItem
 from memlane.router.slots import clauses, restates
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
@@ -124,3 +127,19 @@ def test_a_chinese_holder_is_named_by_most_of_it() -> None:
     assert named("澄江市最长", "澄江市哪座桥最长？")
     assert not named("澄江市最长", "澄海市哪座桥最长？")
     assert not named("alice", "where does bob live?")
+
+
+def _note(text: str, score: float) -> Candidate:
+    item = RecallItem(lane="summary", text=text, score=score, subject="kb", kind="note")
+    return Candidate(item, TIER_NOTE)
+
+
+def test_fitting_keeps_scores_in_range_and_leaves_questions_naming_nothing_alone() -> None:
+    mayor = _note("The mayor of Marlow is Jo Penn.", 0.75)
+    people = _note("The population of Marlow is 12,400.", 0.7)
+    scored = fitted([mayor, people], "How many people live in Marlow?")
+    assert scored[1].item.score > scored[0].item.score
+    assert all(0 <= c.item.score <= 1 for c in scored)
+    # no name written out: the words are retrieval's to weigh
+    plain = fitted([mayor, people], "how many people live there?")
+    assert [c.item.score for c in plain] == [0.75, 0.7]

@@ -26,8 +26,10 @@ _ASKS = (
     (NUMBER, r"\bhow many\b|\bhow much\b|多少|几(?![点时])|多大|多高|多长|多重"),
     (PLACE, r"\bwhere\b|哪里|哪儿|在哪|何处|何地"),
     (PERSON, r"\bwho\b|\bwhom\b|谁"),
+    (NUMBER, r"\b(?:pay|pays|paid|cost|costs|price|fee|fees|headcount)\b|花多少|价格|费用"),
 )
-"""Question words by the kind of value they ask for, the first that matches wins."""
+"""Question words by the kind of value they ask for, the first that matches wins; words of
+paying and counting ask for an amount when no question word asks for something else."""
 
 _CLOCK = re.compile(
     r"\b\d{1,2}[:：]\d{2}\b|\d{1,2}\s*(?:点|時|时)(?:\s*\d{1,2}\s*分|半)?|\b\d{1,2}\s*[ap]\.?m\b"
@@ -46,14 +48,14 @@ STEM_CHARS = 5
 
 
 def stem(word: str) -> str:
-    """A crude English stem: "coaches", "coach" → "coach"; "edits", "editor" → "edit".
+    """A crude English stem: "coaches", "coach" → "coach"; "lives", "lived" → "liv".
 
-    >>> stem("coaches"), stem("editor"), stem("employs"), stem("京")
-    ('coach', 'edit', 'emplo', '京')
+    >>> stem("coaches"), stem("editor"), stem("live"), stem("lived"), stem("京")
+    ('coach', 'edit', 'liv', 'liv', '京')
     """
     if len(word) < 4 or not word.isascii() or not word.isalpha():
         return word
-    return _SUFFIX.sub("", word)[:STEM_CHARS] or word
+    return _SUFFIX.sub("", word).removesuffix("e")[:STEM_CHARS] or word
 
 
 def asked_kind(question: str) -> str | None:

@@ -12,8 +12,10 @@ signals set them apart, with no list of relations:
   number, "where" a place, "when" a time: :mod:`memlane.lang.kinds`); a statement holding a
   value of that kind fits, and one holding only other kinds does not answer "who".
 
-Both raise the score of summary-lane candidates, which orders them within their tier; they
-never lift a stale item over a current one, nor a note over an exact answer.
+Both raise the score of summary-lane candidates (all of them then scaled back into [0, 1]),
+which orders them within their tier; they never lift a stale item over a current one, nor a
+note over an exact answer. A question that names nothing a statement names (no capitalized
+word past its first, no run of three Chinese content characters) is left to retrieval.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from dataclasses import replace
 
 from memlane.lang import en, zh
 from memlane.lang.kinds import asked_kind, fits, held_kinds, stem
-from memlane.lang.script import UNSPACED_RANGES, fold
+from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold
 from memlane.router.adjudicate import Candidate
 from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 
@@ -36,6 +38,15 @@ of the candidates share each (relative to the candidate sharing most)."""
 KIND_BONUS = 0.1
 """Added for a value of the kind asked (taken off for other kinds, when a person is asked)."""
 
+NAME_WEIGHT = 2.0
+"""How much more a name the question writes out counts (a capitalized word past its first)."""
+
+_NAME = re.compile(r"(?<=[\w,] )[A-Z][^\W\d_]+")
+MIN_NAME_CHARS = 3
+"""The shortest run of Chinese characters taken for a name."""
+
+_GRAMMAR = "".join(sorted(zh.FUNCTION_CHARACTERS))
+_CONTENT_RUN = re.compile(rf"(?:(?![{_GRAMMAR}])[{CJK_RANGES}]){{{MIN_NAME_CHARS},}}")
 _TOKEN = re.compile(rf"[{UNSPACED_RANGES}]|[^\W\d_{UNSPACED_RANGES}]+|\d+")
 
 
@@ -47,20 +58,44 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
     held = [[set(_stems(text)) & wanted for text in texts] for texts in bodies]
     counts = Counter(stem for lines in held for stem in set().union(*lines))
     size = sum(1 for texts in bodies if texts)
-    weight = {stem: math.log((size + 1) / (count + 0.5)) for stem, count in counts.items()}
+    names = set(_stems(" ".join(_NAME.findall(query))))
+    weight = {
+        stem: math.log((size + 1) / (count + 0.5)) * (NAME_WEIGHT if stem in names else 1.0)
+        for stem, count in counts.items()
+    }
     topics = [max((sum(weight[s] for s in line) for line in lines), default=0.0) for lines in held]
-    best = max(topics, default=0.0)
+    best = max(topics, default=0.0) if _names_held(query, bodies) else 0.0
+    if best <= 0:
+        return list(candidates)
     fitted_ones: list[Candidate] = []
     for candidate, texts, topic in zip(candidates, bodies, topics, strict=True):
         if not texts:
             fitted_ones.append(candidate)
             continue
-        share = topic / best if best > 0 else 0.0
         kind = max(fits(asked, held_kinds(text, query)) for text in texts)
-        bonus = share * (TOPIC_BONUS + KIND_BONUS * kind)
-        item = replace(candidate.item, score=candidate.item.score + bonus)
-        fitted_ones.append(replace(candidate, item=item))
+        bonus = topic / best * (TOPIC_BONUS + KIND_BONUS * kind)
+        score = max(0.0, candidate.item.score + bonus) / (1 + TOPIC_BONUS + KIND_BONUS)
+        fitted_ones.append(replace(candidate, item=replace(candidate.item, score=score)))
     return fitted_ones
+
+
+def _names_held(query: str, bodies: list[list[str]]) -> bool:
+    """True if a statement names what the question writes out as a name.
+
+    In English a capitalized word past the first; in Chinese a run of three characters that
+    are not grammar ("珂洲市", not "那个快递"). Without one, the question names no entity and
+    its words are left to retrieval.
+    """
+    folded = [fold(text) for texts in bodies for text in texts]
+    for name in _NAME.findall(query):
+        word = re.compile(rf"\b{re.escape(fold(name))}\b")
+        if any(word.search(text) for text in folded):
+            return True
+    for run in _CONTENT_RUN.findall(fold(query)):
+        grams = {run[i : i + MIN_NAME_CHARS] for i in range(len(run) - MIN_NAME_CHARS + 1)}
+        if any(gram in text for gram in grams for text in folded):
+            return True
+    return False
 
 
 def _bodies(candidate: Candidate) -> list[str]:
