@@ -143,3 +143,20 @@ def test_fitting_keeps_scores_in_range_and_leaves_questions_naming_nothing_alone
     # no name written out: the words are retrieval's to weigh
     plain = fitted([mayor, people], "how many people live there?")
     assert [c.item.score for c in plain] == [0.75, 0.7]
+
+
+def test_a_question_about_before_is_not_answered_by_the_present_profile() -> None:
+    with memlane.Memory(
+        ":memory:", embedder="hash", clock=lambda: START + timedelta(days=90)
+    ) as mem:
+        first = mem.session("u-8", "s-1")
+        first.add("user", "我在美团上班", at=START)
+        first.close()
+        later = mem.session("u-8", "s-2")
+        later.add("user", "我跳槽到小米了，美团待够了", at=START + timedelta(days=60))
+        later.close()
+        assert mem.index.wait(timeout=30)
+        recall = mem.recall("u-8", "他跳槽前在哪干？")
+    assert recall.items and "美团" in recall.items[0].text
+    present = [i for i in recall.items if i.fact is not None and i.status == "current"]
+    assert present == []
