@@ -10,7 +10,7 @@ import memlane
 from memlane.lang.kinds import asked_kind, held_kinds
 from memlane.router.adjudicate import TIER_NOTE, Candidate
 from memlane.router.claims import claims, named
-from memlane.router.fit import fitted
+from memlane.router.fit import fitted, misspells
 from memlane.router.model import RecallItem
 from memlane.router.slots import clauses, restates
 
@@ -160,3 +160,12 @@ def test_a_question_about_before_is_not_answered_by_the_present_profile() -> Non
     assert recall.items and "美团" in recall.items[0].text
     present = [i for i in recall.items if i.fact is not None and i.status == "current"]
     assert present == []
+
+
+def test_a_name_spelt_one_character_off_is_another_thing() -> None:
+    statements = ["白岭镇的常住人口是8200人。", "青岭镇的镇长是邹明远。"]
+    for order in (statements, statements[::-1]):
+        top = _top(FILLER + order, "青岭镇一共住着多少人？")
+        assert "白岭镇" not in top
+    assert misspells("青岭镇", "白岭镇的常住人口是8200人")
+    assert not misspells("青岭镇", "青岭镇的镇长是邹明远")

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from memlane.lang import en, zh
 from memlane.lang.kinds import asked_kind, fits, held_kinds, stem
-from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold
+from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
 from memlane.router.adjudicate import Candidate
 from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 
@@ -67,6 +67,7 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
     best = max(topics, default=0.0) if _names_held(query, bodies) else 0.0
     if best <= 0:
         return list(candidates)
+    name = _chinese_name(query, bodies)
     fitted_ones: list[Candidate] = []
     for candidate, texts, topic in zip(candidates, bodies, topics, strict=True):
         if not texts:
@@ -74,6 +75,8 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
             continue
         kind = max(fits(asked, held_kinds(text, query)) for text in texts)
         bonus = topic / best * (TOPIC_BONUS + KIND_BONUS * kind)
+        if name and all(misspells(name, fold(text)) for text in texts):
+            bonus = -TOPIC_BONUS  # "岑岭镇" for "溯岭镇": another thing, as an id one digit off
         score = max(0.0, candidate.item.score + bonus) / (1 + TOPIC_BONUS + KIND_BONUS)
         fitted_ones.append(replace(candidate, item=replace(candidate.item, score=score)))
     return fitted_ones
@@ -96,6 +99,50 @@ def _names_held(query: str, bodies: list[list[str]]) -> bool:
         if any(gram in text for gram in grams for text in folded):
             return True
     return False
+
+
+def _chinese_name(query: str, bodies: list[list[str]]) -> str:
+    """The longest run of Chinese content characters of ``query`` a statement holds whole."""
+    folded = [fold(text) for texts in bodies for text in texts]
+    best = ""
+    for run in _CONTENT_RUN.findall(fold(query)):
+        for size in range(len(run), max(len(best), MIN_NAME_CHARS - 1), -1):
+            grams = (run[i : i + size] for i in range(len(run) - size + 1))
+            found = next((g for g in grams if any(g in text for text in folded)), None)
+            if found is not None:
+                best = found
+                break
+    return best
+
+
+def misspells(name: str, text: str) -> bool:
+    """True if ``text`` names something spelt nearly as ``name`` but not ``name`` itself.
+
+    It holds two or more of the name's characters in a row, next to a content character
+    where the name has another: "岑岭镇" for "溯岭镇", "筠峪围棋社" for "汐峪围棋社".
+
+    >>> misspells("溯岭镇", "岑岭镇的镇长是姜秋白"), misspells("溯岭镇", "溯岭镇的镇长是姜秋白")
+    (True, False)
+    """
+    if name in text:
+        return False
+    for start in range(len(name) - 1):
+        for end in range(len(name), start + 1, -1):
+            at = text.find(name[start:end])
+            if at < 0:
+                continue
+            before = text[at - 1] if at > 0 else ""
+            after = text[at + end - start] if at + end - start < len(text) else ""
+            if (start > 0 and _content(before) and before != name[start - 1]) or (
+                end < len(name) and _content(after) and after != name[end]
+            ):
+                return True
+            break
+    return False
+
+
+def _content(char: str) -> bool:
+    return bool(char) and is_cjk(char) and char not in zh.FUNCTION_CHARACTERS
 
 
 def _bodies(candidate: Candidate) -> list[str]:
