@@ -23,16 +23,24 @@ def test_a_speaker_telling_of_something_else_is_not_its_holder() -> None:
     assert [c.holder for c in claims("U-7的名字是方小禾", "U-7")] == [""]
 
 
-def test_a_relayed_fact_about_one_place_leaves_another_places_fact_current() -> None:
+def _told(sessions: list[list[tuple[str, int]]], question: str) -> memlane.Recall:
+    """Replay sessions of user turns (text, hours after START), then ask ``question``."""
     with memlane.Memory(
-        ":memory:", embedder="hash", clock=lambda: START + timedelta(days=9)
+        ":memory:", embedder="hash", clock=lambda: START + timedelta(days=90)
     ) as mem:
-        session = mem.session("u-7", "s-1")
-        session.add("user", "松林茶馆的店长是方小禾。", at=START)
-        session.add("user", "石桥书店的店长是邓一鸣。", at=START + timedelta(hours=1))
-        session.close()
+        for number, turns in enumerate(sessions):
+            session = mem.session("u-7", f"s-{number}")
+            for text, hours in turns:
+                session.add("user", text, at=START + timedelta(hours=hours))
+            session.close()
         assert mem.index.wait(timeout=30)
-        recall = mem.recall("u-7", "松林茶馆的店长是谁？")
+        return mem.recall("u-7", question)
+
+
+def test_a_relayed_fact_about_one_place_leaves_another_places_fact_current() -> None:
+    recall = _told(
+        [[("松林茶馆的店长是方小禾。", 0), ("石桥书店的店长是邓一鸣。", 1)]], "松林茶馆的店长是谁？"
+    )
     tea = next(item for item in recall.items if item.kind == "note" and "方小禾" in item.text)
     assert tea.status == "current", tea.superseded_by
 
@@ -146,17 +154,9 @@ def test_fitting_keeps_scores_in_range_and_leaves_questions_naming_nothing_alone
 
 
 def test_a_question_about_before_is_not_answered_by_the_present_profile() -> None:
-    with memlane.Memory(
-        ":memory:", embedder="hash", clock=lambda: START + timedelta(days=90)
-    ) as mem:
-        first = mem.session("u-8", "s-1")
-        first.add("user", "我在美团上班", at=START)
-        first.close()
-        later = mem.session("u-8", "s-2")
-        later.add("user", "我跳槽到小米了，美团待够了", at=START + timedelta(days=60))
-        later.close()
-        assert mem.index.wait(timeout=30)
-        recall = mem.recall("u-8", "他跳槽前在哪干？")
+    recall = _told(
+        [[("我在美团上班", 0)], [("我跳槽到小米了，美团待够了", 1440)]], "他跳槽前在哪干？"
+    )
     assert recall.items and "美团" in recall.items[0].text
     present = [i for i in recall.items if i.fact is not None and i.status == "current"]
     assert present == []
