@@ -64,11 +64,15 @@ def test_statements_differing_in_two_places_are_not_one_slot(old: str, new: str)
     assert restates(first, second) is None
 
 
-def test_a_value_that_only_changes_its_leading_digit_still_restates() -> None:
-    (first,), (second,) = (
-        clauses("Kelby Mills employs 3,000 people."),
-        clauses("Kelby Mills employs 4,000 people."),
-    )
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Kelby Mills employs 3,000 people.", "Kelby Mills employs 4,000 people."),
+        ('The motto of Pell Hall is "Slow and steady".', 'The motto of Pell Hall is "Up and on".'),
+    ],
+)
+def test_values_sharing_only_a_digit_run_or_an_article_still_restate(old: str, new: str) -> None:
+    (first,), (second,) = clauses(old), clauses(new)
     assert restates(first, second) is not None
 
 
@@ -169,3 +173,13 @@ def test_a_name_spelt_one_character_off_is_another_thing() -> None:
         assert "白岭镇" not in top
     assert misspells("青岭镇", "白岭镇的常住人口是8200人")
     assert not misspells("青岭镇", "青岭镇的镇长是邹明远")
+
+
+def test_the_kind_asked_fits_only_statements_about_the_thing_named() -> None:
+    # nothing is known of Kelby Mills' staff: another firm's headcount is not the answer
+    statements = [
+        "Ashdown Mills employs 900 people.",
+        "Kelby Mills has its head office in Dunmore.",
+    ]
+    for order in (statements, statements[::-1]):
+        assert "Ashdown" not in _top(FILLER + order, "How many staff work at Kelby Mills?")

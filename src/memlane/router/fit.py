@@ -68,6 +68,7 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
     if best <= 0:
         return list(candidates)
     name = _chinese_name(query, bodies)
+    words = [re.compile(rf"\b{re.escape(fold(found))}\b") for found in _NAME.findall(query)]
     fitted_ones: list[Candidate] = []
     for candidate, texts, topic in zip(candidates, bodies, topics, strict=True):
         if not texts:
@@ -75,6 +76,8 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
             continue
         kind = max(fits(asked, held_kinds(text, query)) for text in texts)
         bonus = topic / best * (TOPIC_BONUS + KIND_BONUS * kind)
+        if not any(_holds_name(fold(text), name, words) for text in texts):
+            bonus = 0.0  # not about the thing the question names: its words fit by chance
         if name and all(misspells(name, fold(text)) for text in texts):
             bonus = -TOPIC_BONUS  # "岑岭镇" for "溯岭镇": another thing, as an id one digit off
         score = max(0.0, candidate.item.score + bonus) / (1 + TOPIC_BONUS + KIND_BONUS)
@@ -99,6 +102,11 @@ def _names_held(query: str, bodies: list[list[str]]) -> bool:
         if any(gram in text for gram in grams for text in folded):
             return True
     return False
+
+
+def _holds_name(text: str, name: str, words: list[re.Pattern[str]]) -> bool:
+    """Whether ``text`` (folded) holds the Chinese name or one of the names written out."""
+    return (bool(name) and name in text) or any(word.search(text) for word in words)
 
 
 def _chinese_name(query: str, bodies: list[list[str]]) -> str:

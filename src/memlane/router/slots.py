@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memlane.lang import en, zh
 from memlane.lang.script import UNSPACED_RANGES, fold
 from memlane.lang.words import tells_episode
 
@@ -177,7 +178,7 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
         return None
     if prefix + suffix < MIN_FRAME_SHARE * max(len(old), len(new)):
         return None
-    if asked and (old_value in asked or new_value in asked):
+    if asked and _asked_about(asked, old_value, new_value):
         return None  # the question names this span: it is what is asked about, not a value
     frame = f"{old[:prefix]}…{old[len(old) - suffix :]}"
     if tells_episode(frame):
@@ -190,8 +191,13 @@ _PIECES = re.compile(
 )
 
 
+_JOINERS = en.PREPOSITIONS | {"a", "an", "the", "and", "or"}
+"""Words two values may share and still be one span ("onward through *the* fog", "patience
+makes *the* path"); a shared verb ("… quarterly *is* …", "… journal *is* …") splits them."""
+
+
 def _pieces(span: str) -> set[str]:
-    """Its words (of two letters or more), numbers, and character pairs of unspaced text.
+    """Its content words and numbers, and the pairs of content characters of unspaced text.
 
     Two spans that share one differ in two places around it: "orrby bridge is 3.85" and
     "vaskmere bridge is 7.85" name another bridge *and* another toll, "蘅塘岛的首班渡轮早上5点"
@@ -202,9 +208,14 @@ def _pieces(span: str) -> set[str]:
         piece = match[0]
         if match["unspaced"]:
             found.update(piece[i : i + 2] for i in range(len(piece) - 1))
-        else:
+        elif piece not in _JOINERS:
             found.add(piece)
-    return found
+    return {piece for piece in found if not set(piece) & zh.FUNCTION_CHARACTERS}
+
+
+def _asked_about(asked: str, *spans: str) -> bool:
+    """Whether the question names one of the spans."""
+    return any(span in asked for span in spans)
 
 
 def _common_prefix(first: str, second: str) -> int:
