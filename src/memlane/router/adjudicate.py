@@ -30,7 +30,7 @@ from datetime import datetime, tzinfo
 from memlane.facts.model import Fact
 from memlane.lang.changes import Retraction, retractions, switches
 from memlane.lang.words import salient_terms, shares_term
-from memlane.router.claims import SELF, Claim, claims, mentions
+from memlane.router.claims import SELF, Claim, claims, mentions, named
 from memlane.router.evidence import Evidence, Statement, first_later, origins
 from memlane.router.model import RecallItem
 from memlane.router.slots import clauses, restates
@@ -196,7 +196,7 @@ class Adjudicator:
         assert subject is not None
         found = claims(candidate.statement, subject)
         candidate = _boost(candidate, found, wanted)
-        if found and all(c.holder != SELF and c.holder not in self._query for c in found):
+        if found and all(c.holder != SELF and not named(c.holder, self._query) for c in found):
             candidate = replace(candidate, tier=max(candidate.tier, TIER_OTHERS))
         verdict = self._verdict(candidate, found, candidate.statement)
         out = [candidate if verdict is None else _stale(candidate, verdict)]

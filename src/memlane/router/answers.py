@@ -33,8 +33,9 @@ from memlane.lang.holders import opens_with_role
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
-from memlane.router.adjudicate import Candidate
+from memlane.router.adjudicate import TIER_PROFILE, Candidate
 from memlane.router.analysis import CODES
+from memlane.router.claims import mentions
 from memlane.router.model import AttributeIntent, QueryAnalysis
 
 Mentions = Callable[[str], list[AttributeIntent]]
@@ -72,9 +73,26 @@ def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[
     """What answers a question about an earlier value, read at present (the **when** rule)."""
     changed = any(_tells_before(c) for c in candidates)
     kept = _without_present_only(candidates, analysis.attributes)
+    changes = [c.statement for c in kept if c.item.fact is None and tells_past(c.statement)]
+    kept = [c for c in kept if not _present_profile(c, changes)]
     if analysis.intents and not changed:
         return [c for c in kept if c.item.lane == "window"]
     return kept
+
+
+def _present_profile(candidate: Candidate, changes: list[str]) -> bool:
+    """A current fact of the profile supplement that a recalled change led to.
+
+    "我跳槽到小米了" tells that 小米 is the present employer: under a question about before,
+    that present is not what was asked (a value nothing tells changed still comes back).
+    """
+    fact = candidate.item.fact
+    return (
+        candidate.tier == TIER_PROFILE
+        and fact is not None
+        and candidate.item.status == "current"
+        and any(mentions(text, fact.value) for text in changes)
+    )
 
 
 def _tells_before(candidate: Candidate) -> bool:

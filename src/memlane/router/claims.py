@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.extract import find_identifiers
-from memlane.lang import is_negated, mentions_value
-from memlane.router.slots import strip_numbering
+from memlane.lang import is_cjk, is_negated, mentions_value
+from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 from memlane.summaries.notes import relations
 from memlane.summaries.text import is_question, normalize_for_dedupe
 
@@ -182,8 +182,11 @@ def _cjk(clause: str, subject: str, holder: str, taken: set[tuple[str, str]]) ->
             continue
         raw = clause[:start].strip()
         if raw[: len(folded)].casefold().startswith(folded):  # casefold never shortens
-            _add(found, taken, SELF, relation, clause, raw)
-            continue
+            told = strip_numbering(SPEAKER_LABEL.sub("", raw[len(folded) :], count=1)).strip()
+            if group != "zh" or not told or told == raw[len(folded) :].strip():
+                _add(found, taken, SELF, relation, clause, raw)
+                continue
+            raw = told  # "U-1说：青禾酒家的主厨是…": the speaker tells of what holds it
         prefix = _CJK_PREFIX_NOISE.sub("", raw).rstrip("的")
         who = _holder(prefix, subject) if prefix else holder
         _add(found, taken, who, relation, clause, prefix)
@@ -251,6 +254,24 @@ def _complete(claim: Claim) -> bool:
     if kind is None:
         return bool(claim.value)
     return any(m.kind == kind for m in find_identifiers(claim.clause))
+
+
+def named(holder: str, query: str) -> bool:
+    """True if ``query`` (case-folded) names ``holder``: whole, or most of a Chinese one.
+
+    A Chinese holder is what stands before "的…是", which may carry more than the name
+    ("珂洲市最高的建筑是…" is held by "珂洲市最高"): a run of at least half of it, two
+    characters or more, in the query names it.
+
+    >>> named("珂洲市最高", "珂洲市哪栋楼最高？"), named("珂洲市最高", "珀洲市哪栋楼最高？")
+    (True, False)
+    """
+    if holder in query:
+        return True
+    if not holder or not is_cjk(holder[0]):
+        return False
+    size = max(2, -(-len(holder) // 2))
+    return any(holder[i : i + size] in query for i in range(len(holder) - size + 1))
 
 
 def mentions(text: str, value: object) -> bool:

@@ -12,6 +12,7 @@ from memlane.router.adjudicate import Adjudicator, Candidate, SubjectFacts, rank
 from memlane.router.analysis import analyze
 from memlane.router.answers import answering
 from memlane.router.evidence import Evidence, StoredEvidence, note_keys
+from memlane.router.fit import fitted
 from memlane.router.lanes import (
     ExactQuery,
     ExactRead,
@@ -156,6 +157,7 @@ class Router:
         self._ask_summary(run)
         adjudicator = self._adjudicator(run)
         judged = adjudicator.judge(run.candidates, [*analysis.attributes, *run.exact.asked], query)
+        judged = fitted(judged, query)
         answers = answering(
             judged,
             analysis,

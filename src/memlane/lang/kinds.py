@@ -1,0 +1,101 @@
+"""Kinds of value: what a question asks for, and what a statement holds.
+
+A question's question word says what kind of value answers it: "who"/"谁" a person, "how
+many"/"多少" a number, "when"/"几点" a time, "where"/"哪里" a place. A statement's value is
+told by its shape — digits, a clock time, a place after "in"/"在" — not by a list of
+relations, so this holds for relations memlane has never seen. Only the question words and
+the words that put a place after them are written down: closed classes of each language.
+
+>>> asked_kind("Who runs the Tidewater Club?"), asked_kind("汐矶镇有多少居民？")
+('person', 'number')
+>>> sorted(held_kinds("The Tidewater Club is based in Lyon.", "where is it?"))
+['place']
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from memlane.lang.script import fold
+
+PERSON, NUMBER, TIME, PLACE = "person", "number", "time", "place"
+
+_ASKS = (
+    (TIME, r"\bwhen\b|\bwhat time\b|\bhow early\b|\bhow late\b|几点|什么时候|何时|多早"),
+    (NUMBER, r"\bhow many\b|\bhow much\b|多少|几(?![点时])|多大|多高|多长|多重"),
+    (PLACE, r"\bwhere\b|哪里|哪儿|在哪|何处|何地"),
+    (PERSON, r"\bwho\b|\bwhom\b|谁"),
+    (NUMBER, r"\b(?:pay|pays|paid|cost|costs|price|fee|fees|headcount)\b|花多少|价格|费用"),
+)
+"""Question words by the kind of value they ask for, the first that matches wins; words of
+paying and counting ask for an amount when no question word asks for something else."""
+
+_CLOCK = re.compile(
+    r"\b\d{1,2}[:：]\d{2}\b|\d{1,2}\s*(?:点|時|时)(?:\s*\d{1,2}\s*分|半)?|\b\d{1,2}\s*[ap]\.?m\b"
+)
+_NUMBER = re.compile(r"\d[\d,.]*")
+_PLACE = re.compile(
+    r"\b(?:[Ii]n|[Aa]t|[Ff]rom|[Nn]ear)\s+(?P<en>[A-Z][^\W\d_]+)|(?:在|于)(?P<zh>[^\W\d_]{2})"
+)
+"""A place is where a locative word puts it: "headquarters *in* Lyon", "总部设*在*霁洲市" (a
+name: "from *last* week" names no place)."""
+
+
+_SUFFIX = re.compile(r"(?:ing|ers|ors|er|or|ed|es|s)$")
+STEM_CHARS = 5
+"""An English word is compared by its first characters, once a suffix is cut off."""
+
+
+def stem(word: str) -> str:
+    """A crude English stem: "coaches", "coach" → "coach"; "lives", "lived" → "liv".
+
+    >>> stem("coaches"), stem("editor"), stem("live"), stem("lived"), stem("京")
+    ('coach', 'edit', 'liv', 'liv', '京')
+    """
+    if len(word) < 4 or not word.isascii() or not word.isalpha():
+        return word
+    return _SUFFIX.sub("", word).removesuffix("e")[:STEM_CHARS] or word
+
+
+def asked_kind(question: str) -> str | None:
+    """The kind of value ``question`` asks for (``person``, ``number``, ``time``, ``place``)."""
+    folded = fold(question)
+    for kind, words in _ASKS:
+        if re.search(words, folded):
+            return kind
+    return None
+
+
+def held_kinds(statement: str, question: str = "") -> frozenset[str]:
+    """The kinds of value ``statement`` holds that ``question`` does not name itself.
+
+    A clock time is a ``time``; other digits a ``number``; a word after a locative ("in",
+    "在") a ``place``. ``statement`` should come without its numbering ("第9条：", "(24)").
+    """
+    folded, asked = fold(statement), fold(question)
+    found: set[str] = set()
+    rest = folded
+    for match in _CLOCK.finditer(folded):
+        if match[0] not in asked:
+            found.add(TIME)
+        rest = rest.replace(match[0], " ")
+    if any(number not in asked for number in _NUMBER.findall(rest)):
+        found.add(NUMBER)
+    for match in _PLACE.finditer(unicodedata.normalize("NFKC", statement)):
+        name = fold(match["en"] or match["zh"] or "")
+        if name and name not in asked:
+            found.add(PLACE)
+    return frozenset(found)
+
+
+def fits(asked: str | None, held: frozenset[str]) -> int:
+    """+1 when ``held`` has the kind asked, -1 when a person is asked and only others are held.
+
+    0 otherwise: a statement need not show its value's kind ("the captain is Ada Moss").
+    """
+    if asked is None:
+        return 0
+    if asked == PERSON:
+        return -1 if held else 0
+    return 1 if asked in held else 0

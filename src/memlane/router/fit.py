@@ -1,0 +1,174 @@
+"""How well each recalled statement fits the question: the thing it names, the value it asks.
+
+Similarity ranks statements by the words they share with the question. In a stream of
+short statements about a few entities ("The mayor of Ravelby is …", "The population of
+Ravelby is …"), every statement about the entity shares the same words, and one that names
+a near-miss spelling ("岑湾学院" for "璟湾学院") shares nearly as many. Two structural
+signals set them apart, with no list of relations:
+
+* **topic** — the longest run of words (CJK: characters) a statement shares with the
+  question: the entity the question writes out is named whole by the statements about it;
+* **kind** — the question word asks for a kind of value ("who" a person, "how many" a
+  number, "where" a place, "when" a time: :mod:`memlane.lang.kinds`); a statement holding a
+  value of that kind fits, and one holding only other kinds does not answer "who".
+
+Both raise the score of summary-lane candidates (all of them then scaled back into [0, 1]),
+which orders them within their tier; they never lift a stale item over a current one, nor a
+note over an exact answer. A question that names nothing a statement names (no capitalized
+word past its first, no run of three Chinese content characters) is left to retrieval.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+
+from memlane.lang import en, zh
+from memlane.lang.kinds import asked_kind, fits, held_kinds, stem
+from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
+from memlane.router.adjudicate import Candidate
+from memlane.router.slots import SPEAKER_LABEL, strip_numbering
+
+TOPIC_BONUS = 0.2
+"""Added in proportion to the words a candidate shares with the question, weighed by how few
+of the candidates share each (relative to the candidate sharing most)."""
+KIND_BONUS = 0.1
+"""Added for a value of the kind asked (taken off for other kinds, when a person is asked)."""
+
+NAME_WEIGHT = 2.0
+"""How much more a name the question writes out counts (a capitalized word past its first)."""
+
+_NAME = re.compile(r"(?<=[\w,] )[A-Z][^\W\d_]+")
+MIN_NAME_CHARS = 3
+"""The shortest run of Chinese characters taken for a name."""
+
+_GRAMMAR = "".join(sorted(zh.FUNCTION_CHARACTERS))
+_CONTENT_RUN = re.compile(rf"(?:(?![{_GRAMMAR}])[{CJK_RANGES}]){{{MIN_NAME_CHARS},}}")
+_TOKEN = re.compile(rf"[{UNSPACED_RANGES}]|[^\W\d_{UNSPACED_RANGES}]+|\d+")
+
+
+def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
+    """``candidates`` with each summary-lane score raised by how well it fits ``query``."""
+    asked = asked_kind(query)
+    wanted = set(_stems(query))
+    bodies = [_bodies(c) if c.item.lane == "summary" else [] for c in candidates]
+    held = [[set(_stems(text)) & wanted for text in texts] for texts in bodies]
+    counts = Counter(stem for lines in held for stem in set().union(*lines))
+    size = sum(1 for texts in bodies if texts)
+    names = set(_stems(" ".join(_NAME.findall(query))))
+    weight = {
+        stem: math.log((size + 1) / (count + 0.5)) * (NAME_WEIGHT if stem in names else 1.0)
+        for stem, count in counts.items()
+    }
+    topics = [max((sum(weight[s] for s in line) for line in lines), default=0.0) for lines in held]
+    best = max(topics, default=0.0) if _names_held(query, bodies) else 0.0
+    if best <= 0:
+        return list(candidates)
+    name = _chinese_name(query, bodies)
+    words = [re.compile(rf"\b{re.escape(fold(found))}\b") for found in _NAME.findall(query)]
+    fitted_ones: list[Candidate] = []
+    for candidate, texts, topic in zip(candidates, bodies, topics, strict=True):
+        if not texts:
+            fitted_ones.append(candidate)
+            continue
+        kind = max(fits(asked, held_kinds(text, query)) for text in texts)
+        bonus = topic / best * (TOPIC_BONUS + KIND_BONUS * kind)
+        if not any(_holds_name(fold(text), name, words) for text in texts):
+            bonus = 0.0  # not about the thing the question names: its words fit by chance
+        if name and all(misspells(name, fold(text)) for text in texts):
+            bonus = -TOPIC_BONUS  # "岑岭镇" for "溯岭镇": another thing, as an id one digit off
+        score = max(0.0, candidate.item.score + bonus) / (1 + TOPIC_BONUS + KIND_BONUS)
+        fitted_ones.append(replace(candidate, item=replace(candidate.item, score=score)))
+    return fitted_ones
+
+
+def _names_held(query: str, bodies: list[list[str]]) -> bool:
+    """True if a statement names what the question writes out as a name.
+
+    In English a capitalized word past the first; in Chinese a run of three characters that
+    are not grammar ("珂洲市", not "那个快递"). Without one, the question names no entity and
+    its words are left to retrieval.
+    """
+    folded = [fold(text) for texts in bodies for text in texts]
+    for name in _NAME.findall(query):
+        word = re.compile(rf"\b{re.escape(fold(name))}\b")
+        if any(word.search(text) for text in folded):
+            return True
+    for run in _CONTENT_RUN.findall(fold(query)):
+        grams = {run[i : i + MIN_NAME_CHARS] for i in range(len(run) - MIN_NAME_CHARS + 1)}
+        if any(gram in text for gram in grams for text in folded):
+            return True
+    return False
+
+
+def _holds_name(text: str, name: str, words: list[re.Pattern[str]]) -> bool:
+    """Whether ``text`` (folded) holds the Chinese name or one of the names written out."""
+    return (bool(name) and name in text) or any(word.search(text) for word in words)
+
+
+def _chinese_name(query: str, bodies: list[list[str]]) -> str:
+    """The longest run of Chinese content characters of ``query`` a statement holds whole."""
+    folded = [fold(text) for texts in bodies for text in texts]
+    best = ""
+    for run in _CONTENT_RUN.findall(fold(query)):
+        for size in range(len(run), max(len(best), MIN_NAME_CHARS - 1), -1):
+            grams = (run[i : i + size] for i in range(len(run) - size + 1))
+            found = next((g for g in grams if any(g in text for text in folded)), None)
+            if found is not None:
+                best = found
+                break
+    return best
+
+
+def misspells(name: str, text: str) -> bool:
+    """True if ``text`` names something spelt nearly as ``name`` but not ``name`` itself.
+
+    It holds two or more of the name's characters in a row, next to a content character
+    where the name has another: "岑岭镇" for "溯岭镇", "筠峪围棋社" for "汐峪围棋社".
+
+    >>> misspells("溯岭镇", "岑岭镇的镇长是姜秋白"), misspells("溯岭镇", "溯岭镇的镇长是姜秋白")
+    (True, False)
+    """
+    if name in text:
+        return False
+    for start in range(len(name) - 1):
+        for end in range(len(name), start + 1, -1):
+            at = text.find(name[start:end])
+            if at < 0:
+                continue
+            before = text[at - 1] if at > 0 else ""
+            after = text[at + end - start] if at + end - start < len(text) else ""
+            if (start > 0 and _content(before) and before != name[start - 1]) or (
+                end < len(name) and _content(after) and after != name[end]
+            ):
+                return True
+            break
+    return False
+
+
+def _content(char: str) -> bool:
+    return bool(char) and is_cjk(char) and char not in zh.FUNCTION_CHARACTERS
+
+
+def _bodies(candidate: Candidate) -> list[str]:
+    """What a candidate states, without its speaker label and numbering, line by line."""
+    texts = list(candidate.lines) or [candidate.statement]
+    subject = fold(candidate.item.subject or "")
+    bodies = []
+    for text in texts:
+        if subject and fold(text).startswith(subject):
+            text = SPEAKER_LABEL.sub("", text[len(subject) :], count=1)
+        bodies.append(strip_numbering(text))
+    return bodies
+
+
+def _stems(text: str) -> list[str]:
+    """Its content: CJK characters, numbers, and words cut to a stem ("coaches": "coach")."""
+    return [
+        stem(token)
+        for token in _TOKEN.findall(fold(text))
+        if token not in en.STOP_WORDS and token not in zh.FUNCTION_CHARACTERS
+    ]
