@@ -260,3 +260,30 @@ def test_a_switch_makes_what_it_replaced_stale_without_naming_it_as_old(
     assert new and all(item.status == "current" for item in new)
     kept = [i for i in mem.recall("U-1", unrelated).items if i.text.endswith(unrelated[-2:])]
     assert kept and all(item.status == "current" for item in kept)
+
+
+@pytest.mark.parametrize(
+    ("before", "later", "word"),
+    [
+        # advice to the listener: their arrangement, not the speaker's
+        ("I bake bread with rye flour every weekend",
+         "You could try spelt flour instead, it tastes lovely", "rye"),
+        # a particle verb: "switch off" is to rest, not to switch something
+        ("Painting watercolours calms me down",
+         "Honestly painting watercolours is how I switch off after work", "watercolours"),
+        # an episode told in the past: what happened once, no arrangement from then on
+        ("I play chess at the library on Tuesdays",
+         "Last spring I lost a chess final, but instead of quitting I studied harder", "chess"),
+        # about no one: a remark on how things go
+        ("I walk along the canal before breakfast",
+         "Walking by the canal is a lovely way to switch things around", "canal"),
+    ],
+)  # fmt: skip
+def test_a_switch_cue_that_is_no_arrangement_of_the_speaker_stales_nothing(
+    mem: memlane.Memory, before: str, later: str, word: str
+) -> None:
+    """Only the speaker's own switch of an arrangement supersedes what it shares a word with."""
+    _say(mem, before, "My dog is called Pip", later)
+    recall = mem.recall("U-1", before)
+    earlier = [i for i in recall.items if i.text.endswith(before[-8:])]
+    assert earlier and all(item.status == "current" for item in earlier), recall.items

@@ -198,7 +198,8 @@ THING = r"\b(?:the|that|this|those|these)\s+(?P<thing>[a-z]+)"
 """A definite noun phrase: "which city is *the conference* in?" asks about that thing."""
 
 SWITCH = (
-    r"\b(?:from\s+now\s+on|instead|rather\s+than|change\s+of\s+plans?|switch(?:ed|ing)?"
+    r"\b(?:from\s+now\s+on|instead|rather\s+than|change\s+of\s+plans?"
+    r"|switch(?:ed|es|ing)?\b(?!\s+(?:off|on|up|out)\b)"
     r"|(?:chang|updat)(?:e|ed|ing)\s+(?:[\w']+\s+){0,4}?to)\b"
 )
 """Cues that the speaker's arrangement switched ("a window seat from now on", "call me rather
@@ -214,3 +215,17 @@ ASKS_KIND = frozenset(("which", "what"))
 
 COPULAS = ("is", "was", "are", "were", "'s")
 """Verbs that tie a noun to what a question asks ("what city *is* the user's office in?")."""
+
+FIRST_PERSON = frozenset(
+    ("i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm", "i've", "i'll", "i'd",
+     "we're", "we've", "we'll", "we'd")
+)  # fmt: skip
+"""Words by which the speaker names themself: a switch in their clause is the speaker's own."""
+
+CLAUSE_LEAD = r"(?:(?:please|pls|plz|so|and|but|ok|okay|oh|also|just|actually|yes|yeah)\s+)*"
+"""Words that may stand before a subject-less cue that still opens its clause ("pls switch
+me to …", "and from now on …")."""
+
+LISTENER = frozenset(("you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd"))
+"""Words by which the speaker addresses the listener: a switch in a clause of theirs alone
+("you can use oil instead of butter") is advice, not the speaker's arrangement."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
 from memlane.facts.model import Fact
-from memlane.lang.changes import Retraction, retractions, switches
+from memlane.lang.changes import Retraction, retractions, switched_parts
 from memlane.lang.words import salient_terms, shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions
 from memlane.router.evidence import Evidence, Statement, first_later, origins
@@ -426,10 +426,12 @@ def _switched(evidence: Evidence, switch: str, text: str, subject: str) -> bool:
     statements say ties nothing (see :func:`_retracts`), nor does the subject's own name,
     which notes write for "I".
     """
-    if not switches(switch):
+    parts = switched_parts(switch, (subject,))
+    if not parts:
         return False
-    terms = salient_terms(switch) - salient_terms(subject)
-    return bool(terms) and _retracts(evidence, Retraction(switch, terms), text)
+    said = " ".join(parts)
+    terms = salient_terms(said) - salient_terms(subject)
+    return bool(terms) and _retracts(evidence, Retraction(said, terms), text)
 
 
 def _latest(later: Sequence[Statement]) -> Verdict | None:
