@@ -115,6 +115,8 @@ def test_a_negator_inside_a_word_is_not_a_negation(mem: memlane.Memory) -> None:
         ("付款卡换一下，用交行尾号3012，建行的别扣了", "建行"),
         ("Monday is out, sorry. Sunday at 4pm works", "monday"),
         ("Could you update my name to Rebecca? Not Bex anymore", "bex"),
+        ("No scooter anymore, I cycle to the office", "scooter"),
+        ("Tea bags are fine now, no need for the kettle anymore", "kettle"),
     ],
 )
 def test_retractions_read_the_old_value_of_any_relation(text: str, old: str) -> None:
@@ -277,6 +279,9 @@ def test_a_switch_makes_what_it_replaced_stale_without_naming_it_as_old(
         # about no one: a remark on how things go
         ("I walk along the canal before breakfast",
          "Walking by the canal is a lovely way to switch things around", "canal"),
+        # someone else's way of doing things, not the speaker's
+        ("I swim at the lake on Sundays",
+         "Instead of giving up, Sam keeps training at the lake", "lake"),
     ],
 )  # fmt: skip
 def test_a_switch_cue_that_is_no_arrangement_of_the_speaker_stales_nothing(

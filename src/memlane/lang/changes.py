@@ -77,11 +77,12 @@ def switched_parts(text: str, speakers: tuple[str, ...] = ()) -> tuple[str, ...]
 
     A switch names no old value, so only its own sentence says what switched. An English
     cue counts only in a clause that is the speaker's — it names them (a first-person word
-    or one of ``speakers``, the names notes write for "I") or opens with the cue, its subject
-    dropped ("switched to paying yearly") — and only where the sentence, the cue taken out,
-    does not tell an episode: "instead of giving up, I trained harder" tells what happened
-    once, "a fun way to switch up your routine" advises someone else, "it's a great way to
-    switch off" is about no one. A Chinese cue (改成, 换成) is a verb of the speaker's request.
+    or one of ``speakers``, the names notes write for "I") or opens with a switch verb, its
+    subject dropped ("switched to paying yearly") — and only where the sentence, the cue taken
+    out, does not tell an episode: "instead of giving up, I trained harder" tells what
+    happened once, "a fun way to switch up your routine" advises someone else, "it's a great
+    way to switch off" is about no one, nor does "instead of giving up, Sam …" name the
+    speaker. A Chinese cue (改成, 换成) is a verb of the speaker's request.
 
     >>> switched_parts("Nice day. Put me in a window seat from now on!")
     ('put me in a window seat from now on',)
@@ -90,6 +91,8 @@ def switched_parts(text: str, speakers: tuple[str, ...] = ()) -> tuple[str, ...]
     ((), ())
     >>> switched_parts("Mel said: so Mel uses tea instead", speakers=("Mel",))
     ('so mel uses tea instead',)
+    >>> switched_parts("Instead of giving up, Sam turned it into a lesson", speakers=("Mel",))
+    ()
     """
     folded = fold(text)
     if not _switch().search(folded):
@@ -119,7 +122,7 @@ def _own_switch(sentence: str, names: tuple[str, ...]) -> bool:
         clause = clause.strip()
         if not cue.search(clause):
             continue
-        if re.match(en.CLAUSE_LEAD + en.SWITCH, clause):
+        if re.match(en.CLAUSE_LEAD + en.SWITCH_VERB, clause):
             return True  # its subject dropped: "switched to paying yearly"
         addressed = bool(en.LISTENER.intersection(_EN_WORDS.findall(clause)))
         if speaks and not (addressed and not _names_speaker(clause, names)):

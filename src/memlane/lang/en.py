@@ -38,8 +38,12 @@ RETRACTED_AFTER = (
 )
 """Cues followed by a value that no longer holds ("left Acme", "not vegan anymore")."""
 
-NOT_ANY_MORE = r"(?:\bnot|n't|\bnever)\s+(?P<old>[\w' ]{1,40}?)\s+any\s?more\b"
-"""``not <old> anymore``: "not vegan anymore", "don't leave them with the concierge anymore"."""
+NOT_ANY_MORE = (
+    r"(?:\bnot|n't|\bnever|\bno(?:\s+(?:need|use)\s+(?:for|of))?)\s+(?P<old>[\w' ]{1,40}?)"
+    r"\s+any\s?more\b"
+)
+"""``not <old> anymore``: "not vegan anymore", "don't leave them with the concierge anymore";
+``no <old> anymore``, ``no need for <old> anymore``: "no landline anymore"."""
 
 RETRACTED_BEFORE = (
     r"(?:(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)?\s+(?:no\s+longer(?:\s+(?:in\s+use|used"
@@ -223,8 +227,12 @@ FIRST_PERSON = frozenset(
 """Words by which the speaker names themself: a switch in their clause is the speaker's own."""
 
 CLAUSE_LEAD = r"(?:(?:please|pls|plz|so|and|but|ok|okay|oh|also|just|actually|yes|yeah)\s+)*"
-"""Words that may stand before a subject-less cue that still opens its clause ("pls switch
-me to …", "and from now on …")."""
+"""Words that may stand before a subject-less verb that still opens its clause ("pls switch
+me to …", "and changed it to …")."""
+
+SWITCH_VERB = r"(?:switch(?:es|ed|ing)?|chang(?:e|es|ed|ing)|updat(?:e|es|ed|ing))\b"
+"""The verbs of :data:`SWITCH`: a clause may open with one, its subject dropped ("switched to
+paying yearly"); an adverb ("instead", "from now on") opens no clause of its own."""
 
 LISTENER = frozenset(("you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd"))
 """Words by which the speaker addresses the listener: a switch in a clause of theirs alone
