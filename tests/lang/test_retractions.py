@@ -246,6 +246,8 @@ def test_a_word_said_everywhere_is_not_a_retracted_value(mem: memlane.Memory) ->
         ("Leave deliveries with the neighbour at number 9", "I like jazz on Fridays",
          "Change of plans: deliveries go to the garden shed, not the neighbour", "neighbour",
          "shed"),
+        ("Leave parcels with the porter at the front", "I like jazz on Fridays",
+         "From now on please use the side gate, the porter has retired", "porter", "side gate"),
         ("快递一般寄申通就好", "我家猫叫团子", "快递换成极兔吧，申通太慢", "申通", "极兔"),
         ("会员卡绑定建行卡", "我喜欢喝乌龙茶", "绑定的卡改一下，用招行卡", "绑定", "招行"),
     ],

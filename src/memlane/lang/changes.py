@@ -77,12 +77,13 @@ def switched_parts(text: str, speakers: tuple[str, ...] = ()) -> tuple[str, ...]
 
     A switch names no old value, so only its own sentence says what switched. An English
     cue counts only in a clause that is the speaker's — it names them (a first-person word
-    or one of ``speakers``, the names notes write for "I") or opens with a switch verb, its
-    subject dropped ("switched to paying yearly") — and only where the sentence, the cue taken
-    out, does not tell an episode: "instead of giving up, I trained harder" tells what
-    happened once, "a fun way to switch up your routine" advises someone else, "it's a great
-    way to switch off" is about no one, nor does "instead of giving up, Sam …" name the
-    speaker. A Chinese cue (改成, 换成) is a verb of the speaker's request.
+    or one of ``speakers``, the names notes write for "I"), asks for it ("please"), or opens
+    with a switch verb, its subject dropped ("switched to paying yearly") — and only where
+    the sentence, the cue taken out, does not tell an episode: "instead of giving up, I
+    trained harder" tells what happened once, "a fun way to switch up your routine" advises
+    someone else, "it's a great way to switch off" is about no one, nor does "instead of
+    giving up, Sam …" name the speaker. A Chinese cue (改成, 换成) is a verb of the speaker's
+    request.
 
     >>> switched_parts("Nice day. Put me in a window seat from now on!")
     ('put me in a window seat from now on',)
@@ -122,9 +123,12 @@ def _own_switch(sentence: str, names: tuple[str, ...]) -> bool:
         clause = clause.strip()
         if not cue.search(clause):
             continue
+        words = _EN_WORDS.findall(clause)
         if re.match(en.CLAUSE_LEAD + en.SWITCH_VERB, clause):
             return True  # its subject dropped: "switched to paying yearly"
-        addressed = bool(en.LISTENER.intersection(_EN_WORDS.findall(clause)))
+        if en.REQUEST_WORDS.intersection(words):
+            return True  # the speaker asks for it: "from now on please use …"
+        addressed = bool(en.LISTENER.intersection(words))
         if speaks and not (addressed and not _names_speaker(clause, names)):
             return True
     return False

@@ -237,3 +237,7 @@ paying yearly"); an adverb ("instead", "from now on") opens no clause of its own
 LISTENER = frozenset(("you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd"))
 """Words by which the speaker addresses the listener: a switch in a clause of theirs alone
 ("you can use oil instead of butter") is advice, not the speaker's arrangement."""
+
+REQUEST_WORDS = frozenset(("please", "pls", "plz", "kindly"))
+"""Words of a request: a clause asking for something is the speaker's arrangement ("from now
+on please use the side door")."""
