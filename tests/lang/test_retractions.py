@@ -294,3 +294,23 @@ def test_a_switch_cue_that_is_no_arrangement_of_the_speaker_stales_nothing(
     recall = mem.recall("U-1", before)
     earlier = [i for i in recall.items if i.text.endswith(before[-8:])]
     assert earlier and all(item.status == "current" for item in earlier), recall.items
+
+
+@pytest.mark.parametrize(
+    ("before", "change", "question", "old", "new"),
+    [
+        ("The veg box comes weekly", "Switched to fortnightly, it suits us better",
+         "weekly or fortnightly for the veg box?", "weekly", "fortnightly"),
+        ("家里订的牛奶是全脂的", "以后都用脱脂，医生说的", "牛奶要全脂还是脱脂？", "全脂", "脱脂"),
+    ],
+)  # fmt: skip
+def test_an_either_or_question_ties_a_change_to_the_value_it_replaced(
+    mem: memlane.Memory, before: str, change: str, question: str, old: str, new: str
+) -> None:
+    """The change shares no word with the old value; the question names both."""
+    _say(mem, before, "My dog is called Pip", change)
+    recall = mem.recall("U-1", question)
+    earlier = [i for i in recall.items if old in i.text and new not in i.text]
+    assert earlier and all(item.status == "stale" for item in earlier), recall.items
+    later = [i for i in recall.items if new in i.text]
+    assert later and all(item.status == "current" for item in later)

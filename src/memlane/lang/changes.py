@@ -13,8 +13,14 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from memlane.lang import en, zh
-from memlane.lang.script import fold
-from memlane.lang.words import negates_next, possible_next, salient_terms, tells_episode
+from memlane.lang.script import CJK_RANGES, fold
+from memlane.lang.words import (
+    negates_next,
+    possible_next,
+    salient_terms,
+    shares_term,
+    tells_episode,
+)
 
 MAX_VALUE_CHARS = 40
 _EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"
@@ -108,6 +114,45 @@ def switched_parts(text: str, speakers: tuple[str, ...] = ()) -> tuple[str, ...]
     )
 
 
+Offer = tuple[frozenset[str], frozenset[str]]
+
+
+@lru_cache(maxsize=4_096)
+def offered(question: str) -> tuple[Offer, ...]:
+    """The pairs of values an either-or ``question`` offers, as terms.
+
+    >>> [tuple(sorted(a | b)) for a, b in offered("Monthly or yearly for this account?")]
+    [('monthly', 'yearly')]
+    >>> offered("where does she live?")
+    ()
+    """
+    found = []
+    folded = fold(question)
+    for match in (m for pattern in _either_or() for m in pattern.finditer(folded)):
+        first, second = salient_terms(match["a"]), salient_terms(match["b"])
+        if first and second and not first & second:
+            found.append((first, second))
+    return tuple(found)
+
+
+def picks_other(later: str, earlier: str, offers: tuple[Offer, ...]) -> bool:
+    """Whether ``later`` names one of two offered values and ``earlier`` only the other.
+
+    The question ties a change to what it replaced when they share no word: asked "monthly
+    or yearly?", "switched to paying yearly" replaces "I'm on monthly billing".
+    """
+    for first, second in offers:
+        for old, new in ((first, second), (second, first)):
+            if (
+                shares_term(old, earlier)
+                and not shares_term(new, earlier)
+                and shares_term(new, later)
+                and not shares_term(old, later)
+            ):
+                return True
+    return False
+
+
 _SENTENCE_END = re.compile(r"[.!?\n]+(?=\s|$)")
 _CLAUSE_BREAK = re.compile(r"[,;()—–]|:(?!\d)|\s-\s")
 _LABEL = re.compile(r"^[^:]{1,40}?\s(?:said|says|asked)\s*:\s*")
@@ -179,6 +224,12 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
 @cache
 def _switch() -> re.Pattern[str]:
     return re.compile(f"{zh.SWITCH}|{en.SWITCH}")
+
+
+@cache
+def _either_or() -> tuple[re.Pattern[str], ...]:
+    cjk = f"[{CJK_RANGES}]"
+    return re.compile(en.EITHER_OR), re.compile(f"(?P<a>{cjk}{{2}}){zh.EITHER_OR}(?P<b>{cjk}{{2}})")
 
 
 @cache

@@ -241,3 +241,6 @@ LISTENER = frozenset(("you", "your", "yours", "yourself", "you're", "you've", "y
 REQUEST_WORDS = frozenset(("please", "pls", "plz", "kindly"))
 """Words of a request: a clause asking for something is the speaker's arrangement ("from now
 on please use the side door")."""
+
+EITHER_OR = r"\b(?P<a>[a-z][\w'-]*)\s+or\s+(?P<b>[a-z][\w'-]*)\b"
+"""Two values a question offers to choose from: "monthly *or* yearly?"."""

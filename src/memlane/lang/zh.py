@@ -112,3 +112,6 @@ COPULAS = r"是|在|叫|有"
 CHANGE_SIGNS = r"搬|迁|跳槽|离职|辞职|入职|已经|不再|原[^，。,.\s]{1,12}[，,]\s*现"
 """Words that tell a state changed ("*搬*过来", "*已经*不在…了", "*原*腾讯，*现*就职于…"): what
 held before differs."""
+
+EITHER_OR = "还是"
+"""The word between two values a question offers to choose from ("电话*还是*短信？")."""
