@@ -115,6 +115,8 @@ def test_a_negator_inside_a_word_is_not_a_negation(mem: memlane.Memory) -> None:
         ("付款卡换一下，用交行尾号3012，建行的别扣了", "建行"),
         ("Monday is out, sorry. Sunday at 4pm works", "monday"),
         ("Could you update my name to Rebecca? Not Bex anymore", "bex"),
+        ("No scooter anymore, I cycle to the office", "scooter"),
+        ("Tea bags are fine now, no need for the kettle anymore", "kettle"),
     ],
 )
 def test_retractions_read_the_old_value_of_any_relation(text: str, old: str) -> None:
@@ -244,6 +246,8 @@ def test_a_word_said_everywhere_is_not_a_retracted_value(mem: memlane.Memory) ->
         ("Leave deliveries with the neighbour at number 9", "I like jazz on Fridays",
          "Change of plans: deliveries go to the garden shed, not the neighbour", "neighbour",
          "shed"),
+        ("Leave parcels with the porter at the front", "I like jazz on Fridays",
+         "From now on please use the side gate, the porter has retired", "porter", "side gate"),
         ("快递一般寄申通就好", "我家猫叫团子", "快递换成极兔吧，申通太慢", "申通", "极兔"),
         ("会员卡绑定建行卡", "我喜欢喝乌龙茶", "绑定的卡改一下，用招行卡", "绑定", "招行"),
     ],
@@ -260,3 +264,53 @@ def test_a_switch_makes_what_it_replaced_stale_without_naming_it_as_old(
     assert new and all(item.status == "current" for item in new)
     kept = [i for i in mem.recall("U-1", unrelated).items if i.text.endswith(unrelated[-2:])]
     assert kept and all(item.status == "current" for item in kept)
+
+
+@pytest.mark.parametrize(
+    ("before", "later", "word"),
+    [
+        # advice to the listener: their arrangement, not the speaker's
+        ("I bake bread with rye flour every weekend",
+         "You could try spelt flour instead, it tastes lovely", "rye"),
+        # a particle verb: "switch off" is to rest, not to switch something
+        ("Painting watercolours calms me down",
+         "Honestly painting watercolours is how I switch off after work", "watercolours"),
+        # an episode told in the past: what happened once, no arrangement from then on
+        ("I play chess at the library on Tuesdays",
+         "Last spring I lost a chess final, but instead of quitting I studied harder", "chess"),
+        # about no one: a remark on how things go
+        ("I walk along the canal before breakfast",
+         "Walking by the canal is a lovely way to switch things around", "canal"),
+        # someone else's way of doing things, not the speaker's
+        ("I swim at the lake on Sundays",
+         "Instead of giving up, Sam keeps training at the lake", "lake"),
+    ],
+)  # fmt: skip
+def test_a_switch_cue_that_is_no_arrangement_of_the_speaker_stales_nothing(
+    mem: memlane.Memory, before: str, later: str, word: str
+) -> None:
+    """Only the speaker's own switch of an arrangement supersedes what it shares a word with."""
+    _say(mem, before, "My dog is called Pip", later)
+    recall = mem.recall("U-1", before)
+    earlier = [i for i in recall.items if i.text.endswith(before[-8:])]
+    assert earlier and all(item.status == "current" for item in earlier), recall.items
+
+
+@pytest.mark.parametrize(
+    ("before", "change", "question", "old", "new"),
+    [
+        ("The veg box comes weekly", "Switched to fortnightly, it suits us better",
+         "weekly or fortnightly for the veg box?", "weekly", "fortnightly"),
+        ("家里订的牛奶是全脂的", "以后都用脱脂，医生说的", "牛奶要全脂还是脱脂？", "全脂", "脱脂"),
+    ],
+)  # fmt: skip
+def test_an_either_or_question_ties_a_change_to_the_value_it_replaced(
+    mem: memlane.Memory, before: str, change: str, question: str, old: str, new: str
+) -> None:
+    """The change shares no word with the old value; the question names both."""
+    _say(mem, before, "My dog is called Pip", change)
+    recall = mem.recall("U-1", question)
+    earlier = [i for i in recall.items if old in i.text and new not in i.text]
+    assert earlier and all(item.status == "stale" for item in earlier), recall.items
+    later = [i for i in recall.items if new in i.text]
+    assert later and all(item.status == "current" for item in later)

@@ -13,8 +13,14 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from memlane.lang import en, zh
-from memlane.lang.script import fold
-from memlane.lang.words import negates_next, possible_next, salient_terms, tells_episode
+from memlane.lang.script import CJK_RANGES, fold
+from memlane.lang.words import (
+    negates_next,
+    possible_next,
+    salient_terms,
+    shares_term,
+    tells_episode,
+)
 
 MAX_VALUE_CHARS = 40
 _EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"
@@ -61,12 +67,126 @@ def retractions(text: str) -> tuple[Retraction, ...]:
 
 
 def switches(text: str) -> bool:
-    """Whether ``text`` says an arrangement switched ("window seat from now on", "快递换成韵达").
+    """Whether ``text`` has a cue that an arrangement switched ("from now on", "换成").
+
+    A quick test that :func:`switched_parts` may find something; it does not ask whose the
+    arrangement is.
 
     >>> switches("Put me in a window seat from now on"), switches("I like window seats")
     (True, False)
     """
     return bool(_switch().search(fold(text)))
+
+
+def switched_parts(text: str, speakers: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The sentences of ``text`` in which the speaker switches an arrangement of their own.
+
+    A switch names no old value, so only its own sentence says what switched. An English
+    cue counts only in a clause that is the speaker's — it names them (a first-person word
+    or one of ``speakers``, the names notes write for "I"), asks for it ("please"), or opens
+    with a switch verb, its subject dropped ("switched to paying yearly") — and only where
+    the sentence, the cue taken out, does not tell an episode: "instead of giving up, I
+    trained harder" tells what happened once, "a fun way to switch up your routine" advises
+    someone else, "it's a great way to switch off" is about no one, nor does "instead of
+    giving up, Sam …" name the speaker. A Chinese cue (改成, 换成) is a verb of the speaker's
+    request.
+
+    >>> switched_parts("Nice day. Put me in a window seat from now on!")
+    ('put me in a window seat from now on',)
+    >>> switched_parts("But instead of giving up, I trained harder."), switched_parts(
+    ...     "It sounds like a fun way to switch up your routine")
+    ((), ())
+    >>> switched_parts("Mel said: so Mel uses tea instead", speakers=("Mel",))
+    ('so mel uses tea instead',)
+    >>> switched_parts("Instead of giving up, Sam turned it into a lesson", speakers=("Mel",))
+    ()
+    """
+    folded = fold(text)
+    if not _switch().search(folded):
+        return ()
+    if _zh_switch().search(folded):
+        return (folded,)
+    names = tuple(fold(name) for name in speakers if name)
+    return tuple(
+        sentence
+        for piece in _SENTENCE_END.split(folded)
+        if (sentence := _LABEL.sub("", piece.strip())) and _own_switch(sentence, names)
+    )
+
+
+Offer = tuple[frozenset[str], frozenset[str]]
+
+
+@lru_cache(maxsize=4_096)
+def offered(question: str) -> tuple[Offer, ...]:
+    """The pairs of values an either-or ``question`` offers, as terms.
+
+    >>> [tuple(sorted(a | b)) for a, b in offered("Monthly or yearly for this account?")]
+    [('monthly', 'yearly')]
+    >>> offered("where does she live?")
+    ()
+    """
+    found = []
+    folded = fold(question)
+    for match in (m for pattern in _either_or() for m in pattern.finditer(folded)):
+        first, second = salient_terms(match["a"]), salient_terms(match["b"])
+        if first and second and not first & second:
+            found.append((first, second))
+    return tuple(found)
+
+
+def picks_other(later: str, earlier: str, offers: tuple[Offer, ...]) -> bool:
+    """Whether ``later`` names one of two offered values and ``earlier`` only the other.
+
+    The question ties a change to what it replaced when they share no word: asked "monthly
+    or yearly?", "switched to paying yearly" replaces "I'm on monthly billing".
+    """
+    for first, second in offers:
+        for old, new in ((first, second), (second, first)):
+            if (
+                shares_term(old, earlier)
+                and not shares_term(new, earlier)
+                and shares_term(new, later)
+                and not shares_term(old, later)
+            ):
+                return True
+    return False
+
+
+_SENTENCE_END = re.compile(r"[.!?\n]+(?=\s|$)")
+_CLAUSE_BREAK = re.compile(r"[,;()—–]|:(?!\d)|\s-\s")
+_LABEL = re.compile(r"^[^:]{1,40}?\s(?:said|says|asked)\s*:\s*")
+
+
+def _own_switch(sentence: str, names: tuple[str, ...]) -> bool:
+    """Whether an English ``sentence`` switches an arrangement of the speaker's own."""
+    cue = re.compile(en.SWITCH)
+    if not cue.search(sentence) or tells_episode(cue.sub(" ", sentence)):
+        return False
+    speaks = _names_speaker(sentence, names)
+    for clause in _CLAUSE_BREAK.split(sentence):
+        clause = clause.strip()
+        if not cue.search(clause):
+            continue
+        words = _EN_WORDS.findall(clause)
+        if re.match(en.CLAUSE_LEAD + en.SWITCH_VERB, clause):
+            return True  # its subject dropped: "switched to paying yearly"
+        if en.REQUEST_WORDS.intersection(words):
+            return True  # the speaker asks for it: "from now on please use …"
+        addressed = bool(en.LISTENER.intersection(words))
+        if speaks and not (addressed and not _names_speaker(clause, names)):
+            return True
+    return False
+
+
+def _names_speaker(text: str, names: tuple[str, ...]) -> bool:
+    """Whether ``text`` names the speaker: a first-person word, or a name notes write for "I"."""
+    return bool(en.FIRST_PERSON.intersection(_EN_WORDS.findall(text))) or any(
+        re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in names
+    )
+
+
+_EN_WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
 def takes_back(text: str) -> bool:
@@ -104,6 +224,17 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
 @cache
 def _switch() -> re.Pattern[str]:
     return re.compile(f"{zh.SWITCH}|{en.SWITCH}")
+
+
+@cache
+def _either_or() -> tuple[re.Pattern[str], ...]:
+    cjk = f"[{CJK_RANGES}]"
+    return re.compile(en.EITHER_OR), re.compile(f"(?P<a>{cjk}{{2}}){zh.EITHER_OR}(?P<b>{cjk}{{2}})")
+
+
+@cache
+def _zh_switch() -> re.Pattern[str]:
+    return re.compile(zh.SWITCH)
 
 
 @cache

@@ -38,8 +38,12 @@ RETRACTED_AFTER = (
 )
 """Cues followed by a value that no longer holds ("left Acme", "not vegan anymore")."""
 
-NOT_ANY_MORE = r"(?:\bnot|n't|\bnever)\s+(?P<old>[\w' ]{1,40}?)\s+any\s?more\b"
-"""``not <old> anymore``: "not vegan anymore", "don't leave them with the concierge anymore"."""
+NOT_ANY_MORE = (
+    r"(?:\bnot|n't|\bnever|\bno(?:\s+(?:need|use)\s+(?:for|of))?)\s+(?P<old>[\w' ]{1,40}?)"
+    r"\s+any\s?more\b"
+)
+"""``not <old> anymore``: "not vegan anymore", "don't leave them with the concierge anymore";
+``no <old> anymore``, ``no need for <old> anymore``: "no landline anymore"."""
 
 RETRACTED_BEFORE = (
     r"(?:(?:'s|\s+is|\s+are|\s+was|\s+has\s+been)?\s+(?:no\s+longer(?:\s+(?:in\s+use|used"
@@ -198,7 +202,8 @@ THING = r"\b(?:the|that|this|those|these)\s+(?P<thing>[a-z]+)"
 """A definite noun phrase: "which city is *the conference* in?" asks about that thing."""
 
 SWITCH = (
-    r"\b(?:from\s+now\s+on|instead|rather\s+than|change\s+of\s+plans?|switch(?:ed|ing)?"
+    r"\b(?:from\s+now\s+on|instead|rather\s+than|change\s+of\s+plans?"
+    r"|switch(?:ed|es|ing)?\b(?!\s+(?:off|on|up|out)\b)"
     r"|(?:chang|updat)(?:e|ed|ing)\s+(?:[\w']+\s+){0,4}?to)\b"
 )
 """Cues that the speaker's arrangement switched ("a window seat from now on", "call me rather
@@ -214,3 +219,28 @@ ASKS_KIND = frozenset(("which", "what"))
 
 COPULAS = ("is", "was", "are", "were", "'s")
 """Verbs that tie a noun to what a question asks ("what city *is* the user's office in?")."""
+
+FIRST_PERSON = frozenset(
+    ("i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm", "i've", "i'll", "i'd",
+     "we're", "we've", "we'll", "we'd")
+)  # fmt: skip
+"""Words by which the speaker names themself: a switch in their clause is the speaker's own."""
+
+CLAUSE_LEAD = r"(?:(?:please|pls|plz|so|and|but|ok|okay|oh|also|just|actually|yes|yeah)\s+)*"
+"""Words that may stand before a subject-less verb that still opens its clause ("pls switch
+me to …", "and changed it to …")."""
+
+SWITCH_VERB = r"(?:switch(?:es|ed|ing)?|chang(?:e|es|ed|ing)|updat(?:e|es|ed|ing))\b"
+"""The verbs of :data:`SWITCH`: a clause may open with one, its subject dropped ("switched to
+paying yearly"); an adverb ("instead", "from now on") opens no clause of its own."""
+
+LISTENER = frozenset(("you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd"))
+"""Words by which the speaker addresses the listener: a switch in a clause of theirs alone
+("you can use oil instead of butter") is advice, not the speaker's arrangement."""
+
+REQUEST_WORDS = frozenset(("please", "pls", "plz", "kindly"))
+"""Words of a request: a clause asking for something is the speaker's arrangement ("from now
+on please use the side door")."""
+
+EITHER_OR = r"\b(?P<a>[a-z][\w'-]*)\s+or\s+(?P<b>[a-z][\w'-]*)\b"
+"""Two values a question offers to choose from: "monthly *or* yearly?"."""

@@ -115,3 +115,6 @@ held before differs."""
 
 FUNCTION_CHARACTERS = frozenset("的是在了吗呢吧啊呀和与或也都就还又着过个这那为被把从到给对")
 """Characters that are grammar, not content: two statements sharing them share no topic."""
+
+EITHER_OR = "还是"
+"""The word between two values a question offers to choose from ("电话*还是*短信？")."""

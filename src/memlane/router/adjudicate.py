@@ -28,7 +28,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 
 from memlane.facts.model import Fact
-from memlane.lang.changes import Retraction, retractions, switches
+from memlane.lang.changes import (
+    Offer,
+    Retraction,
+    offered,
+    picks_other,
+    retractions,
+    switched_parts,
+)
 from memlane.lang.words import salient_terms, shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions, named
 from memlane.router.evidence import Evidence, Statement, first_later, origins
@@ -137,6 +144,7 @@ class Adjudicator:
         self._zone = timezone
         self._by_subject: dict[str, Evidence] = {}
         self._query = ""
+        self._offers: tuple[Offer, ...] = ()
 
     def judge(
         self, candidates: Sequence[Candidate], asked: Sequence[str] = (), query: str = ""
@@ -151,6 +159,7 @@ class Adjudicator:
         """
         wanted = frozenset(asked)
         self._query = query.casefold()
+        self._offers = offered(query)
         self._prepare(candidates)
         judged: list[Candidate] = []
         refs = {c.item.ref for c in candidates}
@@ -362,7 +371,8 @@ class Adjudicator:
         """A later statement that takes back what ``text`` says.
 
         It says a value ``text`` names no longer holds ("我离开华为了"), or switches what
-        ``text`` arranged ("a window seat from now on").
+        ``text`` arranged ("a window seat from now on"), or picks the other of two values
+        an either-or question offers.
         """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
@@ -374,6 +384,7 @@ class Adjudicator:
             lambda found: (
                 any(_retracts(evidence, old, text) for old in retractions(found.text))
                 or _switched(evidence, found.text, text, subject)
+                or _chosen(found.text, text, subject, self._offers)
             ),
         )
         return _latest([latest] if latest is not None else [])
@@ -435,10 +446,23 @@ def _switched(evidence: Evidence, switch: str, text: str, subject: str) -> bool:
     statements say ties nothing (see :func:`_retracts`), nor does the subject's own name,
     which notes write for "I".
     """
-    if not switches(switch):
+    parts = switched_parts(switch, (subject,))
+    if not parts:
         return False
-    terms = salient_terms(switch) - salient_terms(subject)
-    return bool(terms) and _retracts(evidence, Retraction(switch, terms), text)
+    said = " ".join(parts)
+    terms = salient_terms(said) - salient_terms(subject)
+    return bool(terms) and _retracts(evidence, Retraction(said, terms), text)
+
+
+def _chosen(change: str, text: str, subject: str, offers: tuple[Offer, ...]) -> bool:
+    """Whether a later ``change`` picks the other of two values the question offers.
+
+    Asked "monthly or yearly?", "switched to paying yearly" takes back "I'm on monthly
+    billing" though they share no word: the question names both values.
+    """
+    if not offers or not (retractions(change) or switched_parts(change, (subject,))):
+        return False
+    return picks_other(change, text, offers)
 
 
 def _latest(later: Sequence[Statement]) -> Verdict | None:
