@@ -105,7 +105,7 @@ NEUTRAL_MODIFIERS = frozenset(
 
 POST_MODIFIER = (
     r"(?:\s+(?:number|no\.?|id|code))?"
-    r"\s+(?:for|on)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
+    r"\s+(?:for|on|at)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
 )
 """What ties a narrowing phrase after an attribute: "tracking number *for my* keyboard",
 "tracking *no. for the* mouse" (the code's noun may follow a name that holds none)."""
@@ -214,3 +214,7 @@ ASKS_KIND = frozenset(("which", "what"))
 
 COPULAS = ("is", "was", "are", "were", "'s")
 """Verbs that tie a noun to what a question asks ("what city *is* the user's office in?")."""
+
+CODE_NOUNS = r"no\.|landline"
+"""Nouns that ask for a code of some kind beside the attribute phrases ("passport *no.*", "the
+*landline* at my office"): what narrows them is read by :mod:`memlane.lang.qualifiers`."""

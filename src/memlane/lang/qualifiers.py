@@ -115,7 +115,14 @@ def _cjk_before(text: str) -> list[Qualifier]:
 
 
 def _bigrams(run: str) -> list[str]:
-    return [run] if len(run) <= 2 else [run[i : i + 2] for i in range(len(run) - 1)]
+    """The pieces that carry a run: any two characters of it in a row.
+
+    A longer run is also carried by its last character, the head of a Chinese compound
+    ("银行*卡*", "身份*证*"): "尾号1892的卡" carries "付款卡".
+    """
+    if len(run) <= 2:
+        return [run]
+    return [*(run[i : i + 2] for i in range(len(run) - 1)), run[-1]]
 
 
 def _bare(run: str) -> str:

@@ -112,3 +112,9 @@ COPULAS = r"是|在|叫|有"
 CHANGE_SIGNS = r"搬|迁|跳槽|离职|辞职|入职|已经|不再|原[^，。,.\s]{1,12}[，,]\s*现"
 """Words that tell a state changed ("*搬*过来", "*已经*不在…了", "*原*腾讯，*现*就职于…"): what
 held before differs."""
+
+CODE_NOUNS = r"尾号|编号|号(?!码)"
+"""Nouns that ask for a code of some kind ("护照*号*", "身份证*尾号*"); 号码 is a phone's."""
+
+NOT_BEFORE_CODE = "几哪多零一二两三四五六七八九十"
+"""Characters before 号 that make it a day or a rank ("几号", "五号"), not a code."""

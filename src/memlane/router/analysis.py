@@ -19,6 +19,7 @@ from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
 from memlane.lang import asks_about_plans, en, names_other_person, owner_of, roles_of_subject, zh
+from memlane.lang.codewords import code_nouns
 from memlane.lang.holders import held_by_other, is_generic
 from memlane.lang.qualifiers import Qualifier, qualifiers
 from memlane.lang.script import fold
@@ -63,6 +64,8 @@ def analyze(
     asked = _asked(_heads(folded, intents), identifiers) if own and not context else ()
     # An identifier already says whose code is asked ("账号 X 绑定的邮箱"): nothing to narrow.
     qualified = () if mentions else _qualified(fold(_without(query, mentions)), intents, asked)
+    if own and not context and not mentions:
+        qualified += _coded(fold(query), intents)
     return QueryAnalysis(
         query=query,
         identifiers=identifiers,
@@ -251,6 +254,23 @@ def _qualified(
         else:
             plain.add(intent.attribute)
     return tuple((attribute, q) for attribute, q in found.items() if attribute not in plain)
+
+
+def _coded(
+    folded: str, intents: tuple[AttributeIntent, ...]
+) -> tuple[tuple[str, tuple[Qualifier, ...]], ...]:
+    """A code asked for by a code noun no attribute phrase holds ("护照号", "passport no.").
+
+    Its qualifiers say which code it is; a code of another kind is a near miss, as for the
+    codes of :func:`_qualified`. Filed under ``reference``, the kind of a code said plainly.
+    """
+    spans = [
+        span
+        for span in code_nouns(folded)
+        if not any(span[0] < i.span[1] and i.span[0] < span[1] for i in intents)
+    ]
+    found = tuple(q for span in spans for q in qualifiers(folded, span, skip=spans))
+    return (("reference", found),) if found else ()
 
 
 def _times(

@@ -23,12 +23,14 @@ What is left may be nothing: then memory knows nothing that answers the question
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from memlane.extract import find_identifiers
 from memlane.facts.model import Fact
 from memlane.lang import roles_named
 from memlane.lang.changes import tells_past
+from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
@@ -36,6 +38,9 @@ from memlane.lang.script import fold
 from memlane.router.adjudicate import Candidate
 from memlane.router.analysis import CODES
 from memlane.router.model import AttributeIntent, QueryAnalysis
+
+_CLAUSES = re.compile(r"[;；]")
+"""What splits a summary's lines: each holds a code, or carries what narrows it, alone."""
 
 Mentions = Callable[[str], list[AttributeIntent]]
 """The attribute phrases a text names (spans in its folded form)."""
@@ -63,6 +68,8 @@ def answering(
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
     for _, qualifiers in analysis.qualified:
         kept = [c for c in kept if not _near_miss(c, qualifiers, evidence)]
+    if analysis.qualified:
+        kept = _giving_codes(kept)
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
     return kept
@@ -120,8 +127,36 @@ def _near_miss(candidate: Candidate, qualifiers: tuple[Qualifier, ...], evidence
             return False
         said = f"{evidence(candidate)}\n{fact.attribute.replace('_', ' ')}"
         return not all(carries(said, q) for q in qualifiers)
-    text = candidate.statement
-    return bool(find_identifiers(text)) and not all(carries(text, q) for q in qualifiers)
+    return any(
+        _holds_code(clause, candidate.item.subject)
+        for clause in _CLAUSES.split(candidate.statement)
+    ) and not any(
+        _holds_code(clause, candidate.item.subject) and all(carries(clause, q) for q in qualifiers)
+        for clause in _CLAUSES.split(candidate.statement)
+    )
+
+
+def _giving_codes(candidates: list[Candidate]) -> list[Candidate]:
+    """Under a question for a code, what gives one, when anything does.
+
+    Left after the near misses, a statement that gives a code carries what narrows it; one
+    that only shares those words ("ordered a Fitbit and a kettle") does not answer.
+    """
+    coded = [
+        c
+        for c in candidates
+        if (c.item.fact is not None and c.item.fact.attribute in CODES)
+        or (c.item.fact is None and _holds_code(c.statement, c.item.subject))
+    ]
+    if not coded:
+        return candidates
+    return [c for c in candidates if c in coded or c.item.lane not in ("summary", "exact")]
+
+
+def _holds_code(text: str, subject: str | None) -> bool:
+    """Whether a statement gives a code; the subject's own id, written for "I", is none."""
+    own = fold(subject or "")
+    return names_code(text) or any(fold(m.text) != own for m in find_identifiers(text))
 
 
 def _without_present_only(candidates: list[Candidate], asked: tuple[str, ...]) -> list[Candidate]:
