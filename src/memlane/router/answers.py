@@ -27,8 +27,11 @@ import re
 from collections.abc import Callable
 
 from memlane.extract import find_identifiers
+from memlane.extract._codes import CUES
+from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
-from memlane.lang import roles_named
+from memlane.facts.normalize import match_keys
+from memlane.lang import roles_named, salient_terms
 from memlane.lang.changes import tells_past
 from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
@@ -40,6 +43,7 @@ from memlane.router.analysis import CODES
 from memlane.router.model import AttributeIntent, QueryAnalysis
 
 _CLAUSES = re.compile(r"[;；]")
+_SPEAKER = re.compile(r"^[^:：]*?(?:\b(?:said|asked):|[说问]：)")
 """What splits a summary's lines: each holds a code, or carries what narrows it, alone."""
 
 Mentions = Callable[[str], list[AttributeIntent]]
@@ -72,7 +76,7 @@ def answering(
         kept = _giving_codes(kept)
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
-    return kept
+    return _without_restatements(kept, analysis, mentions)
 
 
 def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
@@ -134,6 +138,54 @@ def _near_miss(candidate: Candidate, qualifiers: tuple[Qualifier, ...], evidence
         _holds_code(clause, candidate.item.subject) and all(carries(clause, q) for q in qualifiers)
         for clause in _CLAUSES.split(candidate.statement)
     )
+
+
+def _without_restatements(
+    candidates: list[Candidate], analysis: QueryAnalysis, mentions: Mentions
+) -> list[Candidate]:
+    """A statement that only gives the identifier the question names is left out.
+
+    The question already holds the identifier ("which city is ORD-7 going to?"): "Order
+    number ORD-7." tells nothing it asks, what was said beside it may (unless nothing was).
+    """
+    keys = {
+        key
+        for ref in analysis.identifiers
+        for value in ref.values
+        for key in match_keys(ref.attribute, value)
+    }
+    if not keys:
+        return candidates
+    restating = [c for c in candidates if _restates(c, keys, mentions)]
+    rest = [c for c in candidates if c not in restating]
+    if any(c.item.lane != "exact" for c in rest):
+        return rest
+    return candidates
+
+
+def _restates(candidate: Candidate, keys: set[str], mentions: Mentions) -> bool:
+    if candidate.item.kind != "note":
+        return False
+    text = fold(candidate.statement)
+    named = [
+        m
+        for m in find_identifiers(text)
+        if m.kind in IDENTIFIER_ATTRIBUTES
+        and match_keys(IDENTIFIER_ATTRIBUTES[m.kind], m.text) & keys
+    ]
+    if not named:
+        return False
+    spans = [m.span for m in named] + [m.span for m in mentions(text)]
+    spans += [m.span() for cue in CUES.values() for m in cue.finditer(text)]
+    rest = _SPEAKER.sub(" ", _blank(text, spans).replace(fold(candidate.item.subject or "\0"), " "))
+    return not salient_terms(rest)
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def _giving_codes(candidates: list[Candidate]) -> list[Candidate]:
