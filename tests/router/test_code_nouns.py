@@ -62,3 +62,11 @@ def test_the_subjects_own_id_in_a_note_is_not_a_code_it_gives():
     with _told("Stayed at the Grand Plaza, room 812, left my scarf", "phone: 415-555-0162") as mem:
         items = mem.recall("U-7", "What was my room number at the hotel?").items
         assert items and "812" in items[0].text
+
+
+def test_the_thing_a_long_run_before_de_ends_with_narrows_the_code():
+    with _told(
+        "电动牙刷发货了，单号YT7781204456120", "空气炸锅也发了，单号是YT7781204456129"
+    ) as mem:
+        items = mem.recall("U-7", "麻烦帮我查电动牙刷的物流单号").items
+        assert items and "YT7781204456120" in items[0].text

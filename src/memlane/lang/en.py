@@ -218,3 +218,11 @@ COPULAS = ("is", "was", "are", "were", "'s")
 CODE_NOUNS = r"no\.|landline"
 """Nouns that ask for a code of some kind beside the attribute phrases ("passport *no.*", "the
 *landline* at my office"): what narrows them is read by :mod:`memlane.lang.qualifiers`."""
+
+AUXILIARIES = ("did", "does", "do", "will", "would")
+"""Verbs that put a question's own verb after its subject: "which city *did* I visit?"."""
+
+HOLDING_VERBS = frozenset(
+    ("have", "has", "had", "use", "used", "get", "got", "own", "hold", "keep")
+)
+"""Verbs by which a subject holds a value: "which number did they *have* then?" asks for it."""

@@ -104,7 +104,9 @@ def _cjk_before(text: str) -> list[Qualifier]:
         return []
     phrase = re.split(zh.CONJUNCTIONS, match.group())[-1]
     *earlier, nearest = phrase.split("的")
-    runs = [_bare(run) for run in reversed(earlier)]
+    # What a run before 的 ends with names the thing; a longer run starts with the verb that
+    # asks ("帮我查*罗技鼠标*的物流单号").
+    runs = [_bare(run)[-_MAX_CJK:] for run in reversed(earlier)]
     models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
     narrowing = [_bare(nearest)]
     if narrowing[0] and runs and (runs[0],) not in models:

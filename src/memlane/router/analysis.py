@@ -86,6 +86,20 @@ def asks_context(text: str) -> bool:
     return bool(_CONTEXT.search(unicodedata.normalize("NFKC", text).casefold()))
 
 
+def search_text(analysis: QueryAnalysis) -> str:
+    """What the summary lane searches for: the query, less attribute words another noun owns.
+
+    "What *number* of kids does she have?" asks about kids: a note giving her phone number
+    shares the word "number" and nothing the question asks.
+    """
+    if analysis.own_value:
+        return analysis.query
+    folded = unicodedata.normalize("NFKC", analysis.query).casefold()
+    spans = [intent.span for intent in analysis.intents if owner_of(folded, intent.span[1])]
+    blanked = _blank(folded, spans)
+    return blanked if spans and blanked.strip() else analysis.query
+
+
 def literal_attributes(query: str, names: Iterable[str]) -> dict[str, list[tuple[int, int]]]:
     """Attribute names written out in the query ("tier", "favourite_team" as "favourite team").
 
@@ -167,8 +181,39 @@ def _asks_own_value(
     return not any(
         _generic_of_other(folded, intent, synonyms, identified)
         or _typing_another(folded, intent, intents)
+        or _object_of_other_verb(folded, intent, synonyms)
         for intent in intents
     )
+
+
+_SELF = "|".join(re.escape(word) for word in sorted(en.SELF, key=len, reverse=True))
+_DOER = re.compile(rf"\s+(?:{'|'.join(en.AUXILIARIES)})\s+(?:{_SELF})\s+(?=[a-z])")
+
+
+def _object_of_other_verb(folded: str, intent: AttributeIntent, synonyms: SynonymRegistry) -> bool:
+    """A generic noun asked as the object of a verb its attribute has no phrase for.
+
+    "Which *city* did I *visit*?", "which *number* do I *ring* for the clinic?" ask about
+    what the subject did, not where they live or their phone; "which city do I *live in*",
+    "which company did I *leave*" (a question about before) still ask for the attribute.
+    """
+    if not is_generic(intent.phrase):
+        return False
+    doer = _DOER.match(folded, intent.span[1])
+    if doer is None:
+        return False
+    rest = folded[doer.end() :]
+    verb = rest.split()[0]
+    own = [p for p in synonyms.phrases(intent.attribute) if not is_generic(p)]
+    if any(_verb_base(p.split()[0]) == _verb_base(verb) for p in own if p.isascii()):
+        return False  # "did she *move* to" is said by "*moved* to"
+    if verb in en.HOLDING_VERBS:
+        return False  # "which number did they *have* then?" asks for the value they held
+    return not _HISTORY.search(rest)
+
+
+def _verb_base(word: str) -> str:
+    return re.sub(r"(?:ing|ed|es|e|s)$", "", word)
 
 
 def _typing_another(
