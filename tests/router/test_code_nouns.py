@@ -70,3 +70,9 @@ def test_the_thing_a_long_run_before_de_ends_with_narrows_the_code():
     ) as mem:
         items = mem.recall("U-7", "麻烦帮我查电动牙刷的物流单号").items
         assert items and "YT7781204456120" in items[0].text
+
+
+def test_the_kind_of_code_does_not_carry_a_question_about_another_thing():
+    with _told("电饭煲的快递单号是JT5530917726418") as mem:
+        recall = mem.recall("U-7", "我那个降噪耳机的快递单号是多少？")
+        assert all("JT5530917726418" not in item.text for item in recall.items), recall.text

@@ -98,6 +98,7 @@ def _cjk_before(text: str) -> list[Qualifier]:
     carried by any two characters of them in a row. A run before 的 that ends right at the
     attribute word is a clause ("我新买的手机", "他用的号") and narrows nothing. A run naming a
     model by letters or digits ("*小米14*的快递单号") is a qualifier of its own, carried whole.
+    When the thing is named, a word for the kind of code ("快递", "物流") narrows nothing more.
     """
     match = _CJK_PHRASE.search(text)
     if match is None:
@@ -110,7 +111,8 @@ def _cjk_before(text: str) -> list[Qualifier]:
     models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
     narrowing = [_bare(nearest)]
     if narrowing[0] and runs and (runs[0],) not in models:
-        narrowing.append(runs[0])
+        # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it
+        narrowing = [runs[0]] if narrowing[0] in zh.CODE_KINDS else [*narrowing, runs[0]]
     kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
     pieces = tuple(dict.fromkeys(piece for run in kept for piece in _bigrams(run)))
     return [pieces, *models]

@@ -118,3 +118,6 @@ CODE_NOUNS = r"尾号|编号|号(?!码)"
 
 NOT_BEFORE_CODE = "几哪多零一二两三四五六七八九十"
 """Characters before 号 that make it a day or a rank ("几号", "五号"), not a code."""
+
+CODE_KINDS = frozenset(("快递", "物流", "运单", "包裹", "订单"))
+"""Words for the kind of a code ("*快递*单号"): beside the thing it is for, they narrow nothing."""
