@@ -14,6 +14,7 @@ def _told(*texts: str, subject: str = "U-7") -> memlane.Memory:
     for at, text in enumerate(texts, start=1):
         session.add("user", text, at=f"2026-0{at}-01T09:00:00+00:00")
     session.close()
+    assert mem.index.wait(timeout=30)  # near misses are found by meaning, too
     return mem
 
 
@@ -76,3 +77,31 @@ def test_the_kind_of_code_does_not_carry_a_question_about_another_thing():
     with _told("电饭煲的快递单号是JT5530917726418") as mem:
         recall = mem.recall("U-7", "我那个降噪耳机的快递单号是多少？")
         assert all("JT5530917726418" not in item.text for item in recall.items), recall.text
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "near_miss"),
+    [
+        ("haircut on 14 May at 10am", "When is my physio appointment?", "14 May"),
+        ("I've got the vet 2 August, evening", "when's the user's dentist booking?", "2 August"),
+        ("3月9号下午去体检中心", "用户的牙科预约是哪天？", "3月9号"),
+        ("下周二上午去骨科复诊", "我眼科复查约的什么时候？", "下周二"),
+    ],
+)  # fmt: skip
+def test_another_booked_events_time_does_not_answer(said, question, near_miss):
+    with _told(said) as mem:
+        recall = mem.recall("U-7", question)
+        assert all(near_miss not in item.text for item in recall.items), recall.text
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        ("physio on 14 May at 10am", "When is my physio appointment?", "14 May"),
+        ("3月9号下午去牙科复诊", "用户的牙科预约是哪天？", "3月9号"),
+    ],
+)  # fmt: skip
+def test_the_booked_event_asked_for_still_answers(said, question, answer):
+    with _told("周末客服上班吗？", said) as mem:
+        items = mem.recall("U-7", question).items
+        assert items and answer in items[0].text

@@ -226,3 +226,7 @@ HOLDING_VERBS = frozenset(
     ("have", "has", "had", "use", "used", "get", "got", "own", "hold", "keep")
 )
 """Verbs by which a subject holds a value: "which number did they *have* then?" asks for it."""
+
+EVENT_NOUNS = r"appointments?|bookings?|reservations?|check-?ups?"
+"""Nouns for one booked event among many ("my *eye doctor* appointment"): what narrows them is
+read as for a code (:mod:`memlane.lang.qualifiers`)."""

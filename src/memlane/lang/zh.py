@@ -121,3 +121,6 @@ NOT_BEFORE_CODE = "几哪多零一二两三四五六七八九十"
 
 CODE_KINDS = frozenset(("快递", "物流", "运单", "包裹", "订单"))
 """Words for the kind of a code ("*快递*单号"): beside the thing it is for, they narrow nothing."""
+
+EVENT_NOUNS = r"预约|复查|复诊"
+"""Nouns for one booked event among many ("*眼科*预约"), narrowed as a code is."""

@@ -19,7 +19,7 @@ from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
 from memlane.lang import asks_about_plans, en, names_other_person, owner_of, roles_of_subject, zh
-from memlane.lang.codewords import code_nouns
+from memlane.lang.codewords import code_nouns, event_nouns
 from memlane.lang.holders import held_by_other, is_generic
 from memlane.lang.qualifiers import Qualifier, qualifiers
 from memlane.lang.script import fold
@@ -32,6 +32,9 @@ _CONTEXT = re.compile(f"{zh.ASKS_CONTEXT}|{en.ASKS_CONTEXT}")
 
 CODES = frozenset(IDENTIFIER_ATTRIBUTES.values())
 """Attributes whose values are codes: a subject holds many of each, one per purpose."""
+
+EVENT = "appointment"
+"""What ``qualified`` files a booked event under: answered by what tells its time."""
 
 _HISTORY = re.compile(f"{zh.ASKS_HISTORY}|{en.ASKS_HISTORY}")
 _CLAUSE_BREAK = re.compile(rf"[,.;!?，。；！？、]|\b(?:and|or)\b|{zh.CONJUNCTIONS}")
@@ -64,8 +67,8 @@ def analyze(
     asked = _asked(_heads(folded, intents), identifiers) if own and not context else ()
     # An identifier already says whose code is asked ("账号 X 绑定的邮箱"): nothing to narrow.
     qualified = () if mentions else _qualified(fold(_without(query, mentions)), intents, asked)
-    if own and not context and not mentions:
-        qualified += _coded(fold(query), intents)
+    if not context and not mentions:
+        qualified += _coded(fold(query), intents, own)
     return QueryAnalysis(
         query=query,
         identifiers=identifiers,
@@ -302,20 +305,28 @@ def _qualified(
 
 
 def _coded(
-    folded: str, intents: tuple[AttributeIntent, ...]
+    folded: str, intents: tuple[AttributeIntent, ...], own: bool
 ) -> tuple[tuple[str, tuple[Qualifier, ...]], ...]:
     """A code asked for by a code noun no attribute phrase holds ("护照号", "passport no.").
 
     Its qualifiers say which code it is; a code of another kind is a near miss, as for the
-    codes of :func:`_qualified`. Filed under ``reference``, the kind of a code said plainly.
+    codes of :func:`_qualified`. Filed under ``reference``, the kind of a code said plainly;
+    a booked event ("the eye doctor *appointment*") under :data:`EVENT`.
     """
-    spans = [
-        span
-        for span in code_nouns(folded)
-        if not any(span[0] < i.span[1] and i.span[0] < span[1] for i in intents)
-    ]
-    found = tuple(q for span in spans for q in qualifiers(folded, span, skip=spans))
-    return (("reference", found),) if found else ()
+    found: list[tuple[str, tuple[Qualifier, ...]]] = []
+    asked = [(EVENT, event_nouns(folded))]  # "my eye doctor's appointment" is the subject's
+    if own:
+        asked.append(("reference", code_nouns(folded)))
+    for kind, nouns in asked:
+        spans = [
+            span
+            for span in nouns
+            if not any(span[0] < i.span[1] and i.span[0] < span[1] for i in intents)
+        ]
+        narrowing = tuple(q for span in spans for q in qualifiers(folded, span, skip=spans))
+        if narrowing:
+            found.append((kind, narrowing))
+    return tuple(found)
 
 
 def _times(

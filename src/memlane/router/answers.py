@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 
-from memlane.extract import find_identifiers
+from memlane.extract import find_identifiers, resolve_times
 from memlane.extract._codes import CUES
 from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
@@ -39,8 +40,11 @@ from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
 from memlane.router.adjudicate import Candidate
-from memlane.router.analysis import CODES
+from memlane.router.analysis import CODES, EVENT
 from memlane.router.model import AttributeIntent, QueryAnalysis
+
+_ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+"""Whether a clause tells a time does not depend on when it is read."""
 
 _CLAUSES = re.compile(r"[;；]")
 _SPEAKER = re.compile(r"^[^:：]*?(?:\b(?:said|asked):|[说问]：)")
@@ -70,10 +74,10 @@ def answering(
     own = (*analysis.attributes, *(attribute for attribute, _ in analysis.qualified))
     if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
-    for _, qualifiers in analysis.qualified:
-        kept = [c for c in kept if not _near_miss(c, qualifiers, evidence)]
-    if analysis.qualified:
-        kept = _giving_codes(kept)
+    for kind, qualifiers in analysis.qualified:
+        kept = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
+    for kind in dict(analysis.qualified):
+        kept = _giving(kept, kind)
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
     return _without_restatements(kept, analysis, mentions)
@@ -120,24 +124,30 @@ def _someone_elses(candidate: Candidate, asked: tuple[str, ...], mentions: Menti
     return bool(named) and all(owning_role(text, m.span[0]) for m in named)
 
 
-def _near_miss(candidate: Candidate, qualifiers: tuple[Qualifier, ...], evidence: Evidence) -> bool:
+def _near_miss(
+    candidate: Candidate, kind: str, qualifiers: tuple[Qualifier, ...], evidence: Evidence
+) -> bool:
     """Whether the candidate holds a code without every qualifier of the code asked for.
 
-    A code of another kind is a near miss too: "tracking number" is read as a number.
+    A code of another kind is a near miss too: "tracking number" is read as a number. So is
+    the time of another booked event (``kind`` :data:`EVENT`): the dentist's for the eye
+    doctor's appointment.
     """
     fact = candidate.item.fact
     if fact is not None:
-        if fact.attribute not in CODES:
+        if fact.attribute not in CODES or kind == EVENT:
             return False
         said = f"{evidence(candidate)}\n{fact.attribute.replace('_', ' ')}"
         return not all(carries(said, q) for q in qualifiers)
-    return any(
-        _holds_code(clause, candidate.item.subject)
-        for clause in _CLAUSES.split(candidate.statement)
-    ) and not any(
-        _holds_code(clause, candidate.item.subject) and all(carries(clause, q) for q in qualifiers)
-        for clause in _CLAUSES.split(candidate.statement)
-    )
+    gives = [c for c in _CLAUSES.split(candidate.statement) if _gives(kind, c, candidate)]
+    return bool(gives) and not any(all(carries(c, q) for q in qualifiers) for c in gives)
+
+
+def _gives(kind: str, clause: str, candidate: Candidate) -> bool:
+    """Whether a clause gives what a question of ``kind`` asks for: a time, else a code."""
+    if kind == EVENT:
+        return bool(resolve_times(clause, _ANY_TIME, UTC))
+    return _holds_code(clause, candidate.item.subject)
 
 
 def _without_restatements(
@@ -188,8 +198,8 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _giving_codes(candidates: list[Candidate]) -> list[Candidate]:
-    """Under a question for a code, what gives one, when anything does.
+def _giving(candidates: list[Candidate], kind: str) -> list[Candidate]:
+    """Under a question for a code (or a booked event's time), what gives one, if any does.
 
     Left after the near misses, a statement that gives a code carries what narrows it; one
     that only shares those words ("ordered a Fitbit and a kettle") does not answer.
@@ -197,8 +207,8 @@ def _giving_codes(candidates: list[Candidate]) -> list[Candidate]:
     coded = [
         c
         for c in candidates
-        if (c.item.fact is not None and c.item.fact.attribute in CODES)
-        or (c.item.fact is None and _holds_code(c.statement, c.item.subject))
+        if (c.item.fact is not None and c.item.fact.attribute in CODES and kind != EVENT)
+        or (c.item.fact is None and _gives(kind, c.statement, c))
     ]
     if not coded:
         return candidates
