@@ -105,3 +105,9 @@ def test_the_booked_event_asked_for_still_answers(said, question, answer):
     with _told("周末客服上班吗？", said) as mem:
         items = mem.recall("U-7", question).items
         assert items and answer in items[0].text
+
+
+def test_a_code_noun_in_a_question_about_an_episode_is_narrowed_too():
+    with _told("我手机号139 2233 4455", "全季酒店806房，退房时把充电器落下了") as mem:
+        recall = mem.recall("U-7", "我上次住的酒店房间号是多少？")
+        assert all("139 2233 4455" not in item.text for item in recall.items), recall.text

@@ -67,7 +67,7 @@ def analyze(
     asked = _asked(_heads(folded, intents), identifiers) if own and not context else ()
     # An identifier already says whose code is asked ("账号 X 绑定的邮箱"): nothing to narrow.
     qualified = () if mentions else _qualified(fold(_without(query, mentions)), intents, asked)
-    if not context and not mentions:
+    if not mentions:  # "上次住的酒店房间号": an episode's code is narrowed all the same
         qualified += _coded(fold(query), intents, own)
     return QueryAnalysis(
         query=query,
