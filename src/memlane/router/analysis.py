@@ -89,20 +89,6 @@ def asks_context(text: str) -> bool:
     return bool(_CONTEXT.search(unicodedata.normalize("NFKC", text).casefold()))
 
 
-def search_text(analysis: QueryAnalysis) -> str:
-    """What the summary lane searches for: the query, less attribute words another noun owns.
-
-    "What *number* of kids does she have?" asks about kids: a note giving her phone number
-    shares the word "number" and nothing the question asks.
-    """
-    if analysis.own_value:
-        return analysis.query
-    folded = unicodedata.normalize("NFKC", analysis.query).casefold()
-    spans = [intent.span for intent in analysis.intents if owner_of(folded, intent.span[1])]
-    blanked = _blank(folded, spans)
-    return blanked if spans and blanked.strip() else analysis.query
-
-
 def literal_attributes(query: str, names: Iterable[str]) -> dict[str, list[tuple[int, int]]]:
     """Attribute names written out in the query ("tier", "favourite_team" as "favourite team").
 

@@ -9,7 +9,7 @@ from datetime import datetime, tzinfo
 
 from memlane.facts.lane import FactsLane
 from memlane.router.adjudicate import Adjudicator, Candidate, SubjectFacts, rank
-from memlane.router.analysis import analyze, search_text
+from memlane.router.analysis import analyze
 from memlane.router.answers import answering
 from memlane.router.evidence import Evidence, StoredEvidence, note_keys
 from memlane.router.lanes import (
@@ -241,7 +241,7 @@ class Router:
             turn_ids = frozenset(turn.id for turn in run.window)
             read = read_summaries(
                 self._summaries,
-                search_text(run.analysis),
+                run.analysis.query,
                 scopes,
                 request.k,
                 run.filters,
