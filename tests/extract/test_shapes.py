@@ -47,6 +47,7 @@ def ids(text: str) -> list[tuple[str, str]]:
         ("工单 K85 982 R 修的是什么？", "reference", "K85 982 R"),
         ("M31 772 A 这个工单报修的是啥", "reference", "M31 772 A"),
         ("M 604940是几级会员", "reference", "M 604940"),
+        ("订单号qk 31907 d的发货城市", "order_id", "qk 31907 d"),
         ("What's the balance on lyl 581107?", "reference", "lyl 581107"),
         ("zd3eq7 — which hotel city?", "reference", "zd3eq7"),
     ],

@@ -63,3 +63,16 @@ def test_a_lookup_of_an_id_alone_still_answers_with_the_profile(mem, embedder):
     r = mem.recall(None, "138 0000 5555")
     assert r.subjects == ["U-5"] and not r.step("summary").asked
     assert embedder.calls == 0
+
+
+def test_what_was_said_beside_an_id_outranks_the_id_restated(mem):
+    said(mem, "C-40", "Reference PX-4471-20. The parcel goes to 12 Elm Row, Leeds.")
+    said(mem, "C-41", "Reference PX-4471-29. The parcel goes to 3 Kirk St, Dundee.")
+    r = mem.recall(None, "which town is px 4471 20 for?")
+    assert r.subjects == ["C-40"] and "Leeds" in r.items[0].text
+
+
+def test_a_phone_restated_alone_ranks_after_what_its_owner_said(mem):
+    said(mem, "C-42", "我要改收货时间，改到周六下午。我手机号139 2210 4471")
+    r = mem.recall(None, "13922104471 这位改到什么时候收货？")
+    assert "周六" in r.items[0].text

@@ -42,6 +42,10 @@ def mem():
         "What city is the user's office in?",
         "Which city was the customer born in?",
         "what city do I need a flight to for the summit?",
+        # the generic noun is the object of another verb than its attribute's
+        "Which city did I tour in the spring?",
+        "which number do I dial for the vet?",
+        "What company did the user recommend to her friend?",
     ],
 )
 def test_questions_about_someone_or_something_else_get_no_exact_answer(mem, question):
@@ -67,6 +71,10 @@ def test_questions_about_someone_or_something_else_get_no_exact_answer(mem, ques
         ("客户目前人在哪个城市？", "location"),
         ("现在住哪个城市？", "location"),
         ("他现在是哪个公司的？", "employer"),
+        # the generic noun is the object of its attribute's own verb, or of one of holding
+        ("which city do I live in these days?", "location"),
+        ("Which city did the user move to?", "location"),
+        ("which number did the user have back then?", "phone"),
     ],
 )
 def test_the_subjects_own_value_is_still_answered_exactly(mem, question, attribute):

@@ -199,12 +199,21 @@ def _suffix(text: _Text, chain: list[Span], index: int) -> bool:
     word, written = text.word(chain[index]), text.written(chain[index])
     if len(word) > 3 or written in _NOT_SUFFIX or index < 2:
         return False
-    if text.word(chain[index - 2]).isalpha():
-        return False  # "order 123 X": one group is no grouped id
+    if text.word(chain[index - 2]).isalpha() and not _short_prefix(text, chain, index - 2):
+        return False  # "order 123 X": one group is no grouped id; "po 57889 f" is one
     before = text.written(chain[index - 2]) + text.written(chain[index - 1])
     if word in _NOT_PREFIX:  # "a", "is": a word, unless the id has letters of its own
         return len(word) == 1 and written.isupper() and any(char.isupper() for char in before)
     return written.isupper() or any(char.islower() for char in before)
+
+
+def _short_prefix(text: _Text, chain: list[Span], index: int) -> bool:
+    """Letters that open a code before one long group of digits: "*po* 57889 f"."""
+    word = text.word(chain[index])
+    following = text.word(chain[index + 1])
+    return (
+        len(word) <= 2 and word not in _NOT_PREFIX and following.isdigit() and len(following) >= 4
+    )
 
 
 def _accept(lowered: str, start: int, end: int) -> Code | None:

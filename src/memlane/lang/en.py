@@ -109,7 +109,7 @@ NEUTRAL_MODIFIERS = frozenset(
 
 POST_MODIFIER = (
     r"(?:\s+(?:number|no\.?|id|code))?"
-    r"\s+(?:for|on)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
+    r"\s+(?:for|on|at)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
 )
 """What ties a narrowing phrase after an attribute: "tracking number *for my* keyboard",
 "tracking *no. for the* mouse" (the code's noun may follow a name that holds none)."""
@@ -244,3 +244,19 @@ on please use the side door")."""
 
 EITHER_OR = r"\b(?P<a>[a-z][\w'-]*)\s+or\s+(?P<b>[a-z][\w'-]*)\b"
 """Two values a question offers to choose from: "monthly *or* yearly?"."""
+
+CODE_NOUNS = r"no\.|landline"
+"""Nouns that ask for a code of some kind beside the attribute phrases ("passport *no.*", "the
+*landline* at my office"): what narrows them is read by :mod:`memlane.lang.qualifiers`."""
+
+AUXILIARIES = ("did", "does", "do", "will", "would")
+"""Verbs that put a question's own verb after its subject: "which city *did* I visit?"."""
+
+HOLDING_VERBS = frozenset(
+    ("have", "has", "had", "use", "used", "get", "got", "own", "hold", "keep")
+)
+"""Verbs by which a subject holds a value: "which number did they *have* then?" asks for it."""
+
+EVENT_NOUNS = r"appointments?|bookings?|reservations?|check-?ups?"
+"""Nouns for one booked event among many ("my *eye doctor* appointment"): what narrows them is
+read as for a code (:mod:`memlane.lang.qualifiers`)."""

@@ -98,24 +98,35 @@ def _cjk_before(text: str) -> list[Qualifier]:
     carried by any two characters of them in a row. A run before 的 that ends right at the
     attribute word is a clause ("我新买的手机", "他用的号") and narrows nothing. A run naming a
     model by letters or digits ("*小米14*的快递单号") is a qualifier of its own, carried whole.
+    When the thing is named, a word for the kind of code ("快递", "物流") narrows nothing more.
     """
     match = _CJK_PHRASE.search(text)
     if match is None:
         return []
     phrase = re.split(zh.CONJUNCTIONS, match.group())[-1]
     *earlier, nearest = phrase.split("的")
-    runs = [_bare(run) for run in reversed(earlier)]
+    # What a run before 的 ends with names the thing; a longer run starts with the verb that
+    # asks ("帮我查*罗技鼠标*的物流单号").
+    runs = [_bare(run)[-_MAX_CJK:] for run in reversed(earlier)]
     models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
     narrowing = [_bare(nearest)]
     if narrowing[0] and runs and (runs[0],) not in models:
-        narrowing.append(runs[0])
+        # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it
+        narrowing = [runs[0]] if narrowing[0] in zh.CODE_KINDS else [*narrowing, runs[0]]
     kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
     pieces = tuple(dict.fromkeys(piece for run in kept for piece in _bigrams(run)))
     return [pieces, *models]
 
 
 def _bigrams(run: str) -> list[str]:
-    return [run] if len(run) <= 2 else [run[i : i + 2] for i in range(len(run) - 1)]
+    """The pieces that carry a run: any two characters of it in a row.
+
+    A longer run is also carried by its last character, the head of a Chinese compound
+    ("银行*卡*", "身份*证*"): "尾号1892的卡" carries "付款卡".
+    """
+    if len(run) <= 2:
+        return [run]
+    return [*(run[i : i + 2] for i in range(len(run) - 1)), run[-1]]
 
 
 def _bare(run: str) -> str:

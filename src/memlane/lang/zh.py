@@ -118,3 +118,15 @@ FUNCTION_CHARACTERS = frozenset("的是在了吗呢吧啊呀和与或也都就�
 
 EITHER_OR = "还是"
 """The word between two values a question offers to choose from ("电话*还是*短信？")."""
+
+CODE_NOUNS = r"尾号|编号|号(?!码)"
+"""Nouns that ask for a code of some kind ("护照*号*", "身份证*尾号*"); 号码 is a phone's."""
+
+NOT_BEFORE_CODE = "几哪多零一二两三四五六七八九十"
+"""Characters before 号 that make it a day or a rank ("几号", "五号"), not a code."""
+
+CODE_KINDS = frozenset(("快递", "物流", "运单", "包裹", "订单"))
+"""Words for the kind of a code ("*快递*单号"): beside the thing it is for, they narrow nothing."""
+
+EVENT_NOUNS = r"预约|复查|复诊"
+"""Nouns for one booked event among many ("*眼科*预约"), narrowed as a code is."""

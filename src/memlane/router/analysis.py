@@ -19,6 +19,7 @@ from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
 from memlane.lang import asks_about_plans, en, names_other_person, owner_of, roles_of_subject, zh
+from memlane.lang.codewords import code_nouns, event_nouns
 from memlane.lang.holders import held_by_other, is_generic
 from memlane.lang.qualifiers import Qualifier, qualifiers
 from memlane.lang.script import fold
@@ -31,6 +32,9 @@ _CONTEXT = re.compile(f"{zh.ASKS_CONTEXT}|{en.ASKS_CONTEXT}")
 
 CODES = frozenset(IDENTIFIER_ATTRIBUTES.values())
 """Attributes whose values are codes: a subject holds many of each, one per purpose."""
+
+EVENT = "appointment"
+"""What ``qualified`` files a booked event under: answered by what tells its time."""
 
 _HISTORY = re.compile(f"{zh.ASKS_HISTORY}|{en.ASKS_HISTORY}")
 _CLAUSE_BREAK = re.compile(rf"[,.;!?，。；！？、]|\b(?:and|or)\b|{zh.CONJUNCTIONS}")
@@ -63,6 +67,8 @@ def analyze(
     asked = _asked(_heads(folded, intents), identifiers) if own and not context else ()
     # An identifier already says whose code is asked ("账号 X 绑定的邮箱"): nothing to narrow.
     qualified = () if mentions else _qualified(fold(_without(query, mentions)), intents, asked)
+    if not mentions:  # "上次住的酒店房间号": an episode's code is narrowed all the same
+        qualified += _coded(fold(query), intents, own)
     return QueryAnalysis(
         query=query,
         identifiers=identifiers,
@@ -164,8 +170,39 @@ def _asks_own_value(
     return not any(
         _generic_of_other(folded, intent, synonyms, identified)
         or _typing_another(folded, intent, intents)
+        or _object_of_other_verb(folded, intent, synonyms)
         for intent in intents
     )
+
+
+_SELF = "|".join(re.escape(word) for word in sorted(en.SELF, key=len, reverse=True))
+_DOER = re.compile(rf"\s+(?:{'|'.join(en.AUXILIARIES)})\s+(?:{_SELF})\s+(?=[a-z])")
+
+
+def _object_of_other_verb(folded: str, intent: AttributeIntent, synonyms: SynonymRegistry) -> bool:
+    """A generic noun asked as the object of a verb its attribute has no phrase for.
+
+    "Which *city* did I *visit*?", "which *number* do I *ring* for the clinic?" ask about
+    what the subject did, not where they live or their phone; "which city do I *live in*",
+    "which company did I *leave*" (a question about before) still ask for the attribute.
+    """
+    if not is_generic(intent.phrase):
+        return False
+    doer = _DOER.match(folded, intent.span[1])
+    if doer is None:
+        return False
+    rest = folded[doer.end() :]
+    verb = rest.split()[0]
+    own = [p for p in synonyms.phrases(intent.attribute) if not is_generic(p)]
+    if any(_verb_base(p.split()[0]) == _verb_base(verb) for p in own if p.isascii()):
+        return False  # "did she *move* to" is said by "*moved* to"
+    if verb in en.HOLDING_VERBS:
+        return False  # "which number did they *have* then?" asks for the value they held
+    return not _HISTORY.search(rest)
+
+
+def _verb_base(word: str) -> str:
+    return re.sub(r"(?:ing|ed|es|e|s)$", "", word)
 
 
 def _typing_another(
@@ -251,6 +288,31 @@ def _qualified(
         else:
             plain.add(intent.attribute)
     return tuple((attribute, q) for attribute, q in found.items() if attribute not in plain)
+
+
+def _coded(
+    folded: str, intents: tuple[AttributeIntent, ...], own: bool
+) -> tuple[tuple[str, tuple[Qualifier, ...]], ...]:
+    """A code asked for by a code noun no attribute phrase holds ("护照号", "passport no.").
+
+    Its qualifiers say which code it is; a code of another kind is a near miss, as for the
+    codes of :func:`_qualified`. Filed under ``reference``, the kind of a code said plainly;
+    a booked event ("the eye doctor *appointment*") under :data:`EVENT`.
+    """
+    found: list[tuple[str, tuple[Qualifier, ...]]] = []
+    asked = [(EVENT, event_nouns(folded))]  # "my eye doctor's appointment" is the subject's
+    if own:
+        asked.append(("reference", code_nouns(folded)))
+    for kind, nouns in asked:
+        spans = [
+            span
+            for span in nouns
+            if not any(span[0] < i.span[1] and i.span[0] < span[1] for i in intents)
+        ]
+        narrowing = tuple(q for span in spans for q in qualifiers(folded, span, skip=spans))
+        if narrowing:
+            found.append((kind, narrowing))
+    return tuple(found)
 
 
 def _times(

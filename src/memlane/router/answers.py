@@ -23,20 +23,33 @@ What is left may be nothing: then memory knows nothing that answers the question
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 
-from memlane.extract import find_identifiers
+from memlane.extract import find_identifiers, resolve_times
+from memlane.extract._codes import CUES
+from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
-from memlane.lang import roles_named
+from memlane.facts.normalize import match_keys
+from memlane.lang import roles_named, salient_terms
 from memlane.lang.changes import tells_past
+from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
 from memlane.router.adjudicate import TIER_PROFILE, Candidate
-from memlane.router.analysis import CODES
+from memlane.router.analysis import CODES, EVENT
 from memlane.router.claims import mentions
 from memlane.router.model import AttributeIntent, QueryAnalysis
+
+_ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+"""Whether a clause tells a time does not depend on when it is read."""
+
+_CLAUSES = re.compile(r"[;；]")
+_SPEAKER = re.compile(r"^[^:：]*?(?:\b(?:said|asked):|[说问]：)")
+"""What splits a summary's lines: each holds a code, or carries what narrows it, alone."""
 
 Mentions = Callable[[str], list[AttributeIntent]]
 """The attribute phrases a text names (spans in its folded form)."""
@@ -62,11 +75,13 @@ def answering(
     own = (*analysis.attributes, *(attribute for attribute, _ in analysis.qualified))
     if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
-    for _, qualifiers in analysis.qualified:
-        kept = [c for c in kept if not _near_miss(c, qualifiers, evidence)]
+    for kind, qualifiers in analysis.qualified:
+        kept = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
+    for kind in dict(analysis.qualified):
+        kept = _giving(kept, kind)
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
-    return kept
+    return _without_restatements(kept, analysis, mentions)
 
 
 def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
@@ -127,19 +142,101 @@ def _someone_elses(candidate: Candidate, asked: tuple[str, ...], mentions: Menti
     return bool(named) and all(owning_role(text, m.span[0]) for m in named)
 
 
-def _near_miss(candidate: Candidate, qualifiers: tuple[Qualifier, ...], evidence: Evidence) -> bool:
+def _near_miss(
+    candidate: Candidate, kind: str, qualifiers: tuple[Qualifier, ...], evidence: Evidence
+) -> bool:
     """Whether the candidate holds a code without every qualifier of the code asked for.
 
-    A code of another kind is a near miss too: "tracking number" is read as a number.
+    A code of another kind is a near miss too: "tracking number" is read as a number. So is
+    the time of another booked event (``kind`` :data:`EVENT`): the dentist's for the eye
+    doctor's appointment.
     """
     fact = candidate.item.fact
     if fact is not None:
-        if fact.attribute not in CODES:
+        if fact.attribute not in CODES or kind == EVENT:
             return False
         said = f"{evidence(candidate)}\n{fact.attribute.replace('_', ' ')}"
         return not all(carries(said, q) for q in qualifiers)
-    text = candidate.statement
-    return bool(find_identifiers(text)) and not all(carries(text, q) for q in qualifiers)
+    gives = [c for c in _CLAUSES.split(candidate.statement) if _gives(kind, c, candidate)]
+    return bool(gives) and not any(all(carries(c, q) for q in qualifiers) for c in gives)
+
+
+def _gives(kind: str, clause: str, candidate: Candidate) -> bool:
+    """Whether a clause gives what a question of ``kind`` asks for: a time, else a code."""
+    if kind == EVENT:
+        return bool(resolve_times(clause, _ANY_TIME, UTC))
+    return _holds_code(clause, candidate.item.subject)
+
+
+def _without_restatements(
+    candidates: list[Candidate], analysis: QueryAnalysis, mentions: Mentions
+) -> list[Candidate]:
+    """A statement that only gives the identifier the question names is left out.
+
+    The question already holds the identifier ("which city is ORD-7 going to?"): "Order
+    number ORD-7." tells nothing it asks, what was said beside it may (unless nothing was).
+    """
+    keys = {
+        key
+        for ref in analysis.identifiers
+        for value in ref.values
+        for key in match_keys(ref.attribute, value)
+    }
+    if not keys:
+        return candidates
+    restating = [c for c in candidates if _restates(c, keys, mentions)]
+    rest = [c for c in candidates if c not in restating]
+    if any(c.item.lane != "exact" for c in rest):
+        return rest
+    return candidates
+
+
+def _restates(candidate: Candidate, keys: set[str], mentions: Mentions) -> bool:
+    if candidate.item.kind != "note":
+        return False
+    text = fold(candidate.statement)
+    named = [
+        m
+        for m in find_identifiers(text)
+        if m.kind in IDENTIFIER_ATTRIBUTES
+        and match_keys(IDENTIFIER_ATTRIBUTES[m.kind], m.text) & keys
+    ]
+    if not named:
+        return False
+    spans = [m.span for m in named] + [m.span for m in mentions(text)]
+    spans += [m.span() for cue in CUES.values() for m in cue.finditer(text)]
+    rest = _SPEAKER.sub(" ", _blank(text, spans).replace(fold(candidate.item.subject or "\0"), " "))
+    return not salient_terms(rest)
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def _giving(candidates: list[Candidate], kind: str) -> list[Candidate]:
+    """Under a question for a code (or a booked event's time), what gives one, if any does.
+
+    Left after the near misses, a statement that gives a code carries what narrows it; one
+    that only shares those words ("ordered a Fitbit and a kettle") does not answer.
+    """
+    coded = [
+        c
+        for c in candidates
+        if (c.item.fact is not None and c.item.fact.attribute in CODES and kind != EVENT)
+        or (c.item.fact is None and _gives(kind, c.statement, c))
+    ]
+    if not coded:
+        return candidates
+    return [c for c in candidates if c in coded or c.item.lane not in ("summary", "exact")]
+
+
+def _holds_code(text: str, subject: str | None) -> bool:
+    """Whether a statement gives a code; the subject's own id, written for "I", is none."""
+    own = fold(subject or "")
+    return names_code(text) or any(fold(m.text) != own for m in find_identifiers(text))
 
 
 def _without_present_only(candidates: list[Candidate], asked: tuple[str, ...]) -> list[Candidate]:
