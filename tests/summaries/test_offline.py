@@ -217,6 +217,19 @@ def test_relation_keys_are_per_speaker():
     assert split_label("Note, this: is not a label") == ("", "Note, this: is not a label")
 
 
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Dentist at 2:45 on Friday", ("", "Dentist at 2:45 on Friday")),
+        ("Lena: the bus leaves at 7:05", ("Lena", "the bus leaves at 7:05")),
+        ("Train 10:30 to Leeds", ("", "Train 10:30 to Leeds")),
+        ("会议改到下午3：30", ("", "会议改到下午3：30")),
+    ],
+)
+def test_a_clock_time_is_not_a_label(line: str, expected: tuple[str, str]) -> None:
+    assert split_label(line) == expected
+
+
 def test_repeated_statements_are_deduplicated():
     content = summarize(
         [

@@ -22,7 +22,10 @@ from memlane.summaries.text import (
     normalize_for_dedupe,
 )
 
-_LABEL = re.compile(r"^(?P<label>[^\s:：][^:：\n]{0,39})[:：]\s?(?P<body>.+)$", re.DOTALL)
+_LABEL = re.compile(
+    r"^(?P<label>[^\s:：][^:：\n]{0,39}?)(?:(?<!\d)[:：]|[:：](?!\d))\s?(?P<body>.+)$", re.DOTALL
+)
+"""A short speaker label and its line; a colon between two digits is a clock time ("at 2:45")."""
 
 
 def prefixed(label: str, text: str) -> str:
