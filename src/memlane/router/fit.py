@@ -64,11 +64,13 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
         for stem, count in counts.items()
     }
     topics = [max((sum(weight[s] for s in line) for line in lines), default=0.0) for lines in held]
-    best = max(topics, default=0.0) if _names_held(query, bodies) else 0.0
+    folded = [fold(text) for texts in bodies for text in texts]
+    name = _chinese_name(query, folded)
+    words = [re.compile(rf"\b{re.escape(fold(found))}\b") for found in _NAME.findall(query)]
+    names_held = any(_holds_name(text, name, words) for text in folded)
+    best = max(topics, default=0.0) if names_held else 0.0
     if best <= 0:
         return list(candidates)
-    name = _chinese_name(query, bodies)
-    words = [re.compile(rf"\b{re.escape(fold(found))}\b") for found in _NAME.findall(query)]
     fitted_ones: list[Candidate] = []
     for candidate, texts, topic in zip(candidates, bodies, topics, strict=True):
         if not texts:
@@ -85,33 +87,18 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
     return fitted_ones
 
 
-def _names_held(query: str, bodies: list[list[str]]) -> bool:
-    """True if a statement names what the question writes out as a name.
-
-    In English a capitalized word past the first; in Chinese a run of three characters that
-    are not grammar ("珂洲市", not "那个快递"). Without one, the question names no entity and
-    its words are left to retrieval.
-    """
-    folded = [fold(text) for texts in bodies for text in texts]
-    for name in _NAME.findall(query):
-        word = re.compile(rf"\b{re.escape(fold(name))}\b")
-        if any(word.search(text) for text in folded):
-            return True
-    for run in _CONTENT_RUN.findall(fold(query)):
-        grams = {run[i : i + MIN_NAME_CHARS] for i in range(len(run) - MIN_NAME_CHARS + 1)}
-        if any(gram in text for gram in grams for text in folded):
-            return True
-    return False
-
-
 def _holds_name(text: str, name: str, words: list[re.Pattern[str]]) -> bool:
     """Whether ``text`` (folded) holds the Chinese name or one of the names written out."""
     return (bool(name) and name in text) or any(word.search(text) for word in words)
 
 
-def _chinese_name(query: str, bodies: list[list[str]]) -> str:
-    """The longest run of Chinese content characters of ``query`` a statement holds whole."""
-    folded = [fold(text) for texts in bodies for text in texts]
+def _chinese_name(query: str, folded: list[str]) -> str:
+    """The longest run of Chinese content characters of ``query`` a statement holds whole.
+
+    Only what the question writes out as a name counts: a run of at least three characters
+    that are not grammar ("珂洲市", not "那个快递"); a question without one names nothing in
+    Chinese, and its words are left to retrieval.
+    """
     best = ""
     for run in _CONTENT_RUN.findall(fold(query)):
         for size in range(len(run), max(len(best), MIN_NAME_CHARS - 1), -1):
