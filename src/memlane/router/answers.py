@@ -48,8 +48,9 @@ _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 """Whether a clause tells a time does not depend on when it is read."""
 
 _CLAUSES = re.compile(r"[;；]")
-_SPEAKER = re.compile(r"^[^:：]*?(?:\b(?:said|asked):|[说问]：)")
 """What splits a summary's lines: each holds a code, or carries what narrows it, alone."""
+_SPEAKER = re.compile(r"^[^:：]*?(?:\b(?:said|asked):|[说问]：)")
+"""A note's speaker label ("U-7 said:", "U-7说："): not what the note says beside an id."""
 
 Mentions = Callable[[str], list[AttributeIntent]]
 """The attribute phrases a text names (spans in its folded form)."""
