@@ -26,3 +26,14 @@ def is_cjk(char: str) -> bool:
 def fold(text: str) -> str:
     """NFKC and case-folded: the one form every comparison of ``memlane.lang`` uses."""
     return unicodedata.normalize("NFKC", text).casefold()
+
+
+def word_set(text: str, separator: str | None = None) -> frozenset[str]:
+    """The words of ``text`` split at ``separator`` (white space by default), stripped.
+
+    A word list written as text, the way this package keeps its longer lists.
+
+    >>> sorted(word_set("of  to  in"))
+    ['in', 'of', 'to']
+    """
+    return frozenset(word.strip() for word in text.split(separator) if word.strip())
