@@ -12,8 +12,8 @@ import re
 from typing import TYPE_CHECKING
 
 from memlane.extract._text import is_cjk, word_set
-from memlane.extract.gazetteer import is_en_place, longest_zh_place_prefix
 from memlane.lang import en
+from memlane.lang.places import is_en_place, longest_zh_place_prefix
 from memlane.lang.script import CJK_RANGES
 
 if TYPE_CHECKING:

@@ -29,7 +29,6 @@ Expressions inside one another resolve once, the most specific reading winning
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
@@ -38,10 +37,9 @@ from memlane.extract._calendar import Context, TimeHit, local_midnight
 from memlane.extract._text import fold, lower_ascii
 from memlane.extract._time_rules import RULES
 from memlane.extract.model import Mention
+from memlane.lang.times import JOIN_GAP as _JOIN_GAP
 
 __all__ = ["TimeHit", "check_reference", "resolve_times", "scan_times", "time_interval"]
-
-_JOIN_GAP = re.compile(r"\s*(?:T|at|@|,|的|on)?\s*", re.IGNORECASE)
 
 
 def check_reference(at: datetime, timezone: tzinfo) -> datetime:

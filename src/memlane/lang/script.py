@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -37,3 +38,8 @@ def word_set(text: str, separator: str | None = None) -> frozenset[str]:
     ['in', 'of', 'to']
     """
     return frozenset(word.strip() for word in text.split(separator) if word.strip())
+
+
+def gate(*needles: str) -> re.Pattern[str]:
+    """A pattern that finds any of ``needles``: a cheap test before running costly patterns."""
+    return re.compile("|".join(re.escape(needle) for needle in needles))
