@@ -20,6 +20,7 @@ from memlane.extract._calendar import (
     week_start,
 )
 from memlane.extract._text import parse_number
+from memlane.lang import times
 from memlane.lang.times import EN_DAY_SHIFT as _EN_DAY_SHIFT
 from memlane.lang.times import EN_REL_SHIFT as _EN_REL_SHIFT
 from memlane.lang.times import MONTH_NUMBERS as _MONTH_NUMBERS
@@ -63,7 +64,7 @@ def _zh_date(match: re.Match[str], context: Context) -> TimeHit | None:
 
 def _zh_relative_month(match: re.Match[str], context: Context) -> TimeHit | None:
     shift = match["rm"]
-    if shift in ("上", "下") and _prev_char(match) in _NOT_RELATIVE_BEFORE:
+    if shift in times.AMBIGUOUS_SHIFTS and _prev_char(match) in _NOT_RELATIVE_BEFORE:
         return None
     first = add_months(context.today.replace(day=1), _ZH_MONTH_SHIFT[shift])
     if match["d"] is None:
@@ -72,7 +73,7 @@ def _zh_relative_month(match: re.Match[str], context: Context) -> TimeHit | None
 
 
 def _zh_relative_weekday(match: re.Match[str], context: Context) -> TimeHit | None:
-    if match["rw"] in ("上", "下") and _prev_char(match) in _NOT_RELATIVE_BEFORE:
+    if match["rw"] in times.AMBIGUOUS_SHIFTS and _prev_char(match) in _NOT_RELATIVE_BEFORE:
         return None
     monday = week_start(context.today, _ZH_WEEK_SHIFT[match["rw"]])
     day = monday + timedelta(days=_WEEKDAY_NUMBERS[match["wd"]])
@@ -82,20 +83,20 @@ def _zh_relative_weekday(match: re.Match[str], context: Context) -> TimeHit | No
 def _zh_weekend(match: re.Match[str], context: Context) -> TimeHit | None:
     shift = match["rw"]
     if shift is None:
-        if _prev_char(match) in ("个", "一", "每", "两", "几"):
+        if _prev_char(match) in times.COUNTED_BEFORE:
             return None
         saturday = nearest_weekday(5, context, match.start())
         if context.today.weekday() == 6 and saturday > context.today:
             saturday = context.today - timedelta(days=1)  # Sunday: this weekend is still on
         return TimeHit(match.start(), match.end(), saturday, saturday + timedelta(days=2))
-    if shift in ("上", "下") and _prev_char(match) in _NOT_RELATIVE_BEFORE:
+    if shift in times.AMBIGUOUS_SHIFTS and _prev_char(match) in _NOT_RELATIVE_BEFORE:
         return None
     saturday = week_start(context.today, _ZH_WEEK_SHIFT[shift]) + timedelta(days=5)
     return TimeHit(match.start(), match.end(), saturday, saturday + timedelta(days=2))
 
 
 def _zh_relative_week(match: re.Match[str], context: Context) -> TimeHit | None:
-    if match["rw"] in ("上", "下") and _prev_char(match) in _NOT_RELATIVE_BEFORE:
+    if match["rw"] in times.AMBIGUOUS_SHIFTS and _prev_char(match) in _NOT_RELATIVE_BEFORE:
         return None
     monday = week_start(context.today, _ZH_WEEK_SHIFT[match["rw"]])
     return TimeHit(match.start(), match.end(), monday, monday + timedelta(days=7))
@@ -108,15 +109,15 @@ def _zh_weekday(match: re.Match[str], context: Context) -> TimeHit:
 
 def _zh_offset(match: re.Match[str], context: Context) -> TimeHit | None:
     unit = _ZH_UNITS[match["u"]]
-    count = 0.5 if match["n"] == "半" else parse_number(match["n"])
+    count = 0.5 if match["n"] == times.HALF else parse_number(match["n"])
     if count is None or (unit == "month" and not match["ge"]) or (unit == "year" and count >= 1000):
         return None
-    sign = -1 if match["dir"].endswith("前") else 1
+    sign = -1 if match["dir"].endswith(times.AGO) else 1
     return TimeHit(match.start(), match.end(), offset(context, count, unit, sign))
 
 
 def _zh_day_word(match: re.Match[str], context: Context) -> TimeHit | None:
-    if match[0] in ("后天", "前天") and _prev_char(match) in ("以", "之", "先", "天"):
+    if match[0] in times.AMBIGUOUS_DAY_WORDS and _prev_char(match) in times.NOT_DAY_WORD_AFTER:
         return None
     day = context.today + timedelta(days=_ZH_DAY_SHIFT[match[0]])
     return TimeHit(match.start(), match.end(), day)
@@ -125,7 +126,7 @@ def _zh_day_word(match: re.Match[str], context: Context) -> TimeHit | None:
 def _zh_year(match: re.Match[str], context: Context) -> TimeHit | None:
     if match["y"]:
         year = int(match["y"])
-    elif _prev_char(match) in ("以", "之", "几", "每", "多", "两", "十"):
+    elif _prev_char(match) in times.NOT_YEAR_AFTER:
         return None
     else:
         year = context.today.year + _ZH_YEAR_SHIFT[match["ry"]]
@@ -142,14 +143,14 @@ def _zh_day_only(match: re.Match[str], context: Context) -> TimeHit | None:
 def _zh_clock(match: re.Match[str], context: Context) -> TimeHit | None:
     hour = parse_number(match["h"])
     minute = parse_number(match["mi"]) if match["mi"] else 0
-    minute = 30 if match["half"] else {"一刻": 15, "三刻": 45}.get(match["quarter"] or "", minute)
+    minute = 30 if match["half"] else times.QUARTERS.get(match["quarter"] or "", minute)
     if hour is None or minute is None or hour > 23 or minute > 59:
         return None
     period = match["q"] or ""
-    evening = period in ("下午", "傍晚", "晚上", "夜里") and hour < 12
-    if evening or (period == "中午" and hour < 11):
+    evening = period in times.AFTERNOON and hour < 12
+    if evening or (period == times.NOON and hour < 11):
         hour += 12
-    elif period in ("凌晨", "半夜") and hour == 12:
+    elif period in times.MIDNIGHT and hour == 12:
         hour = 0
     weak = not (period or match["half"] or match["quarter"] or match["fen"] or match["o"])
     begin = context.at_clock(context.today, hour, minute)

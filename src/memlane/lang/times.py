@@ -232,3 +232,33 @@ PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 """The time expressions, by name, in priority order: each its pattern and its gate (the
 substrings one of which the lower-cased text must hold for the pattern to be worth running).
 A later pattern never takes text an earlier one resolved."""
+
+AMBIGUOUS_SHIFTS = ("上", "下")
+"""Shifts that, after a character of :data:`NOT_RELATIVE_BEFORE`, belong to another word."""
+
+COUNTED_BEFORE = ("个", "一", "每", "两", "几")
+"""Characters before 周末 that count weekends ("一个周末", "每周末"): no particular one."""
+
+HALF = "半"
+"""Half a unit ("半年前")."""
+
+AGO = "前"
+"""What ends an offset into the past ("三天前", "两年之前")."""
+
+AMBIGUOUS_DAY_WORDS = ("后天", "前天")
+NOT_DAY_WORD_AFTER = ("以", "之", "先", "天")
+"""Characters before 后天/前天 that make them part of another word ("以后天天", "之前天")."""
+
+NOT_YEAR_AFTER = ("以", "之", "几", "每", "多", "两", "十")
+"""Characters before 前年/去年… that make them part of another word ("几年", "之前年")."""
+
+QUARTERS = {"一刻": 15, "三刻": 45}
+"""Quarter hours, in minutes."""
+
+AFTERNOON = ("下午", "傍晚", "晚上", "夜里")
+NOON = "中午"
+MIDNIGHT = ("凌晨", "半夜")
+"""Periods of the day that move a clock hour: after noon, at noon, at midnight."""
+
+EVENING_DAY_ENDS = "晚夜"
+"""A day word ending so names its evening ("昨晚8点" is 20:00)."""

@@ -1,0 +1,134 @@
+"""Identifiers and amounts: the words around them, zh and en.
+
+Cue words that name the kind of a code ("订单号", "tracking"), words that are no letters of an
+id ("order no 123"), units and carriers beside digits, currencies and their multipliers, and
+the words that tell whose an identifier is and whether it is still in use.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from memlane.lang import en, zh
+from memlane.lang.script import gate, word_set
+
+CodeKind = Literal["tracking", "order_id", "account", "reference"]
+_I = re.IGNORECASE
+
+# Short words that are not the letters of an id ("order no 123", "is 123", "Tel.123").
+NOT_PREFIX = word_set(
+    "a i is at in on to of my no or an as by be we us me do so up if it id hi ok am pm vs go "
+    "he oh nr num ref tel ph fax mob qq and the for was are not but has had his her its our you "
+    "she him one two all any can did get got new old now own see via per from with call text "
+    "ring dial this that then than into onto also just only over have were will your they them "
+    "when what who why how here room unit flat apt box shows show user does sms cell "
+    # carriers, written before the number they carry ("USPS 9400 …", "DHL 1234 …")
+    "ups usps dhl fedex tnt dpd gls ems"
+)
+
+NOT_SUFFIX = word_set("AM PM OK RMB USD CNY EUR GBP HKD JPY KG KM CM MM ML MG")
+
+UNIT = re.compile(
+    r"\d+(?:st|nd|rd|th|am|pm|[kmgsxhdwyp]|gb|mb|kb|tb|ml|mg|kg|km|cm|mm|hz|mah|px|fps|mph|kph"
+    r"|mins?|hrs?|yrs?|secs?|lbs?|oz|ft|sq)",
+    re.IGNORECASE,
+)
+
+TRACKING_SHAPE = re.compile(
+    r"(?:SF|YT|JT|JD[A-Z]?|ZTO|STO|YD|EMS)\d{10,}|1Z[0-9A-Z]{16}|[A-Z]{2}\d{9}[A-Z]{2}"
+    r"|9[1-5]\d{18,24}",
+    re.IGNORECASE,
+)
+
+MONEY_AFTER = re.compile(r"\s?(?:元|块|万|亿|千|美元|(?:dollars?|yuan|usd|rmb|cny|eur)\b)", re.I)
+
+CUES: dict[CodeKind, re.Pattern[str]] = {
+    "tracking": re.compile(
+        r"快递单号|运单号|物流单号|快递|运单|物流|包裹|邮包|\b(?:tracking|shipment|parcel|package|waybill|consignment"
+        r"|courier)\b"
+    ),
+    "order_id": re.compile(r"订单|单号|\b(?:order|po|purchase)\b"),
+    "account": re.compile(
+        r"会员|卡号|账号|帐号|账户|帐户|用户名|登录名|\b(?:account|acct|member|membership|login"
+        r"|username|card)\b"
+    ),
+    "reference": re.compile(
+        r"工单|预订|预约号|确认码|编号|票号|凭证|\b(?:booking|confirmation|reservation|ticket"
+        r"|reference|ref|code|case|claim|invoice|serial)\b"
+    ),
+}
+"""Cue words (matched on lower-cased text) that name the kind of the code after them."""
+
+IDENTIFIER_CUES: dict[str, re.Pattern[str]] = {
+    **{str(kind): cue for kind, cue in CUES.items()},
+    "phone": re.compile(
+        r"手机|电话|号码|联系方式|致电|打给我|打我|微信"
+        r"|\b(?:phone|number|mobile|cell|tel|call|reach|text|whatsapp)\b",
+        _I,
+    ),
+    "email": re.compile(r"邮箱|邮件|电邮|e-?mail|\bmail\b", _I),
+    "order_id": re.compile(r"订单|单号|\border\b", _I),
+    "user_id": re.compile(r"用户|账号|账户|\b(?:user|account|id|uid)\b", _I),
+}
+
+# One pass over the words around an identifier tells whose it is and whether it is current.
+IDENTIFIER_SIGNALS = re.compile(
+    rf"(?P<fresh>{zh.NEW_MARKERS}|{en.NEW_MARKERS})"
+    rf"|(?P<retired>{zh.OLD_MARKERS}|{en.OLD_MARKERS})"
+    r"|(?P<negated>不是|并非|不属于|\b(?:not|never)\b|n't\b)"
+    r"|(?P<other>[他她]|朋友|同事|老板|妈|爸|父亲|母亲|哥|姐|弟|妹|老婆|老公|妻子|丈夫|儿子|女儿|孩子"
+    r"|客户|室友|\b(?:his|her|their|friend|wife|husband|mom|mother|dad|father|brother|sister"
+    r"|boss|colleague|son|daughter)(?:'s)?\b)",
+    _I,
+)
+
+# After an identifier, a negation denies it only when it is about whose it is.
+DISOWNED = re.compile(
+    r"\W{0,3}(?:不是|并非|不属于|(?:is|was)\s*(?:not|n't)|isn't|wasn't|not)\s*(?:我|mine|my|ours|our)",
+    _I,
+)
+
+SINCE = re.compile(r"从|起|以来|开始|自|\b(?:since|from)\b", _I)
+
+NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+
+AMOUNT_PREFIX = re.compile(
+    r"(?=[uh$¥€£cregj])(?P<sym>us\$|hk\$|\$|¥|€|£|(?<![a-z])(?:usd|cny|rmb|eur|gbp|hkd|jpy)(?![a-z]))\s?"
+    rf"(?P<num>{NUMBER})(?P<mult>万|千|亿|[kK](?![A-Za-z])|\s?(?:thousand|million|billion)\b)?"
+)
+
+AMOUNT_SUFFIX = re.compile(
+    rf"(?=[\d零〇一二两三四五六七八九十百千万亿])(?<![\d.,a-z])(?:(?P<num>{NUMBER})|(?P<cn>[零〇一二两三四五六七八九十百千万亿]+))"
+    r"\s?(?P<mult>万|千|百|亿|k(?![a-z]))?\s?"
+    r"(?P<unit>块钱|块|元|圆|美元|美金|欧元|英镑|日元|港币|港元|人民币"
+    r"|(?:usd|cny|rmb|eur|gbp|hkd|jpy)(?![a-z])|(?:dollars?|bucks|euros?|yuan|yen)\b)"
+)
+
+AMOUNT_GATE = gate(
+    "$", "¥", "€", "£", "usd", "cny", "rmb", "eur", "gbp", "hkd", "jpy", "块", "元", "圆", "美",
+    "欧", "英镑", "日元", "港", "人民币", "dollar", "buck", "yuan", "yen",
+)  # fmt: skip
+
+CURRENCIES = {
+    "$": "USD", "us$": "USD", "hk$": "HKD", "¥": "CNY", "€": "EUR", "£": "GBP",
+    "块钱": "CNY", "块": "CNY", "元": "CNY", "圆": "CNY", "人民币": "CNY", "rmb": "CNY",
+    "yuan": "CNY", "美元": "USD", "美金": "USD", "dollar": "USD", "dollars": "USD",
+    "bucks": "USD", "欧元": "EUR", "euro": "EUR", "euros": "EUR", "英镑": "GBP", "日元": "JPY",
+    "yen": "JPY", "港币": "HKD", "港元": "HKD",
+}  # fmt: skip
+
+MULTIPLIERS = {
+    "万": 10_000, "千": 1_000, "百": 100, "亿": 100_000_000, "k": 1_000, "thousand": 1_000,
+    "million": 1_000_000, "billion": 1_000_000_000,
+}  # fmt: skip
+
+# After 块 (also "piece"), these keep the money reading: 300块的, 300块左右, 两块钱.
+AFTER_KUAI = frozenset("了的左右多吧啊呢嘛钱")
+
+KUAI = "块"
+"""块: money ("300块") or a measure word ("三块蛋糕"): :data:`AFTER_KUAI` tells."""
+
+YUAN = ("元", "圆")
+NOT_AFTER_YUAN = "一二三四五六七八九十次旦宵素件"
+"""元 after a Chinese numeral is no money when these follow ("一元二次方程", "元旦")."""
