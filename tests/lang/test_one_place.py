@@ -23,7 +23,8 @@ the headings of the tables the CLI prints (a list given to ``table(...)`` or kep
 
 Honest exemptions, by module and reason, are :data:`EXEMPT`. Modules whose vocabulary is
 still to move are :data:`TO_MOVE`; the list only shrinks (an entry that holds no vocabulary
-any more fails the test too).
+any more fails the test too). Patterns and word lists written in a function body count as
+well as those at module level; a single word compared in code (``word == "ago"``) does not.
 """
 
 from __future__ import annotations
@@ -61,20 +62,8 @@ TO_MOVE = {
     "extract/_statements.py",
     "router/claims.py",
     "summaries/notes.py",
-    # Still to move into memlane.lang.
-    "extract/_values.py",
-    "extract/config.py",
-    "facts/normalize.py",
-    "router/analysis.py",
-    "router/answers.py",
-    "router/slots.py",
-    "summaries/offline.py",
-    "summaries/text/spans.py",
-    "workflows/induce.py",
-    "workflows/tasktype.py",
-    "extract/llm.py",
 }
-"""Modules that still define vocabulary of their own: this list only shrinks."""
+"""Modules that still define vocabulary of their own: this list only shrinks, to empty."""
 
 _CJK = re.compile(f"[{CJK_RANGES}]")
 _WORD = re.compile(r"[a-z][a-z'’ -]*")
@@ -222,6 +211,8 @@ def _split_texts(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr == "split":
             texts.add(id(node.value))
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith("word_set"):
+            texts.update(id(argument) for argument in node.args[:1])
     return texts
 
 

@@ -132,3 +132,21 @@ KUAI = "块"
 YUAN = ("元", "圆")
 NOT_AFTER_YUAN = "一二三四五六七八九十次旦宵素件"
 """元 after a Chinese numeral is no money when these follow ("一元二次方程", "元旦")."""
+
+ORDER_PATTERNS: tuple[str, ...] = (
+    r"(?=O)(?<![A-Za-z0-9_])ORD-\d+(?![A-Za-z0-9_])",
+    r"订单(?:号|编号)?\s*(?:是|为|:|：)?\s*((?=[A-Za-z-]*\d)[A-Za-z0-9][A-Za-z0-9-]{5,})",
+    r"(?i)(?=[oO])\border\s*(?:number|no\.?|id|#)\s*(?:is\s*)?[:#：]?\s*"
+    r"((?=[A-Za-z-]*\d)[A-Za-z0-9][A-Za-z0-9-]{5,})",
+)
+"""``ORD-123``; ``订单号：A123456``; ``order number 12345678`` (the id must contain a digit)."""
+
+USER_ID_PATTERNS: tuple[str, ...] = (
+    r"(?=U)(?<![A-Za-z0-9_])U-\d+(?![A-Za-z0-9_])",
+    r"用户\s*(?:ID|id|Id|编号|号)\s*(?:是|为|:|：)?\s*([A-Za-z0-9][A-Za-z0-9_-]*)",
+    r"(?i)(?=[uU])\buser\s*(?:id|#)\s*(?:is\s*)?[:#：]?\s*((?=[A-Za-z_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]*)",
+)
+"""``U-001``; ``用户ID 12345``; ``user id: abc123``."""
+
+PHONE_WORDS = ("phone", "mobile", "tel")
+"""Words inside an attribute's name that make it a phone number ("work_mobile")."""

@@ -98,3 +98,25 @@ ZH_TRAILING_VERB = re.compile(
     "(?:工作|上班|上学|读书|生活|出差|旅游|旅行|玩|买|吃|看|开会|学习|参加|见面|住|待)+$"
 )
 """Verbs that may follow a place ("在杭州工作"): not part of its name."""
+
+ZH_VALUE_STOP = re.compile(
+    r"了|啦|呢|吧|呀|哦|喔|嘛|啊|的|吗|已经|工作|上班|实习|读书|上学|生活|居住|定居|落户|住|去|来了|发展"
+    r"|打工|差不多|将近|大概|现在|目前|那边|这边|附近|一带|以后|之后|之前|以前|因为|所以|但是|可是|很"
+    r"|好久|好几|多年|[0-9一二两三四五六七八九十几半]+(?:年|个月|天|周)|个月|这里|那里|这儿|那儿"
+    r"|[和跟与同](?:我|家人|朋友|女朋友|男朋友|老婆|老公|爱人|父母|爸妈|孩子|同事|室友|他|她)"
+    r"|也|还|就|都|当|做|担任"
+)
+
+ZH_NAME_STOP = re.compile(
+    r"了|啦|呢|吧|呀|哦|嘛|啊|的|是|今年|来自|住|在|现在|目前|我|你|也|和|跟|就|哈|吗"
+)
+
+NAME_CONNECTORS = frozenset(
+    ["of", "de", "la", "le", "del", "da", "do", "am", "upon", "on", "and", "&", "du", "van", "von"]
+)
+
+EN_VALUE_STOP = word_set(
+    "at for in with and but since because from to on by as when where while after before now "
+    "currently today yesterday tomorrow last next this that who which so too also already then "
+    "here there is was are am be been i my we our you your the a an it not"
+)

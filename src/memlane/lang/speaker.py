@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from memlane.lang import en
 from memlane.lang.script import word_set as _words
 
 ZH_ADVERB = (
@@ -72,3 +73,32 @@ HYPOTHETICAL = re.compile(
 )
 
 REQUEST = re.compile(r"可以|能|请|\b(?:can|could|would|will|please)\b", re.IGNORECASE)
+
+# Numbering in front of a statement: "22、", "(3)", "（3）", "第33条：", "#4", "Fact 12:".
+NUMBERING = re.compile(
+    r"^\s*(?:(?:[^\W\d_]{1,12}\s*)?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*(?:条|项|號|号)?\s*"
+    r"[)）\]】、.:：,，-]\s*|[#№]\s*\d+\s+)+"
+)
+
+SPEAKER_LABEL = re.compile(r"^\s*(?:说|said|says|asked|问)?\s*[:：]\s*")
+"""The label after a speaker's name that notes start with ("说：", " said:")."""
+
+JOINERS = en.PREPOSITIONS | {"a", "an", "the", "and", "or"}
+"""Words two values may share and still be one span ("onward through *the* fog", "patience
+makes *the* path"); a shared verb ("… quarterly *is* …", "… journal *is* …") splits them."""
+
+SPEAKER_PREFIX = re.compile(r"^[^:：]*?(?:\b(?:said|asked):|[说问]：)")
+"""A note's speaker and label ("U-7 said:", "U-7说："): not what the note says beside an id.
+
+The label of :data:`SPEAKER_LABEL` with the name before it, for a reader that does not know
+the name; it takes only "said:" and "asked:" with their colon."""
+
+FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b|我", re.IGNORECASE)
+"""The speaker naming themself, anywhere in a sentence: a summary keeps such a sentence."""
+
+# English writes names capitalized; a sentence's first word is capitalized all the same.
+EN_NAME_NOT_FIRST = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
+"""A capitalized word that does not open a sentence: likely a name."""
+
+EN_NAME_INSIDE = re.compile(r"(?<=[\w,] )[A-Z][^\W\d_]+")
+"""A capitalized word after a word or comma and a space: a name inside a question."""

@@ -262,3 +262,6 @@ MIDNIGHT = ("凌晨", "半夜")
 
 EVENING_DAY_ENDS = "晚夜"
 """A day word ending so names its evening ("昨晚8点" is 20:00)."""
+
+NO_TIME = frozenset({"", "null", "none", "unknown", "n/a"})
+"""What a chat model writes for a time it was not told."""
