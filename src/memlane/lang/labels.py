@@ -6,7 +6,6 @@ A summary's mood and intent lines are written in the language of the conversatio
 
 from __future__ import annotations
 
-# canonical mood: (Chinese label, polarity: +1 pleasant, -1 unpleasant, 0 neither)
 MOODS: dict[str, tuple[str, int]] = {
     "frustrated": ("烦躁", -1),
     "sad": ("难过", -1),
@@ -17,6 +16,7 @@ MOODS: dict[str, tuple[str, int]] = {
     "excited": ("兴奋", 1),
     "grateful": ("感激", 0),  # thanks close a request; they do not cancel a complaint
 }
+"""canonical mood: (Chinese label, polarity: +1 pleasant, -1 unpleasant, 0 neither)"""
 
 INTENTS: dict[str, tuple[str, str]] = {
     "asking": ("intent: asking", "意图：询问"),
@@ -25,6 +25,7 @@ INTENTS: dict[str, tuple[str, str]] = {
     "planning": ("intent: planning", "意图：计划"),
     "sharing": ("intent: sharing", "意图：分享"),
 }
+"""Intent lines, by intent: (English line, Chinese line)."""
 
 MOOD_LINE = ("mood: ", "情绪：")
 """What opens a mood line, in English and in Chinese ("mood: sad", "情绪：难过")."""

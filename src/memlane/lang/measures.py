@@ -11,13 +11,16 @@ MONTH_NAME = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
+"""An English month name or abbreviation, capitalized, with an optional dot."""
 
 ORDINAL = r"(?:st|nd|rd|th)?"
+"""An ordinal's suffix after a day (1st, 2nd…)."""
 
 CURRENCY_WORD = (
     r"(?:元|块钱|块|角|毛|万元|美元|美金|欧元|英镑|日元|港币|dollars?|bucks|cents?|USD|CNY|RMB"
     r"|EUR|GBP|HKD|JPY|yuan|euros?|pounds?)"
 )
+"""Currency words after an amount's digits (元, 美元, dollars, USD…)."""
 
 UNIT = (
     r"(?:km|kms|kg|kgs|cm|mm|ml|lbs?|g|m|mi|miles?|kilometers?|kilometres?|meters?|metres?"
@@ -25,6 +28,7 @@ UNIT = (
     r"|children|people|persons?|times|pages?|books?|K|GB|MB|TB|%|公里|千米|米|厘米|公斤|千克|斤"
     r"|克|个月|个小时|小时|分钟|秒|天|周|星期|岁|个|次|人|位|件|本|只|张|台|部|套|箱|瓶|杯|份)"
 )
+"""Units after a quantity's digits (km, kg, hours, people, 公里, 个月, 岁…)."""
 
 ZH_DATE = (
     r"(?:\d{2,4}\s*年\s*)?\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?"

@@ -19,10 +19,13 @@ CN_DIGITS = {
     "八": 8,
     "九": 9,
 }
+"""Chinese digits and their values."""
 
 CN_SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
+"""Chinese units below ten thousand (十, 百, 千)."""
 
 CN_LARGE_UNITS = {"万": 10_000, "亿": 100_000_000}
+"""Chinese units of ten thousand and a hundred million (万, 亿)."""
 
 EN_NUMBERS = {
     "a": 1,
@@ -43,3 +46,4 @@ EN_NUMBERS = {
     "twenty": 20,
     "thirty": 30,
 }
+"""Small English number words and their values (a, one … thirty)."""

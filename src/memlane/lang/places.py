@@ -33,6 +33,8 @@ ZH_PLACES = _names(
     朝阳 海淀 浦东 徐汇 静安 南山 福田 天河 西湖 滨江
     """
 )
+"""Chinese names of provinces, big cities of China and the countries and cities a chat most
+often names."""
 
 EN_PLACES = _names(
     """
@@ -54,6 +56,7 @@ EN_PLACES = _names(
     """,
     ",",
 )
+"""English names of the places a chat most often names, lower case."""
 
 _ZH_PLACE_SUFFIXES = ("省", "市", "区", "县", "镇", "乡", "村", "州", "国", "岛", "特别行政区")
 
@@ -106,17 +109,22 @@ ZH_VALUE_STOP = re.compile(
     r"|[和跟与同](?:我|家人|朋友|女朋友|男朋友|老婆|老公|爱人|父母|爸妈|孩子|同事|室友|他|她)"
     r"|也|还|就|都|当|做|担任"
 )
+"""Words where a Chinese value ends (了, 已经, 工作, 现在, 和家人…): not part of a place or an
+employer."""
 
 ZH_NAME_STOP = re.compile(
     r"了|啦|呢|吧|呀|哦|嘛|啊|的|是|今年|来自|住|在|现在|目前|我|你|也|和|跟|就|哈|吗"
 )
+"""Words where a Chinese name ends (了, 的, 是, 今年, 来自…)."""
 
 NAME_CONNECTORS = frozenset(
     ["of", "de", "la", "le", "del", "da", "do", "am", "upon", "on", "and", "&", "du", "van", "von"]
 )
+"""Lower-case words inside a capitalized name (Frankfurt am Main, Bank of China)."""
 
 EN_VALUE_STOP = word_set(
     "at for in with and but since because from to on by as when where while after before now "
     "currently today yesterday tomorrow last next this that who which so too also already then "
     "here there is was are am be been i my we our you your the a an it not"
 )
+"""Words where an English value ends (at, since, now, the…): not part of a name."""

@@ -6,18 +6,18 @@ import re
 
 from memlane.lang.script import word_set
 
-# Words that end a sentence only in appearance ("Dr. Li", "e.g. this"); compared lower-cased
-# without the final dot.
 ABBREVIATIONS = word_set(
     "mr mrs ms dr prof sr jr st mt vs etc e.g i.e a.m p.m u.s u.k no inc ltd co corp jan feb mar "
     "apr jun jul aug sep sept oct nov dec approx dept fig est ave rd"
 )
+"""Words that end a sentence only in appearance ("Dr. Li", "e.g. this"); compared lower-cased
+without the final dot."""
 
 ZH_QUESTION_END = re.compile(r"(?:吗|么|呢|吧|是否|有没有|能不能|可不可以|要不要|会不会)[。.~～]?$")
 """A Chinese question without a question mark: it ends with 吗, 呢, 是否, 有没有…"""
 
-# Cut after punctuation, or before a conjunction so it stays with the clause it opens.
 CLAUSE_SEPARATOR = re.compile(
     r"[,，;；:：、]\s*|\s+[-–—]\s+"
     r"|\s+(?=(?:and|but|which|because|while|though|although)\s)"
 )
+"""Cut after punctuation, or before a conjunction so it stays with the clause it opens."""

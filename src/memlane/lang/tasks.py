@@ -14,6 +14,7 @@ DATE = re.compile(
     r"|\b\d{4}-\d{2}-\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
     re.IGNORECASE,
 )
+"""Dates in a task description: month names, weekdays, d/m and ISO dates."""
 
 NAME_STOP = frozenset(
     [
@@ -45,6 +46,7 @@ NAME_STOP = frozenset(
         "it",
     ]
 )
+"""Words never taken into a parameter's name (articles, prepositions, please, enter…)."""
 
 PREPOSITION_ROLES = {
     "from": "origin",
@@ -59,10 +61,13 @@ PREPOSITION_ROLES = {
     "with": "option",
     "by": "author",
 }
+"""What a preposition says the value after it is for: from → origin, on → date, in →
+location…"""
 
 MONTH = re.compile(
     r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:[a-z]*)$", re.IGNORECASE
 )
+"""A month name or abbreviation, alone."""
 
 STOP = frozenset(
     [
@@ -114,6 +119,7 @@ STOP = frozenset(
         "some",
     ]
 )
+"""Words that do not tell two task types apart."""
 
 ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 """What follows a number to make it an ordinal ("3 rd" split from "3rd")."""

@@ -17,15 +17,20 @@ MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
+"""English month names and their abbreviations, lower case."""
 
 WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+"""English weekday names, lower case."""
 
 EN_COUNT = (
     r"(?:\d+|a\s+couple\s+of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
     r"|twelve|fifteen|twenty|thirty)"
 )
+"""How many units an English offset counts (3, a couple of, two…)."""
 
 DAY_SUFFIX = r"\s*[日号](?![线楼院门房室床车位机口店游码])"
+"""日 or 号 after a day of the month, unless a word follows that makes it a line, a floor, a
+room or a number (号线, 号楼…)."""
 
 MONTH_NUMBERS = {
     name: number
@@ -37,42 +42,53 @@ MONTH_NUMBERS = {
     )
     for name in names
 }  # fmt: skip
+"""Each English month name and abbreviation, and its number."""
 
 WEEKDAY_NUMBERS = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
     "sunday": 6, "一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
     "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6,
 }  # fmt: skip
+"""Each weekday name (English, Chinese 一…日, digits 1–7) and its number from Monday, 0."""
 
 ZH_WEEK_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
+"""Chinese week shifts (上上周 … 下下周) in weeks."""
 
 ZH_MONTH_SHIFT = {
     "上上个": -2, "上个": -1, "上": -1, "这个": 0, "本": 0, "下个": 1, "下": 1, "下下个": 2,
 }  # fmt: skip
+"""Chinese month shifts (上上个月 … 下下个月) in months."""
 
 ZH_YEAR_SHIFT = {"前": -2, "去": -1, "今": 0, "明": 1, "后": 2}
+"""Chinese year words (前年 … 后年) in years."""
 
 ZH_DAY_SHIFT = {
     "大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1, "今天": 0,
     "今日": 0, "今晚": 0, "今早": 0, "今夜": 0, "明天": 1, "明日": 1, "明晚": 1, "明早": 1,
     "后天": 2, "大后天": 3,
 }  # fmt: skip
+"""Chinese day words (大前天 … 大后天, 昨晚, 今早…) in days."""
 
 EN_REL_SHIFT = {"last": -1, "this": 0, "next": 1}
+"""English relative words (last, this, next) as a shift."""
 
-# Characters that, right before 上/下, make it part of another word (晚上, 马上, 楼下, 一下).
 NOT_RELATIVE_BEFORE = frozenset("晚早马往向爬楼线网路北一地底手")
+"""Characters that, right before 上/下, make it part of another word (晚上, 马上, 楼下, 一下)."""
 
 ZH_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month",
     "年": "year", "小时": "hour", "钟头": "hour"}  # fmt: skip
+"""Chinese units of an offset (天, 周, 月, 年, 小时…) and their names."""
 
 EN_DAY_SHIFT = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1, "last night": -1}
+"""English day words (yesterday, today, tonight, tomorrow, last night) in days."""
 
 ZH_WEEK = gate("周", "星期", "礼拜")
+"""A gate for the Chinese words for week (周, 星期, 礼拜)."""
 
 MONTH_GATE = gate(
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"
 )
+"""A gate for the English month abbreviations."""
 
 FUTURE_CUE = re.compile(
     r"将|打算|准备|计划|即将|下次|到时|届时|(?<![重主需只])要(?!是)|(?<!开)会(?!议)"
@@ -80,8 +96,12 @@ FUTURE_CUE = re.compile(
     r"|'ll\b",
     re.IGNORECASE,
 )
+"""Words that put a sentence in the future (将, 打算, 要, will, going to, next…): a year-less
+date in it is the next one, not the last."""
 
 JOIN_GAP = re.compile(r"\s*(?:T|at|@|,|的|on)?\s*", re.IGNORECASE)
+"""What may stand between a day and a time of day that make one instant ("昨天的下午3点",
+"yesterday at 3pm")."""
 
 
 PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
@@ -246,6 +266,7 @@ AGO = "前"
 """What ends an offset into the past ("三天前", "两年之前")."""
 
 AMBIGUOUS_DAY_WORDS = ("后天", "前天")
+"""Day words that may be the end of another word (以后天天, 之前天气)."""
 NOT_DAY_WORD_AFTER = ("以", "之", "先", "天")
 """Characters before 后天/前天 that make them part of another word ("以后天天", "之前天")."""
 
@@ -256,7 +277,9 @@ QUARTERS = {"一刻": 15, "三刻": 45}
 """Quarter hours, in minutes."""
 
 AFTERNOON = ("下午", "傍晚", "晚上", "夜里")
+"""Periods of the day after noon: a clock hour under 12 in them is p.m."""
 NOON = "中午"
+"""Noon: a clock hour under 11 in it is p.m."""
 MIDNIGHT = ("凌晨", "半夜")
 """Periods of the day that move a clock hour: after noon, at noon, at midnight."""
 
