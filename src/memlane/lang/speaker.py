@@ -98,18 +98,26 @@ NUMBERING = re.compile(
 )
 """Numbering in front of a statement: "22、", "(3)", "（3）", "第33条：", "#4", "Fact 12:"."""
 
-SPEAKER_LABEL = re.compile(r"^\s*(?:说|said|says|asked|问)?\s*[:：]\s*")
+SAYING = ("said", "says", "asked", "说", "问")
+"""The verbs of a note's speaker label ("U-7 said:", "U-7说："), English and Chinese."""
+
+SPEAKER_LABEL = re.compile(rf"^\s*(?:{'|'.join(SAYING)})?\s*[:：]\s*")
 """The label after a speaker's name that notes start with ("说：", " said:")."""
+
+SPEAKER_PREFIX = re.compile(
+    rf"^[^:：]*?(?:\b(?:{'|'.join(w for w in SAYING if w.isascii())}):"
+    rf"|[{''.join(w for w in SAYING if not w.isascii())}]：)"
+)
+"""A note's speaker and label ("U-7 said:", "U-7说："): not what the note says beside an id.
+
+The label of :data:`SPEAKER_LABEL` with the name before it, for a reader that does not know
+the name: a verb of :data:`SAYING` right before its colon (":" after an English one, "："
+after a Chinese one), so that "Fact 12:" or "注意：" is not taken for a speaker."""
 
 JOINERS = en.PREPOSITIONS | {"a", "an", "the", "and", "or"}
 """Words two values may share and still be one span ("onward through *the* fog", "patience
 makes *the* path"); a shared verb ("… quarterly *is* …", "… journal *is* …") splits them."""
 
-SPEAKER_PREFIX = re.compile(r"^[^:：]*?(?:\b(?:said|asked):|[说问]：)")
-"""A note's speaker and label ("U-7 said:", "U-7说："): not what the note says beside an id.
-
-The label of :data:`SPEAKER_LABEL` with the name before it, for a reader that does not know
-the name; it takes only "said:" and "asked:" with their colon."""
 
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b|我", re.IGNORECASE)
 """The speaker naming themself, anywhere in a sentence: a summary keeps such a sentence."""
