@@ -12,9 +12,8 @@ import re
 
 from memlane.lang.script import UNSPACED_RANGES as CJK_CLASS
 from memlane.lang.script import word_set
-from memlane.lang.script import word_set as _names
 
-ZH_PLACES = _names(
+ZH_PLACES = word_set(
     """
     北京 上海 天津 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北
     湖南 广东 海南 四川 贵州 云南 陕西 甘肃 青海 台湾 内蒙古 广西 西藏 宁夏 新疆 香港 澳门
@@ -36,7 +35,7 @@ ZH_PLACES = _names(
 """Chinese names of provinces, big cities of China and the countries and cities a chat most
 often names."""
 
-EN_PLACES = _names(
+EN_PLACES = word_set(
     """
     beijing, shanghai, tianjin, chongqing, guangzhou, shenzhen, hangzhou, nanjing, suzhou,
     chengdu, wuhan, xi'an, xian, changsha, zhengzhou, qingdao, xiamen, hong kong, macau, macao,

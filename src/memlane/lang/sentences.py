@@ -21,3 +21,9 @@ CLAUSE_SEPARATOR = re.compile(
     r"|\s+(?=(?:and|but|which|because|while|though|although)\s)"
 )
 """Cut after punctuation, or before a conjunction so it stays with the clause it opens."""
+
+NUMBERING = re.compile(
+    r"^\s*(?:(?:[^\W\d_]{1,12}\s*)?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*(?:条|项|號|号)?\s*"
+    r"[)）\]】、.:：,，-]\s*|[#№]\s*\d+\s+)+"
+)
+"""Numbering in front of a statement: "22、", "(3)", "（3）", "第33条：", "#4", "Fact 12:"."""

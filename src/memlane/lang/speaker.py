@@ -2,14 +2,15 @@
 
 A statement is the speaker's own when the words before its verb are the speaker ("我", "I",
 "we") and harmless adverbs ("现在", "已经", "just", "currently"); these are the words
-:mod:`memlane.extract._speaker` reads that by.
+:mod:`memlane.extract._speaker` reads that by. Also here: the label a note's speaker is
+written with ("U-7 said:", "U-7说："), the first person anywhere in a sentence, and the
+capitalization that tells an English name.
 """
 
 from __future__ import annotations
 
 import re
 
-from memlane.lang import en
 from memlane.lang.script import word_set as _words
 
 ZH_ADVERB = (
@@ -92,11 +93,6 @@ HYPOTHETICAL = re.compile(
 REQUEST = re.compile(r"可以|能|请|\b(?:can|could|would|will|please)\b", re.IGNORECASE)
 """Words of a polite request (可以, 能, 请, can, could, please…)."""
 
-NUMBERING = re.compile(
-    r"^\s*(?:(?:[^\W\d_]{1,12}\s*)?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*(?:条|项|號|号)?\s*"
-    r"[)）\]】、.:：,，-]\s*|[#№]\s*\d+\s+)+"
-)
-"""Numbering in front of a statement: "22、", "(3)", "（3）", "第33条：", "#4", "Fact 12:"."""
 
 SAYING = ("said", "says", "asked", "说", "问")
 """The verbs of a note's speaker label ("U-7 said:", "U-7说："), English and Chinese."""
@@ -113,10 +109,6 @@ SPEAKER_PREFIX = re.compile(
 The label of :data:`SPEAKER_LABEL` with the name before it, for a reader that does not know
 the name: a verb of :data:`SAYING` right before its colon (":" after an English one, "："
 after a Chinese one), so that "Fact 12:" or "注意：" is not taken for a speaker."""
-
-JOINERS = en.PREPOSITIONS | {"a", "an", "the", "and", "or"}
-"""Words two values may share and still be one span ("onward through *the* fog", "patience
-makes *the* path"); a shared verb ("… quarterly *is* …", "… journal *is* …") splits them."""
 
 
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b|我", re.IGNORECASE)

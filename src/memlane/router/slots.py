@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.lang import speaker, zh
+from memlane.lang.grammar import JOINERS as _JOINERS
 from memlane.lang.script import UNSPACED_RANGES, fold
-from memlane.lang.speaker import JOINERS as _JOINERS
-from memlane.lang.speaker import NUMBERING as _NUMBERING
+from memlane.lang.sentences import NUMBERING as _NUMBERING
 from memlane.lang.words import tells_episode
 
 MIN_FRAME_SHARE = 0.5
