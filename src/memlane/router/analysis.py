@@ -18,16 +18,9 @@ from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
-from memlane.lang import (
-    asks_about_plans,
-    en,
-    grammar,
-    names_other_person,
-    owner_of,
-    roles_of_subject,
-    zh,
-)
+from memlane.lang import asks_about_plans, en, names_other_person, owner_of, roles_of_subject, zh
 from memlane.lang.codewords import code_nouns, event_nouns
+from memlane.lang.grammar import VERB_ENDING, ZH_LINKER
 from memlane.lang.holders import held_by_other, is_generic
 from memlane.lang.qualifiers import Qualifier, qualifiers
 from memlane.lang.script import fold
@@ -210,7 +203,7 @@ def _object_of_other_verb(folded: str, intent: AttributeIntent, synonyms: Synony
 
 
 def _verb_base(word: str) -> str:
-    return re.sub(grammar.VERB_ENDING, "", word)
+    return re.sub(VERB_ENDING, "", word)
 
 
 def _typing_another(
@@ -272,7 +265,7 @@ def _heads(folded: str, intents: tuple[AttributeIntent, ...]) -> tuple[Attribute
         if following is None
         or following.attribute == intent.attribute
         or following.attribute not in CODES
-        or folded[intent.span[1] : following.span[0]].strip(grammar.ZH_LINKER)
+        or folded[intent.span[1] : following.span[0]].strip(ZH_LINKER)
     )
 
 
