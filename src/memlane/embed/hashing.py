@@ -25,6 +25,7 @@ from memlane.embed.base import (
     single_row,
 )
 from memlane.errors import InvalidInput
+from memlane.lang import stopwords
 from memlane.lang.script import UNSPACED_RANGES
 
 # Han, kana and Hangul. These scripts are written without spaces, so they are cut into
@@ -32,16 +33,8 @@ from memlane.lang.script import UNSPACED_RANGES
 _CJK = UNSPACED_RANGES
 _TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>(?:(?![{_CJK}])[^\W_])+)")
 
-# Words so common that matching them says little about the topic; they keep a small weight
-# rather than none so that a text made only of them still has a direction.
-_STOPWORD_TEXT = """
-    a an and are as at be been but by can could did do does for from had has have he her him
-    his how i if in into is it its me my no not of on or our she so than that the their them
-    then there they this to too was we were what when where which who why will with would you
-    your yours am just about also any all some very really s t m d ll re ve
-"""
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_CJK_STOP_CHARS = frozenset("的了是在我你他她它们吗呢吧啊和就也都很这那有个一不")
+_STOPWORDS = stopwords.EMBEDDING
+_CJK_STOP_CHARS = stopwords.EMBEDDING_CHARACTERS
 
 _WORD_WEIGHT = 1.0
 _STOPWORD_WEIGHT = 0.1

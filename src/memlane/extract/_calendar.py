@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-FUTURE_CUE = re.compile(
-    r"将|打算|准备|计划|即将|下次|到时|届时|(?<![重主需只])要(?!是)|(?<!开)会(?!议)"
-    r"|\b(?:will|shall|going\s+to|gonna|plan(?:s|ning)?\s+to|upcoming|next|scheduled|due)\b"
-    r"|'ll\b",
-    re.IGNORECASE,
-)
+from memlane.lang.times import FUTURE_CUE
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise, takewhile
 
-from memlane.extract._text import is_cjk, word_set
+from memlane.extract._text import is_cjk
 from memlane.extract.model import MentionKind
+from memlane.lang import codes
+from memlane.lang.codes import MONEY_AFTER as _MONEY_AFTER
+from memlane.lang.codes import NOT_PREFIX as _NOT_PREFIX
+from memlane.lang.codes import NOT_SUFFIX as _NOT_SUFFIX
+from memlane.lang.codes import TRACKING_SHAPE as _TRACKING_SHAPE
+from memlane.lang.codes import UNIT as _UNIT
 
 __all__ = ["CUES", "Code", "find_codes"]
 
@@ -38,47 +44,11 @@ _RUN = re.compile(r"[A-Za-z0-9_]+(?:[-./ ][A-Za-z0-9_]+)*")
 _TIGHT = frozenset("-./")
 _CUE_REACH = 24
 _CLAUSE_BREAKS = ",，。;；!?！？\n"
-# Short words that are not the letters of an id ("order no 123", "is 123", "Tel.123").
-_NOT_PREFIX = word_set(
-    "a i is at in on to of my no or an as by be we us me do so up if it id hi ok am pm vs go "
-    "he oh nr num ref tel ph fax mob qq and the for was are not but has had his her its our you "
-    "she him one two all any can did get got new old now own see via per from with call text "
-    "ring dial this that then than into onto also just only over have were will your they them "
-    "when what who why how here room unit flat apt box shows show user does sms cell "
-    # carriers, written before the number they carry ("USPS 9400 …", "DHL 1234 …")
-    "ups usps dhl fedex tnt dpd gls ems"
-)
-_NOT_SUFFIX = word_set("AM PM OK RMB USD CNY EUR GBP HKD JPY KG KM CM MM ML MG")
-_UNIT = re.compile(
-    r"\d+(?:st|nd|rd|th|am|pm|[kmgsxhdwyp]|gb|mb|kb|tb|ml|mg|kg|km|cm|mm|hz|mah|px|fps|mph|kph"
-    r"|mins?|hrs?|yrs?|secs?|lbs?|oz|ft|sq)",
-    re.IGNORECASE,
-)
 _DATE = re.compile(r"\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}|\d+\.\d+")
-_TRACKING_SHAPE = re.compile(
-    r"(?:SF|YT|JT|JD[A-Z]?|ZTO|STO|YD|EMS)\d{10,}|1Z[0-9A-Z]{16}|[A-Z]{2}\d{9}[A-Z]{2}"
-    r"|9[1-5]\d{18,24}",
-    re.IGNORECASE,
-)
-_MONEY_BEFORE = frozenset("$¥€£")
-_MONEY_AFTER = re.compile(r"\s?(?:元|块|万|亿|千|美元|(?:dollars?|yuan|usd|rmb|cny|eur)\b)", re.I)
-
-CUES: dict[MentionKind, re.Pattern[str]] = {
-    "tracking": re.compile(
-        r"快递单号|运单号|物流单号|快递|运单|物流|包裹|邮包|\b(?:tracking|shipment|parcel|package|waybill|consignment"
-        r"|courier)\b"
-    ),
-    "order_id": re.compile(r"订单|单号|\b(?:order|po|purchase)\b"),
-    "account": re.compile(
-        r"会员|卡号|账号|帐号|账户|帐户|用户名|登录名|\b(?:account|acct|member|membership|login"
-        r"|username|card)\b"
-    ),
-    "reference": re.compile(
-        r"工单|预订|预约号|确认码|编号|票号|凭证|\b(?:booking|confirmation|reservation|ticket"
-        r"|reference|ref|code|case|claim|invoice|serial)\b"
-    ),
-}
+CUES: dict[MentionKind, re.Pattern[str]] = {kind: cue for kind, cue in codes.CUES.items()}
 """Cue words (matched on lower-cased text) that name the kind of the code after them."""
+
+_MONEY_BEFORE = frozenset("$¥€£")
 
 
 @dataclass(frozen=True, slots=True)

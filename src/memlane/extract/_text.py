@@ -10,6 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memlane.lang.numbers import CN_DIGITS as _CN_DIGITS
+from memlane.lang.numbers import CN_LARGE_UNITS as _CN_LARGE_UNITS
+from memlane.lang.numbers import CN_SMALL_UNITS as _CN_SMALL_UNITS
+from memlane.lang.numbers import EN_NUMBERS
+from memlane.lang.script import gate as gate
 from memlane.lang.script import is_cjk as lang_is_cjk
 from memlane.pacing import pause
 
@@ -23,45 +28,6 @@ _FOLD_SPECIAL = {
 }
 _TO_FOLD = re.compile("[\uff01-\uff5e\u3000\u2018\u2019\u201c\u201d\uffe5]+")
 
-CN_NUMERAL = "[0-9零〇一二两三四五六七八九十]{1,3}"
-"""Regex fragment for a small number written in digits or Chinese numerals (days, months)."""
-
-_CN_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_CN_SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
-_CN_LARGE_UNITS = {"万": 10_000, "亿": 100_000_000}
-
-EN_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-}
 
 # A sentence ends at CJK or ASCII terminal punctuation, a line break, or a period followed by
 # space (so "3.5", "a.b@c.com" and "www.x.com" do not end one).
@@ -194,11 +160,6 @@ def without_spans(text: str, start: int, end: int, spans: list[tuple[int, int]])
 def word_set(text: str, separator: str | None = None) -> frozenset[str]:
     """The words of ``text`` split at ``separator`` (white space by default), stripped."""
     return frozenset(word.strip() for word in text.split(separator) if word.strip())
-
-
-def gate(*needles: str) -> re.Pattern[str]:
-    """A pattern that finds any of ``needles``: a cheap test before running costly patterns."""
-    return re.compile("|".join(re.escape(needle) for needle in needles))
 
 
 def is_cjk(char: str) -> bool:

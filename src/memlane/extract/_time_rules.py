@@ -19,46 +19,19 @@ from memlane.extract._calendar import (
     offset,
     week_start,
 )
-from memlane.extract._text import CN_NUMERAL, gate, parse_number
-
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_EN_COUNT = (
-    r"(?:\d+|a\s+couple\s+of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
-    r"|twelve|fifteen|twenty|thirty)"
-)
-_DAY_SUFFIX = r"\s*[日号](?![线楼院门房室床车位机口店游码])"
-_MONTH_NUMBERS = {
-    name: number
-    for number, names in enumerate(
-        [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
-         ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
-         ("oct", "october"), ("nov", "november"), ("dec", "december")],
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
-_WEEKDAY_NUMBERS = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
-    "sunday": 6, "一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
-    "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6,
-}  # fmt: skip
-_ZH_WEEK_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
-_ZH_MONTH_SHIFT = {
-    "上上个": -2, "上个": -1, "上": -1, "这个": 0, "本": 0, "下个": 1, "下": 1, "下下个": 2,
-}  # fmt: skip
-_ZH_YEAR_SHIFT = {"前": -2, "去": -1, "今": 0, "明": 1, "后": 2}
-_ZH_DAY_SHIFT = {
-    "大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1, "今天": 0,
-    "今日": 0, "今晚": 0, "今早": 0, "今夜": 0, "明天": 1, "明日": 1, "明晚": 1, "明早": 1,
-    "后天": 2, "大后天": 3,
-}  # fmt: skip
-_EN_REL_SHIFT = {"last": -1, "this": 0, "next": 1}
-# Characters that, right before 上/下, make it part of another word (晚上, 马上, 楼下, 一下).
-_NOT_RELATIVE_BEFORE = frozenset("晚早马往向爬楼线网路北一地底手")
+from memlane.extract._text import parse_number
+from memlane.lang import times
+from memlane.lang.times import EN_DAY_SHIFT as _EN_DAY_SHIFT
+from memlane.lang.times import EN_REL_SHIFT as _EN_REL_SHIFT
+from memlane.lang.times import MONTH_NUMBERS as _MONTH_NUMBERS
+from memlane.lang.times import NOT_RELATIVE_BEFORE as _NOT_RELATIVE_BEFORE
+from memlane.lang.times import PATTERNS
+from memlane.lang.times import WEEKDAY_NUMBERS as _WEEKDAY_NUMBERS
+from memlane.lang.times import ZH_DAY_SHIFT as _ZH_DAY_SHIFT
+from memlane.lang.times import ZH_MONTH_SHIFT as _ZH_MONTH_SHIFT
+from memlane.lang.times import ZH_UNITS as _ZH_UNITS
+from memlane.lang.times import ZH_WEEK_SHIFT as _ZH_WEEK_SHIFT
+from memlane.lang.times import ZH_YEAR_SHIFT as _ZH_YEAR_SHIFT
 
 Handler = Callable[[re.Match[str], Context], TimeHit | None]
 
@@ -91,7 +64,7 @@ def _zh_date(match: re.Match[str], context: Context) -> TimeHit | None:
 
 def _zh_relative_month(match: re.Match[str], context: Context) -> TimeHit | None:
     shift = match["rm"]
-    if shift in ("上", "下") and _prev_char(match) in _NOT_RELATIVE_BEFORE:
+    if shift in times.AMBIGUOUS_SHIFTS and _prev_char(match) in _NOT_RELATIVE_BEFORE:
         return None
     first = add_months(context.today.replace(day=1), _ZH_MONTH_SHIFT[shift])
     if match["d"] is None:
@@ -100,7 +73,7 @@ def _zh_relative_month(match: re.Match[str], context: Context) -> TimeHit | None
 
 
 def _zh_relative_weekday(match: re.Match[str], context: Context) -> TimeHit | None:
-    if match["rw"] in ("上", "下") and _prev_char(match) in _NOT_RELATIVE_BEFORE:
+    if match["rw"] in times.AMBIGUOUS_SHIFTS and _prev_char(match) in _NOT_RELATIVE_BEFORE:
         return None
     monday = week_start(context.today, _ZH_WEEK_SHIFT[match["rw"]])
     day = monday + timedelta(days=_WEEKDAY_NUMBERS[match["wd"]])
@@ -110,20 +83,20 @@ def _zh_relative_weekday(match: re.Match[str], context: Context) -> TimeHit | No
 def _zh_weekend(match: re.Match[str], context: Context) -> TimeHit | None:
     shift = match["rw"]
     if shift is None:
-        if _prev_char(match) in ("个", "一", "每", "两", "几"):
+        if _prev_char(match) in times.COUNTED_BEFORE:
             return None
         saturday = nearest_weekday(5, context, match.start())
         if context.today.weekday() == 6 and saturday > context.today:
             saturday = context.today - timedelta(days=1)  # Sunday: this weekend is still on
         return TimeHit(match.start(), match.end(), saturday, saturday + timedelta(days=2))
-    if shift in ("上", "下") and _prev_char(match) in _NOT_RELATIVE_BEFORE:
+    if shift in times.AMBIGUOUS_SHIFTS and _prev_char(match) in _NOT_RELATIVE_BEFORE:
         return None
     saturday = week_start(context.today, _ZH_WEEK_SHIFT[shift]) + timedelta(days=5)
     return TimeHit(match.start(), match.end(), saturday, saturday + timedelta(days=2))
 
 
 def _zh_relative_week(match: re.Match[str], context: Context) -> TimeHit | None:
-    if match["rw"] in ("上", "下") and _prev_char(match) in _NOT_RELATIVE_BEFORE:
+    if match["rw"] in times.AMBIGUOUS_SHIFTS and _prev_char(match) in _NOT_RELATIVE_BEFORE:
         return None
     monday = week_start(context.today, _ZH_WEEK_SHIFT[match["rw"]])
     return TimeHit(match.start(), match.end(), monday, monday + timedelta(days=7))
@@ -134,21 +107,17 @@ def _zh_weekday(match: re.Match[str], context: Context) -> TimeHit:
     return TimeHit(match.start(), match.end(), day)
 
 
-_ZH_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month"}
-_ZH_UNITS |= {"年": "year", "小时": "hour", "钟头": "hour"}
-
-
 def _zh_offset(match: re.Match[str], context: Context) -> TimeHit | None:
     unit = _ZH_UNITS[match["u"]]
-    count = 0.5 if match["n"] == "半" else parse_number(match["n"])
+    count = 0.5 if match["n"] == times.HALF else parse_number(match["n"])
     if count is None or (unit == "month" and not match["ge"]) or (unit == "year" and count >= 1000):
         return None
-    sign = -1 if match["dir"].endswith("前") else 1
+    sign = -1 if match["dir"].endswith(times.AGO) else 1
     return TimeHit(match.start(), match.end(), offset(context, count, unit, sign))
 
 
 def _zh_day_word(match: re.Match[str], context: Context) -> TimeHit | None:
-    if match[0] in ("后天", "前天") and _prev_char(match) in ("以", "之", "先", "天"):
+    if match[0] in times.AMBIGUOUS_DAY_WORDS and _prev_char(match) in times.NOT_DAY_WORD_AFTER:
         return None
     day = context.today + timedelta(days=_ZH_DAY_SHIFT[match[0]])
     return TimeHit(match.start(), match.end(), day)
@@ -157,7 +126,7 @@ def _zh_day_word(match: re.Match[str], context: Context) -> TimeHit | None:
 def _zh_year(match: re.Match[str], context: Context) -> TimeHit | None:
     if match["y"]:
         year = int(match["y"])
-    elif _prev_char(match) in ("以", "之", "几", "每", "多", "两", "十"):
+    elif _prev_char(match) in times.NOT_YEAR_AFTER:
         return None
     else:
         year = context.today.year + _ZH_YEAR_SHIFT[match["ry"]]
@@ -174,14 +143,14 @@ def _zh_day_only(match: re.Match[str], context: Context) -> TimeHit | None:
 def _zh_clock(match: re.Match[str], context: Context) -> TimeHit | None:
     hour = parse_number(match["h"])
     minute = parse_number(match["mi"]) if match["mi"] else 0
-    minute = 30 if match["half"] else {"一刻": 15, "三刻": 45}.get(match["quarter"] or "", minute)
+    minute = 30 if match["half"] else times.QUARTERS.get(match["quarter"] or "", minute)
     if hour is None or minute is None or hour > 23 or minute > 59:
         return None
     period = match["q"] or ""
-    evening = period in ("下午", "傍晚", "晚上", "夜里") and hour < 12
-    if evening or (period == "中午" and hour < 11):
+    evening = period in times.AFTERNOON and hour < 12
+    if evening or (period == times.NOON and hour < 11):
         hour += 12
-    elif period in ("凌晨", "半夜") and hour == 12:
+    elif period in times.MIDNIGHT and hour == 12:
         hour = 0
     weak = not (period or match["half"] or match["quarter"] or match["fen"] or match["o"])
     begin = context.at_clock(context.today, hour, minute)
@@ -199,9 +168,6 @@ def _clock_24(match: re.Match[str], context: Context) -> TimeHit:
     hour, minute = int(match["h"]), int(match["mi"])
     begin = context.at_clock(context.today, hour, minute)
     return TimeHit(match.start(), match.end(), begin, clock=(hour, minute))
-
-
-_EN_DAY_SHIFT = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1, "last night": -1}
 
 
 def _en_day_word(match: re.Match[str], context: Context) -> TimeHit:
@@ -305,12 +271,6 @@ def _en_weekday(match: re.Match[str], context: Context) -> TimeHit:
     return TimeHit(match.start(), match.end(), day)
 
 
-_ZH_WEEK = gate("周", "星期", "礼拜")
-_MONTH_GATE = gate(
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Rule:
     """A pattern, its handler, and its gate.
@@ -329,173 +289,34 @@ class Rule:
         return self.gate.search(lowered) is not None
 
 
+_HANDLERS: dict[str, Handler] = {
+    "numeric_date": _numeric_date,
+    "zh_date": _zh_date,
+    "clock_12": _clock_12,
+    "clock_24": _clock_24,
+    "zh_relative_month": _zh_relative_month,
+    "zh_relative_weekday": _zh_relative_weekday,
+    "zh_weekend": _zh_weekend,
+    "zh_relative_week": _zh_relative_week,
+    "zh_offset": _zh_offset,
+    "zh_day_word": _zh_day_word,
+    "zh_year": _zh_year,
+    "zh_weekday": _zh_weekday,
+    "zh_day_only": _zh_day_only,
+    "zh_clock": _zh_clock,
+    "en_day_word": _en_day_word,
+    "en_relative_weekday": _en_relative_weekday,
+    "en_relative_period": _en_relative_period,
+    "en_offset": _en_offset,
+    "en_month_day": _en_month_day,
+    "en_day_month": _en_month_day,
+    "en_month_year": _en_month_year,
+    "en_month_only": _en_month_only,
+    "en_year": _en_year,
+    "en_weekday": _en_weekday,
+}
+
 # Order is priority: a later rule never takes text an earlier one resolved.
-RULES: tuple[Rule, ...] = (
-    Rule(
-        re.compile(r"(?=\d)(?<![\d./-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?!\d|[./-]\d)"),
-        _numeric_date,
-        gate("-", "/", "."),
-    ),
-    Rule(
-        re.compile(
-            r"(?=[0-9前去今明后零〇一二两三四五六七八九十])"
-            r"(?:(?P<y>(?:19|20)\d{2})\s*年\s*|(?P<ry>[前去今明后])年\s*)?"
-            rf"(?<![\d个几第每])(?P<m>{CN_NUMERAL})\s*月(?![光亮球饼台])份?"
-            rf"(?:\s*(?P<d>{CN_NUMERAL}){_DAY_SUFFIX})?"
-        ),
-        _zh_date,
-        gate("月"),
-    ),
-    Rule(
-        re.compile(
-            r"(?=\d)(?<![\d])(?P<h>1[0-2]|0?[1-9])(?::(?P<mi>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?"
-        ),
-        _clock_12,
-        gate("am", "pm", "a.m", "p.m"),
-    ),
-    Rule(
-        re.compile(
-            r"(?=\d)(?<![\d:.+])(?<!\d-)(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d)(?::[0-5]\d)?(?![\d:])"
-        ),
-        _clock_24,
-        gate(":"),
-    ),
-    Rule(
-        re.compile(
-            r"(?=[上下这本])(?P<rm>上上个|下下个|上个|下个|这个|本|上|下)月(?![光亮球饼台份])"
-            rf"(?:\s*(?P<d>{CN_NUMERAL}){_DAY_SUFFIX})?"
-        ),
-        _zh_relative_month,
-        gate("月"),
-    ),
-    Rule(
-        re.compile(
-            r"(?=[上下这本])(?P<rw>上上|下下|上|下|这|本)个?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7])"
-        ),
-        _zh_relative_weekday,
-        _ZH_WEEK,
-    ),
-    Rule(
-        re.compile(r"(?=[上下这本周])(?:(?P<rw>上上|下下|上|下|这|本)个?)?周末"),
-        _zh_weekend,
-        gate("周末"),
-    ),
-    Rule(
-        re.compile(
-            r"(?=[上下这本])(?P<rw>上上|下下|上|下|这|本)个?(?:周|星期|礼拜)(?![一二三四五六七日天末年岁围报刊边期])"
-        ),
-        _zh_relative_week,
-        _ZH_WEEK,
-    ),
-    Rule(
-        re.compile(
-            r"(?=[\d零〇一二两三四五六七八九十百半])(?<![\d])(?P<n>\d+|[零〇一二两三四五六七八九十百]+|半)\s*(?P<ge>个)?\s*"
-            r"(?P<u>天|日|周|星期|礼拜|月|年|小时|钟头)\s*(?P<dir>以前|之前|前|以后|之后|后)"
-        ),
-        _zh_offset,
-        gate("前", "后"),
-    ),
-    Rule(
-        re.compile(
-            r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今晚|今早|今夜|明天|明日|明晚|明早|大后天|后天"
-        ),
-        _zh_day_word,
-        gate("天", "日", "晚", "夜", "早"),
-    ),
-    Rule(
-        re.compile(
-            r"(?=[12前去今明后])(?<!\d)(?P<y>(?:19|20)\d{2})\s*年(?![代级前后])|(?P<ry>[前去今明后])年"
-        ),
-        _zh_year,
-        gate("年"),
-    ),
-    Rule(
-        re.compile(
-            r"(?=[周星礼])(?<![上下这本个每一两几第])(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])(?![次遍回趟])"
-        ),
-        _zh_weekday,
-        _ZH_WEEK,
-    ),
-    Rule(
-        re.compile(r"(?=\d)(?<![\d.月个第/-])(?P<d>\d{1,2})" + _DAY_SUFFIX),
-        _zh_day_only,
-        gate("日", "号"),
-    ),
-    Rule(
-        re.compile(
-            r"(?=[上早清中下傍晚夜半凌0-9零〇一二两三四五六七八九十])"
-            r"(?:(?P<q>上午|早上|早晨|清晨|中午|下午|傍晚|晚上|夜里|半夜|凌晨)\s*)?"
-            rf"(?<![\d])(?P<h>{CN_NUMERAL})\s*[点點时時](?:\s*(?P<half>半)|\s*(?P<quarter>一刻|三刻)"
-            rf"|\s*(?P<mi>{CN_NUMERAL})\s*(?P<fen>分)?)?(?P<o>钟|整)?(?![也都儿])"
-        ),
-        _zh_clock,
-        gate("点", "點", "时", "時"),
-    ),
-    Rule(
-        re.compile(
-            r"(?=[tyl])\b(?:the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today"
-            r"|tonight|tomorrow|this\s+(?:morning|afternoon|evening)|last\s+night)\b"
-        ),
-        _en_day_word,
-        gate("day", "tonight", "tomorrow", "night", "morning", "afternoon", "evening"),
-    ),
-    Rule(
-        re.compile(rf"(?=[ltnc])\b(?P<rel>last|this|next|coming)\s+(?P<wd>{_WEEKDAY})\b"),
-        _en_relative_weekday,
-        gate("day"),
-    ),
-    Rule(
-        re.compile(r"(?=[ltn])\b(?P<rel>last|this|next)\s+(?P<u>weekend|week|month|year)\b"),
-        _en_relative_period,
-        gate("last", "this", "next"),
-    ),
-    Rule(
-        re.compile(
-            rf"\b(?P<n>{_EN_COUNT})\s+(?P<u>day|week|month|year|hour)s?\s+(?P<dir>ago|from\s+now)\b"
-            rf"|\bin\s+(?P<n2>{_EN_COUNT})\s+(?P<u2>day|week|month|year|hour)s?\b"
-        ),
-        _en_offset,
-        gate("ago", "now", "in"),
-    ),
-    Rule(
-        re.compile(
-            rf"(?=[adfjmnos])\b(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)"
-            r"(?:,?\s*(?P<y>\d{4})\b)?"
-        ),
-        _en_month_day,
-        _MONTH_GATE,
-    ),
-    Rule(
-        re.compile(
-            rf"(?=\d)\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH})\b\.?"
-            r"(?:,?\s*(?P<y>\d{4})\b)?"
-        ),
-        _en_month_day,
-        _MONTH_GATE,
-    ),
-    Rule(
-        re.compile(rf"(?=[adfjmnos])\b(?P<mon>{_MONTH})\.?,?\s+(?P<y>\d{{4}})\b"),
-        _en_month_year,
-        _MONTH_GATE,
-    ),
-    Rule(
-        re.compile(
-            r"(?=[isdutfbelmn])\b(?P<rel>in|since|during|until|till|from|by|early|late|mid|last|this|next)"
-            rf"[\s-]+(?P<mon>{_MONTH})\b(?!\s*\d)"
-        ),
-        _en_month_only,
-        _MONTH_GATE,
-    ),
-    Rule(
-        re.compile(
-            r"(?=[isdutfbo])\b(?:in|since|during|until|till|from|by|of)\s+(?P<y>(?:19|20)\d{2})\b(?!'?s\b|-\d)"
-        ),
-        _en_year,
-        gate("19", "20"),
-    ),
-    Rule(
-        re.compile(rf"(?=[mtwfs])(?<!every\s)(?<!each\s)\b(?P<wd>{_WEEKDAY})\b"),
-        _en_weekday,
-        gate("day"),
-    ),
+RULES: tuple[Rule, ...] = tuple(
+    Rule(pattern, _HANDLERS[name], gate) for name, (pattern, gate) in PATTERNS.items()
 )

@@ -11,9 +11,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from memlane.extract._text import is_cjk, word_set
-from memlane.extract.gazetteer import is_en_place, longest_zh_place_prefix
+from memlane.extract._text import is_cjk
 from memlane.lang import en
+from memlane.lang.places import EN_VALUE_STOP as _EN_STOP
+from memlane.lang.places import NAME_CONNECTORS as _CONNECTORS
+from memlane.lang.places import ZH_NAME_STOP as _ZH_NAME_STOP
+from memlane.lang.places import ZH_VALUE_STOP as _ZH_STOP
+from memlane.lang.places import is_en_place, longest_zh_place_prefix
 from memlane.lang.script import CJK_RANGES
 
 if TYPE_CHECKING:
@@ -22,25 +26,7 @@ if TYPE_CHECKING:
 Span = tuple[int, int]
 
 _ZH_RUN = re.compile(f"[{CJK_RANGES}·]+")
-_ZH_STOP = re.compile(
-    r"了|啦|呢|吧|呀|哦|喔|嘛|啊|的|吗|已经|工作|上班|实习|读书|上学|生活|居住|定居|落户|住|去|来了|发展"
-    r"|打工|差不多|将近|大概|现在|目前|那边|这边|附近|一带|以后|之后|之前|以前|因为|所以|但是|可是|很"
-    r"|好久|好几|多年|[0-9一二两三四五六七八九十几半]+(?:年|个月|天|周)|个月|这里|那里|这儿|那儿"
-    r"|[和跟与同](?:我|家人|朋友|女朋友|男朋友|老婆|老公|爱人|父母|爸妈|孩子|同事|室友|他|她)"
-    r"|也|还|就|都|当|做|担任"
-)
-_ZH_NAME_STOP = re.compile(
-    r"了|啦|呢|吧|呀|哦|嘛|啊|的|是|今年|来自|住|在|现在|目前|我|你|也|和|跟|就|哈|吗"
-)
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f'.&-]*")
-_CONNECTORS = frozenset(
-    ["of", "de", "la", "le", "del", "da", "do", "am", "upon", "on", "and", "&", "du", "van", "von"]
-)
-_EN_STOP = word_set(
-    "at for in with and but since because from to on by as when where while after before now "
-    "currently today yesterday tomorrow last next this that who which so too also already then "
-    "here there is was are am be been i my we our you your the a an it not"
-)
 _TRAILING = ".'-&"
 
 

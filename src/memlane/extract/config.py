@@ -6,21 +6,8 @@ import re
 from dataclasses import dataclass
 
 from memlane.errors import InvalidInput
-
-DEFAULT_ORDER_PATTERNS: tuple[str, ...] = (
-    r"(?=O)(?<![A-Za-z0-9_])ORD-\d+(?![A-Za-z0-9_])",
-    r"订单(?:号|编号)?\s*(?:是|为|:|：)?\s*((?=[A-Za-z-]*\d)[A-Za-z0-9][A-Za-z0-9-]{5,})",
-    r"(?i)(?=[oO])\border\s*(?:number|no\.?|id|#)\s*(?:is\s*)?[:#：]?\s*"
-    r"((?=[A-Za-z-]*\d)[A-Za-z0-9][A-Za-z0-9-]{5,})",
-)
-"""``ORD-123``; ``订单号：A123456``; ``order number 12345678`` (the id must contain a digit)."""
-
-DEFAULT_USER_ID_PATTERNS: tuple[str, ...] = (
-    r"(?=U)(?<![A-Za-z0-9_])U-\d+(?![A-Za-z0-9_])",
-    r"用户\s*(?:ID|id|Id|编号|号)\s*(?:是|为|:|：)?\s*([A-Za-z0-9][A-Za-z0-9_-]*)",
-    r"(?i)(?=[uU])\buser\s*(?:id|#)\s*(?:is\s*)?[:#：]?\s*((?=[A-Za-z_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]*)",
-)
-"""``U-001``; ``用户ID 12345``; ``user id: abc123``."""
+from memlane.lang.codes import ORDER_PATTERNS as DEFAULT_ORDER_PATTERNS
+from memlane.lang.codes import USER_ID_PATTERNS as DEFAULT_USER_ID_PATTERNS
 
 
 @dataclass(frozen=True, slots=True)

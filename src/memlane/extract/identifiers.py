@@ -28,9 +28,16 @@ from decimal import Decimal, InvalidOperation
 from itertools import pairwise
 
 from memlane.extract._codes import Code, find_codes
-from memlane.extract._text import fold, gate, is_cjk, lower_ascii, parse_number
+from memlane.extract._text import fold, is_cjk, lower_ascii, parse_number
 from memlane.extract.config import CompiledConfig, ExtractConfig
 from memlane.extract.model import Mention, MentionKind
+from memlane.lang.codes import AFTER_KUAI as _AFTER_KUAI
+from memlane.lang.codes import AMOUNT_GATE as _AMOUNT_GATE
+from memlane.lang.codes import AMOUNT_PREFIX as _AMOUNT_PREFIX
+from memlane.lang.codes import AMOUNT_SUFFIX as _AMOUNT_SUFFIX
+from memlane.lang.codes import CURRENCIES as _CURRENCIES
+from memlane.lang.codes import KUAI, NOT_AFTER_YUAN, YUAN
+from memlane.lang.codes import MULTIPLIERS as _MULTIPLIERS
 from memlane.lang.script import CJK_RANGES
 
 __all__ = ["find_identifiers", "scan_identifiers"]
@@ -49,35 +56,7 @@ _COUNTRY_BEFORE = re.compile(r"\(\+\d{1,3}\)\s?$")  # "(+86) 133-…"
 _PHONE_GROUP = re.compile(r"\(\d{1,4}\)|\d+")
 _CN_MOBILE = re.compile(r"1[3-9]\d{9}")
 _MAX_PHONE_GROUPS = 6
-_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_AMOUNT_PREFIX = re.compile(
-    r"(?=[uh$¥€£cregj])(?P<sym>us\$|hk\$|\$|¥|€|£|(?<![a-z])(?:usd|cny|rmb|eur|gbp|hkd|jpy)(?![a-z]))\s?"
-    rf"(?P<num>{_NUMBER})(?P<mult>万|千|亿|[kK](?![A-Za-z])|\s?(?:thousand|million|billion)\b)?"
-)
-_AMOUNT_SUFFIX = re.compile(
-    rf"(?=[\d零〇一二两三四五六七八九十百千万亿])(?<![\d.,a-z])(?:(?P<num>{_NUMBER})|(?P<cn>[零〇一二两三四五六七八九十百千万亿]+))"
-    r"\s?(?P<mult>万|千|百|亿|k(?![a-z]))?\s?"
-    r"(?P<unit>块钱|块|元|圆|美元|美金|欧元|英镑|日元|港币|港元|人民币"
-    r"|(?:usd|cny|rmb|eur|gbp|hkd|jpy)(?![a-z])|(?:dollars?|bucks|euros?|yuan|yen)\b)"
-)
-_AMOUNT_GATE = gate(
-    "$", "¥", "€", "£", "usd", "cny", "rmb", "eur", "gbp", "hkd", "jpy", "块", "元", "圆", "美",
-    "欧", "英镑", "日元", "港", "人民币", "dollar", "buck", "yuan", "yen",
-)  # fmt: skip
 _DIGIT_RUN = re.compile(r"\d{3}")
-_CURRENCIES = {
-    "$": "USD", "us$": "USD", "hk$": "HKD", "¥": "CNY", "€": "EUR", "£": "GBP",
-    "块钱": "CNY", "块": "CNY", "元": "CNY", "圆": "CNY", "人民币": "CNY", "rmb": "CNY",
-    "yuan": "CNY", "美元": "USD", "美金": "USD", "dollar": "USD", "dollars": "USD",
-    "bucks": "USD", "欧元": "EUR", "euro": "EUR", "euros": "EUR", "英镑": "GBP", "日元": "JPY",
-    "yen": "JPY", "港币": "HKD", "港元": "HKD",
-}  # fmt: skip
-_MULTIPLIERS = {
-    "万": 10_000, "千": 1_000, "百": 100, "亿": 100_000_000, "k": 1_000, "thousand": 1_000,
-    "million": 1_000_000, "billion": 1_000_000_000,
-}  # fmt: skip
-# After 块 (also "piece"), these keep the money reading: 300块的, 300块左右, 两块钱.
-_AFTER_KUAI = frozenset("了的左右多吧啊呢嘛钱")
 _CENT = Decimal("0.01")
 
 Span = tuple[int, int]
@@ -329,10 +308,10 @@ def _money_reading(match: re.Match[str]) -> bool:
     """Reject 块 as a measure word (三块蛋糕) and 元 in words (一元二次方程)."""
     following = match.string[match.end() : match.end() + 1]
     unit = match["unit"]
-    if unit == "块":
+    if unit == KUAI:
         return not (following and is_cjk(following) and following not in _AFTER_KUAI)
-    if match["cn"] and unit in ("元", "圆"):
-        return not following or following not in "一二三四五六七八九十次旦宵素件"
+    if match["cn"] and unit in YUAN:
+        return not following or following not in NOT_AFTER_YUAN
     return True
 
 

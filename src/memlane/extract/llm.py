@@ -18,6 +18,7 @@ from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.extract.model import AttributeSpec, Extraction, Extractor, FactOp, OpKind
+from memlane.lang.times import NO_TIME as _NO_TIME
 from memlane.llm import prompts
 from memlane.llm.client import ChatModel, LLMError
 from memlane.llm.replies import ExtractionReply, FactReply
@@ -30,7 +31,6 @@ _log = logging.getLogger("memlane.llm.extract")
 _NOT_NAME_CHARS = re.compile(r"[\s\-./]+")
 _NOT_IDENTITY_CHARS = re.compile(r"[\W_]+")
 _WORD = re.compile(r"\w")
-_NO_TIME = frozenset({"", "null", "none", "unknown", "n/a"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,6 @@ from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.extract._calendar import TimeHit
-from memlane.extract._codes import CUES
 from memlane.extract._statements import Doc, Statement, find_statements, make_doc
 from memlane.extract._text import Sentence, fold, lower_ascii, without_spans
 from memlane.extract.config import CompiledConfig, ExtractConfig
@@ -48,8 +47,12 @@ from memlane.extract.identifiers import scan_identifiers
 from memlane.extract.model import AttributeSpec, Extraction, FactOp, Mention, MentionKind
 from memlane.extract.times import check_reference, scan_times
 from memlane.facts.normalize import code_key
-from memlane.lang import en, names_other_person, zh
+from memlane.lang import names_other_person
 from memlane.lang.changes import replaces_in_kind, retractions
+from memlane.lang.codes import DISOWNED as _DISOWNED
+from memlane.lang.codes import IDENTIFIER_CUES as _ID_CUES
+from memlane.lang.codes import IDENTIFIER_SIGNALS as _ID_SIGNALS
+from memlane.lang.codes import SINCE as _SINCE
 
 __all__ = ["ATTRIBUTES", "CODE_ATTRIBUTES", "IDENTIFIER_ATTRIBUTES", "RuleExtractor"]
 
@@ -77,27 +80,6 @@ OTHER_PERSON_CONFIDENCE = 0.5
 RETIRED_CONFIDENCE = 0.9
 
 _I = re.IGNORECASE
-_ID_CUES = {
-    **CUES,
-    "phone": re.compile(
-        r"手机|电话|号码|联系方式|致电|打给我|打我|微信"
-        r"|\b(?:phone|number|mobile|cell|tel|call|reach|text|whatsapp)\b",
-        _I,
-    ),
-    "email": re.compile(r"邮箱|邮件|电邮|e-?mail|\bmail\b", _I),
-    "order_id": re.compile(r"订单|单号|\border\b", _I),
-    "user_id": re.compile(r"用户|账号|账户|\b(?:user|account|id|uid)\b", _I),
-}
-# One pass over the words around an identifier tells whose it is and whether it is current.
-_ID_SIGNALS = re.compile(
-    rf"(?P<fresh>{zh.NEW_MARKERS}|{en.NEW_MARKERS})"
-    rf"|(?P<retired>{zh.OLD_MARKERS}|{en.OLD_MARKERS})"
-    r"|(?P<negated>不是|并非|不属于|\b(?:not|never)\b|n't\b)"
-    r"|(?P<other>[他她]|朋友|同事|老板|妈|爸|父亲|母亲|哥|姐|弟|妹|老婆|老公|妻子|丈夫|儿子|女儿|孩子"
-    r"|客户|室友|\b(?:his|her|their|friend|wife|husband|mom|mother|dad|father|brother|sister"
-    r"|boss|colleague|son|daughter)(?:'s)?\b)",
-    _I,
-)
 IDENTIFIER_ATTRIBUTES: dict[MentionKind, str] = {
     "phone": "phone",
     "email": "email",
@@ -112,13 +94,6 @@ IDENTIFIER_ATTRIBUTES: dict[MentionKind, str] = {
 CODE_ATTRIBUTES: tuple[str, ...] = ("order", "tracking", "account", "reference", "user_id")
 """Attributes holding codes (one key rule, :func:`~memlane.facts.normalize.code_key`): an id
 asked about without its kind ("where is K31560XB?") may be any of them."""
-
-# After an identifier, a negation denies it only when it is about whose it is.
-_DISOWNED = re.compile(
-    r"\W{0,3}(?:不是|并非|不属于|(?:is|was)\s*(?:not|n't)|isn't|wasn't|not)\s*(?:我|mine|my|ours|our)",
-    _I,
-)
-_SINCE = re.compile(r"从|起|以来|开始|自|\b(?:since|from)\b", _I)
 
 
 class RuleExtractor:

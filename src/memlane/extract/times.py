@@ -29,7 +29,6 @@ Expressions inside one another resolve once, the most specific reading winning
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
@@ -38,10 +37,10 @@ from memlane.extract._calendar import Context, TimeHit, local_midnight
 from memlane.extract._text import fold, lower_ascii
 from memlane.extract._time_rules import RULES
 from memlane.extract.model import Mention
+from memlane.lang.times import EVENING_DAY_ENDS
+from memlane.lang.times import JOIN_GAP as _JOIN_GAP
 
 __all__ = ["TimeHit", "check_reference", "resolve_times", "scan_times", "time_interval"]
-
-_JOIN_GAP = re.compile(r"\s*(?:T|at|@|,|的|on)?\s*", re.IGNORECASE)
 
 
 def check_reference(at: datetime, timezone: tzinfo) -> datetime:
@@ -157,7 +156,7 @@ def _join(first: TimeHit, second: TimeHit, context: Context) -> TimeHit | None:
     if not _JOIN_GAP.fullmatch(context.text, first.end, second.start):
         return None
     hour, minute = clock_hit.clock
-    if context.text[day_hit.end - 1] in "晚夜" and 6 <= hour < 12:  # 昨晚8点 is 20:00
+    if context.text[day_hit.end - 1] in EVENING_DAY_ENDS and 6 <= hour < 12:  # 昨晚8点 is 20:00
         hour += 12
     return TimeHit(
         first.start,

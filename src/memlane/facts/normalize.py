@@ -17,6 +17,7 @@ from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.facts.phones import phone_keys
+from memlane.lang.codes import PHONE_WORDS
 
 Normalizer = Callable[[Any], str]
 
@@ -113,7 +114,7 @@ IDENTIFIER_NORMALIZERS: tuple[str, ...] = tuple(
 def infer_normalizer(attribute: str) -> str:
     """Pick a normalizer for an identifier from its name (phone/mobile/tel, email/mail, code)."""
     name = attribute.casefold()
-    if any(word in name for word in ("phone", "mobile", "tel")):
+    if any(word in name for word in PHONE_WORDS):
         return PHONE_NORMALIZER
     if "mail" in name:
         return "email"

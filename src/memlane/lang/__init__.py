@@ -2,8 +2,12 @@
 
 Every component that reads language — extraction, notes, claims, query analysis — asks
 this package ("is this a negation?", "which value does this sentence retract?") instead of
-keeping a word list of its own. Vocabulary is data, one module per language
-(:mod:`memlane.lang.zh`, :mod:`memlane.lang.en`); the functions here only combine it.
+keeping a word list of its own. Vocabulary is data: the closed classes of each language in
+:mod:`memlane.lang.zh` and :mod:`memlane.lang.en`, and a module per topic with both side by
+side (:mod:`~memlane.lang.attributes`, :mod:`~memlane.lang.times`, :mod:`~memlane.lang.codes`,
+:mod:`~memlane.lang.places`, :mod:`~memlane.lang.speaker`, :mod:`~memlane.lang.stopwords`, …);
+the functions here only combine it. ``tests/lang/test_one_place.py`` fails when another
+module keeps a vocabulary of its own.
 
 What is still hand-written, and why: cue words (how a language says "no longer", "from …
 to …", "instead of"), negators, question words and the words for oneself and for other

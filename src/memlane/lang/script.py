@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -26,3 +27,19 @@ def is_cjk(char: str) -> bool:
 def fold(text: str) -> str:
     """NFKC and case-folded: the one form every comparison of ``memlane.lang`` uses."""
     return unicodedata.normalize("NFKC", text).casefold()
+
+
+def word_set(text: str, separator: str | None = None) -> frozenset[str]:
+    """The words of ``text`` split at ``separator`` (white space by default), stripped.
+
+    A word list written as text, the way this package keeps its longer lists.
+
+    >>> sorted(word_set("of  to  in"))
+    ['in', 'of', 'to']
+    """
+    return frozenset(word.strip() for word in text.split(separator) if word.strip())
+
+
+def gate(*needles: str) -> re.Pattern[str]:
+    """A pattern that finds any of ``needles``: a cheap test before running costly patterns."""
+    return re.compile("|".join(re.escape(needle) for needle in needles))

@@ -20,6 +20,7 @@ from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
 from memlane.lang import asks_about_plans, en, names_other_person, owner_of, roles_of_subject, zh
 from memlane.lang.codewords import code_nouns, event_nouns
+from memlane.lang.grammar import VERB_ENDING, ZH_LINKER
 from memlane.lang.holders import held_by_other, is_generic
 from memlane.lang.qualifiers import Qualifier, qualifiers
 from memlane.lang.script import fold
@@ -202,7 +203,7 @@ def _object_of_other_verb(folded: str, intent: AttributeIntent, synonyms: Synony
 
 
 def _verb_base(word: str) -> str:
-    return re.sub(r"(?:ing|ed|es|e|s)$", "", word)
+    return re.sub(VERB_ENDING, "", word)
 
 
 def _typing_another(
@@ -264,7 +265,7 @@ def _heads(folded: str, intents: tuple[AttributeIntent, ...]) -> tuple[Attribute
         if following is None
         or following.attribute == intent.attribute
         or following.attribute not in CODES
-        or folded[intent.span[1] : following.span[0]].strip(" 的")
+        or folded[intent.span[1] : following.span[0]].strip(ZH_LINKER)
     )
 
 

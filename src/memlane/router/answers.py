@@ -39,6 +39,7 @@ from memlane.lang.holders import opens_with_role
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
+from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
 from memlane.router.adjudicate import TIER_PROFILE, Candidate
 from memlane.router.analysis import CODES, EVENT
 from memlane.router.claims import mentions
@@ -49,8 +50,6 @@ _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 
 _CLAUSES = re.compile(r"[;；]")
 """What splits a summary's lines: each holds a code, or carries what narrows it, alone."""
-_SPEAKER = re.compile(r"^[^:：]*?(?:\b(?:said|asked):|[说问]：)")
-"""A note's speaker label ("U-7 said:", "U-7说："): not what the note says beside an id."""
 
 Mentions = Callable[[str], list[AttributeIntent]]
 """The attribute phrases a text names (spans in its folded form)."""

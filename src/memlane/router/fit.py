@@ -29,6 +29,7 @@ from dataclasses import replace
 from memlane.lang import en, zh
 from memlane.lang.kinds import asked_kind, fits, held_kinds, stem
 from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
+from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
 from memlane.router.adjudicate import Candidate
 from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 
@@ -41,7 +42,6 @@ KIND_BONUS = 0.1
 NAME_WEIGHT = 2.0
 """How much more a name the question writes out counts (a capitalized word past its first)."""
 
-_NAME = re.compile(r"(?<=[\w,] )[A-Z][^\W\d_]+")
 MIN_NAME_CHARS = 3
 """The shortest run of Chinese characters taken for a name."""
 

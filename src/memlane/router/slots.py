@@ -27,8 +27,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memlane.lang import en, zh
+from memlane.lang import speaker, zh
+from memlane.lang.grammar import JOINERS as _JOINERS
 from memlane.lang.script import UNSPACED_RANGES, fold
+from memlane.lang.sentences import NUMBERING as _NUMBERING
 from memlane.lang.words import tells_episode
 
 MIN_FRAME_SHARE = 0.5
@@ -41,14 +43,12 @@ and "that's awesome" share too little to be one slot, "星钧医药共有…名�
 MAX_VALUE_CHARS = 60
 
 _CLAUSE_BREAK = re.compile(r"[。；;！!？?\n]+|[.](?=\s|$)")
-# Numbering in front of a statement: "22、", "(3)", "（3）", "第33条：", "#4", "Fact 12:".
-_NUMBERING = re.compile(
-    r"^\s*(?:(?:[^\W\d_]{1,12}\s*)?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*(?:条|项|號|号)?\s*"
-    r"[)）\]】、.:：,，-]\s*|[#№]\s*\d+\s+)+"
-)
-SPEAKER_LABEL = re.compile(r"^\s*(?:说|said|says|asked|问)?\s*[:：]\s*")
-"""The label after a speaker's name that notes start with ("说：", " said:")."""
 _EDGE_PUNCT = " \t\"'“”‘’「」『』《》()（）[]【】,，、:：-—"
+
+
+SPEAKER_LABEL = speaker.SPEAKER_LABEL
+"""The label after a speaker's name that notes start with ("说：", " said:"); in
+:mod:`memlane.lang.speaker`, beside the pattern of the name and label together."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,11 +189,6 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
 _PIECES = re.compile(
     rf"(?P<unspaced>[{UNSPACED_RANGES}]+)|\d[\d,.:]*\d|\d|[^\W\d_{UNSPACED_RANGES}]{{2,}}"
 )
-
-
-_JOINERS = en.PREPOSITIONS | {"a", "an", "the", "and", "or"}
-"""Words two values may share and still be one span ("onward through *the* fog", "patience
-makes *the* path"); a shared verb ("… quarterly *is* …", "… journal *is* …") splits them."""
 
 
 def _pieces(span: str) -> set[str]:

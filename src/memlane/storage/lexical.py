@@ -15,75 +15,14 @@ import hashlib
 import re
 from collections.abc import Iterator
 
+from memlane.lang import stopwords
 from memlane.lang.script import UNSPACED_RANGES
 
 _CJK = UNSPACED_RANGES
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _DIGIT_GROUPS = re.compile(r"\+?\d[\d\s().-]{4,}\d")
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "his",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "she",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-        "的",
-        "了",
-        "是",
-        "吗",
-        "呢",
-        "吧",
-        "啊",
-    ]
-)
+STOPWORDS = stopwords.SEARCH
+"""Query words every search drops (kept in :mod:`memlane.lang.stopwords`)."""
 
 
 def tokens(text: str) -> Iterator[str]:

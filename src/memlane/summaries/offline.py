@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memlane.errors import InvalidInput
+from memlane.lang.speaker import EN_NAME_NOT_FIRST as _NAME
+from memlane.lang.speaker import FIRST_PERSON as _FIRST_PERSON
 from memlane.pacing import pause
 from memlane.summaries.lines import (
     ARCHIVE,
@@ -252,8 +254,6 @@ class OfflineSummarizer:
 # --- which sentences are facts, and how salient a fact line is ----------------------------
 
 _AMOUNT_KINDS: frozenset[SpanKind] = frozenset({"amount"})
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|us)\b|我", re.IGNORECASE)
-_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
 
 
 def _is_fact(text: str) -> bool:

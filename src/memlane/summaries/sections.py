@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from memlane.lang.labels import INTENTS as _INTENTS
+from memlane.lang.labels import MOOD_LINE
+from memlane.lang.labels import MOODS as _MOOD_LABELS
 from memlane.summaries.text import normalize_for_dedupe
 
 
@@ -47,31 +50,12 @@ def _has_digit(text: str) -> bool:
     return any(char.isdigit() for char in text)
 
 
-# canonical mood: (Chinese label, polarity: +1 pleasant, -1 unpleasant, 0 neither)
-_MOOD_LABELS: dict[str, tuple[str, int]] = {
-    "frustrated": ("烦躁", -1),
-    "sad": ("难过", -1),
-    "worried": ("担心", -1),
-    "confused": ("困惑", 0),
-    "urgent": ("着急", 0),
-    "happy": ("开心", 1),
-    "excited": ("兴奋", 1),
-    "grateful": ("感激", 0),  # thanks close a request; they do not cancel a complaint
-}
-_INTENTS: dict[str, tuple[str, str]] = {
-    "asking": ("intent: asking", "意图：询问"),
-    "requesting": ("intent: requesting", "意图：请求"),
-    "complaining": ("intent: complaining", "意图：抱怨"),
-    "planning": ("intent: planning", "意图：计划"),
-    "sharing": ("intent: sharing", "意图：分享"),
-}
-
-
 def _label(canonical: str, chinese: bool) -> str:
     if canonical.startswith("intent:"):
         english, zh = _INTENTS[canonical.split(":", 1)[1]]
         return zh if chinese else english
-    return f"情绪：{_MOOD_LABELS[canonical][0]}" if chinese else f"mood: {canonical}"
+    english, zh = MOOD_LINE
+    return f"{zh}{_MOOD_LABELS[canonical][0]}" if chinese else f"{english}{canonical}"
 
 
 def _canonical(line: str) -> str | None:

@@ -14,6 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from memlane.lang.tasks import DATE as _DATE
+from memlane.lang.tasks import NAME_STOP as _NAME_STOP
+from memlane.lang.tasks import PREPOSITION_ROLES as _PREPOSITION
 from memlane.workflows.align import element, progressive, refine
 from memlane.workflows.model import Action, Step, Trajectory, Workflow, smoothed_rate
 
@@ -21,55 +24,7 @@ REQUIRED_SHARE = 0.8
 KEEP_SHARE = 0.5
 MAX_EXAMPLES = 5
 _WORD = re.compile(r"[a-z0-9]+")
-_DATE = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b\d{1,2}/\d{1,2}\b"
-    r"|\b\d{4}-\d{2}-\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"^\s*[-+]?\d[\d,.]*\s*$")
-_NAME_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "or",
-        "and",
-        "of",
-        "your",
-        "my",
-        "our",
-        "required",
-        "to",
-        "for",
-        "with",
-        "by",
-        "in",
-        "on",
-        "at",
-        "from",
-        "is",
-        "are",
-        "this",
-        "that",
-        "use",
-        "enter",
-        "please",
-        "it",
-    ]
-)
-_PREPOSITION = {
-    "from": "origin",
-    "to": "destination",
-    "on": "date",
-    "before": "date",
-    "after": "date",
-    "in": "location",
-    "at": "location",
-    "near": "location",
-    "for": "target",
-    "with": "option",
-    "by": "author",
-}
 
 
 @dataclass

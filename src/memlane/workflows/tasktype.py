@@ -13,63 +13,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from memlane.lang.tasks import MONTH as _MONTH
+from memlane.lang.tasks import ORDINAL_SUFFIXES
+from memlane.lang.tasks import STOP as _STOP
+
 THRESHOLD = 0.62
 NAME_WORDS = 4
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']*'(?!\w)")
 _TOKEN = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.:/-]*|\S")
-_MONTH = re.compile(
-    r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:[a-z]*)$", re.IGNORECASE
-)
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "from",
-        "at",
-        "by",
-        "with",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "me",
-        "my",
-        "i",
-        "our",
-        "us",
-        "you",
-        "your",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "what",
-        "which",
-        "who",
-        "how",
-        "many",
-        "much",
-        "do",
-        "does",
-        "did",
-        "can",
-        "please",
-        "all",
-        "any",
-        "some",
-    ]
-)
 _SENTENCE_END = frozenset(".!?:;")
 ENTITY = "<e>"
 NUMBER = "<n>"
@@ -97,7 +48,7 @@ def template(task: str) -> list[str]:
             masked = token.casefold()
         if masked in (ENTITY, NUMBER) and out and out[-1] == masked:
             continue
-        if out and out[-1] == NUMBER and masked in ("st", "nd", "rd", "th"):
+        if out and out[-1] == NUMBER and masked in ORDINAL_SUFFIXES:
             continue
         out.append(masked)
     return out

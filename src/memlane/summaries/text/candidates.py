@@ -6,18 +6,20 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from memlane.lang.places import NOT_NAMES as _NOT_NAMES
+from memlane.lang.places import ZH_LOCATIVE as _CJK_LOCATIVE
+from memlane.lang.places import ZH_PLACE_AFTER as _CJK_PLACE
+from memlane.lang.places import ZH_TRAILING_VERB as _CJK_TRAILING_VERB
 from memlane.lang.words import stem
 from memlane.pacing import pause
 from memlane.summaries.text.spans import PROTECTED_KINDS, find_spans, mask_spans
 from memlane.summaries.text.words import (
-    CJK_CLASS,
     CJK_SPLIT,
     ENGLISH_STOPWORDS,
     SMALL_TALK_WORDS,
     cjk_segments,
     content_words,
     is_content_word,
-    word_set,
     words,
 )
 
@@ -104,19 +106,6 @@ def _cjk_topics(texts: Sequence[str]) -> dict[str, float]:
 
 _CAPITALIZED = re.compile(
     r"(?<![\w'’])[A-Z][A-Za-z'’&-]*(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][A-Za-z'’&-]*)*"
-)
-_NOT_NAMES = word_set(
-    """I Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
-    April May June July August September October November December OK Mr Mrs Ms Dr"""
-)
-# "在" before a verb is the progressive ("我在学做菜"), not a place.
-_CJK_PLACE = re.compile(
-    f"(?:叫|住在|搬到|搬去|来自|去了|去|到了|飞往|回到|在(?![学想做看忙等找写读吃玩弄搞听练准考]))"
-    f"([{CJK_CLASS}]{{2,8}})"
-)
-_CJK_LOCATIVE = re.compile("[上里中下边旁].*$")
-_CJK_TRAILING_VERB = re.compile(
-    "(?:工作|上班|上学|读书|生活|出差|旅游|旅行|玩|买|吃|看|开会|学习|参加|见面|住|待)+$"
 )
 
 

@@ -6,14 +6,9 @@ import itertools
 import re
 from collections.abc import Callable
 
+from memlane.lang.sentences import CLAUSE_SEPARATOR as _CLAUSE_SEPARATOR
 from memlane.summaries.text.spans import SpanKind, TypedSpan, find_spans
 from memlane.summaries.text.words import contains_cjk, estimate_tokens
-
-# Cut after punctuation, or before a conjunction so it stays with the clause it opens.
-_CLAUSE_SEPARATOR = re.compile(
-    r"[,，;；:：、]\s*|\s+[-–—]\s+"
-    r"|\s+(?=(?:and|but|which|because|while|though|although)\s)"
-)
 
 
 def clip_line(text: str, max_tokens: int, keep: Callable[[str], bool] | None = None) -> str:

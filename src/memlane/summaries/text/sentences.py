@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import re
 
-from memlane.summaries.text.words import is_cjk, word_set
+from memlane.lang.sentences import ABBREVIATIONS as _ABBREVIATIONS
+from memlane.lang.sentences import ZH_QUESTION_END as _ZH_QUESTION
+from memlane.summaries.text.words import is_cjk
 
-# Words that end a sentence only in appearance ("Dr. Li", "e.g. this"); compared lower-cased
-# without the final dot.
-_ABBREVIATIONS = word_set(
-    "mr mrs ms dr prof sr jr st mt vs etc e.g i.e a.m p.m u.s u.k no inc ltd co corp jan feb mar "
-    "apr jun jul aug sep sept oct nov dec approx dept fig est ave rd"
-)
 _CLOSERS = "\"'”’」』）)]】》"
 _ALWAYS_END = "。！？；!?…"
 
 
 _QUESTION_END = re.compile(r"[?？]\s*[\"'”’)）]*$")
-_ZH_QUESTION = re.compile(r"(?:吗|么|呢|吧|是否|有没有|能不能|可不可以|要不要|会不会)[。.~～]?$")
 
 
 def split_sentences(text: str) -> list[str]:

@@ -7,26 +7,17 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from memlane.lang import measures
+from memlane.lang.measures import CURRENCY_WORD as _CURRENCY_WORD
+from memlane.lang.measures import MONTH_NAME as _MONTH
+from memlane.lang.measures import ORDINAL as _ORD
+from memlane.lang.measures import UNIT as _UNIT
+
 SpanKind = Literal["identifier", "date", "amount", "quantity", "number"]
 
 
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
-)
-_ORD = r"(?:st|nd|rd|th)?"
 _NUM = r"\d+(?:[.,]\d+)*"
 _NUM_START = r"(?<!\d)(?<!\d[.,])"  # where a number starts, not inside one ("1.5": at "1")
-_CURRENCY_WORD = (
-    r"(?:元|块钱|块|角|毛|万元|美元|美金|欧元|英镑|日元|港币|dollars?|bucks|cents?|USD|CNY|RMB"
-    r"|EUR|GBP|HKD|JPY|yuan|euros?|pounds?)"
-)
-_UNIT = (
-    r"(?:km|kms|kg|kgs|cm|mm|ml|lbs?|g|m|mi|miles?|kilometers?|kilometres?|meters?|metres?"
-    r"|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|months?|years?|yrs?|kids?"
-    r"|children|people|persons?|times|pages?|books?|K|GB|MB|TB|%|公里|千米|米|厘米|公斤|千克|斤"
-    r"|克|个月|个小时|小时|分钟|秒|天|周|星期|岁|个|次|人|位|件|本|只|张|台|部|套|箱|瓶|杯|份)"
-)
 
 # Ordered by priority: an earlier kind claims its characters first, so "2026-07-01" is a
 # date rather than a dashed identifier, and "100元" an amount rather than a quantity.
@@ -43,15 +34,14 @@ _SPAN_PATTERNS: tuple[tuple[SpanKind, re.Pattern[str]], ...] = (
         re.compile(
             r"(?<!\d)\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?(?!\d)"
             r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])"
-            r"|(?:\d{2,4}\s*年\s*)?\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?"
-            r"|(?<!\d)\d{4}\s*年(?!\d)"
-            r"|(?:上午|下午|晚上|早上|中午|凌晨|傍晚)\d{1,2}\s*[点:：](?:\d{1,2}分?|半)?"
+            rf"|{measures.ZH_DATE}"
             r"|(?<!\d)\d{1,2}[:：]\d{2}(?::\d{2})?(?:\s?[apAP]\.?[mM]\.?)?(?![\d:])"
             r"|(?<![\d.])\d{1,2}\s?[apAP]\.?[mM]\.?(?![A-Za-z])"
             rf"|\b{_MONTH}\s+\d{{1,2}}{_ORD}(?:,?\s+\d{{4}})?\b"
             rf"|\b\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
             rf"|\b{_MONTH},?\s+\d{{4}}\b"
-            r"|(?<![\d.,])(?:19|20)\d{2}(?!\d|[.,]\d|[A-Za-z]|\s*(?:元|块|dollars?|people|%))"
+            r"|(?<![\d.,])(?:19|20)\d{2}(?!\d|[.,]\d|[A-Za-z]|\s*"
+            rf"{measures.NOT_A_YEAR_BEFORE})"
         ),
     ),
     (
@@ -69,18 +59,18 @@ _SPAN_PATTERNS: tuple[tuple[SpanKind, re.Pattern[str]], ...] = (
     (
         "amount",
         re.compile(
-            rf"[$€£¥￥]\s?{_NUM}(?:\s?(?:k|K|m|M|million|billion|万|千))?"
+            rf"[$€£¥￥]\s?{_NUM}(?:\s?{measures.AMOUNT_MULTIPLIER})?"
             rf"|(?:RMB|USD|CNY|EUR|GBP|HKD)\s?{_NUM}"
-            rf"|{_NUM_START}{_NUM}\s?(?:万|千|百)?\s?{_CURRENCY_WORD}(?![A-Za-z])"
+            rf"|{_NUM_START}{_NUM}\s?{measures.ZH_MULTIPLIER}?\s?{_CURRENCY_WORD}(?![A-Za-z])"
         ),
     ),
     ("quantity", re.compile(rf"{_NUM_START}{_NUM}\s?{_UNIT}(?![A-Za-z])")),
-    ("number", re.compile(r"'?\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?")),
+    ("number", re.compile(rf"'?\d+(?:[.,]\d+)*{measures.NUMBER_END}")),
 )
 # Alphanumeric runs the identifier rule would otherwise claim: ordinals, decades, "5K",
 # "10am", "3x", "mp3"-like unit suffixes.
 _NOT_IDENTIFIER = re.compile(
-    rf"\d+(?:st|nd|rd|th|s|x|k|K|am|pm|AM|PM|D|d)|\d+{_UNIT}|[A-Za-z]{{1,2}}\d|\d[A-Za-z]"
+    rf"\d+{measures.NUMBER_SUFFIX}|\d+{_UNIT}|[A-Za-z]{{1,2}}\d|\d[A-Za-z]"
 )
 
 

@@ -1,0 +1,29 @@
+"""Sentences and clauses: where they end, and what makes one a question, zh and en."""
+
+from __future__ import annotations
+
+import re
+
+from memlane.lang.script import word_set
+
+ABBREVIATIONS = word_set(
+    "mr mrs ms dr prof sr jr st mt vs etc e.g i.e a.m p.m u.s u.k no inc ltd co corp jan feb mar "
+    "apr jun jul aug sep sept oct nov dec approx dept fig est ave rd"
+)
+"""Words that end a sentence only in appearance ("Dr. Li", "e.g. this"); compared lower-cased
+without the final dot."""
+
+ZH_QUESTION_END = re.compile(r"(?:吗|么|呢|吧|是否|有没有|能不能|可不可以|要不要|会不会)[。.~～]?$")
+"""A Chinese question without a question mark: it ends with 吗, 呢, 是否, 有没有…"""
+
+CLAUSE_SEPARATOR = re.compile(
+    r"[,，;；:：、]\s*|\s+[-–—]\s+"
+    r"|\s+(?=(?:and|but|which|because|while|though|although)\s)"
+)
+"""Cut after punctuation, or before a conjunction so it stays with the clause it opens."""
+
+NUMBERING = re.compile(
+    r"^\s*(?:(?:[^\W\d_]{1,12}\s*)?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*(?:条|项|號|号)?\s*"
+    r"[)）\]】、.:：,，-]\s*|[#№]\s*\d+\s+)+"
+)
+"""Numbering in front of a statement: "22、", "(3)", "（3）", "第33条：", "#4", "Fact 12:"."""
