@@ -17,6 +17,8 @@ from memlane.router.evidence import CLAIM, NOTE, SLOT, WORD, clause_digest, note
 from memlane.router.slots import clauses, slot_keys, slot_probes
 from memlane.storage.sql import SQLSummaryStore, schema
 from memlane.storage.sqlite import schema as sqlite_schema
+from memlane.summaries import linedata
+from memlane.summaries.model import Note
 from memlane.timeutil import to_micros
 from tests.conftest import FakeClock
 
@@ -106,6 +108,29 @@ def test_notes_stored_without_keys_are_keyed_by_the_first_recall(
         assert pending(mem) == 0 and key_rows(mem, "U-1") > 0
         stale = [item.text for item in items if item.status == "stale"]
         assert stale == ["My favourite team is Arsenal"]
+
+
+@pytest.mark.parametrize("batch", [1, 500])
+def test_the_backlog_is_keyed_in_batches_and_asked_for_once_when_one_held_it(
+    clock: FakeClock, scratch_url: str, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    monkeypatch.setattr(linedata, "BACKFILL_BATCH", batch)
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
+        mem.summaries._keyer = None  # as a writer from before note keys existed
+        mem.remember("U-1", "My favourite team is Arsenal")
+        mem.remember("U-1", "I moved to Lisbon in May")
+        store, asked = store_of(mem), []
+        unkeyed = store.unkeyed_notes
+
+        def counted(tenant: str, subject: str, limit: int) -> list[Note]:
+            asked.append(limit)
+            return unkeyed(tenant, subject, limit)
+
+        monkeypatch.setattr(store, "unkeyed_notes", counted)
+        mem.summaries.line_data("U-1", note_keys)
+        assert pending(mem) == 0 and key_rows(mem, "U-1") > 0
+        # Two notes: in batches of one, a third call finds none; in one batch, one call.
+        assert len(asked) == (3 if batch == 1 else 1)
 
 
 def said_twice(path: Path, clock: FakeClock, first: str, then: str) -> None:

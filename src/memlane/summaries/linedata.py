@@ -90,6 +90,8 @@ class LineData:
         while pending := store.unkeyed_notes(tenant, subject, BACKFILL_BATCH):
             keyed = [(note, keyer(subject, note.text, note.provenance)) for note in pending]
             store.put_note_keys(tenant, subject, keyed)
+            if len(pending) < BACKFILL_BATCH:
+                break  # that was all of them: no need to ask again
         return cls(store, tenant, subject)
 
     def citing(self, turns: Iterable[str]) -> list[Note]:

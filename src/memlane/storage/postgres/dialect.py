@@ -21,7 +21,13 @@ from memlane.storage.archive import table_named
 from memlane.storage.archiving import ArchiveRow
 from memlane.storage.base import DocKind
 from memlane.storage.postgres import archive, search
-from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
+from memlane.storage.sql.dialect import (
+    NOTE_KEY_COLUMNS,
+    BytesCheck,
+    DocScope,
+    KeyRange,
+    Vector,
+)
 from memlane.storage.sql.summaries import search_scope, vector_state
 
 if TYPE_CHECKING:
@@ -168,6 +174,18 @@ class PostgresDialect:
         if believed < 0 or added > believed / 10:
             with contextlib.suppress(StorageError):  # the batch is committed whatever happens
                 self.db.execute("ANALYZE facts")
+
+    def insert_note_keys(self, rows: Sequence[Sequence[Any]]) -> None:
+        """A binary ``COPY``: a note has a hundred keys or more, each an index entry.
+
+        Run as one ``INSERT`` per row (pipelined), a subject's ten short notes took 17 ms.
+        """
+        if rows:
+            self.db.copy(
+                f"COPY note_keys ({NOTE_KEY_COLUMNS}) FROM STDIN (FORMAT BINARY)",
+                ("text", "text", "text", "text", "int8", "int8", "int8"),
+                rows,
+            )
 
     def index_hint(self, index: str) -> str:
         """PostgreSQL takes no hints."""

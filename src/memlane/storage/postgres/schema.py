@@ -268,6 +268,11 @@ MIGRATIONS += (
     (_APPLY,),
 )
 
+MIGRATIONS += (
+    # 9: a subject's pending notes in id order from one index (SQLite's migration 9).
+    shared.PENDING_IN_ORDER,
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

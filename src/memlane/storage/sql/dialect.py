@@ -30,6 +30,10 @@ KeyRange = tuple[str, str, int, int]
 Vector = npt.NDArray[np.float32]
 
 
+NOTE_KEY_COLUMNS = "tenant, subject, kind, key, note_id, said_at, tx_from"
+"""The columns of a ``note_keys`` row, in the order :meth:`Dialect.insert_note_keys` takes."""
+
+
 class DocScope(NamedTuple):
     """Which search docs a ranking may return: a tenant's (one subject's, if given) of a kind."""
 
@@ -79,14 +83,19 @@ class Database(ABC):
         return self.lock, self._nesting
 
     @contextmanager
-    def write(self, keys: Sequence[WriteKey] | None = None) -> Iterator[None]:
+    def write(
+        self, keys: Sequence[WriteKey] | None = None, *, derived: bool = False
+    ) -> Iterator[None]:
         """A write transaction holding the write lock; nested calls join the outermost one.
 
         ``keys``: the transaction writes facts of these keys only, so a database that can
         lock less than all of itself (PostgreSQL) locks just them (see :meth:`_join`).
+        ``derived``: it writes only what can be derived again from what is stored (and
+        is derived again when missing), so its commit need not wait for the disk: a crash
+        loses it whole or not at all. Heeded when it opens the outermost transaction.
         """
         lock, nesting = self._writing()
-        with nesting.write(lock, lambda: self._transaction(keys)):
+        with nesting.write(lock, lambda: self._transaction(keys, derived)):
             if nesting.depth > 1:
                 self._join(keys)
             yield
@@ -124,7 +133,9 @@ class Database(ABC):
         """True inside :meth:`write` (on the thread that opened it)."""
 
     @abstractmethod
-    def _transaction(self, keys: Sequence[WriteKey] | None = None) -> AbstractContextManager[None]:
+    def _transaction(
+        self, keys: Sequence[WriteKey] | None = None, derived: bool = False
+    ) -> AbstractContextManager[None]:
         """Open the outermost transaction, its locks taken (all of them if ``keys`` is None)."""
 
     @abstractmethod
@@ -215,6 +226,10 @@ class Dialect(Protocol):
         Each row: ``id, tx_to, tenant, subject, attribute, value, value_key, valid_from,
         valid_to, tx_from, source, reason, confidence, provenance, stated_tx``.
         """
+        ...
+
+    def insert_note_keys(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert ``note_keys`` rows: ``tenant, subject, kind, key, note_id, said_at, tx_from``."""
         ...
 
     def index_hint(self, index: str) -> str:

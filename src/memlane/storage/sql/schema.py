@@ -107,6 +107,13 @@ REKEY_NOTES = (
         SELECT id, tenant, subject FROM notes WHERE deleted_at IS NULL
         AND id NOT IN (SELECT note_id FROM note_keys_pending)""",
 )
+# A subject's pending notes in id order straight from one index. Led by (tenant, subject)
+# alone, a prepared statement's generic plan read the primary key in id order instead,
+# filtering the whole table: 4 ms at 19,350 pending notes, on every recall of any subject.
+PENDING_IN_ORDER = (
+    "DROP INDEX note_keys_pending_by_subject",
+    "CREATE INDEX note_keys_pending_by_subject ON note_keys_pending (tenant, subject, note_id)",
+)
 # The background indexer's queue is the table itself: rows without a vector, in id order
 # (this index finds the new ones without reading the embedded), claimed for a while by one
 # worker of any process so that two never embed the same rows.

@@ -60,7 +60,11 @@ class SQLiteDatabase(Database):
         return self._nesting.depth > 0
 
     @contextmanager
-    def _transaction(self, keys: Sequence[WriteKey] | None = None) -> Iterator[None]:
+    def _transaction(
+        self, keys: Sequence[WriteKey] | None = None, derived: bool = False
+    ) -> Iterator[None]:
+        # ``derived`` changes nothing: in WAL mode at synchronous NORMAL no commit waits
+        # for the disk.
         self._begin()
         try:
             yield

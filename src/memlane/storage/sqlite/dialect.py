@@ -17,7 +17,13 @@ from memlane.storage import lexical, vectors
 from memlane.storage.archive import table_named
 from memlane.storage.archiving import ArchiveRow
 from memlane.storage.base import DocKind
-from memlane.storage.sql.dialect import BytesCheck, DocScope, KeyRange, Vector
+from memlane.storage.sql.dialect import (
+    NOTE_KEY_COLUMNS,
+    BytesCheck,
+    DocScope,
+    KeyRange,
+    Vector,
+)
 from memlane.storage.sql.summaries import search_scope, vector_state
 from memlane.storage.sqlite import evidence
 from memlane.storage.sqlite.ann import VectorIndexes, change_stamp
@@ -103,6 +109,12 @@ class SQLiteDialect:
             "valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated_tx) "
             f"VALUES ({', '.join(['%s'] * 15)})",
             rows,
+        )
+
+    def insert_note_keys(self, rows: Sequence[Sequence[Any]]) -> None:
+        """One prepared ``INSERT``, run per row."""
+        self.db.executemany(
+            f"INSERT INTO note_keys ({NOTE_KEY_COLUMNS}) VALUES ({', '.join(['%s'] * 7)})", rows
         )
 
     def index_hint(self, index: str) -> str:

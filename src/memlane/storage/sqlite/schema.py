@@ -73,6 +73,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.typed(shared.SEARCH_CLAIMS, **_TYPES),
     # 8: notes keyed again (slot rows name the clause they file).
     shared.REKEY_NOTES,
+    # 9: a subject's pending notes in id order from one index.
+    shared.PENDING_IN_ORDER,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
