@@ -26,6 +26,11 @@ from memlane.summaries.notes import relations
 from memlane.summaries.text import is_question, normalize_for_dedupe
 
 SELF = ""
+MAX_HOLDER_CHARS = 32
+"""A Chinese holder ("珂洲市最高" of "珂洲市最高的建筑是…") is cut to its last characters."""
+HOLDER_WINDOW = 3 * MAX_HOLDER_CHARS
+"""How far before a Chinese relation its holder is looked for: a clause that repeats a relation
+thousands of times ("他的名字是李他的名字是李…") costs work linear in its length."""
 CACHED_STATEMENTS = 32_768
 """Statements whose claims are kept in memory: the same notes are judged recall after recall."""
 
@@ -135,6 +140,7 @@ def _cjk(clause: str, subject: str, holder: str, taken: set[tuple[str, str]]) ->
     found: list[Claim] = []
     first_me, folded = clause.find(words.ZH_SELF), subject.casefold()
     first_kin = _CJK_KIN.search(clause)
+    told = _told_from(clause, folded)
     for match in _CJK_RELATIONS.finditer(clause):
         group, start = match.lastgroup, match.start()
         # The kin phrase before the match, if any: the first of the clause, if it ends there.
@@ -145,17 +151,37 @@ def _cjk(clause: str, subject: str, holder: str, taken: set[tuple[str, str]]) ->
         if kin is not None:
             _add(found, taken, words.ZH_SELF + kin["kin"], relation, clause, kin[0])
             continue
-        raw = clause[:start].strip()
-        if raw[: len(folded)].casefold().startswith(folded):  # casefold never shortens
-            told = strip_numbering(SPEAKER_LABEL.sub("", raw[len(folded) :], count=1)).strip()
-            if group != "zh" or not told or told == raw[len(folded) :].strip():
-                _add(found, taken, SELF, relation, clause, raw)
+        since = 0
+        if told is not None:  # the clause opens with the subject
+            opened, told_start = told
+            if group != "zh" or told_start == opened or not clause[told_start:start].strip():
+                if (SELF, relation[0]) not in taken:
+                    _add(found, taken, SELF, relation, clause, clause[:start].strip())
                 continue
-            raw = told  # "U-1说：青禾酒家的主厨是…": the speaker tells of what holds it
-        prefix = _CJK_PREFIX_NOISE.sub("", raw).rstrip(words.ZH_OF)
+            since = told_start  # "U-1说：青禾酒家的主厨是…": the speaker tells of what holds it
+        raw = clause[max(since, start - HOLDER_WINDOW) : start].strip()
+        prefix = _CJK_PREFIX_NOISE.sub("", raw).rstrip(words.ZH_OF)[-MAX_HOLDER_CHARS:]
         who = _holder(prefix, subject) if prefix else holder
         _add(found, taken, who, relation, clause, prefix)
     return found
+
+
+def _told_from(clause: str, folded_subject: str) -> tuple[int, int] | None:
+    """Where a clause that opens with the subject goes on, and where what it tells starts.
+
+    ``None`` if the clause does not open with the subject. Else the offset right after the
+    subject, and the offset after a speaker's label and numbering there ("说：", "3. "); the
+    two are equal when there is none.
+    """
+    lead = len(clause) - len(clause.lstrip())
+    if not clause[lead : lead + len(folded_subject)].casefold().startswith(folded_subject):
+        return None  # casefold never shortens
+    opened = lead + len(folded_subject)
+    head = clause[opened : opened + HOLDER_WINDOW]
+    told = strip_numbering(SPEAKER_LABEL.sub("", head, count=1)).strip()
+    if told == head.strip():
+        return opened, opened
+    return opened, opened + head.index(told) if told else opened + len(head)
 
 
 def _leading_holder(text: str, subject: str) -> str:
