@@ -21,12 +21,14 @@ from memlane.extract._values import (
     en_name,
     en_phrase,
     en_place,
+    en_place_pointed_at,
     en_proper,
+    zh_known_place,
     zh_name,
     zh_value,
 )
 from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place, longest_zh_place_prefix
-from memlane.lang import en, is_negated
+from memlane.lang import employment, en, is_negated
 from memlane.lang import statements as cues
 from memlane.lang.script import CJK_RANGES
 from memlane.pacing import pause
@@ -125,6 +127,7 @@ class _CueRule:
     gate: re.Pattern[str]
     change_cue: re.Pattern[str] | None = None
     polite_question: bool = False
+    anaphor: bool = False  # "…our Paris office, so I'm living there now": there is Paris
 
     def applies(self, lowered: str) -> bool:
         return self.gate.search(lowered) is not None
@@ -139,6 +142,8 @@ class _CueRule:
             if not _speaker_ok(self.who, doc, sentence, clause[0], match.start()):
                 continue
             span = self.read(doc, match.end(), doc.limit(match.end(), clause[1]))
+            if span is None and self.anaphor:
+                span = en_place_pointed_at(doc, sentence.start, match.start(), match.end())
             if span is None:
                 continue
             value = doc.text[span[0] : span[1]]
@@ -180,7 +185,9 @@ _ZH_FROM = re.compile(f"{cues.ZH_FROM}[{CJK_RANGES}A-Za-z]{{1,12}}$")
 
 def _is_adverb(word: str) -> bool:
     """A lower-case "-ly" word ("finally", "finaly"); "Emily" or "Kelly" is a name."""
-    return word.islower() and word.endswith(en.ADVERB_SUFFIX) and len(word) > len(en.ADVERB_SUFFIX) + 2
+    return (
+        word.islower() and word.endswith(en.ADVERB_SUFFIX) and len(word) > len(en.ADVERB_SUFFIX) + 2
+    )
 
 
 def _speaker_ok(who: Speaker, doc: Doc, sentence: Sentence, clause_start: int, at: int) -> bool:
@@ -294,6 +301,14 @@ _RULES: tuple[_CueRule, ...] = (
         change_cue=re.compile(cues.ZH_EMPLOYED_CHANGE),
     ),
     _CueRule(
+        re.compile(employment.ZH_TRANSFERRED),
+        zh_known_place,
+        _location,
+        "zh",
+        gate=gate(*employment.ZH_TRANSFERRED_GATE),
+        change_cue=re.compile(employment.ZH_TRANSFERRED),
+    ),
+    _CueRule(
         re.compile(cues.ZH_HOMETOWN), zh_value, _hometown, "zh", gate=gate(*cues.ZH_HOMETOWN_GATE)
     ),
     _CueRule(re.compile(cues.ZH_NAME), zh_name, _name, "zh_cue", gate=gate(*cues.ZH_NAME_GATE)),
@@ -311,11 +326,42 @@ _RULES: tuple[_CueRule, ...] = (
         "en_any",
         gate=gate(*cues.EN_LIVES_GATE),
         change_cue=_EN_MOVE,
+        anaphor=True,
+    ),
+    _CueRule(
+        re.compile(employment.EN_LIVES_THERE),
+        en_place,
+        _lives,
+        "en_any",
+        gate=gate(*employment.EN_LIVES_THERE_GATE),
+        anaphor=True,
+    ),
+    _CueRule(
+        re.compile(employment.EN_WITH_ALONE),
+        en_proper,
+        _employer,
+        "en_any",
+        gate=gate(*employment.EN_WITH_ALONE_GATE),
+    ),
+    _CueRule(
+        re.compile(employment.EN_BORN_IN),
+        en_place,
+        _hometown,
+        "en_any",
+        gate=gate(*employment.EN_BORN_IN_GATE),
+        anaphor=True,
     ),
     _CueRule(
         re.compile(cues.EN_WORKS_AT), en_proper, _employer, "en", gate=gate(*cues.EN_WORKS_AT_GATE)
     ),
-    _CueRule(re.compile(en.STATE_CUE), en_place, _state, "en_any", gate=gate(*cues.EN_STATE_GATE)),
+    _CueRule(
+        re.compile(en.STATE_CUE),
+        en_place,
+        _state,
+        "en_any",
+        gate=gate(*cues.EN_STATE_GATE),
+        anaphor=True,
+    ),
     _CueRule(
         re.compile(en.JOINED_CUE),
         en_proper,
@@ -507,6 +553,54 @@ def _en_address(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
     return [Statement("location", value, (match.start(), span[1]), clause, sentence)]
 
 
+_ZH_LEFT_JOB = re.compile(employment.ZH_LEFT_JOB)
+_ZH_ARRIVES = re.compile(employment.ZH_ARRIVES)
+_EN_TAKEN_ON = re.compile(f"(?P<org>{employment.EN_ORGANISATION}){employment.EN_TAKEN_ON}")
+
+
+def _zh_moves_on(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "我已经不在腾讯干了，去了比亚迪", "我离开腾讯加入了百度" as employer 比亚迪, 百度.
+
+    After the speaker's leaving clause, a verb of arriving (去, 到, 进, 加入) names the new
+    employer; a known place after it is a trip or a move, not an employer.
+    """
+    text = doc.text
+    left = _ZH_LEFT_JOB.search(text, sentence.start, clause[1])
+    if left is None or not _speaker_ok(
+        "zh", doc, sentence, _clause_of(sentence, left.start()), left.start()
+    ):
+        return []
+    begin = max(clause[0], left.end())
+    for match in _ZH_ARRIVES.finditer(text, begin, clause[1]):
+        if not speaker.zh_speaker(without_spans(text, begin, match.start(), doc.time_spans), ""):
+            return []
+        span = zh_value(doc, match.end(), doc.limit(match.end(), clause[1]))
+        if span is None:
+            return []
+        value = text[span[0] : span[1]]
+        if _zh_place(value) or is_en_place(value) or _employer("", value) is None:
+            return []
+        return [Statement("employer", value, (clause[0], span[1]), clause, sentence, changes=True)]
+    return []
+
+
+def _clause_of(sentence: Sentence, at: int) -> int:
+    """Where the clause of ``sentence`` holding offset ``at`` starts."""
+    return next((start for start, end in sentence.clauses if start <= at < end), sentence.start)
+
+
+def _en_taken_on(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "Globex poached me in May", "Acme hired me" as employer Globex, Acme."""
+    found: list[Statement] = []
+    for match in _EN_TAKEN_ON.finditer(doc.text, clause[0], clause[1]):
+        value = match["org"]
+        if value.casefold() in en.STOP_WORDS or _employer("", value) is None:
+            continue
+        span = (match.start(), match.end())
+        found.append(Statement("employer", value, span, clause, sentence, changes=True))
+    return found
+
+
 _READERS: tuple[tuple[Callable[[Doc, Sentence, Span], list[Statement]], re.Pattern[str]], ...] = (
     (_zh_work, gate(*cues.ZH_WORK_GATE)),
     (_zh_native, gate(*cues.ZH_NATIVE_GATE)),
@@ -515,4 +609,6 @@ _READERS: tuple[tuple[Callable[[Doc, Sentence, Span], list[Statement]], re.Patte
     (_en_address, gate(*cues.EN_ADDRESS_GATE)),
     (_zh_address, gate(*cues.ZH_ADDRESS_GATE)),
     (_zh_staff, gate(*cues.ZH_STAFF_GATE)),
+    (_zh_moves_on, gate(*employment.ZH_LEFT_JOB_GATE)),
+    (_en_taken_on, gate(*employment.EN_TAKEN_ON_GATE)),
 )

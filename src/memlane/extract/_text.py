@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memlane.lang.script import EMOJI_RANGES
 from memlane.lang.script import is_cjk as lang_is_cjk
 from memlane.pacing import pause
 
@@ -63,9 +64,9 @@ EN_NUMBERS = {
     "thirty": 30,
 }
 
-# A sentence ends at CJK or ASCII terminal punctuation, a line break, or a period followed by
-# space (so "3.5", "a.b@c.com" and "www.x.com" do not end one).
-_SENTENCE_END = re.compile(r"[。!?\n…]+|\.(?=\s|$)")
+# A sentence ends at CJK or ASCII terminal punctuation, a line break, an emoji, or a period
+# followed by space (so "3.5", "a.b@c.com" and "www.x.com" do not end one).
+_SENTENCE_END = re.compile(rf"[。!?\n…{EMOJI_RANGES}]+|\.(?=\s|$)")
 # Clauses split at commas and semicolons, except a comma between digits ("1,200").
 _CLAUSE_END = re.compile(r"[;、]|(?<!\d),|,(?!\d)")
 

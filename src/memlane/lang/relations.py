@@ -74,7 +74,7 @@ FILLERS = (
 
 ZH_PREFIX_NOISE = (
     r"[\d\s\-:/.年月日号]+|上上周|上周|下周|这周|本周|那周|上个月|下个月|去年|今年|昨天|今天|前天"
-    r"|最近|已经|现在|刚刚|刚|也|还|又|就|都|了|那个周末"
+    r"|最近|已经|现在|刚刚|刚|也|还|又|就|都|了|那个周末|这次|那次"
 )
 """Times and adverbs before a Chinese relation that are not its holder."""
 
@@ -98,3 +98,7 @@ ALIASES: dict[str, str] = {
     "家乡": "hometown",
 }  # fmt: skip
 """What a holder has ("Alice's *mobile*", "的*手机号*是") → the exact-lane attribute it names."""
+
+ZH_ORIGIN = r"(?:从|由)[{cjk}A-Za-z]{{1,12}}$"
+"""Where a move came from, right before its verb ("这次*从扬州*搬到了无锡"): not its holder
+(``{cjk}``: the CJK ranges)."""

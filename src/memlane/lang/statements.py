@@ -147,15 +147,16 @@ EN_OCCUPATION_GATE = ("work as", "occupation", "profession", "job title")
 
 ZH_WORK = r"(?=在)(?<![现正存实所好自])在\s*"
 ZH_WORK_TAIL = (
-    r"(?P<of>的[^\s,.!?;:。]{0,10}?)?(?:(?P<live>生活|居住|定居|常住|落户)|工作|上班|实习|任职|打工"
+    r"(?P<of>的[^\s,.!?;:。]{0,10}?)?(?:(?P<live>生活|居住|定居|常住|落户|住(?=了|过|着))|工作|上班|实习|任职|打工"
     r"|就职|做(?![饭菜梦]))"
 )
 ZH_WORK_GATE = (
     "工作", "上班", "实习", "任职", "打工", "就职", "做", "生活", "居住", "定居", "常住", "落户",
+    "住",
 )  # fmt: skip
 ZH_SETTLES = frozenset(("定居", "落户"))
-""""我在X上班/工作/生活": an employer, a work place or where one lives; 定居, 落户 tell when
-it began."""
+""""我在X上班/工作/生活/住了…": an employer, a work place or where one lives; 定居, 落户 tell
+when it began."""
 
 ZH_NATIVE = r"(?:我|本人)是(?P<value>[{cjk}]{{2,6}}?)人(?![员士物家们类生性])"
 ZH_NATIVE_GATE = ("人",)

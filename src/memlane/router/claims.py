@@ -21,6 +21,7 @@ from functools import lru_cache
 from memlane.extract import find_identifiers
 from memlane.lang import is_cjk, is_negated, mentions_value
 from memlane.lang import relations as words
+from memlane.lang.script import CJK_RANGES, EMOJI_RANGES
 from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 from memlane.summaries.notes import relations
 from memlane.summaries.text import is_question, normalize_for_dedupe
@@ -60,7 +61,7 @@ class Claim:
         return self.holder, self.relation
 
 
-_CLAUSE_BREAK = re.compile(r"[，。；;！!？?\n]+|[,.](?=\s|$)")
+_CLAUSE_BREAK = re.compile(rf"[，。；;！!？?\n{EMOJI_RANGES}]+|[,.](?=\s|$)")
 _THIRD_PERSON = re.compile(
     "|".join(
         (
@@ -80,6 +81,7 @@ _FILLERS = re.compile(words.FILLERS, re.IGNORECASE)
 _CJK_PREFIX_NOISE = re.compile(words.ZH_PREFIX_NOISE)
 _ALIASES = words.ALIASES
 _RELATION_MODIFIERS = re.compile(words.RELATION_MODIFIERS)
+_ORIGIN = re.compile(words.ZH_ORIGIN.format(cjk=CJK_RANGES))
 _NAMED = frozenset({"location", "name", "phone", "email", "employer", "age", "birthday"})
 _NEEDS_IDENTIFIER = {"phone": "phone", "email": "email"}
 
@@ -160,7 +162,8 @@ def _cjk(clause: str, subject: str, holder: str, taken: set[tuple[str, str]]) ->
                 continue
             since = told_start  # "U-1说：青禾酒家的主厨是…": the speaker tells of what holds it
         raw = clause[max(since, start - HOLDER_WINDOW) : start].strip()
-        prefix = _CJK_PREFIX_NOISE.sub("", raw).rstrip(words.ZH_OF)[-MAX_HOLDER_CHARS:]
+        prefix = _ORIGIN.sub("", _CJK_PREFIX_NOISE.sub("", raw)).rstrip(words.ZH_OF)
+        prefix = prefix[-MAX_HOLDER_CHARS:]
         who = _holder(prefix, subject) if prefix else holder
         _add(found, taken, who, relation, clause, prefix)
     return found
