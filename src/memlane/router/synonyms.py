@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from memlane.errors import InvalidInput
+from memlane.lang.phrases import ASKED_BY
 from memlane.router.model import AttributeIntent
 
 MAX_PHRASE_CHARS = 100
@@ -80,6 +81,8 @@ class SynonymRegistry:
         self._phrases: dict[str, list[str]] = {}
         self._compiled: list[tuple[str, str, re.Pattern[str]]] | None = None
         for attribute, phrases in (DEFAULT_SYNONYMS if synonyms is None else synonyms).items():
+            self.add(attribute, *phrases)
+        for attribute, phrases in (ASKED_BY if synonyms is None else {}).items():
             self.add(attribute, *phrases)
 
     def add(self, attribute: str, *phrases: str) -> None:
