@@ -14,6 +14,8 @@ structural rules set those apart, after adjudication and before ranking:
   that no longer holds, a statement since superseded, one that tells of a change or of
   before: :func:`memlane.lang.changes.tells_past`), the present ("我在成都生活", "I'm at
   Canva these days") does not answer it: memory knows nothing earlier;
+* **what kind** — a question about food is not answered by an allergy to a medicine
+  (:mod:`memlane.lang.medicines`);
 * **which** — a question that narrows a code with qualifiers ("my *work* email", the
   tracking number *for my keyboard*) is not answered by a fact of that attribute, or a
   statement holding some code, unless what was said carries every qualifier.
@@ -36,6 +38,7 @@ from memlane.lang import roles_named, salient_terms
 from memlane.lang.changes import tells_past
 from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
+from memlane.lang.medicines import asks_about_food, names_medicine_only
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
@@ -80,6 +83,8 @@ def answering(
         kept = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
     for kind in dict(analysis.qualified):
         kept = _giving(kept, kind)
+    if asks_about_food(analysis.query):  # "allergic to penicillin" is no food allergy
+        kept = [c for c in kept if c.item.fact is not None or not names_medicine_only(c.statement)]
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
     return _without_restatements(kept, analysis, mentions)
