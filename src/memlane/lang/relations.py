@@ -102,3 +102,6 @@ ALIASES: dict[str, str] = {
 ZH_ORIGIN = r"(?:从|由)[{cjk}A-Za-z]{{1,12}}$"
 """Where a move came from, right before its verb ("这次*从扬州*搬到了无锡"): not its holder
 (``{cjk}``: the CJK ranges)."""
+
+NAMED = frozenset({"location", "name", "phone", "email", "employer", "age", "birthday"})
+"""Relations a statement names by their attribute's own name ("U-1's phone is …")."""

@@ -82,7 +82,7 @@ _CJK_PREFIX_NOISE = re.compile(words.ZH_PREFIX_NOISE)
 _ALIASES = words.ALIASES
 _RELATION_MODIFIERS = re.compile(words.RELATION_MODIFIERS)
 _ORIGIN = re.compile(words.ZH_ORIGIN.format(cjk=CJK_RANGES))
-_NAMED = frozenset({"location", "name", "phone", "email", "employer", "age", "birthday"})
+_NAMED = words.NAMED
 _NEEDS_IDENTIFIER = {"phone": "phone", "email": "email"}
 
 
