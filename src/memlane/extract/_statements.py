@@ -31,6 +31,7 @@ from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place, longe
 from memlane.lang import employment, en, is_negated
 from memlane.lang import statements as cues
 from memlane.lang.script import CJK_RANGES
+from memlane.lang.typos import repaired
 from memlane.pacing import pause
 
 Span = tuple[int, int]
@@ -71,7 +72,13 @@ class Doc:
 def make_doc(
     folded: str, lowered: str, times: tuple[TimeHit, ...], identifiers: tuple[Span, ...]
 ) -> Doc:
-    """Split ``folded`` into sentences and note which of them ask or suppose something."""
+    """Split ``folded`` into sentences and note which of them ask or suppose something.
+
+    A change verb typed with a homophone ("跳巢去…") is read as that verb
+    (:mod:`memlane.lang.typos`).
+    """
+    folded = repaired(folded, longest_zh_place_prefix)
+    lowered = repaired(lowered, longest_zh_place_prefix)
     parts = tuple(sentences(folded))
     bodies = [(sentence, folded[sentence.start : sentence.end]) for sentence in parts]
     questions = frozenset(
