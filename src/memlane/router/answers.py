@@ -87,7 +87,37 @@ def answering(
         kept = [c for c in kept if c.item.fact is not None or not names_medicine_only(c.statement)]
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
+    kept = _without_bare_codes(kept, analysis, mentions)
     return _without_restatements(kept, analysis, mentions)
+
+
+def _without_bare_codes(
+    candidates: list[Candidate], analysis: QueryAnalysis, mentions: Mentions
+) -> list[Candidate]:
+    """A note that only gives a code does not answer a question whose code word is not asked.
+
+    "What *number* of kids does the customer have?": the number belongs to the kids, and
+    "number's +1-303-555-0188" (nothing said beside the phone) is a near miss; what was said
+    of the kids answers, unless nothing else was recalled.
+    """
+    asked = {*analysis.attributes, *dict(analysis.qualified)}
+    hijacked = {i.attribute for i in analysis.intents if i.attribute in CODES} - asked
+    if not hijacked or analysis.identifiers:
+        return candidates
+    bare = [c for c in candidates if _bare_code(c, hijacked, mentions)]
+    rest = [c for c in candidates if c not in bare]
+    return rest if any(c.item.lane != "exact" for c in rest) else candidates
+
+
+def _bare_code(candidate: Candidate, kinds: set[str], mentions: Mentions) -> bool:
+    """Whether a note gives codes of ``kinds`` and says nothing else."""
+    if candidate.item.kind != "note":
+        return False
+    text = fold(candidate.statement)
+    codes = [m for m in find_identifiers(text) if IDENTIFIER_ATTRIBUTES.get(m.kind) in kinds]
+    if not codes:
+        return False
+    return _nothing_beside(candidate, text, [m.span for m in codes], mentions)
 
 
 def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
@@ -209,7 +239,17 @@ def _restates(candidate: Candidate, keys: set[str], mentions: Mentions) -> bool:
     ]
     if not named:
         return False
-    spans = [m.span for m in named] + [m.span for m in mentions(text)]
+    return _nothing_beside(candidate, text, [m.span for m in named], mentions)
+
+
+def _nothing_beside(
+    candidate: Candidate, text: str, codes: list[tuple[int, int]], mentions: Mentions
+) -> bool:
+    """Whether folded ``text`` says nothing beside the codes at ``codes``.
+
+    Attribute words, the words for codes, the subject and the speaker's label say nothing.
+    """
+    spans = codes + [m.span for m in mentions(text)]
     spans += [m.span() for cue in CUES.values() for m in cue.finditer(text)]
     rest = _SPEAKER.sub(" ", _blank(text, spans).replace(fold(candidate.item.subject or "\0"), " "))
     return not salient_terms(rest)
