@@ -8,19 +8,10 @@ that alone would be a trip; "Y poached me" names it as the one who acts on the s
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from memlane.extract import RuleExtractor
 from memlane.lang import retractions
-
-AT = datetime(2026, 5, 20, 9, 0, tzinfo=UTC)
-
-
-def facts(text: str) -> list[tuple[str, object]]:
-    ops = RuleExtractor().extract(text, at=AT, timezone=UTC).ops
-    return [(op.attribute, op.value) for op in ops if op.kind == "set"]
+from tests.extract.test_state_statements import facts
 
 
 @pytest.mark.parametrize(
