@@ -11,7 +11,7 @@ ASKED_BY: dict[str, tuple[str, ...]] = {
     "location": ("人在哪", "常住", "where's home", "where is home"),
     "work_location": ("where * working",),
     "employer": (
-        "在哪干", "东家", "where * working", "where did * work", "employs", "employed",
+        "在哪干", "东家", "where * working", "employs", "employed",
     ),
 }  # fmt: skip
 """Phrases by attribute; "where * working" asks for the employer or the place of work."""
