@@ -46,8 +46,8 @@ EN_LAST_DAY_END = r"\s+(?:was|is|were|will|ends|ended)\b"
 """Where the organisation after :data:`EN_LAST_DAY` ends: the verb that tells the day."""
 
 EN_ORGANISATION = r"(?:[A-Z][\w&'.-]*)(?:\s+[A-Z][\w&'.-]*){0,3}"
-"""A proper name of an organisation, as written: capitalized words ("Globex", "Bank of"
-not included: a name of one to four capitalized words)."""
+"""A proper name as written: one to four capitalized words ("Globex", "Kestrel Health"); a
+lower-case word inside one ("Bank of China") ends it."""
 
 EN_THERE = "there"
 """A place named again by pointing back: "transferred to our Paris office, so I'm living
