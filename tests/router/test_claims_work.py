@@ -51,3 +51,30 @@ def test_the_first_complete_claim_of_a_key_is_kept() -> None:
     )
     assert [(c.holder, c.relation) for c in found] == [("bob", "phone")]
     assert "13800001234" in found[0].clause
+
+
+def test_a_repeated_chinese_holder_costs_work_linear_in_its_length(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "他的名字是李" 3,000 times: each holder was all the text before its 名字, a new claim."""
+    shape = "他的名字是李"
+    few, few_claims = _normalized(monkeypatch, shape * 30)
+    many, many_claims = _normalized(monkeypatch, (shape * LONG)[:LONG])
+    assert many == few and many < 30
+    assert many_claims == few_claims
+
+
+def test_a_holder_and_a_speakers_label_are_read_as_before() -> None:
+    keys = [
+        [(c.holder, c.relation) for c in claims_module.claims.__wrapped__(text, "U-1")]
+        for text in (
+            "U-1说：青禾酒家的主厨是王五",
+            "上周珂洲市的市长是张三",
+            "U-1住在上海在阿里巴巴工作",
+        )
+    ]
+    assert keys == [
+        [("青禾酒家", "my:主厨")],
+        [("珂洲市", "my:市长")],
+        [("", "location"), ("", "employer")],
+    ]

@@ -172,3 +172,24 @@ def test_a_statement_told_of_someone_else_does_not_give_the_subjects_own_value(
         recall = mem.recall("U-1", question)
         assert all(theirs not in item.text for item in recall.items), recall.text
         assert any(own in item.text for item in recall.items), recall.text
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "medicine"),
+    [
+        ("Heads up: allergic to amoxicillin", "Any foods the user is allergic to?", "amoxicillin"),
+        ("我吃布洛芬会过敏", "我有什么食物过敏吗？", "布洛芬"),
+    ],
+)  # fmt: skip
+def test_an_allergy_to_a_medicine_does_not_answer_a_question_about_food(said, question, medicine):
+    with _told(said) as mem:
+        assert all(medicine not in item.text for item in mem.recall("U-1", question).items)
+        assert medicine in _top(mem, question.replace("foods", "thing").replace("食物", "东西"))
+
+
+def test_a_bare_code_does_not_answer_a_question_whose_code_word_is_someone_elses():
+    with memlane.Memory(":memory:", embedder="hash") as mem:
+        mem.remember("U-1", "the number's 020 7946 0312", at="2026-01-01")
+        mem.remember("U-1", "We've got 4 dogs, so walks are long", at="2026-02-01")
+        assert "4 dogs" in _top(mem, "What number of dogs does the customer have?")
+        assert "7946" in _top(mem, "What's my phone number?")

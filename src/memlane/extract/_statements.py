@@ -15,19 +15,23 @@ from typing import Literal
 
 from memlane.extract import _speaker as speaker
 from memlane.extract._calendar import TimeHit
-from memlane.extract._text import Sentence, gate, is_cjk, sentences, without_spans, word_set
+from memlane.extract._text import Sentence, gate, is_cjk, sentences, without_spans
 from memlane.extract._values import (
     en_known_place,
     en_name,
     en_phrase,
     en_place,
+    en_place_pointed_at,
     en_proper,
+    zh_known_place,
     zh_name,
     zh_value,
 )
 from memlane.extract.gazetteer import ZH_PLACES, is_en_place, is_zh_place, longest_zh_place_prefix
-from memlane.lang import en, is_negated
+from memlane.lang import employment, en, is_negated
+from memlane.lang import statements as cues
 from memlane.lang.script import CJK_RANGES
+from memlane.lang.typos import repaired
 from memlane.pacing import pause
 
 Span = tuple[int, int]
@@ -68,7 +72,13 @@ class Doc:
 def make_doc(
     folded: str, lowered: str, times: tuple[TimeHit, ...], identifiers: tuple[Span, ...]
 ) -> Doc:
-    """Split ``folded`` into sentences and note which of them ask or suppose something."""
+    """Split ``folded`` into sentences and note which of them ask or suppose something.
+
+    A change verb typed with a homophone ("跳巢去…") is read as that verb
+    (:mod:`memlane.lang.typos`).
+    """
+    folded = repaired(folded, longest_zh_place_prefix)
+    lowered = repaired(lowered, longest_zh_place_prefix)
     parts = tuple(sentences(folded))
     bodies = [(sentence, folded[sentence.start : sentence.end]) for sentence in parts]
     questions = frozenset(
@@ -124,6 +134,7 @@ class _CueRule:
     gate: re.Pattern[str]
     change_cue: re.Pattern[str] | None = None
     polite_question: bool = False
+    anaphor: bool = False  # "…our Paris office, so I'm living there now": there is Paris
 
     def applies(self, lowered: str) -> bool:
         return self.gate.search(lowered) is not None
@@ -138,6 +149,8 @@ class _CueRule:
             if not _speaker_ok(self.who, doc, sentence, clause[0], match.start()):
                 continue
             span = self.read(doc, match.end(), doc.limit(match.end(), clause[1]))
+            if span is None and self.anaphor:
+                span = en_place_pointed_at(doc, sentence.start, match.start(), match.end())
             if span is None:
                 continue
             value = doc.text[span[0] : span[1]]
@@ -173,14 +186,15 @@ def find_statements(doc: Doc) -> list[Statement]:
 
 
 _AFTER_BREAK = re.compile(r"[:—–]|\s-\s")
-_ZH_LABEL = re.compile(r"[:：]")
-# "我上个月从兰州搬去…", "已由惠州迁居…": where one came from, right before the verb.
-_ZH_FROM = re.compile(f"(?:从|由)[{CJK_RANGES}A-Za-z]{{1,12}}$")
+_ZH_LABEL = re.compile(cues.ZH_LABEL)
+_ZH_FROM = re.compile(f"{cues.ZH_FROM}[{CJK_RANGES}A-Za-z]{{1,12}}$")
 
 
 def _is_adverb(word: str) -> bool:
     """A lower-case "-ly" word ("finally", "finaly"); "Emily" or "Kelly" is a name."""
-    return word.islower() and word.endswith(en.ADVERB_SUFFIX) and len(word) > len("ly") + 2
+    return (
+        word.islower() and word.endswith(en.ADVERB_SUFFIX) and len(word) > len(en.ADVERB_SUFFIX) + 2
+    )
 
 
 def _speaker_ok(who: Speaker, doc: Doc, sentence: Sentence, clause_start: int, at: int) -> bool:
@@ -205,20 +219,11 @@ def _speaker_ok(who: Speaker, doc: Doc, sentence: Sentence, clause_start: int, a
 
 # -- classification ------------------------------------------------------------------------
 
-_ZH_NOT_PLACES = word_set(
-    "这里 那里 这儿 那儿 这边 那边 哪 哪里 哪儿 家 家里 附近 隔壁 一起 外面 里面 楼上 楼下 对面 "
-    "酒店 宾馆 旅馆 民宿 医院 宿舍 公司 单位 学校 别处 外地 老家 新家 新房 那个 这个"
-)
-_NOT_EMPLOYERS = _ZH_NOT_PLACES | {"home", "here", "there", "night", "weekends"}
-_ZH_VAGUE_START = ("一", "这", "那", "哪", "某", "个", "他", "她", "你", "我")
-_NAME_BLOCKLIST = word_set(
-    "外卖 快递 车 出租车 滴滴 救护车 醒 back later tomorrow at when if maybe anytime now soon on "
-    "please again asap sometime tonight today any whenever whatever crazy anything once after "
-    "before in so by that this him her them you it me a an the not"
-)
-_ZH_NAME_BAD_START = frozenset(
-    "了过着你他她它们车外快醒救去来做帮别不给把吃回等起看买写带拿出到走在跟和一加"
-)
+_ZH_NOT_PLACES = cues.ZH_NOT_PLACES
+_NOT_EMPLOYERS = cues.NOT_EMPLOYERS
+_ZH_VAGUE_START = cues.ZH_VAGUE_START
+_NAME_BLOCKLIST = cues.NAME_BLOCKLIST
+_ZH_NAME_BAD_START = cues.ZH_NAME_BAD_START
 
 
 def _place_ok(value: str) -> bool:
@@ -229,7 +234,7 @@ def _location(cue: str, value: str) -> str | None:
     return "location" if _place_ok(value) else None
 
 
-_LEFT_PLACE = re.compile(r"\bout\s+of\s+(?:the\s+)?$")
+_LEFT_PLACE = re.compile(cues.LEFT_PLACE)
 
 
 def _lives(cue: str, value: str) -> str | None:
@@ -245,10 +250,10 @@ def _employer(cue: str, value: str) -> str | None:
 def _state(cue: str, value: str) -> str | None:
     """Where the speaker is: "I'm in Lyon" a place; "I'm at Acme", "now with Acme" an employer."""
     match = re.match(en.STATE_CUE, cue.lower())
-    preposition = match["prep"] if match else "in"
-    if is_en_place(value) or preposition == "in":
+    preposition = match["prep"] if match else cues.EN_STATE_IN
+    if is_en_place(value) or preposition == cues.EN_STATE_IN:
         return _location(cue, value)
-    if preposition == "with" and not cue.lower().startswith("now"):
+    if preposition == cues.EN_STATE_WITH and not cue.lower().startswith(cues.EN_STATE_NOW):
         return None  # "I'm with Sam": company, not an employer, unless it says "now with"
     return _employer(cue, value)
 
@@ -258,7 +263,7 @@ def _work_location(cue: str, value: str) -> str | None:
 
 
 def _hometown(cue: str, value: str) -> str | None:
-    if "来自" in cue and not (is_zh_place(value) or is_en_place(value)):
+    if cues.ZH_FROM_CUE in cue and not (is_zh_place(value) or is_en_place(value)):
         return None  # "我来自一家创业公司", "我来自Google": not a hometown
     return "hometown" if _place_ok(value) else None
 
@@ -283,77 +288,93 @@ def _name_ok(value: str) -> bool:
     return True
 
 
-_ZH_MOVE = re.compile(r"[搬迁移定]")
-_EN_MOVE = re.compile(r"mov(?:ed|ing)|relocat|settled")
+_ZH_MOVE = re.compile(cues.ZH_MOVE)
+_EN_MOVE = re.compile(cues.EN_MOVE)
 _RULES: tuple[_CueRule, ...] = (
     _CueRule(
-        re.compile(
-            r"(?=[搬迁移定居住家现常人])(?:搬家到|搬家去|搬到|搬去|搬来|搬回到?|迁居到?|迁到|移居到?|定居在|定居于|定居到?|居住在"
-            r"|住在|住到|家住在?|家在|现居住?在?|常住(?:城市|地)?(?:是|为|在)?|(?<![个别夫家])人在"
-            r"|(?<![记忍抓挡保守站稳顶停拦困禁止居])住(?![院了过着得宿址处房所下手口嘴]))了?\s*"
-        ),
+        re.compile(cues.ZH_LIVES),
         zh_value,
         _location,
         "zh",
-        gate=gate("搬", "迁", "移居", "定居", "住", "家", "人在"),
+        gate=gate(*cues.ZH_LIVES_GATE),
         change_cue=_ZH_MOVE,
     ),
     _CueRule(
-        re.compile(
-            r"(?:就职于|任职于|供职于|受雇于|入职(?:了|到)?|跳槽(?:到|去|进)了?|(?:工作)?单位(?:是|为)?)\s*"
-        ),
+        re.compile(cues.ZH_EMPLOYED),
         zh_value,
         _employer,
         "zh",
-        gate=gate("就职", "任职", "供职", "受雇", "入职", "跳槽", "单位"),
-        change_cue=re.compile("入职|跳槽"),
+        gate=gate(*cues.ZH_EMPLOYED_GATE),
+        change_cue=re.compile(cues.ZH_EMPLOYED_CHANGE),
     ),
     _CueRule(
-        re.compile(r"(?:老家(?:是|在)|祖籍(?:是|在)?|来自于?)\s*"),
-        zh_value,
-        _hometown,
+        re.compile(employment.ZH_TRANSFERRED),
+        zh_known_place,
+        _location,
         "zh",
-        gate=gate("老家", "祖籍", "来自"),
+        gate=gate(*employment.ZH_TRANSFERRED_GATE),
+        change_cue=re.compile(employment.ZH_TRANSFERRED),
     ),
     _CueRule(
-        re.compile(r"(?:我|本人)的?(?:名字|姓名)(?:是|叫)\s*|(?:我|本人)名?叫(?:做)?\s*"),
-        zh_name,
-        _name,
-        "zh_cue",
-        gate=gate("叫", "名字", "姓名"),
+        re.compile(cues.ZH_HOMETOWN), zh_value, _hometown, "zh", gate=gate(*cues.ZH_HOMETOWN_GATE)
     ),
+    _CueRule(re.compile(cues.ZH_NAME), zh_name, _name, "zh_cue", gate=gate(*cues.ZH_NAME_GATE)),
     _CueRule(
-        re.compile(r"(?:我|本人)的?职业是\s*|(?:我|本人)是一名\s*|(?:我|本人)的工作是\s*"),
+        re.compile(cues.ZH_OCCUPATION),
         zh_value,
         _occupation,
         "zh_cue",
-        gate=gate("职业", "一名", "工作是"),
+        gate=gate(*cues.ZH_OCCUPATION_GATE),
     ),
     _CueRule(
-        re.compile(
-            r"(?=[mrslb])\b(?:moved|relocated|settled(?:\s+down)?|lives?|living|reside|residing"
-            r"|based)(?:\s+(?:back|over|away|out|here))?\s+(?:to|in|into|at|out\s+of)\s+(?:the\s+)?"
-        ),
+        re.compile(cues.EN_LIVES),
         en_place,
         _lives,
         "en_any",
-        gate=gate("moved", "relocated", "settled", "live", "living", "reside", "based"),
+        gate=gate(*cues.EN_LIVES_GATE),
         change_cue=_EN_MOVE,
+        anaphor=True,
     ),
     _CueRule(
-        re.compile(r"(?=[we])\b(?:work(?:ing)?\s+(?:at|for)|employed\s+(?:at|by))\s+"),
+        re.compile(employment.EN_LIVES_THERE),
+        en_place,
+        _lives,
+        "en_any",
+        gate=gate(*employment.EN_LIVES_THERE_GATE),
+        anaphor=True,
+    ),
+    _CueRule(
+        re.compile(employment.EN_WITH_ALONE),
         en_proper,
         _employer,
-        "en",
-        gate=gate("work", "employed"),
+        "en_any",
+        gate=gate(*employment.EN_WITH_ALONE_GATE),
     ),
-    _CueRule(re.compile(en.STATE_CUE), en_place, _state, "en_any", gate=gate("in", "at", "with")),
+    _CueRule(
+        re.compile(employment.EN_BORN_IN),
+        en_place,
+        _hometown,
+        "en_any",
+        gate=gate(*employment.EN_BORN_IN_GATE),
+        anaphor=True,
+    ),
+    _CueRule(
+        re.compile(cues.EN_WORKS_AT), en_proper, _employer, "en", gate=gate(*cues.EN_WORKS_AT_GATE)
+    ),
+    _CueRule(
+        re.compile(en.STATE_CUE),
+        en_place,
+        _state,
+        "en_any",
+        gate=gate(*cues.EN_STATE_GATE),
+        anaphor=True,
+    ),
     _CueRule(
         re.compile(en.JOINED_CUE),
         en_proper,
         _employer,
         "en_any",
-        gate=gate("join", "hired", "employer", "role", "job", "position"),
+        gate=gate(*cues.EN_JOINED_GATE),
         change_cue=re.compile(en.JOINS),
     ),
     _CueRule(
@@ -361,82 +382,58 @@ _RULES: tuple[_CueRule, ...] = (
         en_place,
         _location,
         "en_any",
-        gate=gate("from"),
+        gate=gate(*cues.EN_MOVED_FROM_GATE),
         change_cue=_EN_MOVE,
     ),
-    _CueRule(re.compile(en.HOME_CUE), en_place, _location, "en_any", gate=gate("home")),
+    _CueRule(re.compile(en.HOME_CUE), en_place, _location, "en_any", gate=gate(*cues.EN_HOME_GATE)),
     _CueRule(
         re.compile(en.DWELLING_CUE),
         en_place,
         _location,
         "request",
-        gate=gate("new"),
-        change_cue=re.compile("new"),
+        gate=gate(*cues.EN_DWELLING_GATE),
+        change_cue=re.compile(cues.EN_DWELLING_CHANGE),
     ),
     _CueRule(
-        re.compile(r"(?=w)\bwork(?:ing)?\s+in\s+(?:the\s+)?"),
+        re.compile(cues.EN_WORKS_IN),
         en_known_place,
         _work_location,
         "en",
-        gate=gate("work"),
+        gate=gate(*cues.EN_WORKS_IN_GATE),
     ),
     _CueRule(
-        re.compile(r"(?=f)\bfrom\s+(?:the\s+)?"), en_known_place, _hometown, "en", gate=gate("from")
+        re.compile(cues.EN_FROM), en_known_place, _hometown, "en", gate=gate(*cues.EN_FROM_GATE)
     ),
     _CueRule(
-        re.compile(r"(?=g)\bgrew\s+up\s+in\s+(?:the\s+)?"),
-        en_place,
-        _hometown,
-        "en",
-        gate=gate("grew"),
+        re.compile(cues.EN_GREW_UP), en_place, _hometown, "en", gate=gate(*cues.EN_GREW_UP_GATE)
     ),
+    _CueRule(re.compile(cues.EN_NAME), en_name, _name, "en_cue", gate=gate(*cues.EN_NAME_GATE)),
     _CueRule(
-        re.compile(
-            r"(?=[mi])\bmy\s+(?:full\s+|real\s+)?name\s+is\s+|\bmy\s+name's\s+|\bi\s+am\s+called\s+"
-            r"|\bi'm\s+called\s+"
-        ),
-        en_name,
-        _name,
-        "en_cue",
-        gate=gate("name", "called"),
-    ),
-    _CueRule(
-        re.compile(r"(?=[ci])\bcall\s+me\s+|\bi\s+go\s+by\s+|\bi\s+prefer\s+to\s+be\s+called\s+"),
+        re.compile(cues.EN_PREFERRED),
         en_name,
         _preferred,
         "request",
-        gate=gate("call me", "go by", "be called"),
+        gate=gate(*cues.EN_PREFERRED_GATE),
         polite_question=True,
     ),
     _CueRule(
-        re.compile(
-            r"(?=[im])\bi\s+work\s+as\s+(?:an?\s+)?|\bmy\s+(?:occupation|profession|job\s+title)\s+is\s+"
-            r"(?:an?\s+)?"
-        ),
+        re.compile(cues.EN_OCCUPATION),
         en_phrase,
         _occupation,
         "en_cue",
-        gate=gate("work as", "occupation", "profession", "job title"),
+        gate=gate(*cues.EN_OCCUPATION_GATE),
     ),
 )
 
 # -- rules that need more than a cue --------------------------------------------------------
 
-_ZH_WORK = re.compile(r"(?=在)(?<![现正存实所好自])在\s*")
-_ZH_WORK_TAIL = re.compile(
-    r"(?P<of>的[^\s,.!?;:。]{0,10}?)?(?:(?P<live>生活|居住|定居|常住|落户)|工作|上班|实习|任职|打工"
-    r"|就职|做(?![饭菜梦]))"
-)
-_ZH_SETTLES = frozenset(("定居", "落户"))
-_ZH_NATIVE = re.compile(f"(?:我|本人)是(?P<value>[{CJK_RANGES}]{{2,6}}?)人(?![员士物家们类生性])")
-_ZH_PREFERRED = re.compile(
-    r"(?:叫我|称呼我|喊我|称我)(?:为|做)?\s*(?P<value>[^\s,.!?;:。、]{1,12}?)\s*"
-    r"(?:就行了?|就好了?|就可以了?|即可|吧|好了|好吗|可以吗|行吗|吗|呀|啊|哦|呢|啦|就是了)?$"
-)
-_ZH_BIRTHDAY = re.compile(r"(?:我|本人)的?(?:生日|出生日期)|(?:我|本人)[^,.!?;。]{0,16}?出生")
-_EN_BIRTHDAY = re.compile(
-    r"(?=[mi])\bmy\s+(?:birthday|date\s+of\s+birth|birth\s*date|dob)\b|\bi\s+was\s+born\b"
-)
+_ZH_WORK = re.compile(cues.ZH_WORK)
+_ZH_WORK_TAIL = re.compile(cues.ZH_WORK_TAIL)
+_ZH_SETTLES = cues.ZH_SETTLES
+_ZH_NATIVE = re.compile(cues.ZH_NATIVE.format(cjk=CJK_RANGES))
+_ZH_PREFERRED = re.compile(cues.ZH_PREFERRED)
+_ZH_BIRTHDAY = re.compile(cues.ZH_BIRTHDAY)
+_EN_BIRTHDAY = re.compile(cues.EN_BIRTHDAY)
 
 
 def _zh_work(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
@@ -516,12 +513,8 @@ def _birthday(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
     return []
 
 
-_ZH_ADDRESS = re.compile(
-    r"(?:收货|收件|寄件|快递|家庭|家|住|寄送|邮寄)?地址(?:是|为|改为|改成|换成)?[:：]?\s*"
-)
-_ZH_STAFF = re.compile(
-    f"(?:我|本人)是(?P<value>[{CJK_RANGES}A-Za-z]{{2,12}}?)的(?:员工|职员|雇员|一员)"
-)
+_ZH_ADDRESS = re.compile(cues.ZH_ADDRESS)
+_ZH_STAFF = re.compile(cues.ZH_STAFF.format(cjk=CJK_RANGES))
 
 
 def _zh_address(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
@@ -567,28 +560,62 @@ def _en_address(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
     return [Statement("location", value, (match.start(), span[1]), clause, sentence)]
 
 
+_ZH_LEFT_JOB = re.compile(employment.ZH_LEFT_JOB)
+_ZH_ARRIVES = re.compile(employment.ZH_ARRIVES)
+_EN_TAKEN_ON = re.compile(f"(?P<org>{employment.EN_ORGANISATION}){employment.EN_TAKEN_ON}")
+
+
+def _zh_moves_on(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "我已经不在腾讯干了，去了比亚迪", "我离开腾讯加入了百度" as employer 比亚迪, 百度.
+
+    After the speaker's leaving clause, a verb of arriving (去, 到, 进, 加入) names the new
+    employer; a known place after it is a trip or a move, not an employer.
+    """
+    text = doc.text
+    left = _ZH_LEFT_JOB.search(text, sentence.start, clause[1])
+    if left is None or not _speaker_ok(
+        "zh", doc, sentence, _clause_of(sentence, left.start()), left.start()
+    ):
+        return []
+    begin = max(clause[0], left.end())
+    for match in _ZH_ARRIVES.finditer(text, begin, clause[1]):
+        if not speaker.zh_speaker(without_spans(text, begin, match.start(), doc.time_spans), ""):
+            return []
+        span = zh_value(doc, match.end(), doc.limit(match.end(), clause[1]))
+        if span is None:
+            return []
+        value = text[span[0] : span[1]]
+        if _zh_place(value) or is_en_place(value) or _employer("", value) is None:
+            return []
+        return [Statement("employer", value, (clause[0], span[1]), clause, sentence, changes=True)]
+    return []
+
+
+def _clause_of(sentence: Sentence, at: int) -> int:
+    """Where the clause of ``sentence`` holding offset ``at`` starts."""
+    return next((start for start, end in sentence.clauses if start <= at < end), sentence.start)
+
+
+def _en_taken_on(doc: Doc, sentence: Sentence, clause: Span) -> list[Statement]:
+    """Read "Globex poached me in May", "Acme hired me" as employer Globex, Acme."""
+    found: list[Statement] = []
+    for match in _EN_TAKEN_ON.finditer(doc.text, clause[0], clause[1]):
+        value = match["org"]
+        if value.casefold() in en.STOP_WORDS or _employer("", value) is None:
+            continue
+        span = (match.start(), match.end())
+        found.append(Statement("employer", value, span, clause, sentence, changes=True))
+    return found
+
+
 _READERS: tuple[tuple[Callable[[Doc, Sentence, Span], list[Statement]], re.Pattern[str]], ...] = (
-    (
-        _zh_work,
-        gate(
-            "工作",
-            "上班",
-            "实习",
-            "任职",
-            "打工",
-            "就职",
-            "做",
-            "生活",
-            "居住",
-            "定居",
-            "常住",
-            "落户",
-        ),
-    ),
-    (_zh_native, gate("人")),
-    (_zh_preferred, gate("叫我", "称呼我", "喊我", "称我")),
-    (_birthday, gate("生日", "出生", "birth", "born", "dob")),
-    (_en_address, gate("address")),
-    (_zh_address, gate("地址")),
-    (_zh_staff, gate("员工", "职员", "雇员", "一员")),
+    (_zh_work, gate(*cues.ZH_WORK_GATE)),
+    (_zh_native, gate(*cues.ZH_NATIVE_GATE)),
+    (_zh_preferred, gate(*cues.ZH_PREFERRED_GATE)),
+    (_birthday, gate(*cues.BIRTHDAY_GATE)),
+    (_en_address, gate(*cues.EN_ADDRESS_GATE)),
+    (_zh_address, gate(*cues.ZH_ADDRESS_GATE)),
+    (_zh_staff, gate(*cues.ZH_STAFF_GATE)),
+    (_zh_moves_on, gate(*employment.ZH_LEFT_JOB_GATE)),
+    (_en_taken_on, gate(*employment.EN_TAKEN_ON_GATE)),
 )

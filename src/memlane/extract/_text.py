@@ -14,6 +14,7 @@ from memlane.lang.numbers import CN_DIGITS as _CN_DIGITS
 from memlane.lang.numbers import CN_LARGE_UNITS as _CN_LARGE_UNITS
 from memlane.lang.numbers import CN_SMALL_UNITS as _CN_SMALL_UNITS
 from memlane.lang.numbers import EN_NUMBERS
+from memlane.lang.script import EMOJI_RANGES
 from memlane.lang.script import gate as gate
 from memlane.lang.script import is_cjk as lang_is_cjk
 from memlane.pacing import pause
@@ -29,9 +30,9 @@ _FOLD_SPECIAL = {
 _TO_FOLD = re.compile("[\uff01-\uff5e\u3000\u2018\u2019\u201c\u201d\uffe5]+")
 
 
-# A sentence ends at CJK or ASCII terminal punctuation, a line break, or a period followed by
-# space (so "3.5", "a.b@c.com" and "www.x.com" do not end one).
-_SENTENCE_END = re.compile(r"[。!?\n…]+|\.(?=\s|$)")
+# A sentence ends at CJK or ASCII terminal punctuation, a line break, an emoji, or a period
+# followed by space (so "3.5", "a.b@c.com" and "www.x.com" do not end one).
+_SENTENCE_END = re.compile(rf"[。!?\n…{EMOJI_RANGES}]+|\.(?=\s|$)")
 # Clauses split at commas and semicolons, except a comma between digits ("1,200").
 _CLAUSE_END = re.compile(r"[;、]|(?<!\d),|,(?!\d)")
 
@@ -155,11 +156,6 @@ def without_spans(text: str, start: int, end: int, spans: list[tuple[int, int]])
         cursor = max(cursor, span_end)
     pieces.append(text[cursor:end] if cursor < end else "")
     return " ".join(pieces)
-
-
-def word_set(text: str, separator: str | None = None) -> frozenset[str]:
-    """The words of ``text`` split at ``separator`` (white space by default), stripped."""
-    return frozenset(word.strip() for word in text.split(separator) if word.strip())
 
 
 def is_cjk(char: str) -> bool:

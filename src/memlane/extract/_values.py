@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from memlane.extract._text import is_cjk
-from memlane.lang import en
+from memlane.lang import employment, en, names_other_person
 from memlane.lang.places import EN_VALUE_STOP as _EN_STOP
 from memlane.lang.places import NAME_CONNECTORS as _CONNECTORS
 from memlane.lang.places import ZH_NAME_STOP as _ZH_NAME_STOP
@@ -162,3 +162,30 @@ def _skip_spaces(text: str, start: int, limit: int) -> int:
     while start < limit and text[start] == " ":
         start += 1
     return start
+
+
+def zh_known_place(doc: Doc, start: int, limit: int) -> Span | None:
+    """The known place a Chinese value opens with ("苏州" of "苏州常驻了"), if any."""
+    size = longest_zh_place_prefix(doc.text[start:limit])
+    return (start, start + size) if size else None
+
+
+_EN_NAMES = re.compile(employment.EN_ORGANISATION)
+_PLACE_LEAD = re.compile(employment.EN_PLACE_LEAD)
+
+
+def en_place_pointed_at(doc: Doc, since: int, cue_start: int, at: int) -> Span | None:
+    """The place "there" at ``at`` points back to, named between ``since`` and the cue.
+
+    The last name before the cue that is a known place or follows a preposition of place:
+    "Got transferred to our Perth office, so I'm living there now" lives in Perth.
+    """
+    end = at + len(employment.EN_THERE)
+    if doc.lowered[at:end] != employment.EN_THERE or doc.lowered[end : end + 1].isalpha():
+        return None
+    if names_other_person(doc.text[since:cue_start]):
+        return None  # "my sister was born in Leeds, grew up there": hers
+    for name in reversed(list(_EN_NAMES.finditer(doc.text, since, cue_start))):
+        if is_en_place(name[0]) or _PLACE_LEAD.search(doc.lowered, since, name.start()):
+            return name.span()
+    return None

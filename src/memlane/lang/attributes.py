@@ -13,16 +13,17 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "where does * live", "where do * live", "where did * live", "where * lives",
         "where * living", "lives in", "live in", "living in", "moved to", "which city",
         "what city", "city", "cities", "address", "location", "reside", "resides",
+        "人在哪", "常住", "where's home", "where is home",
     ),
     "work_location": (
         "在哪里工作", "在哪工作", "在哪儿工作", "在哪上班", "在哪里上班", "工作地点",
-        "where does * work", "where do * work", "work location",
+        "where does * work", "where do * work", "work location", "where * working",
     ),
     "employer": (
         "在哪里工作", "在哪工作", "在哪儿工作", "在哪上班", "在哪里上班", "哪家公司",
         "什么公司", "公司", "雇主", "工作单位", "工作", "employer", "company", "works for",
         "work for", "works at", "work at", "where does * work", "where do * work",
-        "who does * work for",
+        "who does * work for", "在哪干", "东家", "where * working", "employs", "employed",
     ),
     "occupation": (
         "职业", "做什么工作", "什么工作", "干什么的", "做什么的", "occupation", "job",
@@ -43,4 +44,5 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "hometown": ("老家", "家乡", "哪里人", "哪儿人", "籍贯", "hometown", "where * from"),
     "birthday": ("生日", "出生", "birthday", "born", "date of birth"),
 }  # fmt: skip
-"""The phrases every new registry starts with, by attribute."""
+"""The phrases every new registry starts with, by attribute (colloquial ones last: 人在哪,
+东家, "where's home", "where * working": a question about where someone lives or works now)."""

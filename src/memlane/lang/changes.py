@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from memlane.lang import en, zh
+from memlane.lang import employment, en, zh
 from memlane.lang.script import CJK_RANGES, fold
 from memlane.lang.words import (
     negates_next,
@@ -218,6 +218,13 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         re.compile(rf"\b(?:{en.RETRACTED_AFTER})\s+{en_value}"),
         re.compile(en.NOT_ANY_MORE),
         re.compile(rf"{_EN_CLAUSE_START}(?P<old>[a-z][\w' ]{{0,30}}?){en.RETRACTED_BEFORE}"),
+        # A job left: "不在腾讯干了", "last day at Philips", "Acme let me go".
+        re.compile(employment.ZH_NOT_AT_JOB),
+        re.compile(
+            rf"{employment.EN_LAST_DAY}\s+(?P<old>[^,.;:!?()—–]+?)"
+            rf"(?={employment.EN_LAST_DAY_END}|{en.VALUE_END})"
+        ),
+        re.compile(rf"{_EN_CLAUSE_START}(?P<old>[a-z][\w' ]{{0,30}}?){employment.EN_LET_GO}"),
     )
 
 

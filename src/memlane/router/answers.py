@@ -14,6 +14,8 @@ structural rules set those apart, after adjudication and before ranking:
   that no longer holds, a statement since superseded, one that tells of a change or of
   before: :func:`memlane.lang.changes.tells_past`), the present ("我在成都生活", "I'm at
   Canva these days") does not answer it: memory knows nothing earlier;
+* **what kind** — a question about food is not answered by an allergy to a medicine
+  (:mod:`memlane.lang.medicines`);
 * **which** — a question that narrows a code with qualifiers ("my *work* email", the
   tracking number *for my keyboard*) is not answered by a fact of that attribute, or a
   statement holding some code, unless what was said carries every qualifier.
@@ -36,6 +38,7 @@ from memlane.lang import roles_named, salient_terms
 from memlane.lang.changes import tells_past
 from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
+from memlane.lang.medicines import asks_about_food, names_medicine_only
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
@@ -79,9 +82,41 @@ def answering(
         kept = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
     for kind in dict(analysis.qualified):
         kept = _giving(kept, kind)
+    if asks_about_food(analysis.query):  # "allergic to penicillin" is no food allergy
+        kept = [c for c in kept if c.item.fact is not None or not names_medicine_only(c.statement)]
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
+    kept = _without_bare_codes(kept, analysis, mentions)
     return _without_restatements(kept, analysis, mentions)
+
+
+def _without_bare_codes(
+    candidates: list[Candidate], analysis: QueryAnalysis, mentions: Mentions
+) -> list[Candidate]:
+    """A note that only gives a code does not answer a question whose code word is not asked.
+
+    "What *number* of kids does the customer have?": the number belongs to the kids, and
+    "number's +1-303-555-0188" (nothing said beside the phone) is a near miss; what was said
+    of the kids answers, unless nothing else was recalled.
+    """
+    asked = {*analysis.attributes, *dict(analysis.qualified)}
+    hijacked = {i.attribute for i in analysis.intents if i.attribute in CODES} - asked
+    if not hijacked or analysis.identifiers:
+        return candidates
+    bare = [c for c in candidates if _bare_code(c, hijacked, mentions)]
+    rest = [c for c in candidates if c not in bare]
+    return rest if any(c.item.lane != "exact" for c in rest) else candidates
+
+
+def _bare_code(candidate: Candidate, kinds: set[str], mentions: Mentions) -> bool:
+    """Whether a note gives codes of ``kinds`` and says nothing else."""
+    if candidate.item.kind != "note":
+        return False
+    text = fold(candidate.statement)
+    codes = [m for m in find_identifiers(text) if IDENTIFIER_ATTRIBUTES.get(m.kind) in kinds]
+    if not codes:
+        return False
+    return _nothing_beside(candidate, text, [m.span for m in codes], mentions)
 
 
 def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
@@ -203,7 +238,17 @@ def _restates(candidate: Candidate, keys: set[str], mentions: Mentions) -> bool:
     ]
     if not named:
         return False
-    spans = [m.span for m in named] + [m.span for m in mentions(text)]
+    return _nothing_beside(candidate, text, [m.span for m in named], mentions)
+
+
+def _nothing_beside(
+    candidate: Candidate, text: str, codes: list[tuple[int, int]], mentions: Mentions
+) -> bool:
+    """Whether folded ``text`` says nothing beside the codes at ``codes``.
+
+    Attribute words, the words for codes, the subject and the speaker's label say nothing.
+    """
+    spans = codes + [m.span for m in mentions(text)]
     spans += [m.span() for cue in CUES.values() for m in cue.finditer(text)]
     rest = _SPEAKER.sub(" ", _blank(text, spans).replace(fold(candidate.item.subject or "\0"), " "))
     return not salient_terms(rest)

@@ -20,11 +20,18 @@ from functools import lru_cache
 
 from memlane.extract import find_identifiers
 from memlane.lang import is_cjk, is_negated, mentions_value
+from memlane.lang import relations as words
+from memlane.lang.script import CJK_RANGES, EMOJI_RANGES
 from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 from memlane.summaries.notes import relations
 from memlane.summaries.text import is_question, normalize_for_dedupe
 
 SELF = ""
+MAX_HOLDER_CHARS = 32
+"""A Chinese holder ("珂洲市最高" of "珂洲市最高的建筑是…") is cut to its last characters."""
+HOLDER_WINDOW = 3 * MAX_HOLDER_CHARS
+"""How far before a Chinese relation its holder is looked for: a clause that repeats a relation
+thousands of times ("他的名字是李他的名字是李…") costs work linear in its length."""
 CACHED_STATEMENTS = 32_768
 """Statements whose claims are kept in memory: the same notes are judged recall after recall."""
 
@@ -54,63 +61,28 @@ class Claim:
         return self.holder, self.relation
 
 
-_CLAUSE_BREAK = re.compile(r"[，。；;！!？?\n]+|[,.](?=\s|$)")
-# A name starts a word: trying every letter of a long word is quadratic in its length.
-_NAME = r"(?<![\w.-])(?P<{group}>[A-Za-z][\w.-]*)"
-_ADVERBS = r"(?:(?:now|currently|recently|just|has|have|had|finally|already|also)\s+)*"
+_CLAUSE_BREAK = re.compile(rf"[，。；;！!？?\n{EMOJI_RANGES}]+|[,.](?=\s|$)")
 _THIRD_PERSON = re.compile(
     "|".join(
         (
-            _NAME.format(group="possessor") + r"['’]s\s+(?P<what>(?:(?:new|current|old)\s+)?"
-            r"(?:favou?rite\s+)?[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was|were|has\s+been)\b",
-            _NAME.format(group="dweller") + r"\s+" + _ADVERBS + r"(?:lives|lived|is\s+living"
-            r"|was\s+living|moved|relocated|resides|resided|is\s+based|was\s+based|settled)"
-            r"\s+(?:in|to|into)\b",
-            _NAME.format(group="worker") + r"\s+" + _ADVERBS + r"(?:works|worked|is\s+working"
-            r"|was\s+working|started\s+working)\s+(?:at|for)\b",
+            words.NAME.format(group="possessor") + words.POSSESSED,
+            words.NAME.format(group="dweller") + r"\s+" + words.ADVERBS + words.DWELLS,
+            words.NAME.format(group="worker") + r"\s+" + words.ADVERBS + words.WORKS,
         )
     ),
     re.IGNORECASE,
 )
-_CJK_RELATIONS = re.compile(
-    r"(?P<location>住在|居住在|搬到|搬去|搬家到|定居在|家在)"
-    r"|(?P<employer>在[^，。！？\s]{1,12}(?:工作|上班)|就职于)"
-    r"|(?P<birthday>生日(?:是|在))"
-    r"|(?<!我)的(?P<zh>[^\s，。！？的是]{1,6})(?:是|叫)"
-)
-# "我朋友/我哥哥…的X是": about someone close to the speaker, not the speaker.
-_CJK_KIN = re.compile(
-    r"我(?P<kin>朋友|哥哥|姐姐|弟弟|妹妹|妈妈|爸爸|母亲|父亲|妻子|丈夫|老公|老婆|同事|儿子|女儿|室友)"
-)
-_NOT_HOLDERS = frozenset(
-    {"it", "that", "this", "what", "there", "here", "who", "which", "let", "i", "you", "we"}
-    | {"they", "he", "she", "everyone"}
-)
-_SELF_WORDS = frozenset({"i", "me", "my", "we", "our", "我", "我们", "user", "the user", "用户"})
-_ASKED = re.compile(r"\basked:|问：")
-_FILLERS = re.compile(
-    r"\b(?:now|currently|still|just|recently|already|new|actually|also|finally|my|our|i|i'm"
-    r"|his|her|their)\b|['’]s\b|现在|目前|已经|还是|仍然|刚刚|刚|最近|新|也|了|我的|我们|我",
-    re.IGNORECASE,
-)
-_CJK_PREFIX_NOISE = re.compile(
-    r"[\d\s\-:/.年月日号]+|上上周|上周|下周|这周|本周|那周|上个月|下个月|去年|今年|昨天|今天|前天"
-    r"|最近|已经|现在|刚刚|刚|也|还|又|就|都|了|那个周末"
-)
-_ALIASES: dict[str, str] = {
-    "phone": "phone", "phone number": "phone", "mobile": "phone", "mobile number": "phone",
-    "cell": "phone", "number": "phone", "email": "email", "email address": "email",
-    "e-mail": "email", "address": "location", "home": "location", "home address": "location",
-    "city": "location", "name": "name", "full name": "name", "nickname": "preferred_name",
-    "birthday": "birthday", "job": "occupation", "occupation": "occupation",
-    "profession": "occupation", "employer": "employer", "company": "employer",
-    "hometown": "hometown", "age": "age", "手机": "phone", "手机号": "phone",
-    "手机号码": "phone", "电话": "phone", "电话号码": "phone", "邮箱": "email", "名字": "name",
-    "姓名": "name", "生日": "birthday", "地址": "location", "住址": "location",
-    "职业": "occupation", "工作": "employer", "公司": "employer", "老家": "hometown",
-    "家乡": "hometown",
-}  # fmt: skip
-_NAMED = frozenset({"location", "name", "phone", "email", "employer", "age", "birthday"})
+_CJK_RELATIONS = re.compile(words.ZH_RELATIONS)
+_CJK_KIN = re.compile(words.ZH_KIN)
+_NOT_HOLDERS = words.NOT_HOLDERS
+_SELF_WORDS = words.SELF_WORDS
+_ASKED = re.compile(words.ASKED)
+_FILLERS = re.compile(words.FILLERS, re.IGNORECASE)
+_CJK_PREFIX_NOISE = re.compile(words.ZH_PREFIX_NOISE)
+_ALIASES = words.ALIASES
+_RELATION_MODIFIERS = re.compile(words.RELATION_MODIFIERS)
+_ORIGIN = re.compile(words.ZH_ORIGIN.format(cjk=CJK_RANGES))
+_NAMED = words.NAMED
 _NEEDS_IDENTIFIER = {"phone": "phone", "email": "email"}
 
 
@@ -168,8 +140,9 @@ def _third_person(clause: str, subject: str, taken: set[tuple[str, str]]) -> lis
 
 def _cjk(clause: str, subject: str, holder: str, taken: set[tuple[str, str]]) -> list[Claim]:
     found: list[Claim] = []
-    first_me, folded = clause.find("我"), subject.casefold()
+    first_me, folded = clause.find(words.ZH_SELF), subject.casefold()
     first_kin = _CJK_KIN.search(clause)
+    told = _told_from(clause, folded)
     for match in _CJK_RELATIONS.finditer(clause):
         group, start = match.lastgroup, match.start()
         # The kin phrase before the match, if any: the first of the clause, if it ends there.
@@ -178,19 +151,40 @@ def _cjk(clause: str, subject: str, holder: str, taken: set[tuple[str, str]]) ->
             continue  # first person: relations() reads it
         relation = _relation("my:" + match["zh"]) if group == "zh" else (group, group)
         if kin is not None:
-            _add(found, taken, "我" + kin["kin"], relation, clause, kin[0])
+            _add(found, taken, words.ZH_SELF + kin["kin"], relation, clause, kin[0])
             continue
-        raw = clause[:start].strip()
-        if raw[: len(folded)].casefold().startswith(folded):  # casefold never shortens
-            told = strip_numbering(SPEAKER_LABEL.sub("", raw[len(folded) :], count=1)).strip()
-            if group != "zh" or not told or told == raw[len(folded) :].strip():
-                _add(found, taken, SELF, relation, clause, raw)
+        since = 0
+        if told is not None:  # the clause opens with the subject
+            opened, told_start = told
+            if group != "zh" or told_start == opened or not clause[told_start:start].strip():
+                if (SELF, relation[0]) not in taken:
+                    _add(found, taken, SELF, relation, clause, clause[:start].strip())
                 continue
-            raw = told  # "U-1说：青禾酒家的主厨是…": the speaker tells of what holds it
-        prefix = _CJK_PREFIX_NOISE.sub("", raw).rstrip("的")
+            since = told_start  # "U-1说：青禾酒家的主厨是…": the speaker tells of what holds it
+        raw = clause[max(since, start - HOLDER_WINDOW) : start].strip()
+        prefix = _ORIGIN.sub("", _CJK_PREFIX_NOISE.sub("", raw)).rstrip(words.ZH_OF)
+        prefix = prefix[-MAX_HOLDER_CHARS:]
         who = _holder(prefix, subject) if prefix else holder
         _add(found, taken, who, relation, clause, prefix)
     return found
+
+
+def _told_from(clause: str, folded_subject: str) -> tuple[int, int] | None:
+    """Where a clause that opens with the subject goes on, and where what it tells starts.
+
+    ``None`` if the clause does not open with the subject. Else the offset right after the
+    subject, and the offset after a speaker's label and numbering there ("说：", "3. "); the
+    two are equal when there is none.
+    """
+    lead = len(clause) - len(clause.lstrip())
+    if not clause[lead : lead + len(folded_subject)].casefold().startswith(folded_subject):
+        return None  # casefold never shortens
+    opened = lead + len(folded_subject)
+    head = clause[opened : opened + HOLDER_WINDOW]
+    told = strip_numbering(SPEAKER_LABEL.sub("", head, count=1)).strip()
+    if told == head.strip():
+        return opened, opened
+    return opened, opened + head.index(told) if told else opened + len(head)
 
 
 def _leading_holder(text: str, subject: str) -> str:
@@ -214,7 +208,9 @@ def _relation(name: str) -> tuple[str, str | None]:
     """A relation key and its exact-lane attribute: "my:favorite team" → "my:favourite team"."""
     if not name.startswith("my:"):
         return name, name if name in _NAMED else None
-    what = re.sub(r"^(?:new|current|old)\s+", "", name[3:].strip()).replace("favorite", "favourite")
+    what = _RELATION_MODIFIERS.sub("", name[3:].strip())
+    for spelling, folded in words.SPELLINGS.items():
+        what = what.replace(spelling, folded)
     attribute = _ALIASES.get(what)
     if attribute is not None:
         return attribute, attribute
