@@ -155,12 +155,6 @@ MOOD_WORDS: dict[str, str] = {
 }
 """Moods, each with the words (both languages) that express it."""
 
-PRESENT_VERBS = """love like want need think feel know hope plan live work go do have try enjoy
-    prefer miss believe wish play run read write teach study paint cook walk swim dance sing
-    remember forget mean guess agree understand find get make take keep own use visit volunteer
-    care hate adore admire appreciate struggle practice listen watch see say feel"""
-"""English verbs in the present that agree with a third-person subject ("I love" → "loves")."""
-
 ADVERBS = (
     r"(?:really|also|just|still|always|usually|often|never|sometimes|actually|definitely"
     r"|totally|truly|absolutely|kinda|now|currently|even|only|mostly)"
@@ -178,14 +172,8 @@ I_VERB = r"\bI(?P<gap>(?:\s+{adverbs})?\s+)(?P<verb>[a-z]+)\b"
 FIRST_PERSON_WORDS = r"\bI\b|\b[Mm]y\b|\b[Mm]ine\b|\b[Mm]yself\b|\b[Mm]e\b"
 """English first-person pronouns, as written."""
 
-CONTRACTIONS = {
-    "i'm": "is",
-    "i've": "has",
-    "i'll": "will",
-    "i don't": "doesn't",
-    "i haven't": "hasn't",
-}
-"""What a contraction of "I" becomes after a third-person subject."""
+CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will"}
+"""What a contraction of "I" becomes after the speaker's name ("I don't" keeps its verb)."""
 
 AM, AM_THIRD = "am", "is"
 """The first-person copula and its third-person form."""
@@ -201,15 +189,6 @@ POSSESSIVE_PRONOUNS = ("my", "mine")
 
 REFLEXIVE, REFLEXIVE_THIRD = "myself", "themself"
 """The first-person reflexive and what it becomes."""
-
-IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes"}
-"""Verbs whose third-person form is irregular."""
-
-SIBILANT_ENDINGS = ("s", "sh", "ch", "x", "z", "o")
-"""Verb endings that take "-es" in the third person ("watches")."""
-
-VOWELS = "aeiou"
-"""Letters before a final "y" that keep it ("plays", not "plaies")."""
 
 I_ZH = r"我(?![们國国])(?P<next>[A-Za-z0-9]?)"
 """The Chinese "I" (not 我们, 我国), and a Latin character glued after it."""

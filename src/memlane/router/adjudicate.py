@@ -32,6 +32,7 @@ from memlane.lang.changes import (
     Offer,
     Retraction,
     offered,
+    only_retracts,
     picks_other,
     retractions,
     switched_parts,
@@ -68,7 +69,9 @@ class Candidate:
     its heading, ``extras`` lines shown with them but not judged (mood); ``body`` the text
     to judge when it differs from the item's text. ``line_sources`` are the turns each of
     ``lines`` cites (empty when unknown) and ``whole`` the summary's own provenance, cited
-    when no line can be tied to its turns.
+    when no line can be tied to its turns. ``answered`` holds, for each of ``lines`` an
+    assistant said, the user's line it answers and the turns that cites (see
+    :meth:`Adjudicator._answer_verdict`).
     """
 
     item: RecallItem
@@ -85,6 +88,7 @@ class Candidate:
     extras: tuple[str, ...] = ()
     line_sources: tuple[tuple[str, ...], ...] = ()
     whole: tuple[str, ...] = ()
+    answered: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def cited(self, indexes: Iterable[int]) -> list[str]:
         """The turns the given lines cite, in order, or the whole summary's if none is known."""
@@ -208,6 +212,8 @@ class Adjudicator:
         if found and all(c.holder != SELF and not named(c.holder, self._query) for c in found):
             candidate = replace(candidate, tier=max(candidate.tier, TIER_OTHERS))
         verdict = self._verdict(candidate, found, candidate.statement)
+        if verdict is None and _only_takes_back(candidate.statement, subject, self._query):
+            candidate = _historical(candidate)
         out = [candidate if verdict is None else _stale(candidate, verdict)]
         added = self._replacement(candidate, verdict, refs)
         if added is not None:
@@ -224,6 +230,7 @@ class Adjudicator:
         for index, line in enumerate(candidate.lines):
             found = claims(line, candidate.item.subject)
             verdict = self._verdict(self._line(candidate, index), found, line)
+            verdict = verdict or self._answer_verdict(candidate, index)
             if verdict is None:
                 kept.append(index)
                 on_topic.extend(found)
@@ -242,9 +249,45 @@ class Adjudicator:
             sources = tuple(
                 candidate.line_sources[i] for i in kept if i < len(candidate.line_sources)
             )
-            whole = replace(candidate, item=item, lines=lines, line_sources=sources)
+            answered = tuple(candidate.answered[i] for i in kept if i < len(candidate.answered))
+            whole = replace(
+                candidate, item=item, lines=lines, line_sources=sources, answered=answered
+            )
             out.insert(0, _boost(whole, on_topic, wanted))
         return out
+
+    def _answer_verdict(self, candidate: Candidate, index: int) -> Verdict | None:
+        """The verdict on the user's line an assistant's line answers, if it has one.
+
+        "Booked: dentist, 11 March at 2:45" confirms "Book the dentist for 11 March at
+        2:45"; once that is taken back ("cancel my dentist appointment"), so is the
+        confirmation, though it names no note of its own to be judged by.
+        """
+        subject = candidate.item.subject
+        if index >= len(candidate.answered) or subject is None:
+            return None
+        asked, sources = candidate.answered[index]
+        if asked:
+            user = replace(candidate, lines=(asked,), line_sources=(sources,))
+            return self._verdict(self._line(user, 0), claims(asked, subject), asked)
+        said = [found for found in self._evidence(subject).citing(frozenset(sources))]
+        verdicts = [self._said_verdict(found, candidate) for found in said]
+        if not said or None in verdicts:
+            return None  # something the user said there still holds: so may the reply
+        return max(verdicts, key=_since)
+
+    def _said_verdict(self, found: Statement, candidate: Candidate) -> Verdict | None:
+        """The verdict on one of a subject's statements, judged as a note of ``candidate``'s."""
+        assert candidate.item.subject is not None
+        judged = replace(
+            candidate,
+            said=found.said,
+            learned=found.learned,
+            said_late=None,
+            turns=found.turns,
+            lines=(),
+        )
+        return self._verdict(judged, found.claims, found.text)
 
     def _line(self, candidate: Candidate, index: int) -> Candidate:
         """A summary's line as said when the statements it cites were said, where known.
@@ -422,6 +465,22 @@ def _cited(candidate: Candidate) -> list[str]:
     return turns + [turn for line in candidate.line_sources for turn in line]
 
 
+def _since(verdict: Verdict | None) -> float:
+    return 0.0 if verdict is None else _timestamp(verdict.since)
+
+
+def _only_takes_back(text: str, subject: str, query: str) -> bool:
+    """Whether a statement only says a value no longer holds, one the query does not name.
+
+    "Not Bex anymore" tells nothing of what holds now, only of a value that held before
+    (see :func:`_historical`). Asked about the value itself ("what happened with the
+    blender?"), "cancel the blender" is the answer: what became of it.
+    """
+    if not only_retracts(" ; ".join(clauses(text, subject)), (subject,)):
+        return False
+    return not any(shares_term(found.terms, query) for found in retractions(text))
+
+
 def _always(_: object) -> bool:
     return True
 
@@ -535,6 +594,16 @@ def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str])
         return candidate
     score = min(1.0, candidate.item.score + ON_TOPIC_BONUS)
     return replace(candidate, item=replace(candidate.item, score=score))
+
+
+def _historical(candidate: Candidate) -> Candidate:
+    """A statement that only takes a value back: ``historical``, after what holds now.
+
+    "Not Bex anymore" is true, but what it names is the value that held before; the
+    statement that gives the new one ("could you update my name to Rebecca?") answers.
+    """
+    item = replace(candidate.item, status="historical")
+    return replace(candidate, item=item, tier=max(candidate.tier, TIER_OTHERS))
 
 
 def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:

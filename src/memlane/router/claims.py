@@ -63,10 +63,10 @@ _THIRD_PERSON = re.compile(
         (
             _NAME.format(group="possessor") + r"['’]s\s+(?P<what>(?:(?:new|current|old)\s+)?"
             r"(?:favou?rite\s+)?[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|was|were|has\s+been)\b",
-            _NAME.format(group="dweller") + r"\s+" + _ADVERBS + r"(?:lives|lived|is\s+living"
+            _NAME.format(group="dweller") + r"\s+" + _ADVERBS + r"(?:lives?|lived|is\s+living"
             r"|was\s+living|moved|relocated|resides|resided|is\s+based|was\s+based|settled)"
             r"\s+(?:in|to|into)\b",
-            _NAME.format(group="worker") + r"\s+" + _ADVERBS + r"(?:works|worked|is\s+working"
+            _NAME.format(group="worker") + r"\s+" + _ADVERBS + r"(?:works?|worked|is\s+working"
             r"|was\s+working|started\s+working)\s+(?:at|for)\b",
         )
     ),

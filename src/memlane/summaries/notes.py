@@ -26,6 +26,7 @@ from memlane.extract.model import Mention
 from memlane.extract.times import resolve_times
 from memlane.lang import negates_next
 from memlane.lang import statements as said
+from memlane.lang.changes import takes_back
 from memlane.pacing import pause
 from memlane.summaries.text import (
     SpanKind,
@@ -110,14 +111,24 @@ def extract_notes(
 def note_text(sentence: str, speaker: str, times: Sequence[Mention] = ()) -> str | None:
     """The note one sentence makes, or ``None`` when it is not worth remembering.
 
+    A sentence that takes a value back is worth remembering however short ("Monday is
+    out"), and so is a question that does ("Can you cancel the blender?", "could you
+    update my name to Ann?"): what the speaker withdrew or changed.
+
     >>> note_text("Oh, I've been to Paris!", "Jon")
     'Jon has been to Paris!'
+    >>> note_text("Could you change my seat to the aisle?", "Jon")
+    'Jon asked: Could you change my seat to the aisle?'
     """
     sentence = strip_discourse(sentence)
-    if not sentence or not is_informative(sentence, has_time=bool(times)):
+    if not sentence:
+        return None
+    withdraws = takes_back(sentence)
+    if not withdraws and not is_informative(sentence, has_time=bool(times)):
         return None
     if is_question(sentence):
-        if not find_spans(sentence, _QUESTION_KEEPS) and not _states_figure(sentence):
+        keeps = find_spans(sentence, _QUESTION_KEEPS) or _states_figure(sentence)
+        if not keeps and not withdraws:
             return None
         asked = said.ASKED_ZH if contains_cjk(sentence) else said.ASKED_EN
         return asked.format(speaker=speaker, text=sentence)
@@ -433,7 +444,6 @@ def intents(
 
 # --- first person --------------------------------------------------------------------------
 
-_PRESENT_VERBS = word_set(said.PRESENT_VERBS)
 _EN_FIRST_PERSON = re.compile(
     said.I_CONTRACTIONS
     + "|"
@@ -445,10 +455,14 @@ _HAD_WORDS = word_set(said.HAD_WORDS)
 
 
 def resolve_first_person(text: str, speaker: str) -> str:
-    """Replace first-person pronouns by ``speaker``, with simple verb agreement.
+    """Replace first-person pronouns by ``speaker``; the words the speaker said stay as said.
+
+    Only the pronouns change (and "I'm", "I am" become "is"): a verb keeps the form the
+    speaker gave it, so what they said is found as said ("I take the train" → "Caroline
+    take the train", not "takes").
 
     >>> resolve_first_person("I'm moving and I really love my new place", "Caroline")
-    "Caroline is moving and Caroline really loves Caroline's new place"
+    "Caroline is moving and Caroline really love Caroline's new place"
     >>> resolve_first_person("我的猫叫咪咪，我们很喜欢它", "王芳")
     '王芳的猫叫咪咪，我们很喜欢它'
     """
@@ -467,10 +481,10 @@ def _replace_english(match: re.Match[str], speaker: str) -> str:
         verb = match.group("verb")
         if verb == said.AM:
             verb = said.AM_THIRD
-        elif verb in _PRESENT_VERBS:
-            verb = _third_person(verb)
-        return f"{speaker}{match.group('gap')}{verb}"
+        return f"{speaker}{match.group('gap')}{verb}"  # the verb as said: "I take" → "X take"
     lowered = " ".join(match.group().replace("’", "'").lower().split())
+    if " " in lowered:  # "I don't": the negated auxiliary as said
+        return speaker + match.group()[1:]
     if lowered in said.CONTRACTIONS:
         return f"{speaker} {said.CONTRACTIONS[lowered]}"
     if lowered == said.I_WOULD:
@@ -482,13 +496,3 @@ def _replace_english(match: re.Match[str], speaker: str) -> str:
     if lowered == said.REFLEXIVE:
         return said.REFLEXIVE_THIRD
     return speaker
-
-
-def _third_person(verb: str) -> str:
-    if verb in said.IRREGULAR_THIRD:
-        return said.IRREGULAR_THIRD[verb]
-    if verb.endswith(said.SIBILANT_ENDINGS):
-        return verb + "es"
-    if verb.endswith("y") and verb[-2] not in said.VOWELS:
-        return verb[:-1] + "ies"
-    return verb + "s"

@@ -1,0 +1,22 @@
+"""Retraction cues the classes of :mod:`memlane.lang.en` and :mod:`~memlane.lang.zh` lack.
+
+Data only, one constant per cue class, each a regex source matched on folded text (NFKC,
+case-folded): what a speaker says when an event moves to another time, and when a
+statement only takes back a value without giving a new one.
+"""
+
+from __future__ import annotations
+
+ZH_TIME_WORD = (
+    r"(?:下+|这|本)?(?:周|星期|礼拜)[一二三四五六日天末]|明天|后天|大后天|今天|今晚|明晚"
+    r"|[上中下]午|早上|晚上|傍晚|凌晨|\d{1,2}(?:月|号|日|点|:\d\d)"
+    r"|[一二三四五六七八九十两]{1,3}(?:月|号|日|点)"
+)
+"""A Chinese word for a day or a time of day ("周日", "下午", "3点", "两点")."""
+
+ZH_RESCHEDULE = rf"改(?:到|在|成)?(?={ZH_TIME_WORD})"
+"""改 right before a time: the speaker moves an event to another time ("理发改周六上午十点",
+"改到下周二"); 改 before anything else is another word (改善, 改变)."""
+
+EN_RESCHEDULE = r"\breschedul(?:e|es|ed|ing)\b"
+"""An English verb that moves a booked event to another time."""

@@ -1,0 +1,102 @@
+"""Retractions tied to what they take back by more than a shared value word (issue 13).
+
+A short withdrawal ("Friday is out"), a request that changes something put as a question
+("could you change my name to …?"), an assistant's confirmation of what was later taken
+back, and a statement that only says a value no longer holds.
+"""
+
+from __future__ import annotations
+
+from tests.conftest import FakeClock
+
+
+def _chat(mem, clock: FakeClock, session: str, *turns: tuple[str, str], days: int = 1) -> None:
+    clock.advance(days=days)
+    s = mem.session("U-1", session_id=session)
+    for role, text in turns:
+        s.add(role, text)
+        clock.advance(minutes=2)
+    s.close()
+    assert mem.index.wait(timeout=30)  # statements are found by meaning too
+
+
+def _current_texts(result) -> list[str]:
+    return [item.text for item in result.items if item.status == "current"]
+
+
+def test_a_short_withdrawal_of_a_day_makes_the_booking_on_it_stale(mem, clock: FakeClock):
+    _chat(
+        mem, clock, "s-1", ("user", "Thursday at 7pm works for the massage"), ("assistant", "Ok!")
+    )
+    _chat(
+        mem,
+        clock,
+        "s-2",
+        ("user", "Thursday is out, sorry. Saturday at 11am for the massage?"),
+        ("assistant", "Sure, moved."),
+    )
+    r = mem.recall("U-1", "when is my massage?")
+    assert "11am" in r.items[0].text
+    assert not any("7pm" in text for text in _current_texts(r))
+
+
+def test_a_request_put_as_a_question_is_remembered_and_answers(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", ("user", "Just call me Nat, everybody does"), ("assistant", "Sure!"))
+    _chat(
+        mem,
+        clock,
+        "s-2",
+        ("user", "Could you change my name to Natalie? Not Nat anymore"),
+        ("assistant", "Done."),
+        days=20,
+    )
+    r = mem.recall("U-1", "what name does this user go by?")
+    assert "Natalie" in r.items[0].text
+    only_back = [item for item in r.items if item.text.endswith("Not Nat anymore")]
+    assert only_back and only_back[0].status == "historical"  # it names the old name only
+    assert not any(text.endswith("Nat, everybody does") for text in _current_texts(r))
+
+
+def test_a_withdrawal_answers_a_question_about_what_it_withdrew(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", ("user", "ok, please order the standing desk"), ("assistant", "Ok."))
+    _chat(mem, clock, "s-2", ("user", "Can you cancel the standing desk?"), ("assistant", "Done."))
+    r = mem.recall("U-1", "what happened with the standing desk?")
+    assert r.items[0].text.endswith("Can you cancel the standing desk?")
+    assert r.items[0].status == "current"
+
+
+def test_an_assistants_confirmation_falls_with_what_it_confirmed(mem, clock: FakeClock):
+    _chat(
+        mem,
+        clock,
+        "s-1",
+        ("user", "Please book the optician for 9 June at 10:15"),
+        ("assistant", "Booked: optician, 9 June at 10:15."),
+    )
+    _chat(mem, clock, "s-2", ("user", "what are your opening hours?"), ("assistant", "9 to 5."))
+    _chat(
+        mem,
+        clock,
+        "s-3",
+        ("user", "I have to cancel my optician appointment (9 June)"),
+        ("assistant", "Done, cancelled."),
+        days=30,
+    )
+    r = mem.recall("U-1", "Do I have an optician appointment?")
+    assert "cancel" in r.items[0].text
+    assert not any("10:15" in text for text in _current_texts(r))
+    assert any("Booked: optician" in i.text for i in r.items if i.status == "stale")
+
+
+def test_moving_a_booking_to_another_time_in_chinese(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", ("user", "瑜伽课约在周三晚上八点"), ("assistant", "好的"))
+    _chat(
+        mem,
+        clock,
+        "s-2",
+        ("user", "不好意思周三有事，瑜伽课改周五晚上七点行吗"),
+        ("assistant", "没问题，已为您改约。"),
+    )
+    r = mem.recall("U-1", "瑜伽课改到什么时候了？")
+    assert "晚上七点" in r.items[0].text
+    assert not any("晚上八点" in text for text in _current_texts(r))
