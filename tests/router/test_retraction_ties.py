@@ -7,6 +7,8 @@ back, and a statement that only says a value no longer holds.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from tests.conftest import FakeClock
 
 
@@ -100,3 +102,38 @@ def test_moving_a_booking_to_another_time_in_chinese(mem, clock: FakeClock):
     r = mem.recall("U-1", "瑜伽课改到什么时候了？")
     assert "晚上七点" in r.items[0].text
     assert not any("晚上八点" in text for text in _current_texts(r))
+
+
+def test_asked_for_the_old_value_the_statement_that_replaced_it_is_left_out(mem, clock):
+    _chat(
+        mem,
+        clock,
+        "s-1",
+        ("user", "Deliver everything to my office: 12 Harbour Rd, Leeds"),
+        ("assistant", "Noted."),
+    )
+    _chat(
+        mem,
+        clock,
+        "s-2",
+        ("user", "please stop using my work address, deliver to 9 Mill Lane from now on"),
+        ("assistant", "Okay!"),
+        days=40,
+    )
+    now = mem.recall("U-1", "which address do we deliver to?")
+    assert "9 Mill Lane" in now.items[0].text
+    before = mem.recall("U-1", "What was the old office address?")
+    assert "12 Harbour Rd" in before.items[0].text
+    assert not any("9 Mill Lane" in text for text in _current_texts(before))
+
+
+def test_read_as_of_a_moment_a_summary_line_said_later_is_left_out(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", ("user", "Always book me a window seat, I like the view"))
+    _chat(mem, clock, "s-2", ("user", "is there a discount for students?"), days=10)
+    _chat(
+        mem, clock, "s-3", ("user", "Switch my seat preference to the aisle from now on"), days=40
+    )
+    then = clock.now - timedelta(days=20)
+    r = mem.recall("U-1", "What seat did the traveller like at that point?", valid_at=then)
+    assert "window seat" in r.items[0].text
+    assert not any("aisle" in text for text in _current_texts(r))

@@ -287,3 +287,19 @@ def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
     for name in speakers:
         left -= salient_terms(name)
     return not left
+
+
+def asks_earlier(question: str) -> bool:
+    """Whether ``question`` asks for the value that held before a change.
+
+    >>> asks_earlier("What was the old office address?"), asks_earlier("我之前的邮箱是哪个？")
+    (True, True)
+    >>> asks_earlier("Where should the courier leave my parcels?")
+    False
+    """
+    return _asks_earlier().search(fold(question)) is not None
+
+
+@cache
+def _asks_earlier() -> re.Pattern[str]:
+    return re.compile(cues.ASKS_EARLIER)

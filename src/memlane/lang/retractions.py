@@ -20,3 +20,12 @@ ZH_RESCHEDULE = rf"改(?:到|在|成)?(?={ZH_TIME_WORD})"
 
 EN_RESCHEDULE = r"\breschedul(?:e|es|ed|ing)\b"
 """An English verb that moves a booked event to another time."""
+
+ASKS_EARLIER = (
+    r"\b(?:old|previous(?:ly)?|former(?:ly)?|before|earlier|used?\s+to|originally"
+    r"|back\s+then|at\s+th(?:at|e)\s+(?:time|point))\b"
+    r"|之前|以前|原来|旧|当时|那时|那会儿|曾经|过去"
+)
+"""Words of a question that asks for the value that held before a change ("the *old*
+office address", "客户*之前*那个号码"), not for what became of something ("where should the
+courier *leave* …")."""

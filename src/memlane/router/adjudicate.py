@@ -71,7 +71,8 @@ class Candidate:
     ``lines`` cites (empty when unknown) and ``whole`` the summary's own provenance, cited
     when no line can be tied to its turns. ``answered`` holds, for each of ``lines`` an
     assistant said, the user's line it answers and the turns that cites (see
-    :meth:`Adjudicator._answer_verdict`).
+    :meth:`Adjudicator._answer_verdict`). ``replaced_by``: the turns of the statement
+    that made a stale candidate stale.
     """
 
     item: RecallItem
@@ -89,6 +90,7 @@ class Candidate:
     line_sources: tuple[tuple[str, ...], ...] = ()
     whole: tuple[str, ...] = ()
     answered: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    replaced_by: frozenset[str] = frozenset()
 
     def cited(self, indexes: Iterable[int]) -> list[str]:
         """The turns the given lines cite, in order, or the whole summary's if none is known."""
@@ -149,9 +151,14 @@ class Adjudicator:
         self._by_subject: dict[str, Evidence] = {}
         self._query = ""
         self._offers: tuple[Offer, ...] = ()
+        self._said_by: datetime | None = None
 
     def judge(
-        self, candidates: Sequence[Candidate], asked: Sequence[str] = (), query: str = ""
+        self,
+        candidates: Sequence[Candidate],
+        asked: Sequence[str] = (),
+        query: str = "",
+        said_by: datetime | None = None,
     ) -> list[Candidate]:
         """Mark stale candidates; split stale lines out of summaries; add replacements.
 
@@ -159,9 +166,12 @@ class Adjudicator:
         not recalled itself, so the agent sees the new value next to the old. Summary-lane
         statements that claim an ``asked`` attribute score higher: they are on topic. A
         statement whose every claim is about someone else ("my brother's favourite team is
-        …") ranks after the subject's own, unless the ``query`` names that someone.
+        …") ranks after the subject's own, unless the ``query`` names that someone. Read as
+        of an explicit moment ``said_by``, a summary's lines said after it are left out,
+        as the statements said after it are.
         """
         wanted = frozenset(asked)
+        self._said_by = said_by
         self._query = query.casefold()
         self._offers = offered(query)
         self._prepare(candidates)
@@ -229,7 +239,10 @@ class Adjudicator:
         on_topic: list[Claim] = []
         for index, line in enumerate(candidate.lines):
             found = claims(line, candidate.item.subject)
-            verdict = self._verdict(self._line(candidate, index), found, line)
+            if self._said_later(candidate, index):
+                continue
+            judged = self._line(candidate, index)
+            verdict = self._verdict(judged, found, line)
             verdict = verdict or self._answer_verdict(candidate, index)
             if verdict is None:
                 kept.append(index)
@@ -255,6 +268,21 @@ class Adjudicator:
             )
             out.insert(0, _boost(whole, on_topic, wanted))
         return out
+
+    def _said_later(self, candidate: Candidate, index: int) -> bool:
+        """Whether a summary's line, dated by the turns it cites, was said after ``said_by``.
+
+        The statements said after the moment read are not evidence at all: a line citing
+        turns none of the statements visible then comes from was said later too.
+        """
+        sources = candidate.line_sources
+        subject = candidate.item.subject
+        if self._said_by is None or subject is None or index >= len(sources):
+            return False
+        if not sources[index]:
+            return False  # not tied to its turns: the summary's period dates it
+        said = self._evidence(subject).citing(frozenset(sources[index]))
+        return not said or max(found.said for found in said) > self._said_by
 
     def _answer_verdict(self, candidate: Candidate, index: int) -> Verdict | None:
         """The verdict on the user's line an assistant's line answers, if it has one.
@@ -613,7 +641,8 @@ def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
         superseded_by=verdict.reason,
         valid_to=verdict.since,
     )
-    return replace(candidate, item=item)
+    replaced_by = verdict.replacement.turns if verdict.replacement else frozenset()
+    return replace(candidate, item=item, replaced_by=replaced_by)
 
 
 def _value_key(value: object) -> str:

@@ -32,8 +32,8 @@ from memlane.extract._codes import CUES
 from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
 from memlane.facts.normalize import match_keys
-from memlane.lang import roles_named, salient_terms
-from memlane.lang.changes import tells_past
+from memlane.lang import retractions, roles_named, salient_terms, shares_term
+from memlane.lang.changes import asks_earlier, tells_past
 from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
 from memlane.lang.qualifiers import Qualifier, carries
@@ -91,6 +91,9 @@ def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[
     kept = _without_present_only(candidates, analysis.attributes)
     changes = [c.statement for c in kept if c.item.fact is None and tells_past(c.statement)]
     kept = [c for c in kept if not _present_profile(c, changes)]
+    if asks_earlier(analysis.query):
+        replaced = [c for c in candidates if c.replaced_by]
+        kept = [c for c in kept if not _the_replacement(c, replaced)]
     if analysis.intents and not changed:
         return [c for c in kept if c.item.lane == "window"]
     return kept
@@ -109,6 +112,32 @@ def _present_profile(candidate: Candidate, changes: list[str]) -> bool:
         and candidate.item.status == "current"
         and any(mentions(text, fact.value) for text in changes)
     )
+
+
+def _the_replacement(candidate: Candidate, replaced: list[Candidate]) -> bool:
+    """A current statement that made a recalled one stale: the present, not what was asked.
+
+    Asked "what was the old office address?", the statement that gave the new one ("send
+    to 236 Church St from now on") is what replaced the answer, not the answer; it is left
+    out, with the summaries that only restate it (every turn they cite is its). One that
+    names the value it took back ("I used to prefer aisle seats but now …") tells the
+    answer too.
+    """
+    if candidate.item.status != "current" or candidate.item.fact is not None:
+        return False
+    cited = candidate.cited(range(len(candidate.lines))) if candidate.lines else candidate.turns
+    turns = {turn for turn in cited if not turn.startswith(_NOTE_REF)}
+    if not turns:
+        return False
+    taken_back = [found.terms for found in retractions(candidate.statement)]
+    return any(
+        turns <= old.replaced_by
+        and not any(shares_term(terms, old.statement) for terms in taken_back)
+        for old in replaced
+    )
+
+
+_NOTE_REF = "note:"
 
 
 def _tells_before(candidate: Candidate) -> bool:

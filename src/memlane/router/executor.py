@@ -156,7 +156,8 @@ class Router:
         self._ask_workflow(run)
         self._ask_summary(run)
         adjudicator = self._adjudicator(run)
-        judged = adjudicator.judge(run.candidates, [*analysis.attributes, *run.exact.asked], query)
+        asked = [*analysis.attributes, *run.exact.asked]
+        judged = adjudicator.judge(run.candidates, asked, query, request.valid_at)
         judged = fitted(judged, query)
         answers = answering(
             judged,
