@@ -137,3 +137,22 @@ def test_read_as_of_a_moment_a_summary_line_said_later_is_left_out(mem, clock: F
     r = mem.recall("U-1", "What seat did the traveller like at that point?", valid_at=then)
     assert "window seat" in r.items[0].text
     assert not any("aisle" in text for text in _current_texts(r))
+
+
+def test_on_file_and_now_using_do_not_narrow_a_code(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", ("user", "My number is 07700 900456, text me any time"))
+    _chat(
+        mem,
+        clock,
+        "s-2",
+        ("user", "The old number is dead — please use 07700 900789 from now on"),
+        days=30,
+    )
+    r = mem.recall("U-1", "What's my phone number on file?")
+    assert r.items and r.items[0].fact is not None
+    assert r.items[0].fact.value == "07700 900789"
+    _chat(mem, clock, "s-3", ("user", "我的邮箱是zhao.lin@example.org，发票发这里"))
+    _chat(mem, clock, "s-4", ("user", "邮箱换了：lin.zhao@example.net，老的那个不用了"), days=30)
+    r = mem.recall("U-1", "用户现在用哪个邮箱？")
+    assert r.items and r.items[0].fact is not None
+    assert r.items[0].fact.value == "lin.zhao@example.net"
