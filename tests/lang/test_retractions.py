@@ -336,3 +336,11 @@ def test_gai_before_a_time_moves_an_event_and_nothing_else() -> None:
     assert switched_parts("瑜伽课改周五晚上七点行吗")
     assert switched_parts("会议改到下周二")
     assert not switched_parts("我想改善一下睡眠") and not switched_parts("他改变了主意")
+
+
+def test_street_addresses_are_found_by_shape() -> None:
+    from memlane.lang.changes import street_addresses
+
+    assert street_addresses("send to 7 Vine Row from now on") == {"7 vine row"}
+    assert street_addresses("寄到杭州西湖区文三路88号") == {"文三路88号"}
+    assert not street_addresses("I walked 3 miles down the road")

@@ -156,3 +156,20 @@ def test_on_file_and_now_using_do_not_narrow_a_code(mem, clock: FakeClock):
     r = mem.recall("U-1", "用户现在用哪个邮箱？")
     assert r.items and r.items[0].fact is not None
     assert r.items[0].fact.value == "lin.zhao@example.net"
+
+
+def test_a_new_street_address_replaces_the_old_one_though_no_word_is_shared(mem, clock):
+    _chat(mem, clock, "s-1", ("user", "Ship my orders to the office: 40 Quay Street, Bristol"))
+    _chat(mem, clock, "s-2", ("user", "Do you open on bank holidays?"), ("assistant", "10 to 4."))
+    _chat(
+        mem,
+        clock,
+        "s-3",
+        ("user", "pls stop using my work adress, send to 7 Vine Row from now on"),
+        days=40,
+    )
+    now = mem.recall("U-1", "which address do we ship to?")
+    assert "7 Vine Row" in now.items[0].text
+    assert not any("40 Quay Street" in text for text in _current_texts(now))
+    before = mem.recall("U-1", "What was the old office address?")
+    assert "40 Quay Street" in before.items[0].text

@@ -9,6 +9,7 @@ statement or fact with those words knows it is superseded — no list of relatio
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -303,3 +304,21 @@ def asks_earlier(question: str) -> bool:
 @cache
 def _asks_earlier() -> re.Pattern[str]:
     return re.compile(cues.ASKS_EARLIER)
+
+
+def street_addresses(text: str) -> frozenset[str]:
+    """The street addresses ``text`` gives, folded ("415 oak drive", "学府路135号"): the
+    street and number, without the city or district written before them.
+
+    >>> sorted(street_addresses("Ship it to my office: 415 Oak Drive, Barcelona"))
+    ['415 oak drive']
+    >>> street_addresses("I ran 5 miles down the road")
+    frozenset()
+    """
+    written = unicodedata.normalize("NFKC", text)
+    return frozenset(fold(match.group()) for match in _street().finditer(written))
+
+
+@cache
+def _street() -> re.Pattern[str]:
+    return re.compile(f"{cues.EN_STREET_ADDRESS}|{cues.ZH_STREET_ADDRESS}")

@@ -29,3 +29,17 @@ ASKS_EARLIER = (
 """Words of a question that asks for the value that held before a change ("the *old*
 office address", "客户*之前*那个号码"), not for what became of something ("where should the
 courier *leave* …")."""
+
+STREET_TYPES = (
+    r"st|street|rd|road|ave|avenue|lane|ln|drive|dr|row|sq|square|way|blvd|boulevard|place|pl"
+    r"|court|ct|terrace|close|crescent|parade|hill|walk"
+)
+"""English words for the kind of street an address names ("12 Harbour *Rd*", "9 Mill *Lane*")."""
+
+EN_STREET_ADDRESS = rf"\b\d{{1,5}}\s+(?:[A-Z][a-z'-]*\s+){{1,3}}(?i:{STREET_TYPES})\b"
+"""A street address: a house number, the street's name (capitalized, as written) and its
+kind ("415 Oak Drive"); matched on the text as written, not folded."""
+
+ZH_STREET_ADDRESS = r"[\u4e00-\u9fff]{2}(?:大道|路|街|道|巷|弄)\d{1,5}号"
+"""A Chinese street address: the street's name (its last two characters), its kind and the
+number (学府路135号), whatever city and district are written before it."""

@@ -34,7 +34,9 @@ from memlane.lang.changes import (
     offered,
     only_retracts,
     picks_other,
+    replaces_in_kind,
     retractions,
+    street_addresses,
     switched_parts,
 )
 from memlane.lang.words import salient_terms, shares_term
@@ -443,7 +445,8 @@ class Adjudicator:
 
         It says a value ``text`` names no longer holds ("我离开华为了"), or switches what
         ``text`` arranged ("a window seat from now on"), or picks the other of two values
-        an either-or question offers.
+        an either-or question offers, or gives another street address in place of the one
+        ``text`` gives.
         """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
@@ -456,6 +459,7 @@ class Adjudicator:
                 any(_retracts(evidence, old, text) for old in retractions(found.text))
                 or _switched(evidence, found.text, text, subject)
                 or _chosen(found.text, text, subject, self._offers)
+                or _readdressed(found.text, text)
             ),
         )
         return _latest([latest] if latest is not None else [])
@@ -539,6 +543,18 @@ def _switched(evidence: Evidence, switch: str, text: str, subject: str) -> bool:
     said = " ".join(parts)
     terms = salient_terms(said) - salient_terms(subject)
     return bool(terms) and _retracts(evidence, Retraction(said, terms), text)
+
+
+def _readdressed(change: str, text: str) -> bool:
+    """Whether a later ``change`` gives a street address in place of the one ``text`` gives.
+
+    "Send to 9 Mill Lane from now on" replaces "Deliver everything to my office: 12 Harbour
+    Rd" though they share no word: both give an address, and the later says it replaces.
+    """
+    if not replaces_in_kind(change):
+        return False
+    new, old = street_addresses(change), street_addresses(text)
+    return bool(new) and bool(old) and not new & old
 
 
 def _chosen(change: str, text: str, subject: str, offers: tuple[Offer, ...]) -> bool:

@@ -94,6 +94,9 @@ def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[
     if asks_earlier(analysis.query):
         replaced = [c for c in candidates if c.replaced_by]
         kept = [c for c in kept if not _the_replacement(c, replaced)]
+        if replaced:
+            asked = salient_terms(analysis.query)
+            kept = [c for c in kept if not _beside_the_point(c, asked)]
     if analysis.intents and not changed:
         return [c for c in kept if c.item.lane == "window"]
     return kept
@@ -138,6 +141,20 @@ def _the_replacement(candidate: Candidate, replaced: list[Candidate]) -> bool:
 
 
 _NOTE_REF = "note:"
+
+
+def _beside_the_point(candidate: Candidate, asked: frozenset[str]) -> bool:
+    """A current statement sharing no word with a question for an earlier value.
+
+    When a statement that was replaced is recalled, it answers "what was the old office
+    address?"; a current line about opening hours, found for want of better, does not
+    outrank it.
+    """
+    return (
+        candidate.item.status == "current"
+        and candidate.item.fact is None
+        and not shares_term(asked, candidate.statement)
+    )
 
 
 def _tells_before(candidate: Candidate) -> bool:
