@@ -307,8 +307,9 @@ def _asks_earlier() -> re.Pattern[str]:
 
 
 def street_addresses(text: str) -> frozenset[str]:
-    """The street addresses ``text`` gives, folded ("415 oak drive", "学府路135号"): the
-    street and number, without the city or district written before them.
+    """The street addresses ``text`` gives, folded ("415 oak drive", "学府路135号").
+
+    Street and number only, without the city or district written before them.
 
     >>> sorted(street_addresses("Ship it to my office: 415 Oak Drive, Barcelona"))
     ['415 oak drive']
