@@ -173,3 +173,18 @@ def test_a_new_street_address_replaces_the_old_one_though_no_word_is_shared(mem,
     assert not any("40 Quay Street" in text for text in _current_texts(now))
     before = mem.recall("U-1", "What was the old office address?")
     assert "40 Quay Street" in before.items[0].text
+
+
+def test_chinese_questions_for_the_old_number_and_the_old_address(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", ("user", "我手机号是138 2468 1357"))
+    _chat(mem, clock, "s-2", ("user", "旧号码已经停机了，以后联系我打199-1357-2468"), days=30)
+    r = mem.recall("U-1", "客户之前那个旧号码是？")
+    assert r.items and r.items[0].fact is not None
+    assert r.items[0].fact.value == "138 2468 1357" and r.items[0].status == "historical"
+    _chat(mem, clock, "s-3", ("user", "收货地址写公司的：苏州工业园区星湖街218号，前台代收"))
+    _chat(
+        mem, clock, "s-4", ("user", "收货地址改一下，苏州吴中区东吴路57号，公司那个不用了"), days=30
+    )
+    r = mem.recall("U-1", "之前公司那个地址是哪？")
+    assert "星湖街218号" in r.items[0].text
+    assert not any("东吴路57号" in text for text in _current_texts(r))

@@ -109,13 +109,24 @@ def _cjk_before(text: str) -> list[Qualifier]:
     # asks ("帮我查*罗技鼠标*的物流单号").
     runs = [_bare(run)[-_MAX_CJK:] for run in reversed(earlier)]
     models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
-    narrowing = [_unheld(_bare(nearest))]
+    narrowing = [_unheld(_unmodified(_bare(nearest)))]
     if narrowing[0] and runs and (runs[0],) not in models:
         # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it
         narrowing = [runs[0]] if narrowing[0] in zh.CODE_KINDS else [*narrowing, runs[0]]
     kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
     pieces = tuple(dict.fromkeys(piece for run in kept for piece in _bigrams(run)))
     return [pieces, *models]
+
+
+def _unmodified(run: str) -> str:
+    """A run without the words that narrow nothing ("之前那个旧" → "", "公司新" → "公司").
+
+    >>> _unmodified("之前那个旧"), _unmodified("公司新"), _unmodified("招行")
+    ('', '公司', '招行')
+    """
+    for word in sorted(zh.NEUTRAL_MODIFIERS, key=len, reverse=True):
+        run = run.replace(word, "")
+    return run
 
 
 def _unheld(run: str) -> str:

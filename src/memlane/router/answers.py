@@ -93,9 +93,9 @@ def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[
     kept = [c for c in kept if not _present_profile(c, changes)]
     if asks_earlier(analysis.query):
         replaced = [c for c in candidates if c.replaced_by]
-        kept = [c for c in kept if not _the_replacement(c, replaced)]
+        asked = salient_terms(analysis.query)
+        kept = [c for c in kept if not _the_replacement(c, replaced, asked)]
         if replaced:
-            asked = salient_terms(analysis.query)
             kept = [c for c in kept if not _beside_the_point(c, asked)]
     if analysis.intents and not changed:
         return [c for c in kept if c.item.lane == "window"]
@@ -117,14 +117,17 @@ def _present_profile(candidate: Candidate, changes: list[str]) -> bool:
     )
 
 
-def _the_replacement(candidate: Candidate, replaced: list[Candidate]) -> bool:
+def _the_replacement(
+    candidate: Candidate, replaced: list[Candidate], asked: frozenset[str]
+) -> bool:
     """A current statement that made a recalled one stale: the present, not what was asked.
 
     Asked "what was the old office address?", the statement that gave the new one ("send
     to 236 Church St from now on") is what replaced the answer, not the answer; it is left
     out, with the summaries that only restate it (every turn they cite is its). One that
     names the value it took back ("I used to prefer aisle seats but now …") tells the
-    answer too.
+    answer too; naming only what the question names ("公司那个作废了" for "之前公司那个地址")
+    is not naming the value.
     """
     if candidate.item.status != "current" or candidate.item.fact is not None:
         return False
@@ -132,7 +135,7 @@ def _the_replacement(candidate: Candidate, replaced: list[Candidate]) -> bool:
     turns = {turn for turn in cited if not turn.startswith(_NOTE_REF)}
     if not turns:
         return False
-    taken_back = [found.terms for found in retractions(candidate.statement)]
+    taken_back = [found.terms - asked for found in retractions(candidate.statement)]
     return any(
         turns <= old.replaced_by
         and not any(shares_term(terms, old.statement) for terms in taken_back)
