@@ -188,3 +188,17 @@ def test_chinese_questions_for_the_old_number_and_the_old_address(mem, clock: Fa
     r = mem.recall("U-1", "之前公司那个地址是哪？")
     assert "星湖街218号" in r.items[0].text
     assert not any("东吴路57号" in text for text in _current_texts(r))
+
+
+def test_a_request_falls_with_the_confirmation_a_cancellation_names(mem, clock: FakeClock):
+    _chat(
+        mem,
+        clock,
+        "s-1",
+        ("user", "ok let's do it, order the walnut bookshelf"),
+        ("assistant", "Done — order ORD-2026-31337 is placed and ships on 4 May."),
+    )
+    _chat(mem, clock, "s-2", ("user", "pls cancel ORD-2026-31337, I don't need it anymore"))
+    r = mem.recall("U-1", "what happened with the walnut bookshelf?")
+    assert "cancel" in r.items[0].text
+    assert not any("order the walnut bookshelf" in text for text in _current_texts(r))

@@ -30,20 +30,20 @@ from datetime import datetime, tzinfo
 from memlane.facts.model import Fact
 from memlane.lang.changes import (
     Offer,
-    Retraction,
     offered,
-    only_retracts,
-    picks_other,
-    replaces_in_kind,
     retractions,
-    street_addresses,
-    switched_parts,
 )
-from memlane.lang.words import salient_terms, shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions, named
 from memlane.router.evidence import Evidence, Statement, first_later, origins
 from memlane.router.model import RecallItem
 from memlane.router.slots import clauses, restates
+from memlane.router.takeback import (
+    chosen_over,
+    names_retracted,
+    only_takes_back,
+    readdressed,
+    switched_from,
+)
 from memlane.summaries.model import Note
 from memlane.summaries.text import is_question
 
@@ -56,7 +56,6 @@ TIER_OTHERS = 5  # statements only about someone else the question does not name
 TIER_CONTEXT = 5  # summaries found as a whole, none of whose lines is about the query
 TIER_PROFILE = 6
 ON_TOPIC_BONUS = 0.15
-_STATUS_ORDER = {"current": 0, "historical": 1, "stale": 2}
 # "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
 _NO_TIMING_RULE = frozenset({"employer"})
 
@@ -154,6 +153,7 @@ class Adjudicator:
         self._query = ""
         self._offers: tuple[Offer, ...] = ()
         self._said_by: datetime | None = None
+        self._fallen: list[tuple[frozenset[str], Verdict]] = []
 
     def judge(
         self,
@@ -179,6 +179,7 @@ class Adjudicator:
         self._prepare(candidates)
         judged: list[Candidate] = []
         refs = {c.item.ref for c in candidates}
+        self._fallen = []
         for candidate in candidates:
             if not candidate.judge or candidate.item.subject is None:
                 judged.append(candidate)
@@ -186,7 +187,22 @@ class Adjudicator:
                 judged.extend(self._judge_summary(candidate, wanted))
             else:
                 judged.extend(self._judge_one(candidate, wanted, refs))
-        return judged
+        return [self._with_reply(candidate) for candidate in judged]
+
+    def _with_reply(self, candidate: Candidate) -> Candidate:
+        """A current statement whose assistant's reply was taken back falls with it.
+
+        "Please order the iPad Air" got "Done — order ORD-1 is placed"; "cancel ORD-1" names
+        only the order, and takes back the request with its confirmation.
+        """
+        if candidate.item.status != "current" or not candidate.judge or not self._fallen:
+            return candidate
+        cited = candidate.cited(range(len(candidate.lines))) if candidate.lines else candidate.turns
+        turns = {turn for turn in cited if not turn.startswith(_NOTE_REF)}
+        for asked, verdict in self._fallen:
+            if turns and turns <= asked:
+                return _stale(candidate, verdict)
+        return candidate
 
     def _prepare(self, candidates: Sequence[Candidate]) -> None:
         """Let each subject's evidence read ahead what judging these candidates asks of it."""
@@ -224,7 +240,7 @@ class Adjudicator:
         if found and all(c.holder != SELF and not named(c.holder, self._query) for c in found):
             candidate = replace(candidate, tier=max(candidate.tier, TIER_OTHERS))
         verdict = self._verdict(candidate, found, candidate.statement)
-        if verdict is None and _only_takes_back(candidate.statement, subject, self._query):
+        if verdict is None and only_takes_back(candidate.statement, subject, self._query):
             candidate = _historical(candidate)
         out = [candidate if verdict is None else _stale(candidate, verdict)]
         added = self._replacement(candidate, verdict, refs)
@@ -245,6 +261,8 @@ class Adjudicator:
                 continue
             judged = self._line(candidate, index)
             verdict = self._verdict(judged, found, line)
+            if verdict is not None:
+                self._note_reply(candidate, index, verdict)
             verdict = verdict or self._answer_verdict(candidate, index)
             if verdict is None:
                 kept.append(index)
@@ -270,6 +288,11 @@ class Adjudicator:
             )
             out.insert(0, _boost(whole, on_topic, wanted))
         return out
+
+    def _note_reply(self, candidate: Candidate, index: int, verdict: Verdict) -> None:
+        """Keep the turns an assistant's line that is taken back answers (:meth:`_with_reply`)."""
+        if index < len(candidate.answered) and candidate.answered[index][1]:
+            self._fallen.append((frozenset(candidate.answered[index][1]), verdict))
 
     def _said_later(self, candidate: Candidate, index: int) -> bool:
         """Whether a summary's line, dated by the turns it cites, was said after ``said_by``.
@@ -456,10 +479,10 @@ class Adjudicator:
             after,
             candidate.turns,
             lambda found: (
-                any(_retracts(evidence, old, text) for old in retractions(found.text))
-                or _switched(evidence, found.text, text, subject)
-                or _chosen(found.text, text, subject, self._offers)
-                or _readdressed(found.text, text)
+                any(names_retracted(evidence, old, text) for old in retractions(found.text))
+                or switched_from(evidence, found.text, text, subject)
+                or chosen_over(found.text, text, subject, self._offers)
+                or readdressed(found.text, text)
             ),
         )
         return _latest([latest] if latest is not None else [])
@@ -497,75 +520,15 @@ def _cited(candidate: Candidate) -> list[str]:
     return turns + [turn for line in candidate.line_sources for turn in line]
 
 
+_NOTE_REF = "note:"
+
+
 def _since(verdict: Verdict | None) -> float:
-    return 0.0 if verdict is None else _timestamp(verdict.since)
-
-
-def _only_takes_back(text: str, subject: str, query: str) -> bool:
-    """Whether a statement only says a value no longer holds, one the query does not name.
-
-    "Not Bex anymore" tells nothing of what holds now, only of a value that held before
-    (see :func:`_historical`). Asked about the value itself ("what happened with the
-    blender?"), "cancel the blender" is the answer: what became of it.
-    """
-    if not only_retracts(" ; ".join(clauses(text, subject)), (subject,)):
-        return False
-    return not any(shares_term(found.terms, query) for found in retractions(text))
+    return 0.0 if verdict is None or verdict.since is None else verdict.since.timestamp()
 
 
 def _always(_: object) -> bool:
     return True
-
-
-def _retracts(evidence: Evidence, retraction: Retraction, text: str) -> bool:
-    """Whether ``text`` names the retracted value by a term specific enough to be a value.
-
-    A word said in many of the subject's statements ("time", "love", a friend's name) is not
-    the value a retraction takes back; only rarer words tie it to what it retracts.
-    """
-    return any(
-        shares_term(frozenset((term,)), text) and evidence.specific(term)
-        for term in retraction.terms
-    )
-
-
-def _switched(evidence: Evidence, switch: str, text: str, subject: str) -> bool:
-    """Whether ``text`` is what a later ``switch`` replaced: they share a specific word.
-
-    "Always give me an aisle seat" and, later, "a window seat from now on" share "seat";
-    "一般发圆通就行" and "快递换成韵达，圆通太慢了" share 圆通. A word many of the subject's
-    statements say ties nothing (see :func:`_retracts`), nor does the subject's own name,
-    which notes write for "I".
-    """
-    parts = switched_parts(switch, (subject,))
-    if not parts:
-        return False
-    said = " ".join(parts)
-    terms = salient_terms(said) - salient_terms(subject)
-    return bool(terms) and _retracts(evidence, Retraction(said, terms), text)
-
-
-def _readdressed(change: str, text: str) -> bool:
-    """Whether a later ``change`` gives a street address in place of the one ``text`` gives.
-
-    "Send to 9 Mill Lane from now on" replaces "Deliver everything to my office: 12 Harbour
-    Rd" though they share no word: both give an address, and the later says it replaces.
-    """
-    if not replaces_in_kind(change):
-        return False
-    new, old = street_addresses(change), street_addresses(text)
-    return bool(new) and bool(old) and not new & old
-
-
-def _chosen(change: str, text: str, subject: str, offers: tuple[Offer, ...]) -> bool:
-    """Whether a later ``change`` picks the other of two values the question offers.
-
-    Asked "monthly or yearly?", "switched to paying yearly" takes back "I'm on monthly
-    billing" though they share no word: the question names both values.
-    """
-    if not offers or not (retractions(change) or switched_parts(change, (subject,))):
-        return False
-    return picks_other(change, text, offers)
 
 
 def _latest(later: Sequence[Statement]) -> Verdict | None:
@@ -599,28 +562,6 @@ def note_candidate(note: Note | None, subject: str, score: float, zone: tzinfo) 
         judge=True,
         note=note,
     )
-
-
-def rank(candidates: Sequence[Candidate], k: int, include_stale: bool) -> list[RecallItem]:
-    """The best ``k`` items: non-stale first, then lane tier, status, score, recency."""
-    kept = [c for c in candidates if include_stale or c.item.status != "stale"]
-    kept.sort(
-        key=lambda c: (
-            c.item.status == "stale",
-            c.tier,
-            _STATUS_ORDER[c.item.status],
-            -c.item.score,
-            -_timestamp(c.item.at or c.item.valid_from),
-        )
-    )
-    seen: set[str] = set()
-    ranked: list[RecallItem] = []
-    for candidate in kept:
-        if candidate.item.ref in seen:
-            continue
-        seen.add(candidate.item.ref)
-        ranked.append(candidate.item)
-    return ranked[:k]
 
 
 def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str]) -> Candidate:
@@ -671,7 +612,3 @@ def _show(value: object) -> str:
 
 def _day(instant: datetime, zone: tzinfo) -> str:
     return instant.astimezone(zone).date().isoformat()
-
-
-def _timestamp(instant: datetime | None) -> float:
-    return 0.0 if instant is None else instant.timestamp()
