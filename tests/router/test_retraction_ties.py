@@ -202,3 +202,17 @@ def test_a_request_falls_with_the_confirmation_a_cancellation_names(mem, clock: 
     r = mem.recall("U-1", "what happened with the walnut bookshelf?")
     assert "cancel" in r.items[0].text
     assert not any("order the walnut bookshelf" in text for text in _current_texts(r))
+
+
+def test_the_cancellation_of_an_order_answers_for_the_thing_ordered(mem, clock: FakeClock):
+    _chat(
+        mem,
+        clock,
+        "s-1",
+        ("user", "please order the Kindle Paperwhite"),
+        ("assistant", "Done — order ORD-2026-77001 is placed and ships on 2 June."),
+    )
+    _chat(mem, clock, "s-2", ("user", "Cancel order ORD-2026-77001 please, found it cheaper"))
+    r = mem.recall("U-1", "What's the status of my Kindle Paperwhite order?")
+    assert r.items and "Cancel order" in r.items[0].text
+    assert not any("ships on 2 June" in text for text in _current_texts(r))

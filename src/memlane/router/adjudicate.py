@@ -32,6 +32,7 @@ from memlane.lang.changes import (
     Offer,
     offered,
     retractions,
+    takes_back,
 )
 from memlane.router.claims import SELF, Claim, claims, mentions, named
 from memlane.router.evidence import Evidence, Statement, first_later, origins
@@ -184,7 +185,7 @@ class Adjudicator:
             if not candidate.judge or candidate.item.subject is None:
                 judged.append(candidate)
             elif candidate.lines:
-                judged.extend(self._judge_summary(candidate, wanted))
+                judged.extend(self._judge_summary(candidate, wanted, refs))
             else:
                 judged.extend(self._judge_one(candidate, wanted, refs))
         return [self._with_reply(candidate) for candidate in judged]
@@ -243,14 +244,22 @@ class Adjudicator:
         if verdict is None and only_takes_back(candidate.statement, subject, self._query):
             candidate = _historical(candidate)
         out = [candidate if verdict is None else _stale(candidate, verdict)]
-        added = self._replacement(candidate, verdict, refs)
-        if added is not None:
-            refs.add(added.item.ref)
-            again = self._verdict(added, claims(added.statement, subject), added.statement)
-            out.append(added if again is None else _stale(added, again))
-        return out
+        return out + self._replacing(candidate, verdict, refs)
 
-    def _judge_summary(self, candidate: Candidate, wanted: frozenset[str]) -> list[Candidate]:
+    def _replacing(
+        self, candidate: Candidate, verdict: Verdict | None, refs: set[str]
+    ) -> list[Candidate]:
+        """The note that made ``candidate`` stale, judged, when it was not recalled itself."""
+        added = self._replacement(candidate, verdict, refs)
+        if added is None or added.item.subject is None:
+            return []
+        refs.add(added.item.ref)
+        again = self._verdict(added, claims(added.statement, added.item.subject), added.statement)
+        return [added if again is None else _stale(added, again)]
+
+    def _judge_summary(
+        self, candidate: Candidate, wanted: frozenset[str], refs: set[str]
+    ) -> list[Candidate]:
         assert candidate.item.subject is not None
         kept: list[int] = []
         out: list[Candidate] = []
@@ -275,6 +284,8 @@ class Adjudicator:
                 provenance=candidate.cited([index]),
             )
             out.append(_stale(replace(candidate, item=item, lines=()), verdict))
+            if verdict.replacement is not None and takes_back(verdict.replacement.text):
+                out.extend(self._replacing(candidate, verdict, refs))  # what took it back
         if kept:
             lines = tuple(candidate.lines[i] for i in kept)
             text = f"{candidate.label}: " + "; ".join([*lines, *candidate.extras])

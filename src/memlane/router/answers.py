@@ -77,12 +77,24 @@ def answering(
     if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
     for kind, qualifiers in analysis.qualified:
-        kept = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
+        about = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
+        taken = frozenset().union(*(c.replaced_by for c in about))
+        kept = [c for c in kept if any(c is a for a in about) or _replacing(c, taken)]
     for kind in dict(analysis.qualified):
         kept = _giving(kept, kind)
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
     return _without_restatements(kept, analysis, mentions)
+
+
+def _replacing(candidate: Candidate, taken: frozenset[str]) -> bool:
+    """Whether ``candidate`` is the statement that replaced one about the thing asked.
+
+    "Cancel order ORD-1 please" names no Fitbit, but it took back "order the Fitbit": asked
+    for the status of the Fitbit order, it answers.
+    """
+    turns = {turn for turn in candidate.turns if not turn.startswith(_NOTE_REF)}
+    return bool(turns) and turns <= taken
 
 
 def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
