@@ -285,7 +285,11 @@ class Adjudicator:
             )
             out.append(_stale(replace(candidate, item=item, lines=()), verdict))
             if verdict.replacement is not None and takes_back(verdict.replacement.text):
-                out.extend(self._replacing(candidate, verdict, refs))  # what took it back
+                # what took it back, after what was found for the question itself
+                added = self._replacing(candidate, verdict, refs)
+                out.extend(
+                    replace(c, tier=TIER_CONTEXT, item=replace(c.item, score=0.0)) for c in added
+                )
         if kept:
             lines = tuple(candidate.lines[i] for i in kept)
             text = f"{candidate.label}: " + "; ".join([*lines, *candidate.extras])
