@@ -314,3 +314,33 @@ def test_an_either_or_question_ties_a_change_to_the_value_it_replaced(
     assert earlier and all(item.status == "stale" for item in earlier), recall.items
     later = [i for i in recall.items if new in i.text]
     assert later and all(item.status == "current" for item in later)
+
+
+def test_a_date_a_note_wrote_after_a_relative_day_does_not_hide_the_cue() -> None:
+    assert [r.old for r in retractions("U-1 said: Friday (2026-03-06) is out, sorry.")] == [
+        "friday"
+    ]
+
+
+def test_only_retracts_tells_a_withdrawal_from_a_replacement() -> None:
+    from memlane.lang.changes import only_retracts
+
+    assert only_retracts("not Sam anymore") and only_retracts("招行那张卡不用了")
+    assert not only_retracts("I left Initech and joined Hooli")
+    assert not only_retracts("I like Sam")  # nothing taken back
+
+
+def test_gai_before_a_time_moves_an_event_and_nothing_else() -> None:
+    from memlane.lang.changes import switched_parts
+
+    assert switched_parts("瑜伽课改周五晚上七点行吗")
+    assert switched_parts("会议改到下周二")
+    assert not switched_parts("我想改善一下睡眠") and not switched_parts("他改变了主意")
+
+
+def test_street_addresses_are_found_by_shape() -> None:
+    from memlane.lang.changes import street_addresses
+
+    assert street_addresses("send to 7 Vine Row from now on") == {"7 vine row"}
+    assert street_addresses("寄到杭州西湖区文三路88号") == {"文三路88号"}
+    assert not street_addresses("I walked 3 miles down the road")

@@ -14,6 +14,7 @@ from memlane.summaries.notes import (
     extract_notes,
     intents,
     moods,
+    note_text,
     relations,
     render_times,
     resolve_first_person,
@@ -173,15 +174,19 @@ def test_a_resolver_can_be_injected():
 # --- pronouns, relations, moods ---------------------------------------------------------------
 
 
-def test_first_person_is_resolved_with_verb_agreement():
+def test_first_person_is_resolved_and_the_words_said_are_kept():
     assert resolve_first_person("I'm keen on it and my mentor helps me.", "Caroline") == (
         "Caroline is keen on it and Caroline's mentor helps Caroline."
     )
+    # The verb keeps the form the speaker gave it: what they said is found as said.
     assert resolve_first_person("I really love painting, I've done it for years.", "Mel") == (
-        "Mel really loves painting, Mel has done it for years."
+        "Mel really love painting, Mel has done it for years."
     )
     assert resolve_first_person("I'd been there; I don't mind.", "Jon") == (
-        "Jon had been there; Jon doesn't mind."
+        "Jon had been there; Jon don't mind."
+    )
+    assert resolve_first_person("No car now, I take the train and I watch films", "U-1") == (
+        "No car now, U-1 take the train and U-1 watch films"
     )
     assert (
         resolve_first_person("我的猫叫咪咪，我们很喜欢它。", "王芳")
@@ -194,10 +199,10 @@ def test_the_speaker_of_the_turn_is_who_i_is():
         "c#1", "c", "conv-26", "user", "I play my violin every evening.", AT, speaker="Melanie"
     )
     assert [note.text for note in extract_notes(spoken, timezone=UTC)] == [
-        "Melanie plays Melanie's violin every evening."
+        "Melanie play Melanie's violin every evening."
     ]
     found = extract_notes(spoken, timezone=UTC, speaker_name="Mel")
-    assert found[0].text == "Mel plays Mel's violin every evening."
+    assert found[0].text == "Mel play Mel's violin every evening."
     assert found[0].subject == "conv-26"
 
 
@@ -318,3 +323,11 @@ def test_find_spans():
         ("quantity", "5K"),
         ("quantity", "3 kids"),
     ]
+
+
+def test_what_takes_a_value_back_is_remembered_however_short_or_asked():
+    assert note_text("Tuesday is out, sorry.", "U-1") == "U-1 said: Tuesday is out, sorry."
+    assert note_text("Can you cancel the blender?", "U-1") == (
+        "U-1 asked: Can you cancel the blender?"
+    )
+    assert note_text("How are you?", "U-1") is None  # a question that takes nothing back

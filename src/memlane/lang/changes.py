@@ -9,10 +9,12 @@ statement or fact with those words knows it is superseded — no list of relatio
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from memlane.lang import employment, en, zh
+from memlane.lang import retractions as cues
 from memlane.lang.script import CJK_RANGES, fold
 from memlane.lang.words import (
     negates_next,
@@ -23,6 +25,8 @@ from memlane.lang.words import (
 )
 
 MAX_VALUE_CHARS = 40
+_DATE_NOTE = re.compile(r"\s*[(（]\d{4}-\d\d-\d\d[^()（）]{0,40}[)）]")
+"""The date a note writes after a relative time ("Monday (2025-09-22) is out"): not said."""
 _EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"
 
 
@@ -52,7 +56,7 @@ def retractions(text: str) -> tuple[Retraction, ...]:
     >>> retractions("I might quit Acme"), retractions("We dance it all, from salsa to tango")
     ((), ())
     """
-    folded = fold(text)
+    folded = _DATE_NOTE.sub("", fold(text))
     found: list[Retraction] = []
     for pattern in _patterns():
         for match in pattern.finditer(folded):
@@ -160,7 +164,7 @@ _LABEL = re.compile(r"^[^:]{1,40}?\s(?:said|says|asked)\s*:\s*")
 
 def _own_switch(sentence: str, names: tuple[str, ...]) -> bool:
     """Whether an English ``sentence`` switches an arrangement of the speaker's own."""
-    cue = re.compile(en.SWITCH)
+    cue = _en_switch()
     if not cue.search(sentence) or tells_episode(cue.sub(" ", sentence)):
         return False
     speaks = _names_speaker(sentence, names)
@@ -230,7 +234,12 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
 
 @cache
 def _switch() -> re.Pattern[str]:
-    return re.compile(f"{zh.SWITCH}|{en.SWITCH}")
+    return re.compile(f"{_zh_switch().pattern}|{_en_switch().pattern}")
+
+
+@cache
+def _en_switch() -> re.Pattern[str]:
+    return re.compile(f"{en.SWITCH}|{cues.EN_RESCHEDULE}")
 
 
 @cache
@@ -241,7 +250,7 @@ def _either_or() -> tuple[re.Pattern[str], ...]:
 
 @cache
 def _zh_switch() -> re.Pattern[str]:
-    return re.compile(zh.SWITCH)
+    return re.compile(f"{zh.SWITCH}|{cues.ZH_RESCHEDULE}")
 
 
 @cache
@@ -265,3 +274,59 @@ def tells_past(text: str) -> bool:
     """
     folded = fold(text)
     return bool(_PAST_SIGN.search(folded) or tells_episode(folded) or retractions(text))
+
+
+def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
+    """Whether all ``text`` says is that values no longer hold: it gives no new one.
+
+    "Not Bex anymore", "131那个号不用了", "I left Acme" take a value back and tell nothing
+    of what holds now; "I left Acme and joined Globex" does. Words of ``speakers`` (the
+    names notes write for "I") are not news either.
+
+    >>> only_retracts("Not Bex anymore"), only_retracts("I left Acme and joined Globex")
+    (True, False)
+    """
+    folded = _DATE_NOTE.sub("", fold(text))
+    if not retractions(text):
+        return False
+    for pattern in _patterns():
+        folded = pattern.sub(" ", folded)
+    left = salient_terms(folded)
+    for name in speakers:
+        left -= salient_terms(name)
+    return not left
+
+
+def asks_earlier(question: str) -> bool:
+    """Whether ``question`` asks for the value that held before a change.
+
+    >>> asks_earlier("What was the old office address?"), asks_earlier("我之前的邮箱是哪个？")
+    (True, True)
+    >>> asks_earlier("Where should the courier leave my parcels?")
+    False
+    """
+    return _asks_earlier().search(fold(question)) is not None
+
+
+@cache
+def _asks_earlier() -> re.Pattern[str]:
+    return re.compile(cues.ASKS_EARLIER)
+
+
+def street_addresses(text: str) -> frozenset[str]:
+    """The street addresses ``text`` gives, folded ("415 oak drive", "学府路135号").
+
+    Street and number only, without the city or district written before them.
+
+    >>> sorted(street_addresses("Ship it to my office: 415 Oak Drive, Barcelona"))
+    ['415 oak drive']
+    >>> street_addresses("I ran 5 miles down the road")
+    frozenset()
+    """
+    written = unicodedata.normalize("NFKC", text)
+    return frozenset(fold(match.group()) for match in _street().finditer(written))
+
+
+@cache
+def _street() -> re.Pattern[str]:
+    return re.compile(f"{cues.EN_STREET_ADDRESS}|{cues.ZH_STREET_ADDRESS}")

@@ -260,3 +260,7 @@ HOLDING_VERBS = frozenset(
 EVENT_NOUNS = r"appointments?|bookings?|reservations?|check-?ups?"
 """Nouns for one booked event among many ("my *eye doctor* appointment"): what narrows them is
 read as for a code (:mod:`memlane.lang.qualifiers`)."""
+
+ON_RECORD = frozenset(("file", "record"))
+"""Nouns after "on" that say where a value is kept, not which one is asked: "my phone number
+*on file*", "the address *on record*" narrow nothing."""

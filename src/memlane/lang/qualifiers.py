@@ -109,13 +109,36 @@ def _cjk_before(text: str) -> list[Qualifier]:
     # asks ("帮我查*罗技鼠标*的物流单号").
     runs = [_bare(run)[-_MAX_CJK:] for run in reversed(earlier)]
     models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
-    narrowing = [_bare(nearest)]
+    narrowing = [_unheld(_unmodified(_bare(nearest)))]
     if narrowing[0] and runs and (runs[0],) not in models:
         # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it
         narrowing = [runs[0]] if narrowing[0] in zh.CODE_KINDS else [*narrowing, runs[0]]
     kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
     pieces = tuple(dict.fromkeys(piece for run in kept for piece in _bigrams(run)))
     return [pieces, *models]
+
+
+def _unmodified(run: str) -> str:
+    """A run without the words that narrow nothing ("之前那个旧" → "", "公司新" → "公司").
+
+    >>> _unmodified("之前那个旧"), _unmodified("公司新"), _unmodified("招行")
+    ('', '公司', '招行')
+    """
+    for word in sorted(zh.NEUTRAL_MODIFIERS, key=len, reverse=True):
+        run = run.replace(word, "")
+    return run
+
+
+def _unheld(run: str) -> str:
+    """A run that only says the subject holds the value ("现在用", "一直留") narrows nothing.
+
+    >>> _unheld("现在用"), _unheld("备用"), _unheld("公司")
+    ('', '备用', '公司')
+    """
+    for verb in zh.HOLDING_VERBS:
+        if run.endswith(verb) and not re.sub(zh.LEADING_FILLERS, "", run[: -len(verb)]):
+            return ""
+    return run
 
 
 def _bigrams(run: str) -> list[str]:
@@ -141,6 +164,8 @@ def _after(text: str, end: int) -> Qualifier:
         return ()
     words: list[str] = []
     for token in match.group("words").split():
+        if not words and token in en.ON_RECORD:
+            return ()  # "on file": where the value is kept, not which one
         if token in en.STOP_WORDS or len(words) == _MAX_WORDS:
             break
         words.append(token)

@@ -22,14 +22,14 @@ POSSESSED = (
 """After a holder: what of theirs a statement gives ("Alice*'s favourite team is* …")."""
 
 DWELLS = (
-    r"(?:lives|lived|is\s+living"
+    r"(?:lives?|lived|is\s+living"
     r"|was\s+living|moved|relocated|resides|resided|is\s+based|was\s+based|settled)"
     r"\s+(?:in|to|into)\b"
 )
 """After a holder, a space and :data:`ADVERBS`: where they live ("Bob *lives in* …")."""
 
 WORKS = (
-    r"(?:works|worked|is\s+working"
+    r"(?:works?|worked|is\s+working"
     r"|was\s+working|started\s+working)\s+(?:at|for)\b"
 )
 """After a holder, a space and :data:`ADVERBS`: whom they work for ("Bob *works at* …")."""

@@ -130,3 +130,7 @@ CODE_KINDS = frozenset(("快递", "物流", "运单", "包裹", "订单"))
 
 EVENT_NOUNS = r"预约|复查|复诊"
 """Nouns for one booked event among many ("*眼科*预约"), narrowed as a code is."""
+
+HOLDING_VERBS = ("使用", "用", "留", "绑")
+"""Verbs by which a subject holds a value: "现在*用*哪个邮箱" asks for it; with nothing else
+before the attribute word but when (现在, 一直), they narrow nothing."""

@@ -30,17 +30,21 @@ from datetime import datetime, tzinfo
 from memlane.facts.model import Fact
 from memlane.lang.changes import (
     Offer,
-    Retraction,
     offered,
-    picks_other,
     retractions,
-    switched_parts,
+    takes_back,
 )
-from memlane.lang.words import salient_terms, shares_term
 from memlane.router.claims import SELF, Claim, claims, mentions, named
 from memlane.router.evidence import Evidence, Statement, first_later, origins
 from memlane.router.model import RecallItem
 from memlane.router.slots import clauses, restates
+from memlane.router.takeback import (
+    chosen_over,
+    names_retracted,
+    only_takes_back,
+    readdressed,
+    switched_from,
+)
 from memlane.summaries.model import Note
 from memlane.summaries.text import is_question
 
@@ -53,7 +57,6 @@ TIER_OTHERS = 5  # statements only about someone else the question does not name
 TIER_CONTEXT = 5  # summaries found as a whole, none of whose lines is about the query
 TIER_PROFILE = 6
 ON_TOPIC_BONUS = 0.15
-_STATUS_ORDER = {"current": 0, "historical": 1, "stale": 2}
 # "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
 _NO_TIMING_RULE = frozenset({"employer"})
 
@@ -68,7 +71,10 @@ class Candidate:
     its heading, ``extras`` lines shown with them but not judged (mood); ``body`` the text
     to judge when it differs from the item's text. ``line_sources`` are the turns each of
     ``lines`` cites (empty when unknown) and ``whole`` the summary's own provenance, cited
-    when no line can be tied to its turns.
+    when no line can be tied to its turns. ``answered`` holds, for each of ``lines`` an
+    assistant said, the user's line it answers and the turns that cites (see
+    :meth:`Adjudicator._answer_verdict`). ``replaced_by``: the turns of the statement
+    that made a stale candidate stale.
     """
 
     item: RecallItem
@@ -85,6 +91,8 @@ class Candidate:
     extras: tuple[str, ...] = ()
     line_sources: tuple[tuple[str, ...], ...] = ()
     whole: tuple[str, ...] = ()
+    answered: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    replaced_by: frozenset[str] = frozenset()
 
     def cited(self, indexes: Iterable[int]) -> list[str]:
         """The turns the given lines cite, in order, or the whole summary's if none is known."""
@@ -145,9 +153,15 @@ class Adjudicator:
         self._by_subject: dict[str, Evidence] = {}
         self._query = ""
         self._offers: tuple[Offer, ...] = ()
+        self._said_by: datetime | None = None
+        self._fallen: list[tuple[frozenset[str], Verdict]] = []
 
     def judge(
-        self, candidates: Sequence[Candidate], asked: Sequence[str] = (), query: str = ""
+        self,
+        candidates: Sequence[Candidate],
+        asked: Sequence[str] = (),
+        query: str = "",
+        said_by: datetime | None = None,
     ) -> list[Candidate]:
         """Mark stale candidates; split stale lines out of summaries; add replacements.
 
@@ -155,22 +169,41 @@ class Adjudicator:
         not recalled itself, so the agent sees the new value next to the old. Summary-lane
         statements that claim an ``asked`` attribute score higher: they are on topic. A
         statement whose every claim is about someone else ("my brother's favourite team is
-        …") ranks after the subject's own, unless the ``query`` names that someone.
+        …") ranks after the subject's own, unless the ``query`` names that someone. Read as
+        of an explicit moment ``said_by``, a summary's lines said after it are left out,
+        as the statements said after it are.
         """
         wanted = frozenset(asked)
+        self._said_by = said_by
         self._query = query.casefold()
         self._offers = offered(query)
         self._prepare(candidates)
         judged: list[Candidate] = []
         refs = {c.item.ref for c in candidates}
+        self._fallen = []
         for candidate in candidates:
             if not candidate.judge or candidate.item.subject is None:
                 judged.append(candidate)
             elif candidate.lines:
-                judged.extend(self._judge_summary(candidate, wanted))
+                judged.extend(self._judge_summary(candidate, wanted, refs))
             else:
                 judged.extend(self._judge_one(candidate, wanted, refs))
-        return judged
+        return [self._with_reply(candidate) for candidate in judged]
+
+    def _with_reply(self, candidate: Candidate) -> Candidate:
+        """A current statement whose assistant's reply was taken back falls with it.
+
+        "Please order the iPad Air" got "Done — order ORD-1 is placed"; "cancel ORD-1" names
+        only the order, and takes back the request with its confirmation.
+        """
+        if candidate.item.status != "current" or not candidate.judge or not self._fallen:
+            return candidate
+        cited = candidate.cited(range(len(candidate.lines))) if candidate.lines else candidate.turns
+        turns = {turn for turn in cited if not turn.startswith(_NOTE_REF)}
+        for asked, verdict in self._fallen:
+            if turns and turns <= asked:
+                return _stale(candidate, verdict)
+        return candidate
 
     def _prepare(self, candidates: Sequence[Candidate]) -> None:
         """Let each subject's evidence read ahead what judging these candidates asks of it."""
@@ -208,22 +241,38 @@ class Adjudicator:
         if found and all(c.holder != SELF and not named(c.holder, self._query) for c in found):
             candidate = replace(candidate, tier=max(candidate.tier, TIER_OTHERS))
         verdict = self._verdict(candidate, found, candidate.statement)
+        if verdict is None and only_takes_back(candidate.statement, subject, self._query):
+            candidate = _historical(candidate)
         out = [candidate if verdict is None else _stale(candidate, verdict)]
-        added = self._replacement(candidate, verdict, refs)
-        if added is not None:
-            refs.add(added.item.ref)
-            again = self._verdict(added, claims(added.statement, subject), added.statement)
-            out.append(added if again is None else _stale(added, again))
-        return out
+        return out + self._replacing(candidate, verdict, refs)
 
-    def _judge_summary(self, candidate: Candidate, wanted: frozenset[str]) -> list[Candidate]:
+    def _replacing(
+        self, candidate: Candidate, verdict: Verdict | None, refs: set[str]
+    ) -> list[Candidate]:
+        """The note that made ``candidate`` stale, judged, when it was not recalled itself."""
+        added = self._replacement(candidate, verdict, refs)
+        if added is None or added.item.subject is None:
+            return []
+        refs.add(added.item.ref)
+        again = self._verdict(added, claims(added.statement, added.item.subject), added.statement)
+        return [added if again is None else _stale(added, again)]
+
+    def _judge_summary(
+        self, candidate: Candidate, wanted: frozenset[str], refs: set[str]
+    ) -> list[Candidate]:
         assert candidate.item.subject is not None
         kept: list[int] = []
         out: list[Candidate] = []
         on_topic: list[Claim] = []
         for index, line in enumerate(candidate.lines):
             found = claims(line, candidate.item.subject)
-            verdict = self._verdict(self._line(candidate, index), found, line)
+            if self._said_later(candidate, index):
+                continue
+            judged = self._line(candidate, index)
+            verdict = self._verdict(judged, found, line)
+            if verdict is not None:
+                self._note_reply(candidate, index, verdict)
+            verdict = verdict or self._answer_verdict(candidate, index)
             if verdict is None:
                 kept.append(index)
                 on_topic.extend(found)
@@ -235,6 +284,12 @@ class Adjudicator:
                 provenance=candidate.cited([index]),
             )
             out.append(_stale(replace(candidate, item=item, lines=()), verdict))
+            if verdict.replacement is not None and takes_back(verdict.replacement.text):
+                # what took it back, after what was found for the question itself
+                added = self._replacing(candidate, verdict, refs)
+                out.extend(
+                    replace(c, tier=TIER_CONTEXT, item=replace(c.item, score=0.0)) for c in added
+                )
         if kept:
             lines = tuple(candidate.lines[i] for i in kept)
             text = f"{candidate.label}: " + "; ".join([*lines, *candidate.extras])
@@ -242,9 +297,65 @@ class Adjudicator:
             sources = tuple(
                 candidate.line_sources[i] for i in kept if i < len(candidate.line_sources)
             )
-            whole = replace(candidate, item=item, lines=lines, line_sources=sources)
+            answered = tuple(candidate.answered[i] for i in kept if i < len(candidate.answered))
+            whole = replace(
+                candidate, item=item, lines=lines, line_sources=sources, answered=answered
+            )
             out.insert(0, _boost(whole, on_topic, wanted))
         return out
+
+    def _note_reply(self, candidate: Candidate, index: int, verdict: Verdict) -> None:
+        """Keep the turns an assistant's line that is taken back answers (:meth:`_with_reply`)."""
+        if index < len(candidate.answered) and candidate.answered[index][1]:
+            self._fallen.append((frozenset(candidate.answered[index][1]), verdict))
+
+    def _said_later(self, candidate: Candidate, index: int) -> bool:
+        """Whether a summary's line, dated by the turns it cites, was said after ``said_by``.
+
+        The statements said after the moment read are not evidence at all: a line citing
+        turns none of the statements visible then comes from was said later too.
+        """
+        sources = candidate.line_sources
+        subject = candidate.item.subject
+        if self._said_by is None or subject is None or index >= len(sources):
+            return False
+        if not sources[index]:
+            return False  # not tied to its turns: the summary's period dates it
+        said = self._evidence(subject).citing(frozenset(sources[index]))
+        return not said or max(found.said for found in said) > self._said_by
+
+    def _answer_verdict(self, candidate: Candidate, index: int) -> Verdict | None:
+        """The verdict on the user's line an assistant's line answers, if it has one.
+
+        "Booked: dentist, 11 March at 2:45" confirms "Book the dentist for 11 March at
+        2:45"; once that is taken back ("cancel my dentist appointment"), so is the
+        confirmation, though it names no note of its own to be judged by.
+        """
+        subject = candidate.item.subject
+        if index >= len(candidate.answered) or subject is None:
+            return None
+        asked, sources = candidate.answered[index]
+        if asked:
+            user = replace(candidate, lines=(asked,), line_sources=(sources,))
+            return self._verdict(self._line(user, 0), claims(asked, subject), asked)
+        said = [found for found in self._evidence(subject).citing(frozenset(sources))]
+        verdicts = [self._said_verdict(found, candidate) for found in said]
+        if not said or None in verdicts:
+            return None  # something the user said there still holds: so may the reply
+        return max(verdicts, key=_since)
+
+    def _said_verdict(self, found: Statement, candidate: Candidate) -> Verdict | None:
+        """The verdict on one of a subject's statements, judged as a note of ``candidate``'s."""
+        assert candidate.item.subject is not None
+        judged = replace(
+            candidate,
+            said=found.said,
+            learned=found.learned,
+            said_late=None,
+            turns=found.turns,
+            lines=(),
+        )
+        return self._verdict(judged, found.claims, found.text)
 
     def _line(self, candidate: Candidate, index: int) -> Candidate:
         """A summary's line as said when the statements it cites were said, where known.
@@ -372,7 +483,8 @@ class Adjudicator:
 
         It says a value ``text`` names no longer holds ("我离开华为了"), or switches what
         ``text`` arranged ("a window seat from now on"), or picks the other of two values
-        an either-or question offers.
+        an either-or question offers, or gives another street address in place of the one
+        ``text`` gives.
         """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
@@ -382,9 +494,10 @@ class Adjudicator:
             after,
             candidate.turns,
             lambda found: (
-                any(_retracts(evidence, old, text) for old in retractions(found.text))
-                or _switched(evidence, found.text, text, subject)
-                or _chosen(found.text, text, subject, self._offers)
+                any(names_retracted(evidence, old, text) for old in retractions(found.text))
+                or switched_from(evidence, found.text, text, subject)
+                or chosen_over(found.text, text, subject, self._offers)
+                or readdressed(found.text, text)
             ),
         )
         return _latest([latest] if latest is not None else [])
@@ -422,47 +535,15 @@ def _cited(candidate: Candidate) -> list[str]:
     return turns + [turn for line in candidate.line_sources for turn in line]
 
 
+_NOTE_REF = "note:"
+
+
+def _since(verdict: Verdict | None) -> float:
+    return 0.0 if verdict is None or verdict.since is None else verdict.since.timestamp()
+
+
 def _always(_: object) -> bool:
     return True
-
-
-def _retracts(evidence: Evidence, retraction: Retraction, text: str) -> bool:
-    """Whether ``text`` names the retracted value by a term specific enough to be a value.
-
-    A word said in many of the subject's statements ("time", "love", a friend's name) is not
-    the value a retraction takes back; only rarer words tie it to what it retracts.
-    """
-    return any(
-        shares_term(frozenset((term,)), text) and evidence.specific(term)
-        for term in retraction.terms
-    )
-
-
-def _switched(evidence: Evidence, switch: str, text: str, subject: str) -> bool:
-    """Whether ``text`` is what a later ``switch`` replaced: they share a specific word.
-
-    "Always give me an aisle seat" and, later, "a window seat from now on" share "seat";
-    "一般发圆通就行" and "快递换成韵达，圆通太慢了" share 圆通. A word many of the subject's
-    statements say ties nothing (see :func:`_retracts`), nor does the subject's own name,
-    which notes write for "I".
-    """
-    parts = switched_parts(switch, (subject,))
-    if not parts:
-        return False
-    said = " ".join(parts)
-    terms = salient_terms(said) - salient_terms(subject)
-    return bool(terms) and _retracts(evidence, Retraction(said, terms), text)
-
-
-def _chosen(change: str, text: str, subject: str, offers: tuple[Offer, ...]) -> bool:
-    """Whether a later ``change`` picks the other of two values the question offers.
-
-    Asked "monthly or yearly?", "switched to paying yearly" takes back "I'm on monthly
-    billing" though they share no word: the question names both values.
-    """
-    if not offers or not (retractions(change) or switched_parts(change, (subject,))):
-        return False
-    return picks_other(change, text, offers)
 
 
 def _latest(later: Sequence[Statement]) -> Verdict | None:
@@ -498,28 +579,6 @@ def note_candidate(note: Note | None, subject: str, score: float, zone: tzinfo) 
     )
 
 
-def rank(candidates: Sequence[Candidate], k: int, include_stale: bool) -> list[RecallItem]:
-    """The best ``k`` items: non-stale first, then lane tier, status, score, recency."""
-    kept = [c for c in candidates if include_stale or c.item.status != "stale"]
-    kept.sort(
-        key=lambda c: (
-            c.item.status == "stale",
-            c.tier,
-            _STATUS_ORDER[c.item.status],
-            -c.item.score,
-            -_timestamp(c.item.at or c.item.valid_from),
-        )
-    )
-    seen: set[str] = set()
-    ranked: list[RecallItem] = []
-    for candidate in kept:
-        if candidate.item.ref in seen:
-            continue
-        seen.add(candidate.item.ref)
-        ranked.append(candidate.item)
-    return ranked[:k]
-
-
 def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str]) -> Candidate:
     """Raise a summary-lane statement that claims an asked attribute ("住在…" for location).
 
@@ -537,6 +596,16 @@ def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str])
     return replace(candidate, item=replace(candidate.item, score=score))
 
 
+def _historical(candidate: Candidate) -> Candidate:
+    """A statement that only takes a value back: ``historical``, after what holds now.
+
+    "Not Bex anymore" is true, but what it names is the value that held before; the
+    statement that gives the new one ("could you update my name to Rebecca?") answers.
+    """
+    item = replace(candidate.item, status="historical")
+    return replace(candidate, item=item, tier=max(candidate.tier, TIER_OTHERS))
+
+
 def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
     item = replace(
         candidate.item,
@@ -544,7 +613,8 @@ def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
         superseded_by=verdict.reason,
         valid_to=verdict.since,
     )
-    return replace(candidate, item=item)
+    replaced_by = verdict.replacement.turns if verdict.replacement else frozenset()
+    return replace(candidate, item=item, replaced_by=replaced_by)
 
 
 def _value_key(value: object) -> str:
@@ -557,7 +627,3 @@ def _show(value: object) -> str:
 
 def _day(instant: datetime, zone: tzinfo) -> str:
     return instant.astimezone(zone).date().isoformat()
-
-
-def _timestamp(instant: datetime | None) -> float:
-    return 0.0 if instant is None else instant.timestamp()

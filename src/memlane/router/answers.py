@@ -34,8 +34,8 @@ from memlane.extract._codes import CUES
 from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
 from memlane.facts.normalize import match_keys
-from memlane.lang import roles_named, salient_terms
-from memlane.lang.changes import tells_past
+from memlane.lang import retractions, roles_named, salient_terms, shares_term
+from memlane.lang.changes import asks_earlier, tells_past
 from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
 from memlane.lang.medicines import asks_about_food, names_medicine_only
@@ -79,7 +79,9 @@ def answering(
     if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
     for kind, qualifiers in analysis.qualified:
-        kept = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
+        about = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
+        taken = frozenset().union(*(c.replaced_by for c in about))
+        kept = [c for c in kept if any(c is a for a in about) or _replacing(c, taken)]
     for kind in dict(analysis.qualified):
         kept = _giving(kept, kind)
     if asks_about_food(analysis.query):  # "allergic to penicillin" is no food allergy
@@ -119,12 +121,28 @@ def _bare_code(candidate: Candidate, kinds: set[str], mentions: Mentions) -> boo
     return _nothing_beside(candidate, text, [m.span for m in codes], mentions)
 
 
+def _replacing(candidate: Candidate, taken: frozenset[str]) -> bool:
+    """Whether ``candidate`` is the statement that replaced one about the thing asked.
+
+    "Cancel order ORD-1 please" names no Fitbit, but it took back "order the Fitbit": asked
+    for the status of the Fitbit order, it answers.
+    """
+    turns = {turn for turn in candidate.turns if not turn.startswith(_NOTE_REF)}
+    return bool(turns) and turns <= taken
+
+
 def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
     """What answers a question about an earlier value, read at present (the **when** rule)."""
     changed = any(_tells_before(c) for c in candidates)
     kept = _without_present_only(candidates, analysis.attributes)
     changes = [c.statement for c in kept if c.item.fact is None and tells_past(c.statement)]
     kept = [c for c in kept if not _present_profile(c, changes)]
+    if asks_earlier(analysis.query):
+        replaced = [c for c in candidates if c.replaced_by]
+        asked = salient_terms(analysis.query)
+        kept = [c for c in kept if not _the_replacement(c, replaced, asked)]
+        if replaced:
+            kept = [c for c in kept if not _beside_the_point(c, asked)]
     if analysis.intents and not changed:
         return [c for c in kept if c.item.lane == "window"]
     return kept
@@ -142,6 +160,49 @@ def _present_profile(candidate: Candidate, changes: list[str]) -> bool:
         and fact is not None
         and candidate.item.status == "current"
         and any(mentions(text, fact.value) for text in changes)
+    )
+
+
+def _the_replacement(
+    candidate: Candidate, replaced: list[Candidate], asked: frozenset[str]
+) -> bool:
+    """A current statement that made a recalled one stale: the present, not what was asked.
+
+    Asked "what was the old office address?", the statement that gave the new one ("send
+    to 236 Church St from now on") is what replaced the answer, not the answer; it is left
+    out, with the summaries that only restate it (every turn they cite is its). One that
+    names the value it took back ("I used to prefer aisle seats but now …") tells the
+    answer too; naming only what the question names ("公司那个作废了" for "之前公司那个地址")
+    is not naming the value.
+    """
+    if candidate.item.status != "current" or candidate.item.fact is not None:
+        return False
+    cited = candidate.cited(range(len(candidate.lines))) if candidate.lines else candidate.turns
+    turns = {turn for turn in cited if not turn.startswith(_NOTE_REF)}
+    if not turns:
+        return False
+    taken_back = [found.terms - asked for found in retractions(candidate.statement)]
+    return any(
+        turns <= old.replaced_by
+        and not any(shares_term(terms, old.statement) for terms in taken_back)
+        for old in replaced
+    )
+
+
+_NOTE_REF = "note:"
+
+
+def _beside_the_point(candidate: Candidate, asked: frozenset[str]) -> bool:
+    """A current statement sharing no word with a question for an earlier value.
+
+    When a statement that was replaced is recalled, it answers "what was the old office
+    address?"; a current line about opening hours, found for want of better, does not
+    outrank it.
+    """
+    return (
+        candidate.item.status == "current"
+        and candidate.item.fact is None
+        and not shares_term(asked, candidate.statement)
     )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
 from memlane.facts.lane import FactsLane
-from memlane.router.adjudicate import Adjudicator, Candidate, SubjectFacts, rank
+from memlane.router.adjudicate import Adjudicator, Candidate, SubjectFacts
 from memlane.router.analysis import analyze
 from memlane.router.answers import answering
 from memlane.router.evidence import Evidence, StoredEvidence, note_keys
@@ -34,6 +34,7 @@ from memlane.router.plan import (
     window_decision,
     workflow_decision,
 )
+from memlane.router.ranking import rank
 from memlane.router.render import render
 from memlane.router.summary_lane import SummaryFilters, note_statements, read_summaries
 from memlane.router.synonyms import SynonymRegistry
@@ -156,7 +157,8 @@ class Router:
         self._ask_workflow(run)
         self._ask_summary(run)
         adjudicator = self._adjudicator(run)
-        judged = adjudicator.judge(run.candidates, [*analysis.attributes, *run.exact.asked], query)
+        asked = [*analysis.attributes, *run.exact.asked]
+        judged = adjudicator.judge(run.candidates, asked, query, request.valid_at)
         judged = fitted(judged, query)
         answers = answering(
             judged,

@@ -26,6 +26,7 @@ from memlane.router.lanes import day
 from memlane.router.model import IdentifierRef, RecallItem
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.linedata import LineData
+from memlane.summaries.lines import split_label
 from memlane.summaries.model import Note, Summary, SummaryHit
 from memlane.summaries.sources import (
     NoteIndex,
@@ -276,12 +277,49 @@ def summary_candidate(summary: Summary, score: float, shown: SummaryShown) -> Ca
         extras=mood,
         line_sources=choice.sources,
         whole=tuple(summary.provenance),
+        answered=tuple(_answered(line, summary, shown) for line in lines),
     )
+
+
+_REPLIERS = frozenset({"assistant", "tool"})
+_TO_DO = "to do"
+
+
+def _answered(line: str, summary: Summary, shown: SummaryShown) -> tuple[str, tuple[str, ...]]:
+    """What the user said that an assistant's ``line`` answers: a line and the turns it cites.
+
+    An assistant's reply ("Booked: dentist, 11 March at 2:45", "已为您下单…") is tied to no
+    note of its own; it stands or falls with what the user said that it answers. In a
+    session's summary (lines in the order said) that is the user's line before it, else
+    everything the user said in the session: ``("", <the session's turns>)``. A storyline
+    merges sessions out of order: there it is the earliest note that names what the reply
+    names (``("", <its turns>)``). ``("", ())`` for a line of the user's.
+    """
+    speaker, body = _spoken_by(line)
+    if speaker not in _REPLIERS:
+        return "", ()
+    within = frozenset(summary.provenance)
+    if summary.session_id is None:
+        return "", shown.index.first_said(body, within)
+    every = summary_lines(summary)
+    before = every[: every.index(line)] if line in every else []
+    for earlier in reversed(before):
+        if _spoken_by(earlier)[0] not in _REPLIERS:
+            return earlier, shown.index.sources(earlier, within)
+    return "", tuple(summary.provenance)
+
+
+def _spoken_by(line: str) -> tuple[str, str]:
+    """Who said a summary line ("assistant", past a "to do:" label), and what they said."""
+    label, body = split_label(line)
+    if label == _TO_DO:
+        label, body = split_label(body)
+    return label, body
 
 
 def summary_lines(summary: Summary) -> list[str]:
     """The statements of a summary worth a prompt: facts and open items, else its topics."""
-    lines = [*summary.facts, *(f"to do: {item}" for item in summary.open_items)]
+    lines = [*summary.facts, *(f"{_TO_DO}: {item}" for item in summary.open_items)]
     if not lines and summary.topic:
         lines.append("about: " + ", ".join(summary.topic))
     return lines

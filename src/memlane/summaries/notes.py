@@ -25,6 +25,8 @@ from memlane.errors import InvalidInput
 from memlane.extract.model import Mention
 from memlane.extract.times import resolve_times
 from memlane.lang import negates_next
+from memlane.lang import phrasing as said
+from memlane.lang.changes import takes_back
 from memlane.pacing import pause
 from memlane.summaries.text import (
     SpanKind,
@@ -109,21 +111,31 @@ def extract_notes(
 def note_text(sentence: str, speaker: str, times: Sequence[Mention] = ()) -> str | None:
     """The note one sentence makes, or ``None`` when it is not worth remembering.
 
+    A sentence that takes a value back is worth remembering however short ("Monday is
+    out"), and so is a question that does ("Can you cancel the blender?", "could you
+    update my name to Ann?"): what the speaker withdrew or changed.
+
     >>> note_text("Oh, I've been to Paris!", "Jon")
     'Jon has been to Paris!'
+    >>> note_text("Could you change my seat to the aisle?", "Jon")
+    'Jon asked: Could you change my seat to the aisle?'
     """
     sentence = strip_discourse(sentence)
-    if not sentence or not is_informative(sentence, has_time=bool(times)):
+    if not sentence:
+        return None
+    withdraws = takes_back(sentence)
+    if not withdraws and not is_informative(sentence, has_time=bool(times)):
         return None
     if is_question(sentence):
-        if not find_spans(sentence, _QUESTION_KEEPS) and not _states_figure(sentence):
+        keeps = find_spans(sentence, _QUESTION_KEEPS) or _states_figure(sentence)
+        if not keeps and not withdraws:
             return None
-        return (
-            f"{speaker}问：{sentence}" if contains_cjk(sentence) else f"{speaker} asked: {sentence}"
-        )
+        asked = said.ASKED_ZH if contains_cjk(sentence) else said.ASKED_EN
+        return asked.format(speaker=speaker, text=sentence)
     text = resolve_first_person(annotate_times(sentence, times), speaker)
     if speaker.casefold() not in text.casefold():
-        text = f"{speaker}说：{text}" if contains_cjk(text) else f"{speaker} said: {text}"
+        relayed = said.SAID_ZH if contains_cjk(text) else said.SAID_EN
+        text = relayed.format(speaker=speaker, text=text)
     return text[0].upper() + text[1:]
 
 
@@ -143,16 +155,13 @@ def _states_figure(sentence: str) -> bool:
 _NUMBERS: frozenset[SpanKind] = frozenset({"number", "quantity"})
 _INFORMATIVE_KINDS: frozenset[SpanKind] = frozenset({"identifier", "date", "amount", "quantity"})
 _DISCOURSE = re.compile(
-    r"^(?:(?:oh|ooh|well|so|anyway|anyways|also|and|but|btw|by the way|plus|yeah|yes|haha|lol"
-    r"|actually|honestly|um|uh|wow|hey|hi|hello|ah)\b[,!.]?\s+)+"
-    r"|^(?:(?:嗯|哦|噢|喔|啊|对了|话说|其实|那个|哈哈|好吧|另外)[，,、！!]?)+",
+    rf"^(?:(?:{said.DISCOURSE_EN})\b[,!.]?\s+)+"
+    rf"|^(?:(?:{said.DISCOURSE_ZH})[{said.DISCOURSE_ZH_PUNCT}]?)+",
     re.IGNORECASE,
 )
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|my|me|we|our)\b|我")
+_FIRST_PERSON = re.compile(said.FIRST_PERSON)
 # A name the speaker addresses ("..., Jon!", "Thanks Gina") says nothing about the world.
-_VOCATIVE = re.compile(
-    r",\s*[A-Z][a-z]+[!.?]*$|^(?i:hey|hi|hello|thanks|thank you|congrats|wow)[,!]?\s+[A-Z][a-z]+"
-)
+_VOCATIVE = re.compile(said.VOCATIVE)
 
 
 def strip_discourse(sentence: str) -> str:
@@ -182,41 +191,7 @@ def is_informative(sentence: str, *, has_time: bool = False) -> bool:
 
 
 _RELATION_PATTERNS = re.compile(
-    "|".join(
-        f"(?P<{name}>{pattern})"
-        for name, pattern in (
-            (
-                "location",
-                r"\b(?:I|we)(?:'ve| have)?\s+(?:\w+\s+)?(?:live|living|reside|moved|relocated)\s+"
-                r"(?:in|to)\b|\bI'?m (?:now )?(?:living|based) in\b|\bmy (?:home|address) is\b"
-                r"|我(?:们)?[^，。！？,.!?\s]{0,4}?(?:住在|居住在|搬到|搬去|搬家到|定居在|家在)",
-            ),
-            ("name", r"\bmy name is\b|\bcall me\b|我叫|我的名字(?:是|叫)|我名字叫"),
-            (
-                "phone",
-                r"\bmy (?:new )?(?:phone|mobile|cell)(?: number)?(?: is|'s)\b"
-                r"|(?:我的?)?新?(?:手机号码?|电话号码?|手机|电话)(?:是|换成|改成|改为)?",
-            ),
-            (
-                "email",
-                r"\bmy (?:new )?e-?mail(?: address)?(?: is|'s)\b|(?:我的?)?新?(?:邮箱|电子邮件)",
-            ),
-            (
-                "employer",
-                r"\bI (?:now |currently )?work (?:at|for)\b|\bI'?m (?:now )?working (?:at|for)\b"
-                r"|我(?:现在)?在[^，。！？\s]{1,12}(?:工作|上班)|我(?:现在)?就职于",
-            ),
-            ("age", r"\bI'?m \d+ years old\b|我今年\d+岁|我\d+岁"),
-            ("birthday", r"\bmy birthday is\b|我的?生日(?:是|在)"),
-            (
-                "generic",
-                r"\bmy (?P<mine>(?:favou?rite )?[a-z]+(?: [a-z]+)?) (?:is|are)\b"
-                r"|我的(?P<wode>[^\s，。！？的是]{1,6})是"
-                # "我最喜欢的球队(现在)是…": the Chinese "my favourite X is (now) …"
-                r"|我最?喜欢的(?P<xihuan>[^\s，。！？的是现目如]{1,6})(?:现在|目前|如今)?是",
-            ),
-        )
-    ),
+    "|".join(f"(?P<{name}>{pattern})" for name, pattern in said.RELATIONS),
     re.IGNORECASE,
 )
 
@@ -233,8 +208,8 @@ def relations(text: str) -> list[str]:
     found: list[str] = []
     for match in _RELATION_PATTERNS.finditer(text):
         name = match.lastgroup
-        if name in ("mine", "wode", "xihuan", "generic"):
-            favourite = match["xihuan"] and "最喜欢的" + match["xihuan"]
+        if match["generic"]:  # "my X is …": the relation is X
+            favourite = match["xihuan"] and said.FAVOURITE_ZH + match["xihuan"]
             name = "my:" + (match["mine"] or match["wode"] or favourite).lower()
         if name and name not in found:
             found.append(name)
@@ -297,13 +272,18 @@ def annotate_times(text: str, mentions: Sequence[Mention]) -> str:
     last = 0
     for at, dates in sorted(added.items()):
         joined = "; ".join(dates)
-        pieces.extend([text[last:at].rstrip(), f"（{joined}）" if chinese else f" ({joined})"])
+        pieces.extend(
+            [
+                text[last:at].rstrip(),
+                (said.DATES_ZH if chinese else said.DATES_EN).format(dates=joined),
+            ]
+        )
         last = at
     pieces.append(text[last:])
     return "".join(pieces)
 
 
-_CLAUSE_END = re.compile(r"[，。；！？、,;!?\n]|\.(?=\s|$)")
+_CLAUSE_END = re.compile(said.CLAUSE_END)
 
 
 def _annotation_point(text: str, end: int, chinese: bool) -> int:
@@ -319,13 +299,7 @@ def _annotation_point(text: str, end: int, chinese: bool) -> int:
 
 
 _DATE_KINDS: frozenset[SpanKind] = frozenset({"date"})
-_MONTH_NAMES = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
-)  # fmt: skip
-_PREPOSITIONS = word_set(
-    "on since until till by from before after of at in during for to through around"
-)
+_PREPOSITIONS = word_set(said.TIME_PREPOSITIONS)
 
 
 def _explicit(text: str) -> bool:
@@ -357,20 +331,21 @@ def _render_value(value: object, chinese: bool, after_preposition: bool) -> str 
     except (KeyError, ValueError):
         return None
     days = (end - start).days
-    lead = "" if after_preposition else "in "
+    lead = "" if after_preposition else said.IN_PERIOD
     if days <= 1:
         return _render_instant(start.isoformat(), chinese, after_preposition)
     if days == 7 and start.weekday() == 0:
-        return f"{start} 那周" if chinese else f"{lead}the week of {start}"
+        return (said.WEEK_ZH if chinese else said.WEEK_EN).format(start=start, lead=lead)
     if days == 2 and start.weekday() == 5:
-        return f"{start} 那个周末" if chinese else f"{lead}the weekend of {start}"
+        return (said.WEEKEND_ZH if chinese else said.WEEKEND_EN).format(start=start, lead=lead)
     if start.day == 1 and end == _next_month(start):
-        month = _MONTH_NAMES[start.month - 1]
-        return f"{start.year}年{start.month}月" if chinese else f"{lead}{month} {start.year}"
+        month = start.month if chinese else said.MONTH_NAMES[start.month - 1]
+        written = said.YEAR_MONTH_ZH if chinese else said.YEAR_MONTH_EN
+        return written.format(year=start.year, month=month, lead=lead)
     if (start.month, start.day) == (1, 1) and end == date(start.year + 1, 1, 1):
-        return f"{start.year}年" if chinese else f"{lead}{start.year}"
+        return (said.YEAR_ZH if chinese else said.YEAR_EN).format(year=start.year, lead=lead)
     last = end - timedelta(days=1)
-    return f"{start} 至 {last}" if chinese else f"between {start} and {last}"
+    return (said.RANGE_ZH if chinese else said.RANGE_EN).format(start=start, last=last)
 
 
 def _next_month(first: date) -> date:
@@ -385,63 +360,21 @@ def _render_instant(value: str, chinese: bool, after_preposition: bool) -> str |
         return None
     if chinese:
         return f"{day} {clock}".strip()
-    lead = "" if after_preposition else "on "
-    return f"{lead}{day}" + (f" at {clock}" if clock else "")
+    lead = "" if after_preposition else said.ON_DAY
+    return f"{lead}{day}" + (said.AT_CLOCK.format(clock=clock) if clock else "")
 
 
 # --- statement rules the offline summarizer shares ----------------------------------------
 
-_REQUEST = re.compile(
-    r"^(?:please|can you|could you|would you|will you|help me|let me know|make sure)\b"
-    r"|\b(?:remind me|don't forget|do not forget|remember to|I need to|I have to|I've got to"
-    r"|I gotta|I must|I should|I still need|I still have to|haven't \w+ yet|not yet|still "
-    r"haven't|I'm planning to|I plan to|I'm going to|I'll|I will|TODO|to-do)\b"
-    r"|^(?:请|麻烦|帮我|帮忙)|提醒我|记得|别忘了|不要忘了|还没|还要|我需要|我得|我要|我打算|我计划"
-    r"|我准备|待办",
-    re.IGNORECASE,
-)
-_EVASIVE = re.compile(
-    r"\b(?:I don't know|I do not know|not sure|no idea|let me check|I'll check|I will check"
-    r"|I'll get back|get back to you|can't say|cannot say)\b"
-    r"|不知道|不清楚|不确定|我查一下|稍等|再看看",
-    re.IGNORECASE,
-)
-_DONE = re.compile(
-    r"\b(?:done|finished|completed|complete|already|took care|sorted|fixed|resolved|booked"
-    r"|sent|paid|shipped|delivered|refunded)\b"
-    r"|已经|完成|搞定|办好|处理好|弄好|好了|解决|已发|已付|已退",
-    re.IGNORECASE,
-)
-_COMPLAINT = re.compile(
-    r"\b(?:complain\w*|refund|broken|doesn't work|does not work|still not|never arrived"
-    r"|worst|terrible)\b|投诉|退款|坏了|不能用|还没到|太慢|太差",
-    re.IGNORECASE,
-)
-_PLAN = re.compile(
-    r"\b(?:plan|plans|planning|going to|gonna|I'll|I will|next (?:week|month|year)|tomorrow)\b"
-    r"|打算|计划|准备|下周|明天要|下个月",
-    re.IGNORECASE,
-)
-_MOOD_WORDS: dict[str, str] = {
-    "frustrated": r"frustrat\w*|annoy\w*|angry|pissed|upset|ridiculous|fed up|sick of"
-    r"|unacceptable|烦死|好烦|很烦|生气|气死|无语|受不了|郁闷|恼火|不爽|太差|失望",
-    "sad": r"sad|depressed|lonely|heartbroken|miserable|devastated|grieving"
-    r"|难过|伤心|孤独|不开心|难受|想哭",
-    "worried": r"worried|worry|anxious|nervous|scared|afraid|stressed|overwhelmed|swamped"
-    r"|担心|焦虑|紧张|害怕|压力",
-    "confused": r"confused|confusing|don't understand|do not understand|unclear|puzzled"
-    r"|不明白|不懂|搞不清|困惑|糊涂|看不懂|怎么回事",
-    "urgent": r"urgent|asap|immediately|right away|hurry|emergency|as soon as possible"
-    r"|着急|急需|紧急|马上|尽快|赶紧|立刻",
-    "happy": r"happy|glad|delighted|thrilled|joy|joyful|proud|love it|blessed"
-    r"|开心|高兴|太好了|快乐|满意|幸福|棒",
-    "excited": r"excited|exciting|can't wait|pumped|stoked|兴奋|激动|期待|迫不及待",
-    "grateful": r"thank|thanks|grateful|appreciate|thankful|谢谢|感谢|多谢",
-}
+_REQUEST = re.compile(said.REQUEST, re.IGNORECASE)
+_EVASIVE = re.compile(said.EVASIVE, re.IGNORECASE)
+_DONE = re.compile(said.DONE, re.IGNORECASE)
+_COMPLAINT = re.compile(said.COMPLAINT, re.IGNORECASE)
+_PLAN = re.compile(said.PLAN, re.IGNORECASE)
 # One pass with a named group per mood; Latin words must not touch other letters.
 _MOODS = re.compile(
     "(?<![A-Za-z])(?:"
-    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in _MOOD_WORDS.items())
+    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in said.MOOD_WORDS.items())
     + ")(?![A-Za-z])",
     re.IGNORECASE,
 )
@@ -511,43 +444,32 @@ def intents(
 
 # --- first person --------------------------------------------------------------------------
 
-_PRESENT_VERBS = word_set(
-    """love like want need think feel know hope plan live work go do have try enjoy prefer miss
-    believe wish play run read write teach study paint cook walk swim dance sing remember
-    forget mean guess agree understand find get make take keep own use visit volunteer
-    care hate adore admire appreciate struggle practice listen watch see say feel"""
-)
-_ADVERBS = (
-    r"(?:really|also|just|still|always|usually|often|never|sometimes|actually|definitely"
-    r"|totally|truly|absolutely|kinda|now|currently|even|only|mostly)"
-)
 _EN_FIRST_PERSON = re.compile(
-    r"\bI['’]m\b|\bI['’]ve\b|\bI['’]ll\b|\bI['’]d\b|\bI\s+don['’]t\b|\bI\s+haven['’]t\b"
-    rf"|\bI(?P<gap>(?:\s+{_ADVERBS})?\s+)(?P<verb>[a-z]+)\b"
-    r"|\bI\b|\b[Mm]y\b|\b[Mm]ine\b|\b[Mm]yself\b|\b[Mm]e\b"
+    said.I_CONTRACTIONS
+    + "|"
+    + said.I_VERB.format(adverbs=said.ADVERBS)
+    + "|"
+    + said.FIRST_PERSON_WORDS
 )
-_CONTRACTIONS = {
-    "i'm": "is",
-    "i've": "has",
-    "i'll": "will",
-    "i don't": "doesn't",
-    "i haven't": "hasn't",
-}
-_HAD_WORDS = word_set("been had gone done seen already never just")
+_HAD_WORDS = word_set(said.HAD_WORDS)
 
 
 def resolve_first_person(text: str, speaker: str) -> str:
-    """Replace first-person pronouns by ``speaker``, with simple verb agreement.
+    """Replace first-person pronouns by ``speaker``; the words the speaker said stay as said.
+
+    Only the pronouns change (and "I'm", "I am" become "is"): a verb keeps the form the
+    speaker gave it, so what they said is found as said ("I take the train" → "Caroline
+    take the train", not "takes").
 
     >>> resolve_first_person("I'm moving and I really love my new place", "Caroline")
-    "Caroline is moving and Caroline really loves Caroline's new place"
+    "Caroline is moving and Caroline really love Caroline's new place"
     >>> resolve_first_person("我的猫叫咪咪，我们很喜欢它", "王芳")
     '王芳的猫叫咪咪，我们很喜欢它'
     """
     if contains_cjk(text):
         glued = speaker[-1:].isascii() and speaker[-1:].isalnum()
         text = re.sub(
-            r"我(?![们國国])(?P<next>[A-Za-z0-9]?)",
+            said.I_ZH,
             lambda match: speaker + (" " if glued and match["next"] else "") + match["next"],
             text,
         )
@@ -557,29 +479,20 @@ def resolve_first_person(text: str, speaker: str) -> str:
 def _replace_english(match: re.Match[str], speaker: str) -> str:
     if match.group("verb") is not None:
         verb = match.group("verb")
-        if verb == "am":
-            verb = "is"
-        elif verb in _PRESENT_VERBS:
-            verb = _third_person(verb)
-        return f"{speaker}{match.group('gap')}{verb}"
+        if verb == said.AM:
+            verb = said.AM_THIRD
+        return f"{speaker}{match.group('gap')}{verb}"  # the verb as said: "I take" → "X take"
     lowered = " ".join(match.group().replace("’", "'").lower().split())
-    if lowered in _CONTRACTIONS:
-        return f"{speaker} {_CONTRACTIONS[lowered]}"
-    if lowered == "i'd":
+    if " " in lowered:  # "I don't": the negated auxiliary as said
+        return speaker + match.group()[1:]
+    if lowered in said.CONTRACTIONS:
+        return f"{speaker} {said.CONTRACTIONS[lowered]}"
+    if lowered == said.I_WOULD:
         following = match.string[match.end() :].split(None, 1)
-        return f"{speaker} {'had' if following and following[0] in _HAD_WORDS else 'would'}"
-    if lowered in ("my", "mine"):
+        had = following and following[0] in _HAD_WORDS
+        return f"{speaker} {said.HAD if had else said.WOULD}"
+    if lowered in said.POSSESSIVE_PRONOUNS:
         return f"{speaker}'s"
-    if lowered == "myself":
-        return "themself"
+    if lowered == said.REFLEXIVE:
+        return said.REFLEXIVE_THIRD
     return speaker
-
-
-def _third_person(verb: str) -> str:
-    if verb in ("have", "do", "go"):
-        return {"have": "has", "do": "does", "go": "goes"}[verb]
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if verb.endswith("y") and verb[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"

@@ -25,6 +25,8 @@ from memlane.summaries.text import keywords
 _TURN_ID = re.compile(r"#\d+$")
 _PIECES = "; "  # "earlier: a; b; c" lines fold snippets of several turns
 _NOT_SPEAKERS = frozenset({"assistant", "tool", "earlier"})
+_FIRST_SAID_WORDS = 4
+"""How many of a reply's rarest words :meth:`WeightedLines.first_said` looks for."""
 Shown = tuple[Sequence[str], frozenset[str]]
 """A summary's lines and the turns it cites, as :meth:`WeightedLines.choose` takes them."""
 FEW_TURNS = 64
@@ -143,6 +145,19 @@ class WeightedLines:
         for piece in split_label(line)[1].split(_PIECES):
             found.extend(self._piece_sources(piece, within))
         return tuple(dict.fromkeys(found))
+
+    def first_said(self, text: str, within: frozenset[str] | None = None) -> tuple[str, ...]:
+        """The turns of the earliest note (citing turns ``within``) that shares a word of ``text``.
+
+        The word is the rarest of ``text`` that any such note holds: an assistant's reply
+        ("已为您下单加湿器…") restates what the user first said of it ("确认购买加湿器").
+        """
+        weights = {word: weight for word, weight in self._weights(text).items() if self._held(word)}
+        for word in sorted(weights, key=lambda word: -weights[word])[:_FIRST_SAID_WORDS]:
+            shared = self._shared({word: weights[word]}, within)
+            if shared:
+                return shared[0][0]
+        return ()
 
     def _weights(self, piece: str) -> dict[str, float]:
         return {word: self.rarity(word) for word in line_words(piece)}

@@ -1,0 +1,87 @@
+"""What a later statement takes back: the ties between a retraction and what it retracts.
+
+A retraction names an old value by a specific word (:func:`names_retracted`), or switches an
+arrangement sharing one (:func:`switched_from`), or picks the other of two values the
+question offers (:func:`chosen_over`), or gives another street address (:func:`readdressed`);
+a statement that only takes a value back tells nothing of the present
+(:func:`only_takes_back`). The adjudicator (:mod:`memlane.router.adjudicate`) asks these.
+"""
+
+from __future__ import annotations
+
+from memlane.lang.changes import (
+    Offer,
+    Retraction,
+    only_retracts,
+    picks_other,
+    replaces_in_kind,
+    retractions,
+    street_addresses,
+    switched_parts,
+)
+from memlane.lang.words import salient_terms, shares_term
+from memlane.router.evidence import Evidence
+from memlane.router.slots import clauses
+
+
+def only_takes_back(text: str, subject: str, query: str) -> bool:
+    """Whether a statement only says a value no longer holds, one the query does not name.
+
+    "Not Bex anymore" tells nothing of what holds now, only of a value that held before
+    (see :func:`_historical`). Asked about the value itself ("what happened with the
+    blender?"), "cancel the blender" is the answer: what became of it.
+    """
+    if not only_retracts(" ; ".join(clauses(text, subject)), (subject,)):
+        return False
+    return not any(shares_term(found.terms, query) for found in retractions(text))
+
+
+def names_retracted(evidence: Evidence, retraction: Retraction, text: str) -> bool:
+    """Whether ``text`` names the retracted value by a term specific enough to be a value.
+
+    A word said in many of the subject's statements ("time", "love", a friend's name) is not
+    the value a retraction takes back; only rarer words tie it to what it retracts.
+    """
+    return any(
+        shares_term(frozenset((term,)), text) and evidence.specific(term)
+        for term in retraction.terms
+    )
+
+
+def switched_from(evidence: Evidence, switch: str, text: str, subject: str) -> bool:
+    """Whether ``text`` is what a later ``switch`` replaced: they share a specific word.
+
+    "Always give me an aisle seat" and, later, "a window seat from now on" share "seat";
+    "一般发圆通就行" and "快递换成韵达，圆通太慢了" share 圆通. A word many of the subject's
+    statements say ties nothing (see :func:`names_retracted`), nor does the subject's own name,
+    which notes write for "I".
+    """
+    parts = switched_parts(switch, (subject,))
+    if not parts:
+        return False
+    said = " ".join(parts)
+    terms = salient_terms(said) - salient_terms(subject)
+    return bool(terms) and names_retracted(evidence, Retraction(said, terms), text)
+
+
+def readdressed(change: str, text: str) -> bool:
+    """Whether a later ``change`` gives a street address in place of the one ``text`` gives.
+
+    "Send to 9 Mill Lane from now on" replaces "Deliver everything to my office: 12 Harbour
+    Rd" though they share no word: both give an address, and the later says it replaces.
+    """
+    if not replaces_in_kind(change):
+        return False
+    new, old = street_addresses(change), street_addresses(text)
+    return bool(new) and bool(old) and not new & old
+
+
+def chosen_over(change: str, text: str, subject: str, offers: tuple[Offer, ...]) -> bool:
+    """Whether a later ``change`` picks the other of two values the question offers.
+
+    Asked "monthly or yearly?", "switched to paying yearly" takes back "I'm on monthly
+    billing" though they share no word: the question names both values.
+    """
+    if not offers or not (retractions(change) or switched_parts(change, (subject,))):
+        return False
+    return picks_other(change, text, offers)

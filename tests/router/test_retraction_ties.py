@@ -1,0 +1,164 @@
+"""Retractions tied to what they take back by more than a shared value word (issue 13).
+
+A short withdrawal ("Friday is out"), a request that changes something put as a question
+("could you change my name to …?"), an assistant's confirmation of what was later taken
+back, and a statement that only says a value no longer holds.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from tests.conftest import FakeClock
+
+
+def _chat(mem, clock: FakeClock, session: str, said: str, reply: str = "Ok.", days: int = 1):
+    """The user says ``said`` in a new session ``days`` later; the assistant replies."""
+    clock.advance(days=days)
+    s = mem.session("U-1", session_id=session)
+    for role, text in (("user", said), ("assistant", reply)):
+        s.add(role, text)
+        clock.advance(minutes=2)
+    s.close()
+    assert mem.index.wait(timeout=30)  # statements are found by meaning too
+
+
+def _current_texts(result) -> list[str]:
+    return [item.text for item in result.items if item.status == "current"]
+
+
+@pytest.mark.parametrize(
+    ("booked", "moved", "question", "new", "old"),
+    [
+        # a short withdrawal of the day makes the booking on it stale
+        ("Thursday at 7pm works for the massage",
+         "Thursday is out, sorry. Saturday at 11am for the massage?",
+         "when is my massage?", "11am", "7pm"),
+        # 改 right before a time moves the event
+        ("瑜伽课约在周三晚上八点", "不好意思周三有事，瑜伽课改周五晚上七点行吗",
+         "瑜伽课改到什么时候了？", "晚上七点", "晚上八点"),
+    ],
+)  # fmt: skip
+def test_a_booking_moved_to_another_time(mem, clock: FakeClock, booked, moved, question, new, old):
+    _chat(mem, clock, "s-1", booked, "Ok!")
+    _chat(mem, clock, "s-2", moved, "Sure, moved.")
+    r = mem.recall("U-1", question)
+    assert new in r.items[0].text
+    assert not any(old in text for text in _current_texts(r))
+
+
+def test_a_request_put_as_a_question_is_remembered_and_answers(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", "Just call me Nat, everybody does", "Sure!")
+    said = "Could you change my name to Natalie? Not Nat anymore"
+    _chat(mem, clock, "s-2", said, days=20)
+    r = mem.recall("U-1", "what name does this user go by?")
+    assert "Natalie" in r.items[0].text
+    only_back = [item for item in r.items if item.text.endswith("Not Nat anymore")]
+    assert only_back and only_back[0].status == "historical"  # it names the old name only
+    assert not any(text.endswith("Nat, everybody does") for text in _current_texts(r))
+
+
+def test_a_withdrawal_answers_a_question_about_what_it_withdrew(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", "ok, please order the standing desk", "Ok.")
+    _chat(mem, clock, "s-2", "Can you cancel the standing desk?", "Done.")
+    r = mem.recall("U-1", "what happened with the standing desk?")
+    assert r.items[0].text.endswith("Can you cancel the standing desk?")
+    assert r.items[0].status == "current"
+
+
+def test_an_assistants_confirmation_falls_with_what_it_confirmed(mem, clock: FakeClock):
+    said = "Please book the optician for 9 June at 10:15"
+    _chat(mem, clock, "s-1", said, "Booked: optician, 9 June at 10:15.")
+    _chat(mem, clock, "s-2", "what are your opening hours?", "9 to 5.")
+    said = "I have to cancel my optician appointment (9 June)"
+    _chat(mem, clock, "s-3", said, "Done, cancelled.", days=30)
+    r = mem.recall("U-1", "Do I have an optician appointment?")
+    assert "cancel" in r.items[0].text
+    assert not any("10:15" in text for text in _current_texts(r))
+    assert any("Booked: optician" in i.text for i in r.items if i.status == "stale")
+
+
+def test_asked_for_the_old_value_the_statement_that_replaced_it_is_left_out(mem, clock):
+    said = "Deliver everything to my office: 12 Harbour Rd, Leeds"
+    _chat(mem, clock, "s-1", said)
+    said = "please stop using my work address, deliver to 9 Mill Lane from now on"
+    _chat(mem, clock, "s-2", said, days=40)
+    now = mem.recall("U-1", "which address do we deliver to?")
+    assert "9 Mill Lane" in now.items[0].text
+    before = mem.recall("U-1", "What was the old office address?")
+    assert "12 Harbour Rd" in before.items[0].text
+    assert not any("9 Mill Lane" in text for text in _current_texts(before))
+
+
+def test_read_as_of_a_moment_a_summary_line_said_later_is_left_out(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", "Always book me a window seat, I like the view")
+    _chat(mem, clock, "s-2", "is there a discount for students?", days=10)
+    _chat(mem, clock, "s-3", "Switch my seat preference to the aisle from now on", days=40)
+    then = clock.now - timedelta(days=20)
+    r = mem.recall("U-1", "What seat did the traveller like at that point?", valid_at=then)
+    assert "window seat" in r.items[0].text
+    assert not any("aisle" in text for text in _current_texts(r))
+
+
+def test_on_file_and_now_using_do_not_narrow_a_code(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", "My number is 07700 900456, text me any time")
+    said = "The old number is dead — please use 07700 900789 from now on"
+    _chat(mem, clock, "s-2", said, days=30)
+    r = mem.recall("U-1", "What's my phone number on file?")
+    assert r.items and r.items[0].fact is not None
+    assert r.items[0].fact.value == "07700 900789"
+    _chat(mem, clock, "s-3", "我的邮箱是zhao.lin@example.org，发票发这里")
+    _chat(mem, clock, "s-4", "邮箱换了：lin.zhao@example.net，老的那个不用了", days=30)
+    r = mem.recall("U-1", "用户现在用哪个邮箱？")
+    assert r.items and r.items[0].fact is not None
+    assert r.items[0].fact.value == "lin.zhao@example.net"
+
+
+def test_a_new_street_address_replaces_the_old_one_though_no_word_is_shared(mem, clock):
+    _chat(mem, clock, "s-1", "Ship my orders to the office: 40 Quay Street, Bristol")
+    _chat(mem, clock, "s-2", "Do you open on bank holidays?", "10 to 4.")
+    said = "pls stop using my work adress, send to 7 Vine Row from now on"
+    _chat(mem, clock, "s-3", said, days=40)
+    now = mem.recall("U-1", "which address do we ship to?")
+    assert "7 Vine Row" in now.items[0].text
+    assert not any("40 Quay Street" in text for text in _current_texts(now))
+    before = mem.recall("U-1", "What was the old office address?")
+    assert "40 Quay Street" in before.items[0].text
+
+
+def test_chinese_questions_for_the_old_number_and_the_old_address(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", "我手机号是138 2468 1357")
+    _chat(mem, clock, "s-2", "旧号码已经停机了，以后联系我打199-1357-2468", days=30)
+    r = mem.recall("U-1", "客户之前那个旧号码是？")
+    assert r.items and r.items[0].fact is not None
+    assert r.items[0].fact.value == "138 2468 1357" and r.items[0].status == "historical"
+    _chat(mem, clock, "s-3", "收货地址写公司的：苏州工业园区星湖街218号，前台代收")
+    _chat(mem, clock, "s-4", "收货地址改一下，苏州吴中区东吴路57号，公司那个不用了", days=30)
+    r = mem.recall("U-1", "之前公司那个地址是哪？")
+    assert "星湖街218号" in r.items[0].text
+    assert not any("东吴路57号" in text for text in _current_texts(r))
+
+
+@pytest.mark.parametrize(
+    ("thing", "order", "cancel", "question", "answer"),
+    [
+        # the request falls with the confirmation the cancellation names
+        ("walnut bookshelf", "ORD-2026-31337", "pls cancel {o}, I don't need it anymore",
+         "what happened with the walnut bookshelf?", "cancel"),
+        # asked for the thing's order, the cancellation naming only the id answers
+        ("Kindle Paperwhite", "ORD-2026-77001", "Cancel order {o} please, found it cheaper",
+         "What's the status of my Kindle Paperwhite order?", "Cancel order"),
+    ],
+)  # fmt: skip
+def test_an_order_falls_with_the_cancellation_of_its_id(
+    mem, clock: FakeClock, thing, order, cancel, question, answer
+):
+    placed = f"Done — order {order} is placed and ships on 4 May."
+    _chat(mem, clock, "s-1", f"ok let's do it, order the {thing}", placed)
+    _chat(mem, clock, "s-2", cancel.format(o=order))
+    r = mem.recall("U-1", question)
+    assert r.items and answer in r.items[0].text
+    current = _current_texts(r)
+    assert not any(f"order the {thing}" in text or "ships on" in text for text in current)
