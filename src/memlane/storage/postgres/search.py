@@ -58,18 +58,21 @@ def vector_literal(vector: npt.NDArray[np.float32]) -> str:
 def ensure_vector_index(database: PostgresDatabase, dims: int) -> None:
     """Create the HNSW index of vectors ``dims`` wide unless it exists (or cannot: too wide).
 
-    Call it inside the write transaction that stores the first vectors of a width (it holds
-    the write lock, so no other writer races to create the index; readers go on reading).
+    Call it inside the write transaction that stores the first vectors of a width. Creating
+    the index takes the database's write lock exclusive first (a write naming no key), so
+    no other writer races to create it; readers go on reading. Once it exists, storing
+    vectors locks no more than their rows.
     """
     if not 0 < dims <= HNSW_MAX_DIMS:
         return
     name = f"search_docs_hnsw_{int(dims)}"
     if database.fetchone("SELECT to_regclass(%s)", (name,))[0] is not None:
         return
-    database.execute(
-        f"CREATE INDEX IF NOT EXISTS {name} ON search_docs USING hnsw "
-        f"((vector::vector({int(dims)})) vector_ip_ops) WHERE dims = {int(dims)}"
-    )
+    with database.write():
+        database.execute(
+            f"CREATE INDEX IF NOT EXISTS {name} ON search_docs USING hnsw "
+            f"((vector::vector({int(dims)})) vector_ip_ops) WHERE dims = {int(dims)}"
+        )
 
 
 def bm25_sql(where: str) -> str:

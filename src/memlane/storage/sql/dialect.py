@@ -19,12 +19,10 @@ import numpy as np
 import numpy.typing as npt
 
 from memlane.storage.archiving import ArchiveReader, ArchiveRow
-from memlane.storage.base import DocKind
+from memlane.storage.base import DocKind, WriteKey
 from memlane.storage.nesting import Nesting
 
 Parameters = Sequence[Any] | dict[str, Any]
-WriteKey = tuple[str, str, str]
-"""What a keyed write locks: ``(tenant, subject, attribute)``."""
 KeyRange = tuple[str, str, int, int]
 """``(subject, attribute, lo, hi)``: one key's versions touching ``[lo, hi]``."""
 Vector = npt.NDArray[np.float32]
