@@ -6,6 +6,8 @@ Every test runs on every backend. Slow models are played by a gated embedder tha
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections import Counter
@@ -361,3 +363,26 @@ def test_a_query_with_a_lane_of_its_own_is_embedded_while_the_model_is_busy(open
     assert embedder.query_threads == [threading.get_ident()]
     embedder.gate.set()
     assert mem.index.wait(timeout=30)
+
+
+class PriorityRecorder(GatedEmbedder):
+    """Records the niceness of the thread each document call runs in."""
+
+    def __init__(self) -> None:
+        super().__init__(open_gate=True)
+        self.niceness: list[int] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return super().embed_documents(texts)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own niceness is Linux's")
+def test_the_worker_embeds_behind_the_requests_threads(open_memory):
+    embedder = PriorityRecorder()
+    mem = open_memory(embedder)
+    mem.remember("U-1", "The user grows roses in the garden")
+    assert mem.index.wait(timeout=30)
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert embedder.niceness
+    assert set(embedder.niceness) == {min(mine + indexer.WORKER_NICE, 19)} != {mine}

@@ -13,7 +13,10 @@ While items wait, search finds them by their words and ranks them with the rest
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -69,6 +72,11 @@ RETRY_SECONDS = (1.0, 60.0)
 """After a failed batch the worker waits the first, doubling up to the second."""
 POLL_SECONDS = 0.25
 """How often :meth:`Index.wait` looks at the database (items claimed by other workers)."""
+WORKER_NICE = 10
+"""The worker thread's niceness (Linux): a model call in flight takes the cores only when
+requests leave them. An engine's own threads are started from the worker and inherit it, so
+a query embedded beside a batch (:func:`~memlane.embed.base.serves_queries_beside_documents`)
+gets most of the machine instead of half. 0 keeps the worker at the requests' priority."""
 
 
 def indexing_mode(value: object) -> Indexing:
@@ -299,6 +307,7 @@ class Indexer:
     # -- the worker -----------------------------------------------------------------------
 
     def _work(self) -> None:
+        _behind_requests()
         retry = RETRY_SECONDS[0]
         while not self._stop.is_set():
             self._wake.wait()
@@ -411,6 +420,18 @@ class Indexer:
             self._store.release_vectors([doc_id for doc_id, _ in batch])
         except MemlaneError as error:  # the claim ends on its own
             log.warning("could not release a claim: %s", error)
+
+
+def _behind_requests() -> None:
+    """Lower the calling thread's CPU priority by :data:`WORKER_NICE` (Linux only).
+
+    On Linux niceness belongs to a thread (elsewhere ``setpriority`` would lower the whole
+    process), and threads it starts later inherit it.
+    """
+    if sys.platform == "linux" and WORKER_NICE > 0:
+        me = threading.get_native_id()
+        with contextlib.suppress(OSError):  # not allowed: run as it is
+            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + WORKER_NICE)
 
 
 def _query_queues_behind(embedder: Embedder) -> bool:
