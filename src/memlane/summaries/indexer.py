@@ -72,11 +72,13 @@ RETRY_SECONDS = (1.0, 60.0)
 """After a failed batch the worker waits the first, doubling up to the second."""
 POLL_SECONDS = 0.25
 """How often :meth:`Index.wait` looks at the database (items claimed by other workers)."""
-WORKER_NICE = 10
-"""The worker thread's niceness (Linux): a model call in flight takes the cores only when
-requests leave them. An engine's own threads are started from the worker and inherit it, so
-a query embedded beside a batch (:func:`~memlane.embed.base.serves_queries_beside_documents`)
-gets most of the machine instead of half. 0 keeps the worker at the requests' priority."""
+WORKER_NICE = 5
+"""The worker thread's niceness (Linux), added to the process's: beside a busy request thread
+a model call in flight gets a quarter of a core instead of half. An engine's own threads are
+started from the worker and inherit it, so a query embedded beside a batch
+(:func:`~memlane.embed.base.serves_queries_beside_documents`) gets most of the cores. Higher
+values starve the backlog while requests keep coming (+10: a tenth of a core); 0 keeps the
+worker at the requests' priority."""
 
 
 def indexing_mode(value: object) -> Indexing:
