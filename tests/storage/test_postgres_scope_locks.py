@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import memlane
+from memlane.storage.postgres.database import PostgresDatabase
 from memlane.storage.sql.summaries import SQLSummaryStore
 
 WAIT_S = 30.0
@@ -110,3 +111,25 @@ def test_notes_of_one_subject_take_turns_and_forget_waits_for_them(
         forgetting.join(WAIT_S)
         texts = [n.text for n in mem.summaries.notes("U-A")]
         assert texts == ["The user grows roses", "The user keeps bees"]
+
+
+def test_the_first_vectors_of_a_width_lock_every_write_out_from_the_start(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Their index is made first; upgrading to the exclusive lock after the update has
+    locked rows let two writers wait for each other (a deadlock, seen with two handles)."""
+    begun: list[list[int] | None] = []
+    begin = PostgresDatabase._begin
+
+    def recording(self: PostgresDatabase, connection: Any, keys: Any) -> None:
+        if threading.current_thread().name == "memlane-index":
+            begun.append(None if keys is None else list(keys))
+        begin(self, connection, keys)
+
+    monkeypatch.setattr(PostgresDatabase, "_begin", recording)
+    with memlane.Memory(postgres_url, embedder="hash") as mem:
+        mem.remember("U-A", "The user grows roses")
+        assert mem.index.wait(timeout=WAIT_S)
+        mem.remember("U-B", "The user keeps bees")
+        assert mem.index.wait(timeout=WAIT_S)
+    assert begun == [None, []]  # exclusive to make the index, then no key at all

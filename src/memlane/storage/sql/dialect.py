@@ -237,6 +237,14 @@ class Dialect(Protocol):
         """Store float32 vectors of undeleted docs and end their claims (caller's transaction)."""
         ...
 
+    def vectors_need_no_lock(self, widths: set[int]) -> bool:
+        """Whether vectors of these widths (float32 counts) can be stored under no key's lock.
+
+        A dialect that builds something for a new width first says False: that transaction
+        then takes the write lock exclusive from its start.
+        """
+        ...
+
     def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
         """``(docs in scope, docs embedded by model, highest doc id)`` of undeleted docs."""
         ...

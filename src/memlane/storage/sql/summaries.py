@@ -254,11 +254,13 @@ class SQLSummaryStore(SQLNoteKeys):
         """Attach vectors (float32 bytes) to search items, ending their claims.
 
         Items deleted meanwhile keep no vector. It locks no key: the rows it updates are
-        locked by the update itself, and no other write waits for it (a forget does).
+        locked by the update itself, and no other write waits for it (a forget does), unless
+        a new width needs its index made first (then it locks every write out).
         """
         if not vectors:
             return
-        with self.db.write(()):
+        widths = {len(blob) // 4 for _, blob in vectors}
+        with self.db.write(() if self.dialect.vectors_need_no_lock(widths) else None):
             self.db.wrote()
             self.dialect.put_vectors(model, vectors)
 
