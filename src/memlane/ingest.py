@@ -8,6 +8,7 @@ adds a second number) is logged and counted, and the turn goes on.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -57,11 +58,16 @@ class FactIngester:
         provenance: Sequence[str],
         source: str | None,
     ) -> list[Fact]:
-        """Write every operation of ``extraction`` in one transaction; refused ones are skipped."""
+        """Write every operation of ``extraction`` in one transaction; refused ones are skipped.
+
+        The transaction locks the subject's batches and each key it writes, not every write
+        (on PostgreSQL); the extractor's attributes are defined before it, in their own.
+        """
         written: list[Fact] = []
         if not extraction.ops and not extraction.retracted:
             return written
-        with self._facts.batch():
+        self._define_all(extraction.ops)
+        with self._facts.batch(subject):
             for op in extraction.ops:
                 fact = self._apply_one(subject, op, at, provenance, source)
                 if fact is not None:
@@ -150,6 +156,12 @@ class FactIngester:
             return None
         self.stats.applied += 1
         return fact
+
+    def _define_all(self, ops: Sequence[FactOp]) -> None:
+        """Define the attributes of ``ops`` first (a refused name is refused with its op)."""
+        for op in ops:
+            with contextlib.suppress(InvalidInput):
+                self._ensure_defined(op.attribute)
 
     def _ensure_defined(self, attribute: str) -> None:
         """Define an extractor's attribute the first time it is used, unless already defined."""

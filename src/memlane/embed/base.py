@@ -123,6 +123,21 @@ def runs_one_call_at_a_time(embedder: Embedder) -> bool:
     return bool(getattr(embedder, "one_call_at_a_time", False))
 
 
+def serves_queries_beside_documents(embedder: Embedder) -> bool:
+    """Whether a query of ``embedder`` never waits for a document call in flight.
+
+    A local engine that runs one call at a time may still keep queries in a lane of their
+    own: its weights are read-only once loaded and each call has its own buffers, so a
+    query runs beside a background batch instead of queueing behind it. Such an embedder
+    says so with a true ``queries_beside_documents`` attribute.
+
+    >>> from memlane.embed import HashEmbedder
+    >>> serves_queries_beside_documents(HashEmbedder())
+    False
+    """
+    return bool(getattr(embedder, "queries_beside_documents", False))
+
+
 def l2_normalize(matrix: npt.ArrayLike) -> Vectors:
     """Return the rows of ``matrix`` as float32 unit vectors; all-zero rows stay zero."""
     rows = np.array(matrix, dtype=np.float32, ndmin=2)

@@ -19,6 +19,7 @@ from memlane.embed.base import (
     check_query,
     check_texts,
     runs_one_call_at_a_time,
+    serves_queries_beside_documents,
 )
 from memlane.errors import InvalidInput
 
@@ -99,6 +100,11 @@ class CachedEmbedder:
     def one_call_at_a_time(self) -> bool:
         """Whether the inner embedder serves one call at a time."""
         return runs_one_call_at_a_time(self._inner)
+
+    @property
+    def queries_beside_documents(self) -> bool:
+        """Whether the inner embedder runs a query beside a document call in flight."""
+        return serves_queries_beside_documents(self._inner)
 
     @property
     def stats(self) -> CacheStats:

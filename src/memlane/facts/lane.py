@@ -25,7 +25,7 @@ from memlane.facts.normalize import (
 )
 from memlane.facts.phones import check_region, phone_key, phone_keys
 from memlane.facts.temporal import Span, WritePlan, plan_assert, plan_retract
-from memlane.storage.base import FactStore, FactWriter, Scope
+from memlane.storage.base import FactStore, FactWriter, Scope, scope_key
 from memlane.timeutil import (
     Clock,
     TimeInput,
@@ -264,16 +264,20 @@ class FactsLane:
             ]
 
     @contextmanager
-    def batch(self) -> Iterator[FactsLane]:
+    def batch(self, subject: str | None = None) -> Iterator[FactsLane]:
         """Group writes into one transaction: all commit together, or none does.
 
-        Each write still gets its own, strictly increasing transaction time.
+        Each write still gets its own, strictly increasing transaction time. With a
+        ``subject``, batches of that subject take turns while every other write goes on (on
+        PostgreSQL; each write in the batch locks its own key as it comes); without one, the
+        batch locks every other write out for its whole length.
 
         >>> with mem.facts.batch():  # doctest: +SKIP
         ...     mem.facts.set("U-1", "tier", "gold")
         ...     mem.facts.add("U-1", "phone", "138-0000-1234")
         """
-        with self._store.transaction():
+        keys = None if subject is None else [scope_key(self._tenant, subject, "facts")]
+        with self._store.transaction(keys):
             yield self
 
     # -- reads --------------------------------------------------------------------------

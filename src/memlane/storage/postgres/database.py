@@ -15,10 +15,11 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from memlane.errors import InvalidInput, StorageError
+from memlane.storage.base import WriteKey
 from memlane.storage.nesting import Nesting
 from memlane.storage.postgres.dialect import PostgresDialect
 from memlane.storage.postgres.schema import WRITE_LOCK, migrate
-from memlane.storage.sql.dialect import Database, WriteKey
+from memlane.storage.sql.dialect import Database
 
 LOCK_TIMEOUT_SECONDS = 30.0
 CONNECT_TIMEOUT_SECONDS = 10.0

@@ -207,6 +207,10 @@ class PostgresDialect:
         """Nothing: there is no separate index."""
         return {}
 
+    def vectors_need_no_lock(self, widths: set[int]) -> bool:
+        """True unless a width's HNSW index must be created first (under the exclusive lock)."""
+        return all(search.vector_index_ready(self.db, dims) for dims in widths)
+
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
         """Store the vectors as pgvector values, and index each new width."""
         rows = []

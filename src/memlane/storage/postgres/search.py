@@ -58,18 +58,29 @@ def vector_literal(vector: npt.NDArray[np.float32]) -> str:
 def ensure_vector_index(database: PostgresDatabase, dims: int) -> None:
     """Create the HNSW index of vectors ``dims`` wide unless it exists (or cannot: too wide).
 
-    Call it inside the write transaction that stores the first vectors of a width (it holds
-    the write lock, so no other writer races to create the index; readers go on reading).
+    Call it inside the write transaction that stores the first vectors of a width, one that
+    holds the write lock exclusive (see :func:`vector_index_ready`), so no other writer races
+    to create it; readers go on reading.
     """
-    if not 0 < dims <= HNSW_MAX_DIMS:
-        return
-    name = f"search_docs_hnsw_{int(dims)}"
-    if database.fetchone("SELECT to_regclass(%s)", (name,))[0] is not None:
+    if vector_index_ready(database, dims):
         return
     database.execute(
-        f"CREATE INDEX IF NOT EXISTS {name} ON search_docs USING hnsw "
+        f"CREATE INDEX IF NOT EXISTS search_docs_hnsw_{int(dims)} ON search_docs USING hnsw "
         f"((vector::vector({int(dims)})) vector_ip_ops) WHERE dims = {int(dims)}"
     )
+
+
+def vector_index_ready(database: PostgresDatabase, dims: int) -> bool:
+    """Whether vectors ``dims`` wide need no index made first (it exists, or cannot exist).
+
+    Storing the first vectors of a width creates their index, which needs the write lock
+    exclusive from the start: taken later, after the update has locked rows, two writers
+    could each wait for the other.
+    """
+    if not 0 < dims <= HNSW_MAX_DIMS:
+        return True
+    name = f"search_docs_hnsw_{int(dims)}"
+    return database.fetchone("SELECT to_regclass(%s)", (name,))[0] is not None
 
 
 def bm25_sql(where: str) -> str:

@@ -19,12 +19,10 @@ import numpy as np
 import numpy.typing as npt
 
 from memlane.storage.archiving import ArchiveReader, ArchiveRow
-from memlane.storage.base import DocKind
+from memlane.storage.base import DocKind, WriteKey
 from memlane.storage.nesting import Nesting
 
 Parameters = Sequence[Any] | dict[str, Any]
-WriteKey = tuple[str, str, str]
-"""What a keyed write locks: ``(tenant, subject, attribute)``."""
 KeyRange = tuple[str, str, int, int]
 """``(subject, attribute, lo, hi)``: one key's versions touching ``[lo, hi]``."""
 Vector = npt.NDArray[np.float32]
@@ -252,6 +250,14 @@ class Dialect(Protocol):
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
         """Store float32 vectors of undeleted docs and end their claims (caller's transaction)."""
+        ...
+
+    def vectors_need_no_lock(self, widths: set[int]) -> bool:
+        """Whether vectors of these widths (float32 counts) can be stored under no key's lock.
+
+        A dialect that builds something for a new width first says False: that transaction
+        then takes the write lock exclusive from its start.
+        """
         ...
 
     def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:

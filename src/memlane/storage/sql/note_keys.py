@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memlane.storage.base import ANY, Visible
+from memlane.storage.base import ANY, Visible, scope_key
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, SQLStore
 from memlane.summaries.model import Note
@@ -32,7 +32,8 @@ class SQLNoteKeys(SQLStore):
         if not keyed:
             return
         ids = self.dialect.ids([note.id for note, _ in keyed])
-        with self.db.write(derived=True):  # keys are derived from the notes again if lost
+        # Keys are derived from the notes again if lost: the commit need not wait for the disk.
+        with self.db.write([scope_key(tenant, subject, "notes")], derived=True):
             self.db.wrote()
             for table in ("note_keys", "note_keys_pending"):
                 where = self.dialect.any_of("note_id")

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from memlane.facts.normalize import canonical_json
 from memlane.storage import lexical
-from memlane.storage.base import DocKind, VectorClaim
+from memlane.storage.base import DocKind, VectorClaim, scope_key
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, DocScope
 from memlane.storage.sql.note_keys import SQLNoteKeys
@@ -187,7 +187,7 @@ class SQLSummaryStore(SQLNoteKeys):
         A turn stored again under its id replaces the old row whole, undeleted, and moves
         behind the turns stored before it.
         """
-        with self.db.write():
+        with self.db.write([scope_key(tenant, turn.subject, "turns")]):
             self.db.wrote()
             self.db.execute(self.dialect.put_turn, decode.turn_values(tenant, turn))
 
@@ -253,11 +253,14 @@ class SQLSummaryStore(SQLNoteKeys):
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
         """Attach vectors (float32 bytes) to search items, ending their claims.
 
-        Items deleted meanwhile keep no vector.
+        Items deleted meanwhile keep no vector. It locks no key: the rows it updates are
+        locked by the update itself, and no other write waits for it (a forget does), unless
+        a new width needs its index made first (then it locks every write out).
         """
         if not vectors:
             return
-        with self.db.write():
+        widths = {len(blob) // 4 for _, blob in vectors}
+        with self.db.write(() if self.dialect.vectors_need_no_lock(widths) else None):
             self.db.wrote()
             self.dialect.put_vectors(model, vectors)
 

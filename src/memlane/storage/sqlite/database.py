@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from memlane.errors import StorageError
-from memlane.storage.sql.dialect import Database, Parameters, WriteKey
+from memlane.storage.base import WriteKey
+from memlane.storage.sql.dialect import Database, Parameters
 from memlane.storage.sqlite.dialect import SQLiteDialect
 from memlane.storage.sqlite.schema import migrate
 

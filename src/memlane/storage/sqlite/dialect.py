@@ -139,6 +139,10 @@ class SQLiteDialect:
         # One rowid at a time: FTS5 seeks an equality, but scans for a list.
         self.db.executemany("DELETE FROM search_fts WHERE rowid = %s", [(i,) for i in doc_ids])
 
+    def vectors_need_no_lock(self, widths: set[int]) -> bool:
+        """Always (SQLite has one writer at a time anyway)."""
+        return True
+
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
         """Store the float32 blobs as they are."""
         self.db.executemany(
