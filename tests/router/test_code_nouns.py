@@ -7,16 +7,11 @@ from __future__ import annotations
 import pytest
 
 import memlane
+from tests.support.conversations import told
 
 
-def _told(*texts: str, subject: str = "U-7") -> memlane.Memory:
-    mem = memlane.Memory(":memory:", embedder="hash")
-    session = mem.session(subject, session_id="s-1")
-    for at, text in enumerate(texts, start=1):
-        session.add("user", text, at=f"2026-0{at}-01T09:00:00+00:00")
-    session.close()
-    assert mem.index.wait(timeout=30)  # near misses are found by meaning, too
-    return mem
+def _told(*texts: str) -> memlane.Memory:
+    return told(*texts, subject="U-7", wait=True)  # near misses are found by meaning, too
 
 
 @pytest.mark.parametrize(

@@ -6,15 +6,11 @@ from __future__ import annotations
 import pytest
 
 import memlane
+from tests.support.conversations import told
 
 
-def _told(*texts: str, subject: str = "U-1") -> memlane.Memory:
-    mem = memlane.Memory(":memory:", embedder="hash")
-    session = mem.session(subject, session_id="s-1")
-    for at, text in enumerate(texts, start=1):
-        session.add("user", text, at=f"2026-0{at}-01T09:00:00+00:00")
-    session.close()
-    return mem
+def _told(*texts: str) -> memlane.Memory:
+    return told(*texts, subject="U-1")
 
 
 def _top(mem: memlane.Memory, question: str) -> str:

@@ -1,0 +1,24 @@
+"""A memory told something in one closed session: the setup of many recall tests."""
+
+from __future__ import annotations
+
+import memlane
+
+INDEX_WAIT_S = 30
+
+
+def told(*texts: str, subject: str, wait: bool = False) -> memlane.Memory:
+    """An in-memory hash-embedder memory whose ``subject`` said ``texts`` in one session.
+
+    Turn ``n`` is said on the first of month ``n`` of 2026, and the session is closed, so
+    notes, the summary and the storyline exist. ``wait`` also waits for the background
+    indexer, for tests whose near misses are found by meaning too. The caller closes it.
+    """
+    mem = memlane.Memory(":memory:", embedder="hash")
+    session = mem.session(subject, session_id="s-1")
+    for month, text in enumerate(texts, start=1):
+        session.add("user", text, at=f"2026-{month:02d}-01T09:00:00+00:00")
+    session.close()
+    if wait:
+        assert mem.index.wait(timeout=INDEX_WAIT_S)
+    return mem
