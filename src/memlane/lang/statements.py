@@ -8,10 +8,7 @@ attribute; what is here is only how the two languages say it.
 
 from __future__ import annotations
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from memlane.lang.script import word_set
 
 # -- where a value or its speaker starts -----------------------------------------------------
 
@@ -26,7 +23,7 @@ LEFT_PLACE = r"\bout\s+of\s+(?:the\s+)?$"
 
 # -- values that are not what a cue asks for -------------------------------------------------
 
-ZH_NOT_PLACES = _words(
+ZH_NOT_PLACES = word_set(
     "这里 那里 这儿 那儿 这边 那边 哪 哪里 哪儿 家 家里 附近 隔壁 一起 外面 里面 楼上 楼下 对面 "
     "酒店 宾馆 旅馆 民宿 医院 宿舍 公司 单位 学校 别处 外地 老家 新家 新房 那个 这个"
 )
@@ -38,7 +35,7 @@ NOT_EMPLOYERS = ZH_NOT_PLACES | {"home", "here", "there", "night", "weekends"}
 ZH_VAGUE_START = ("一", "这", "那", "哪", "某", "个", "他", "她", "你", "我")
 """Characters that open a vague or pointing phrase ("一家公司", "那边"), not a name."""
 
-NAME_BLOCKLIST = _words(
+NAME_BLOCKLIST = word_set(
     "外卖 快递 车 出租车 滴滴 救护车 醒 back later tomorrow at when if maybe anytime now soon on "
     "please again asap sometime tonight today any whenever whatever crazy anything once after "
     "before in so by that this him her them you it me a an the not"

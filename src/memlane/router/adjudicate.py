@@ -35,7 +35,7 @@ from memlane.lang.changes import (
     takes_back,
 )
 from memlane.router.claims import SELF, Claim, claims, mentions, named
-from memlane.router.evidence import Evidence, Statement, first_later, origins
+from memlane.router.evidence import Evidence, Statement, first_later, origins, turns_of
 from memlane.router.model import RecallItem
 from memlane.router.slots import clauses, restates
 from memlane.router.takeback import (
@@ -99,6 +99,10 @@ class Candidate:
         sources = self.line_sources
         found = [turn for i in indexes if i < len(sources) for turn in sources[i]]
         return list(dict.fromkeys(found)) or list(self.whole or self.item.provenance)
+
+    def said_in(self) -> set[str]:
+        """The turns its statements were said in (its lines' if it has lines), no note refs."""
+        return turns_of(self.cited(range(len(self.lines))) if self.lines else self.turns)
 
     @property
     def statement(self) -> str:
@@ -198,8 +202,7 @@ class Adjudicator:
         """
         if candidate.item.status != "current" or not candidate.judge or not self._fallen:
             return candidate
-        cited = candidate.cited(range(len(candidate.lines))) if candidate.lines else candidate.turns
-        turns = {turn for turn in cited if not turn.startswith(_NOTE_REF)}
+        turns = candidate.said_in()
         for asked, verdict in self._fallen:
             if turns and turns <= asked:
                 return _stale(candidate, verdict)
@@ -533,9 +536,6 @@ def _cited(candidate: Candidate) -> list[str]:
     fact = candidate.item.fact
     turns = list(fact.provenance) if fact is not None else []
     return turns + [turn for line in candidate.line_sources for turn in line]
-
-
-_NOTE_REF = "note:"
 
 
 def _since(verdict: Verdict | None) -> float:

@@ -46,6 +46,7 @@ from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
 from memlane.router.adjudicate import TIER_PROFILE, Candidate
 from memlane.router.analysis import CODES, EVENT
 from memlane.router.claims import mentions
+from memlane.router.evidence import turns_of
 from memlane.router.model import AttributeIntent, QueryAnalysis
 
 _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
@@ -127,7 +128,7 @@ def _replacing(candidate: Candidate, taken: frozenset[str]) -> bool:
     "Cancel order ORD-1 please" names no Fitbit, but it took back "order the Fitbit": asked
     for the status of the Fitbit order, it answers.
     """
-    turns = {turn for turn in candidate.turns if not turn.startswith(_NOTE_REF)}
+    turns = turns_of(candidate.turns)
     return bool(turns) and turns <= taken
 
 
@@ -177,8 +178,7 @@ def _the_replacement(
     """
     if candidate.item.status != "current" or candidate.item.fact is not None:
         return False
-    cited = candidate.cited(range(len(candidate.lines))) if candidate.lines else candidate.turns
-    turns = {turn for turn in cited if not turn.startswith(_NOTE_REF)}
+    turns = candidate.said_in()
     if not turns:
         return False
     taken_back = [found.terms - asked for found in retractions(candidate.statement)]
@@ -187,9 +187,6 @@ def _the_replacement(
         and not any(shares_term(terms, old.statement) for terms in taken_back)
         for old in replaced
     )
-
-
-_NOTE_REF = "note:"
 
 
 def _beside_the_point(candidate: Candidate, asked: frozenset[str]) -> bool:

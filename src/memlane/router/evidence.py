@@ -91,6 +91,10 @@ def statement(
     return Statement(subject, text, said, learned, frozenset(turns), ref, note)
 
 
+NOTE_REF = "note:"
+"""How a provenance names a note (``note:<id>``) rather than a turn."""
+
+
 def origins(provenance: Iterable[str], note_id: int | None = None) -> frozenset[str]:
     """The turn ids and ``note:<id>`` references in a provenance, plus the note itself.
 
@@ -99,8 +103,13 @@ def origins(provenance: Iterable[str], note_id: int | None = None) -> frozenset[
     """
     found = {ref for ref in provenance if _ORIGIN.search(ref)}
     if note_id is not None:
-        found.add(f"note:{note_id}")
+        found.add(f"{NOTE_REF}{note_id}")
     return frozenset(found)
+
+
+def turns_of(refs: Iterable[str]) -> set[str]:
+    """The turn ids among ``refs``: its ``note:<id>`` references left out."""
+    return {ref for ref in refs if not ref.startswith(NOTE_REF)}
 
 
 def claim_key(key: tuple[str, str]) -> str:
