@@ -8,7 +8,7 @@ import pytest
 
 import memlane
 from memlane.lang.kinds import asked_kind, held_kinds
-from memlane.router.adjudicate import TIER_NOTE, Candidate
+from memlane.router.candidates import TIER_NOTE, Candidate
 from memlane.router.claims import claims, named
 from memlane.router.fit import fitted, misspells
 from memlane.router.model import RecallItem

@@ -43,8 +43,8 @@ from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
 from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
-from memlane.router.adjudicate import TIER_PROFILE, Candidate
 from memlane.router.analysis import CODES, EVENT
+from memlane.router.candidates import TIER_PROFILE, Candidate
 from memlane.router.claims import mentions
 from memlane.router.evidence import turns_of
 from memlane.router.model import AttributeIntent, QueryAnalysis

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
 from memlane.facts.lane import FactsLane
-from memlane.router.adjudicate import Adjudicator, Candidate, SubjectFacts
+from memlane.router.adjudicate import Adjudicator
 from memlane.router.analysis import analyze
 from memlane.router.answers import answering
+from memlane.router.candidates import Candidate, SubjectFacts
 from memlane.router.evidence import Evidence, StoredEvidence, note_keys
 from memlane.router.fit import fitted
 from memlane.router.lanes import (

@@ -30,7 +30,7 @@ from memlane.lang import en, zh
 from memlane.lang.kinds import asked_kind, fits, held_kinds, stem
 from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
-from memlane.router.adjudicate import Candidate
+from memlane.router.candidates import Candidate
 from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 
 TOPIC_BONUS = 0.2

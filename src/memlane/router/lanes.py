@@ -16,7 +16,8 @@ from memlane.extract.rules import CODE_ATTRIBUTES
 from memlane.facts.lane import FactsLane
 from memlane.facts.model import Fact, is_document
 from memlane.facts.normalize import match_keys
-from memlane.router.adjudicate import (
+from memlane.router.analysis import literal_attributes, narrowed_code
+from memlane.router.candidates import (
     TIER_ANSWER,
     TIER_PROFILE,
     TIER_WINDOW,
@@ -24,7 +25,6 @@ from memlane.router.adjudicate import (
     Candidate,
     SubjectFacts,
 )
-from memlane.router.analysis import literal_attributes, narrowed_code
 from memlane.router.evidence import Statement, statement
 from memlane.router.model import IdentifierRef, QueryAnalysis, RecallItem, Status
 from memlane.window.model import Turn

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from memlane.router.model import RecallItem
 
 if TYPE_CHECKING:
-    from memlane.router.adjudicate import Candidate
+    from memlane.router.candidates import Candidate
 
 _STATUS_ORDER = {"current": 0, "historical": 1, "stale": 2}
 

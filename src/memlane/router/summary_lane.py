@@ -13,7 +13,7 @@ from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.normalize import match_keys
-from memlane.router.adjudicate import (
+from memlane.router.candidates import (
     ON_TOPIC_BONUS,
     TIER_CONTEXT,
     TIER_OTHERS,
