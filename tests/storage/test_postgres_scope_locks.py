@@ -9,8 +9,7 @@ turns, and a write that names no key (``forget``) still waits for every one in f
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
@@ -18,56 +17,26 @@ import pytest
 import memlane
 from memlane.storage.postgres.database import PostgresDatabase
 from memlane.storage.sql.summaries import SQLSummaryStore
-
-WAIT_S = 30.0
+from tests.support.held import WAIT_S, Held, finishes, hold, in_progress
 
 
 @pytest.fixture
-def stopped_notes(monkeypatch: pytest.MonkeyPatch) -> dict[str, threading.Event]:
+def stopped_notes(monkeypatch: pytest.MonkeyPatch) -> Held:
     """Notes written by the thread "writer-U-A" stop inside their transaction until released."""
-    events = {"inside": threading.Event(), "release": threading.Event()}
-    write_keys = SQLSummaryStore.write_keys
-
-    def stopping(self: SQLSummaryStore, *arguments: Any) -> None:
-        if threading.current_thread().name == "writer-U-A":
-            events["inside"].set()
-            events["release"].wait(WAIT_S)
-        write_keys(self, *arguments)
-
-    monkeypatch.setattr(SQLSummaryStore, "write_keys", stopping)
-    return events
+    return hold(monkeypatch, SQLSummaryStore, "write_keys", "writer-U-A")
 
 
-@contextmanager
-def _note_of_u_a_in_progress(
-    mem: memlane.Memory, events: dict[str, threading.Event]
-) -> Iterator[None]:
-    thread = threading.Thread(
-        target=lambda: mem.remember("U-A", "The user grows roses"), name="writer-U-A"
-    )
-    thread.start()
-    try:
-        assert events["inside"].wait(WAIT_S), "the note of U-A never started"
-        yield
-    finally:
-        events["release"].set()
-        thread.join(WAIT_S)
-
-
-def _finishes(call: Any, seconds: float = WAIT_S / 3) -> bool:
-    thread = threading.Thread(target=call)
-    thread.start()
-    thread.join(seconds)
-    return not thread.is_alive()
+def _note_of_u_a_in_progress(mem: memlane.Memory, held: Held) -> AbstractContextManager[None]:
+    return in_progress(held, lambda: mem.remember("U-A", "The user grows roses"))
 
 
 def test_a_note_of_another_subject_commits_while_one_is_in_progress(
-    postgres_url: str, stopped_notes: dict[str, threading.Event]
+    postgres_url: str, stopped_notes: Held
 ) -> None:
     with memlane.Memory(postgres_url, embedder="hash") as mem:
         with _note_of_u_a_in_progress(mem, stopped_notes):
             said = "I moved to Hangzhou last week"  # a note and the fact it states
-            assert _finishes(lambda: mem.remember("U-B", said)), (
+            assert finishes(lambda: mem.remember("U-B", said)), (
                 "the note of U-B waited for the one of U-A"
             )
             assert [n.text for n in mem.summaries.notes("U-B")] == [said]
@@ -77,25 +46,25 @@ def test_a_note_of_another_subject_commits_while_one_is_in_progress(
 
 
 def test_a_session_summary_and_vectors_are_stored_while_a_note_is_in_progress(
-    postgres_url: str, stopped_notes: dict[str, threading.Event]
+    postgres_url: str, stopped_notes: Held
 ) -> None:
     with memlane.Memory(postgres_url, embedder="hash") as mem:
         mem.remember("U-B", "The user keeps bees")
         assert mem.index.wait(timeout=WAIT_S)  # the first vectors create the vector index
         with _note_of_u_a_in_progress(mem, stopped_notes):
-            assert _finishes(lambda: mem.remember("U-D", "The user paints"))
+            assert finishes(lambda: mem.remember("U-D", "The user paints"))
             assert mem.index.wait(timeout=WAIT_S / 3), "the vectors waited for the note of U-A"
 
             def session() -> None:
                 mem.add_turn("U-C", "s-1", "user", "I moved to Hangzhou last week")
                 mem.session("U-C", "s-1").close()
 
-            assert _finishes(session), "the session of U-C waited for the note of U-A"
+            assert finishes(session), "the session of U-C waited for the note of U-A"
             assert mem.summaries.for_session("s-1", "U-C") is not None
 
 
 def test_notes_of_one_subject_take_turns_and_forget_waits_for_them(
-    postgres_url: str, stopped_notes: dict[str, threading.Event]
+    postgres_url: str, stopped_notes: Held
 ) -> None:
     with memlane.Memory(postgres_url, embedder="hash") as mem:
         with _note_of_u_a_in_progress(mem, stopped_notes):

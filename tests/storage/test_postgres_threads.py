@@ -9,52 +9,31 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
 
 import memlane
 import memlane.facts.lane as lane_module
-
-WAIT_S = 30.0
+from tests.support.held import WAIT_S, Held, hold, in_progress
 
 
 @pytest.fixture
-def stopped_writes(monkeypatch: pytest.MonkeyPatch) -> dict[str, threading.Event]:
+def stopped_writes(monkeypatch: pytest.MonkeyPatch) -> Held:
     """Writes of U-A stop inside their transaction (key locked, time issued) until released."""
-    events = {"inside": threading.Event(), "release": threading.Event()}
-    plan = lane_module.plan_assert
-
-    def stopping(*arguments: Any, **options: Any) -> Any:
-        if threading.current_thread().name == "writer-U-A":
-            events["inside"].set()
-            events["release"].wait(WAIT_S)
-        return plan(*arguments, **options)
-
-    monkeypatch.setattr(lane_module, "plan_assert", stopping)
-    return events
+    return hold(monkeypatch, lane_module, "plan_assert", "writer-U-A")
 
 
-@contextmanager
-def _u_a_in_progress(mem: memlane.Memory, events: dict[str, threading.Event]) -> Iterator[None]:
+def _u_a_in_progress(mem: memlane.Memory, held: Held) -> AbstractContextManager[None]:
     """U-A's location set from 2026-01-01, stopped inside its transaction for the block."""
-    thread = threading.Thread(
-        target=lambda: mem.facts.set("U-A", "location", "Shanghai", valid_from="2026-01-01"),
-        name="writer-U-A",
+    return in_progress(
+        held, lambda: mem.facts.set("U-A", "location", "Shanghai", valid_from="2026-01-01")
     )
-    thread.start()
-    try:
-        assert events["inside"].wait(WAIT_S), "the write of U-A never started"
-        yield
-    finally:
-        events["release"].set()
-        thread.join(WAIT_S)
 
 
 def test_a_write_of_another_key_commits_while_one_is_in_progress(
-    postgres_url: str, stopped_writes: dict[str, threading.Event]
+    postgres_url: str, stopped_writes: Held
 ) -> None:
     with memlane.Memory(postgres_url, embedder="hash") as mem:
         with _u_a_in_progress(mem, stopped_writes):
@@ -69,9 +48,7 @@ def test_a_write_of_another_key_commits_while_one_is_in_progress(
         assert mem.facts.get("U-A", "location") is not None
 
 
-def test_writes_of_one_key_still_take_turns(
-    postgres_url: str, stopped_writes: dict[str, threading.Event]
-) -> None:
+def test_writes_of_one_key_still_take_turns(postgres_url: str, stopped_writes: Held) -> None:
     with memlane.Memory(postgres_url, embedder="hash") as mem:
         with _u_a_in_progress(mem, stopped_writes):
             second = threading.Thread(
@@ -86,7 +63,7 @@ def test_writes_of_one_key_still_take_turns(
 
 
 def test_a_read_as_of_a_later_write_waits_for_the_write_in_progress_of_another_thread(
-    postgres_url: str, stopped_writes: dict[str, threading.Event]
+    postgres_url: str, stopped_writes: Held
 ) -> None:
     """Invariant 3 within one process: the read must not answer "nothing" and change later."""
     with memlane.Memory(postgres_url, embedder="hash") as mem:
