@@ -21,9 +21,15 @@ names, column names and JSON fields are names the code gives its own things ("ag
 the headings of the tables the CLI prints (a list given to ``table(...)`` or kept as
 ``headers``): they are written, never read.
 
-Honest exemptions, by module and reason, are :data:`EXEMPT`; no other module is spared.
-Patterns and word lists written in a function body count as well as those at module level;
-a single word compared in code (``word == "ago"``) does not.
+A single word compared in code (``word == "ago"``, ``text.endswith("yesterday")``) counts
+too, unless it is a name of the program: besides the names above, the group names of
+memlane.lang's patterns (``(?P<ago>ago)`` is read as ``match["ago"]``), the ``Literal``
+members memlane.lang defines (units of time), and the fixed parts of the names the program
+formats (``f"arg{i}"``).
+
+Honest exemptions, by module and reason, are :data:`EXEMPT`, and by word :data:`NOT_LANGUAGE`;
+nothing else is spared. Patterns and word lists written in a function body count as well as
+those at module level.
 """
 
 from __future__ import annotations
@@ -56,9 +62,16 @@ EXEMPT = {
 }
 """Modules that may hold language, with the reason."""
 
+NOT_LANGUAGE = {
+    "openai": "the kind of a chat-model spec (models.LLM_SPECS)",
+    "linux": "a value of sys.platform",
+}
+"""Single words compared in code that are no one's language, with the reason."""
+
 
 _CJK = re.compile(f"[{CJK_RANGES}]")
 _WORD = re.compile(r"[a-z][a-z'’ -]*")
+_SINGLE_WORD = re.compile(r"[a-z]{2,}(?:['’][a-z]+)?|[a-z]*n['’]t")
 _WORD_TEXT = re.compile(r"\s*[a-z'’]+(?:\s+[a-z'’]+){7,}\s*")
 _ALTERNATIVE = r"[A-Za-z][a-z'’]+(?:(?:\\s[+*?]?|\s|-)[a-z'’]+)*(?:s|es|ed)?\??"
 _ALTERNATION = re.compile(
@@ -133,6 +146,15 @@ def _python_names(tree: ast.AST) -> Iterator[str]:
             yield node.name
 
 
+def _formatted_names(tree: ast.AST) -> Iterator[str]:
+    """The fixed words of names the program formats: "arg" of ``f"arg{i}"``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    yield part.value
+
+
 @cache
 def program_names(with_python_names: bool = True) -> frozenset[str]:
     """Every ``Literal`` member and mapping key of the package (outside memlane.lang), and
@@ -144,6 +166,20 @@ def program_names(with_python_names: bool = True) -> frozenset[str]:
         names.update(_keys(tree))
         if with_python_names:
             names.update(_python_names(tree))
+    return frozenset(names)
+
+
+@cache
+def compared_names() -> frozenset[str]:
+    """What a single compared word may be besides :func:`program_names`: memlane.lang's
+    pattern group names and ``Literal`` members, and the fixed parts of formatted names."""
+    names: set[str] = set(program_names())
+    for path in LANG.rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        names.update(re.findall(r"\(\?P<(\w+)>", source))
+        names.update(_literal_members(ast.parse(source)))
+    for path in _modules():
+        names.update(_formatted_names(ast.parse(path.read_text(encoding="utf-8"))))
     return frozenset(names)
 
 
@@ -169,6 +205,25 @@ def _word_collections(tree: ast.AST, skipped: set[int]) -> Iterator[tuple[int, l
                 yield node.lineno, _words([key for key in node.keys if key is not None])
         elif isinstance(node, ast.Call):
             yield node.lineno, _words(node.args)
+
+
+def _compared_words(tree: ast.AST, skipped: set[int]) -> Iterator[tuple[int, str]]:
+    """Single words the code compares text with: ``x == "ago"``, ``x in ("a",)`` aside (a
+    collection), ``x.startswith("the")``."""
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith(
+            (".startswith", ".endswith")
+        ):
+            operands = node.args
+        else:
+            continue
+        for word in _words(operands):
+            if _SINGLE_WORD.fullmatch(word):
+                yield node.lineno, word
 
 
 def _skipped(tree: ast.AST) -> set[int]:
@@ -236,6 +291,11 @@ def vocabulary(source: str) -> list[str]:
     for line, words in _word_collections(tree, skipped):
         if len(words) >= 3 and not all(word in names for word in words):
             found.append(f"{line}: a word list {words[:4]!r}")
+    found.extend(
+        f"{line}: a word compared {word!r}"
+        for line, word in _compared_words(tree, skipped)
+        if word not in compared_names() and word not in NOT_LANGUAGE
+    )
     return found
 
 
@@ -273,6 +333,9 @@ def test_the_vocabulary_check_finds_a_planted_copy() -> None:
         'gate("jan", "feb", "mar")',
         '_STOP = """a an the of to in on\\n    at by for with from and or but"""',
         '_STOP = "a an the of to in on at by for with".split()',
+        'sign = -1 if direction == "hence" else 1',
+        'shift = -2 if word.endswith("yesterday") else 2',
+        'if not lowered.endswith("n\'t"): pass',
     ]
     assert [line for line in planted if not vocabulary(line)] == []
 
@@ -285,5 +348,9 @@ def test_the_vocabulary_check_spares_the_names_of_the_program() -> None:
         '__all__ = ["is_cjk", "is_negated", "retractions"]',
         '_NUMBERED = re.compile(r"^(?:\\d+|#)\\s")',
         'raise InvalidInput("at", "must be an aware datetime in the past or now, not later")',
+        'if lane == "exact": pass',
+        'if unit == "weekend": pass',
+        'if match["ago"]: pass',
+        'return key.startswith("arg")',
     ]
     assert [line for line in spared if vocabulary(line)] == []

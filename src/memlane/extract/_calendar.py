@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from memlane.lang.times import FUTURE_CUE
+from memlane.lang.times import FUTURE_CUE, Unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +132,7 @@ def nearest_weekday(weekday: int, context: Context, position: int) -> date:
     return today - timedelta(days=(today.weekday() - weekday) % 7)
 
 
-def offset(context: Context, count: float, unit: str, sign: int) -> date | datetime:
+def offset(context: Context, count: float, unit: Unit, sign: int) -> date | datetime:
     """``count`` units before (sign -1) or after (sign 1) now; hours give a datetime."""
     if unit == "hour":
         moment = context.now.astimezone(UTC) + sign * timedelta(hours=count)

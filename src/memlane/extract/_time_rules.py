@@ -23,9 +23,10 @@ from memlane.extract._text import parse_number
 from memlane.lang import times
 from memlane.lang.times import EN_DAY_SHIFT as _EN_DAY_SHIFT
 from memlane.lang.times import EN_REL_SHIFT as _EN_REL_SHIFT
+from memlane.lang.times import EN_UNITS as _EN_UNITS
 from memlane.lang.times import MONTH_NUMBERS as _MONTH_NUMBERS
+from memlane.lang.times import MONTHS_ALSO_WORDS, PATTERNS
 from memlane.lang.times import NOT_RELATIVE_BEFORE as _NOT_RELATIVE_BEFORE
-from memlane.lang.times import PATTERNS
 from memlane.lang.times import WEEKDAY_NUMBERS as _WEEKDAY_NUMBERS
 from memlane.lang.times import ZH_DAY_SHIFT as _ZH_DAY_SHIFT
 from memlane.lang.times import ZH_MONTH_SHIFT as _ZH_MONTH_SHIFT
@@ -171,27 +172,22 @@ def _clock_24(match: re.Match[str], context: Context) -> TimeHit:
 
 
 def _en_day_word(match: re.Match[str], context: Context) -> TimeHit:
-    word = " ".join(match[0].lower().split())
-    if word.startswith("the day"):
-        shift = -2 if word.endswith("yesterday") else 2
-    else:
-        shift = _EN_DAY_SHIFT.get(word, 0)
+    shift = _EN_DAY_SHIFT.get(" ".join(match[0].lower().split()), 0)
     return TimeHit(match.start(), match.end(), context.today + timedelta(days=shift))
 
 
 def _en_relative_weekday(match: re.Match[str], context: Context) -> TimeHit:
     weekday = _WEEKDAY_NUMBERS[match["wd"].lower()]
-    relation = match["rel"].lower()
-    if relation == "coming":
+    if match["coming"]:
         ahead = (weekday - context.today.weekday()) % 7 or 7
         return TimeHit(match.start(), match.end(), context.today + timedelta(days=ahead))
-    monday = week_start(context.today, _EN_REL_SHIFT[relation])
+    monday = week_start(context.today, _EN_REL_SHIFT[match["rel"].lower()])
     return TimeHit(match.start(), match.end(), monday + timedelta(days=weekday))
 
 
 def _en_relative_period(match: re.Match[str], context: Context) -> TimeHit:
     shift = _EN_REL_SHIFT[match["rel"].lower()]
-    unit = match["u"].lower()
+    unit = _EN_UNITS[match["u"].lower()]
     today = context.today
     if unit == "week":
         first = week_start(today, shift)
@@ -208,18 +204,18 @@ def _en_relative_period(match: re.Match[str], context: Context) -> TimeHit:
 
 def _en_offset(match: re.Match[str], context: Context) -> TimeHit | None:
     words = " ".join((match["n"] or match["n2"]).lower().split())
-    count = 2 if words == "a couple of" else parse_number(words)
+    count = parse_number(words)
     if count is None:
         return None
-    unit = (match["u"] or match["u2"]).lower()
-    sign = -1 if (match["dir"] or "").lower() == "ago" else 1
+    unit = _EN_UNITS[(match["u"] or match["u2"]).lower()]
+    sign = -1 if match["ago"] else 1
     return TimeHit(match.start(), match.end(), offset(context, count, unit, sign))
 
 
 def _month(match: re.Match[str], context: Context) -> int | None:
     """The month a match names; "may" and "march" must be capitalized ("I may 2 go")."""
     name = match["mon"]
-    if name in ("may", "march") and context.text[match.start("mon")] != "M":
+    if name in MONTHS_ALSO_WORDS and context.text[match.start("mon")] != "M":
         return None
     return _MONTH_NUMBERS[name]
 
@@ -247,18 +243,15 @@ def _en_month_only(match: re.Match[str], context: Context) -> TimeHit | None:
     month = _month(match, context)
     if month is None:
         return None
-    relation = match["rel"].lower()
-    today = context.today
-    start = match.start() if relation in _EN_REL_SHIFT else match.start("mon")
-    if relation == "last":
-        first, stop = month_range(today.year - (month >= today.month), month)
-    elif relation == "next":
-        first, stop = month_range(today.year + (month <= today.month), month)
-    elif relation == "this":
-        first, stop = month_range(today.year, month)
-    else:
+    shift = _EN_REL_SHIFT.get(match["rel"].lower())
+    if shift is None:  # "in May", "since March": the nearest such month
         first, stop = nearest_month(month, context, match.start())
-    return TimeHit(start, match.end("mon"), first, stop)
+        return TimeHit(match.start("mon"), match.end("mon"), first, stop)
+    today = context.today
+    # "last May" is the latest May already begun, "next May" the first one not yet begun.
+    passed = month >= today.month if shift < 0 else month <= today.month if shift > 0 else False
+    first, stop = month_range(today.year + shift * passed, month)
+    return TimeHit(match.start(), match.end("mon"), first, stop)
 
 
 def _en_year(match: re.Match[str], context: Context) -> TimeHit:

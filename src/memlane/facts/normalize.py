@@ -17,7 +17,7 @@ from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.facts.phones import phone_keys
-from memlane.lang.codes import PHONE_WORDS
+from memlane.lang.codes import EMAIL_WORDS, PHONE_WORDS
 
 Normalizer = Callable[[Any], str]
 
@@ -116,7 +116,7 @@ def infer_normalizer(attribute: str) -> str:
     name = attribute.casefold()
     if any(word in name for word in PHONE_WORDS):
         return PHONE_NORMALIZER
-    if "mail" in name:
+    if any(word in name for word in EMAIL_WORDS):
         return "email"
     return "code"
 

@@ -165,3 +165,6 @@ USER_ID_PATTERNS: tuple[str, ...] = (
 
 PHONE_WORDS = ("phone", "mobile", "tel")
 """Words inside an attribute's name that make it a phone number ("work_mobile")."""
+
+EMAIL_WORDS = ("mail",)
+"""Words inside an attribute's name that make it an e-mail address ("email", "work_mail")."""

@@ -30,6 +30,7 @@ CN_LARGE_UNITS = {"万": 10_000, "亿": 100_000_000}
 EN_NUMBERS = {
     "a": 1,
     "an": 1,
+    "a couple of": 2,
     "one": 1,
     "two": 2,
     "three": 3,
@@ -46,4 +47,4 @@ EN_NUMBERS = {
     "twenty": 20,
     "thirty": 30,
 }
-"""Small English number words and their values (a, one … thirty)."""
+"""Small English number words and their values (a, a couple of, one … thirty)."""

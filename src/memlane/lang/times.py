@@ -9,6 +9,7 @@ looks for is here. A pattern runs only when its gate finds one of its substrings
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from memlane.lang.numbers import CN_NUMERAL
 from memlane.lang.script import gate
@@ -75,12 +76,26 @@ EN_REL_SHIFT = {"last": -1, "this": 0, "next": 1}
 NOT_RELATIVE_BEFORE = frozenset("晚早马往向爬楼线网路北一地底手")
 """Characters that, right before 上/下, make it part of another word (晚上, 马上, 楼下, 一下)."""
 
-ZH_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month",
-    "年": "year", "小时": "hour", "钟头": "hour"}  # fmt: skip
+Unit = Literal["hour", "day", "week", "weekend", "month", "year"]
+"""The units of time an expression counts or names, whatever the language."""
+
+ZH_UNITS: dict[str, Unit] = {"天": "day", "日": "day", "周": "week", "星期": "week",
+    "礼拜": "week", "月": "month", "年": "year", "小时": "hour", "钟头": "hour"}  # fmt: skip
 """Chinese units of an offset (天, 周, 月, 年, 小时…) and their names."""
 
-EN_DAY_SHIFT = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1, "last night": -1}
-"""English day words (yesterday, today, tonight, tomorrow, last night) in days."""
+EN_UNITS: dict[str, Unit] = {"hour": "hour", "day": "day", "week": "week",
+    "weekend": "weekend", "month": "month", "year": "year"}  # fmt: skip
+"""English unit words (singular, lower case) and their names."""
+
+EN_DAY_SHIFT = {
+    "the day before yesterday": -2, "yesterday": -1, "last night": -1, "today": 0, "tonight": 0,
+    "tomorrow": 1, "the day after tomorrow": 2,
+}  # fmt: skip
+"""English day words (yesterday, today, tonight, tomorrow, last night…) in days; a day word
+missing here ("this morning") is today."""
+
+MONTHS_ALSO_WORDS = frozenset({"may", "march"})
+"""English month names that are also common words: months only when capitalized ("I may go")."""
 
 ZH_WEEK = gate("周", "星期", "礼拜")
 """A gate for the Chinese words for week (周, 星期, 礼拜)."""
@@ -199,7 +214,9 @@ PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         gate("day", "tonight", "tomorrow", "night", "morning", "afternoon", "evening"),
     ),
     "en_relative_weekday": (
-        re.compile(rf"(?=[ltnc])\b(?P<rel>last|this|next|coming)\s+(?P<wd>{WEEKDAY})\b"),
+        re.compile(
+            rf"(?=[ltnc])\b(?:(?P<rel>last|this|next)|(?P<coming>coming))\s+(?P<wd>{WEEKDAY})\b"
+        ),
         gate("day"),
     ),
     "en_relative_period": (
@@ -208,7 +225,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     ),
     "en_offset": (
         re.compile(
-            rf"\b(?P<n>{EN_COUNT})\s+(?P<u>day|week|month|year|hour)s?\s+(?P<dir>ago|from\s+now)\b"
+            rf"\b(?P<n>{EN_COUNT})\s+(?P<u>day|week|month|year|hour)s?\s+(?:(?P<ago>ago)|from\s+now)\b"
             rf"|\bin\s+(?P<n2>{EN_COUNT})\s+(?P<u2>day|week|month|year|hour)s?\b"
         ),
         gate("ago", "now", "in"),

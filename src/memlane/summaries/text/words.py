@@ -9,7 +9,7 @@ import math
 import re
 import unicodedata
 
-from memlane.lang import stopwords
+from memlane.lang import en, stopwords
 from memlane.lang.script import UNSPACED_RANGES
 
 
@@ -120,7 +120,7 @@ def is_content_word(word: str) -> bool:
         len(lowered) > 2
         and lowered not in ENGLISH_STOPWORDS
         and lowered not in SMALL_TALK_WORDS
-        and not lowered.endswith("n't")
+        and not lowered.endswith(en.NEGATING_SUFFIX)
     )
 
 
