@@ -21,7 +21,7 @@ from memlane.lang.places import is_en_place, longest_zh_place_prefix
 from memlane.lang.script import CJK_RANGES
 
 if TYPE_CHECKING:
-    from memlane.extract._statements import Doc
+    from memlane.extract._doc import Doc
 
 Span = tuple[int, int]
 
