@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from memlane.lang import retractions
-from tests.extract.test_state_statements import facts
+from tests.support.stated import stated
 
 
 @pytest.mark.parametrize(
@@ -35,7 +35,7 @@ from tests.extract.test_state_statements import facts
     ],
 )
 def test_a_change_told_in_two_parts_is_read(text: str, attribute: str, value: str) -> None:
-    assert (attribute, value) in facts(text)
+    assert (attribute, value) in stated(text)
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_a_change_told_in_two_parts_is_read(text: str, attribute: str, value: st
     ],
 )
 def test_half_a_change_is_no_new_value(text: str) -> None:
-    assert not [fact for fact in facts(text) if fact[0] in ("employer", "location")]
+    assert not [fact for fact in stated(text) if fact[0] in ("employer", "location")]
 
 
 @pytest.mark.parametrize(

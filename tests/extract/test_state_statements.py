@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from memlane.extract import RuleExtractor
-
-AT = datetime(2026, 5, 20, 9, 0, tzinfo=UTC)
-
-
-def facts(text: str) -> list[tuple[str, object]]:
-    ops = RuleExtractor().extract(text, at=AT, timezone=UTC).ops
-    return [(op.attribute, op.value) for op in ops if op.kind == "set"]
+from tests.support.stated import stated
 
 
 @pytest.mark.parametrize(
@@ -49,7 +40,7 @@ def facts(text: str) -> list[tuple[str, object]]:
     ],
 )
 def test_a_state_said_in_chat_is_read(text: str, attribute: str, value: str) -> None:
-    assert (attribute, value) in facts(text)
+    assert (attribute, value) in stated(text)
 
 
 @pytest.mark.parametrize(
@@ -64,4 +55,4 @@ def test_a_state_said_in_chat_is_read(text: str, attribute: str, value: str) -> 
     ],
 )
 def test_what_is_not_a_state_of_the_speaker_is_not_read(text: str) -> None:
-    assert not [found for found in facts(text) if found[0] in ("location", "employer")]
+    assert not [found for found in stated(text) if found[0] in ("location", "employer")]

@@ -6,7 +6,7 @@ import pytest
 
 from memlane.extract.gazetteer import longest_zh_place_prefix
 from memlane.lang.typos import repaired
-from tests.extract.test_state_statements import facts
+from tests.support.stated import stated
 
 
 @pytest.mark.parametrize(
@@ -18,7 +18,7 @@ from tests.extract.test_state_statements import facts
     ],
 )
 def test_a_change_verb_typed_with_a_homophone_is_read(text: str, fact: tuple[str, str]) -> None:
-    assert fact in facts(text)
+    assert fact in stated(text)
 
 
 @pytest.mark.parametrize(
@@ -31,7 +31,7 @@ def test_a_change_verb_typed_with_a_homophone_is_read(text: str, fact: tuple[str
     ],
 )
 def test_a_homophone_outside_the_frame_is_left_alone(text: str) -> None:
-    assert not [f for f in facts(text) if f[0] in ("employer", "location")]
+    assert not [f for f in stated(text) if f[0] in ("employer", "location")]
 
 
 def test_the_repair_keeps_every_offset() -> None:
