@@ -8,7 +8,8 @@ can delay anything are measured: a note of ``MAX_NOTE_CHARS`` (``remember``) and
 phase times a mix of requests (fact write, fact read, note write, recall of another subject)
 on a quiet memory; then one thread makes the large write while this one keeps sending the
 mix until the indexer has embedded what it stored. The delay of a request is its time minus
-the baseline median of its kind; the table shows the p99 and the worst delay per kind.
+the baseline median of its kind; the table shows the p99 and the worst delay per kind, and
+the ratios of the median and p99 during the write to the baseline's (same run).
 
 Run from the repo root:
 
@@ -103,21 +104,29 @@ def measure(embedder: str | None, baseline_s: float) -> dict[str, Any]:
         mem.index.wait()
         base = run_mix(mem, mix, _after(baseline_s))
         medians = {kind: statistics.median(times) for kind, times in base.items()}
+        p99s = {kind: _p99(sorted(times)) for kind, times in base.items()}
         phases = [
-            _phase(mem, mix, medians, name, write) for name, write in large_writes(mem).items()
+            _phase(mem, mix, medians, p99s, name, write)
+            for name, write in large_writes(mem).items()
         ]
         model = mem.embedder().name
-    return {"model": model, "baseline_p50_ms": medians, "phases": phases}
+    return {"model": model, "baseline_p50_ms": medians, "baseline_p99_ms": p99s, "phases": phases}
 
 
 def _phase(
     mem: memlane.Memory,
     mix: dict[str, Callable[[int], object]],
     medians: dict[str, float],
+    p99s: dict[str, float],
     name: str,
     write: Callable[[], object],
 ) -> dict[str, Any]:
-    """The mix's delays while ``write`` runs in another thread and its items are embedded."""
+    """The mix's delays while ``write`` runs in another thread and its items are embedded.
+
+    Besides each kind's delays (its time minus its quiet median), the ratios of its median
+    and p99 with the write in flight to the quiet ones: on a machine whose load moves,
+    a ratio taken in one run says more than a delay in ms.
+    """
     mem.index.wait()
     done = threading.Event()
     timing: dict[str, float] = {}
@@ -141,8 +150,10 @@ def _phase(
             {
                 "request": kind,
                 "count": len(delays),
-                "delay_p99_ms": round(delays[min(len(delays) - 1, int(0.99 * len(delays)))], 1),
+                "delay_p99_ms": round(_p99(delays), 1),
                 "delay_max_ms": round(delays[-1], 1),
+                "p50_ratio": round(statistics.median(times) / medians[kind], 2),
+                "p99_ratio": round(_p99(sorted(times)) / p99s[kind], 2),
             }
         )
     return {
@@ -151,6 +162,10 @@ def _phase(
         "embedded_after_s": round(timing["embedded_after_s"], 2),
         "rows": rows,
     }
+
+
+def _p99(ordered: list[float]) -> float:
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
 
 
 def _after(seconds: float) -> Callable[[], bool]:
@@ -167,7 +182,7 @@ def main() -> None:
     options = parser.parse_args()
     result = measure(options.embedder, options.baseline_seconds)
     result["machine"] = machine()
-    header = ("request", "count", "delay_p99_ms", "delay_max_ms")
+    header = ("request", "count", "delay_p99_ms", "delay_max_ms", "p50_ratio", "p99_ratio")
     for phase in result["phases"]:
         print(
             f"{result['model']}: {phase['write']} took {phase['write_ms']:.0f} ms, "

@@ -88,7 +88,11 @@ def _accounted(load: Any, folder: str, windows: list[dict[str, Any]], *arguments
 
 
 def _cpu_seconds(folder: str) -> dict[int, tuple[str, float]]:
-    """CPU-seconds so far of ``memlane serve`` and of the PostgreSQL serving ``folder``."""
+    """CPU-seconds so far of ``memlane serve`` and of the PostgreSQL serving ``folder``.
+
+    Only the server whose ``--url`` names ``folder`` (the throwaway PostgreSQL's socket
+    directory): other ``memlane serve`` processes on the machine are not this run's.
+    """
     tick = os.sysconf("SC_CLK_TCK")
     found: dict[int, tuple[str, int, float]] = {}
     for entry in os.listdir("/proc"):
@@ -103,7 +107,7 @@ def _cpu_seconds(folder: str) -> dict[int, tuple[str, float]]:
     masters = {pid for pid, (command, _, _) in found.items() if folder in command}
     kinds: dict[int, tuple[str, float]] = {}
     for pid, (command, parent, used) in found.items():
-        if " -m memlane " in command and " serve" in command:
+        if " -m memlane " in command and " serve" in command and folder in command:
             kinds[pid] = ("server", used)
         elif pid in masters or parent in masters:
             kinds[pid] = ("postgresql", used)

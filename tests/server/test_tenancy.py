@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,66 @@ def test_a_hundred_tenants_share_one_pool_and_one_embedder(
             assert open_files(memory_url) == 1
         assert factory.made == 1
         assert len(app.state.memlane.cached_tenants()) == 16
+
+
+def test_sixteen_threads_over_a_hundred_tenants_stay_within_the_pool(
+    new_postgres_url: Callable[[], str], clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At once, not one after the other: the pool grows to its size and no further.
+
+    Counted as ``bench/server`` counts them: the client backends named after this process,
+    as the pool names its connections (the probe's own has another name).
+    """
+    import psycopg
+
+    url = new_postgres_url()
+    monkeypatch.setenv("MEMLANE_PG_POOL_SIZE", str(POOL_SIZE))
+    app = create_app(memory=memlane.Memory(url, clock=clock, embedder="hash"))
+    ring = app.state.memlane.keys
+    keys = [ring.create(f"tenant-{n:03d}", "agent")[1] for n in range(TENANTS)]
+    counts: list[int] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        with psycopg.connect(url, autocommit=True, application_name="probe") as probe:
+            while not done.wait(0.005):
+                row = probe.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND backend_type = 'client backend' AND application_name = %s",
+                    (f"memlane-{os.getpid()}",),
+                ).fetchone()
+                counts.append(int(row[0]) if row else 0)
+
+    def client_thread(number: int, client: TestClient, answers: list[int]) -> None:
+        for round_ in range(6):
+            headers = {"Authorization": f"Bearer {keys[(number * 7 + round_) % TENANTS]}"}
+            text = f"Customer {number}-{round_} prefers green tea"
+            for path, body in (
+                ("/v1/remember", {"subject": "U-1", "text": text}),
+                ("/v1/recall", {"subject": "U-1", "query": "what does the customer drink?"}),
+                ("/v1/facts/set", {"subject": "U-1", "attribute": "city", "value": f"C{round_}"}),
+            ):
+                answers.append(client.post(path, json=body, headers=headers).status_code)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    answers: list[int] = []
+    try:
+        with TestClient(app, raise_server_exceptions=True) as client:
+            threads = [
+                threading.Thread(target=client_thread, args=(number, client, answers))
+                for number in range(16)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(120)
+    finally:
+        done.set()
+        sampler.join(30)
+    assert answers.count(200) == 16 * 6 * 3, sorted(set(answers))
+    assert max(counts) <= POOL_SIZE
+    assert max(counts) > 1  # the threads did hold several connections at once
 
 
 class GatedExtractor:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -166,3 +167,36 @@ def test_the_fast_search_finds_what_a_plain_search_finds():
             data[at:at] = needle
         data = bytes(data)
         assert sorted(evidence.present(data, needles)) == sorted(n for n in needles if n in data)
+
+
+def test_another_tenants_write_lands_while_the_purge_waits_for_a_reader(mem, path, monkeypatch):
+    """The purge's checkpoint waits for the reader between attempts, never holding the writer."""
+    monkeypatch.setattr(evidence, "CHECKPOINT_WAIT_SECONDS", 30.0)
+    fill(mem)
+    mem.forget("U-001", reason="GDPR")
+    waiting, returned = threading.Event(), threading.Event()
+    checkpoint = evidence.checkpoint
+
+    def noted(database, wait=None):
+        waiting.set()
+        try:
+            return checkpoint(database, wait)
+        finally:
+            returned.set()
+
+    monkeypatch.setattr(evidence, "checkpoint", noted)
+    holder = reader(path)
+    purging = threading.Thread(target=mem.purge, kwargs={"subject": "U-001", "immediately": True})
+    purging.start()
+    try:
+        assert waiting.wait(10)
+        other = mem.for_tenant("other-tenant")
+        other.facts.set("U-9", "location", "Lisbon")
+        other.remember("U-9", "The customer moved to Lisbon")
+        assert not returned.is_set(), "the writes should land while the purge still waits"
+        assert other.facts.get("U-9", "location").value == "Lisbon"
+    finally:
+        holder.rollback()
+        holder.close()
+        purging.join(60)
+    assert not purging.is_alive()

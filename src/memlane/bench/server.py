@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -54,10 +55,18 @@ class ClientLog:
 
 @dataclass
 class Sample:
-    """The peaks of the server process while it was under load."""
+    """The peaks of the server process while it was under load.
+
+    ``connections`` are the server's own (PostgreSQL: client backends named after its
+    process, as its pool names them); ``other_backends`` whatever else
+    ``pg_stat_activity`` listed on the database meanwhile (an autovacuum worker, a
+    connection still exiting), by ``backend_type/application_name``, so a count above
+    the pool's size says whose it was.
+    """
 
     connections: int = 0
     rss_mib: float = 0.0
+    other_backends: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -165,6 +174,8 @@ def _measure(
             stop.set()
             sampler.join()
     missing = _missing(target.url, logs)
+    if peak.other_backends:
+        progress(f"{target.backend}: other backends on the database: {peak.other_backends}")
     _report(results, f"{target.backend} {clients} clients", logs, seconds, missing, peak)
 
 
@@ -189,6 +200,7 @@ def _report(
     results.put("memlane", "acknowledged_writes", group, acknowledged)
     results.put("memlane", "acknowledged_missing", group, missing)
     results.put("memlane", "db_connections_max", group, peak.connections)
+    results.put("memlane", "db_other_backends_max", group, sum(peak.other_backends.values()))
     results.put("memlane", "server_rss_mib_max", group, round(peak.rss_mib, 1))
 
 
@@ -293,14 +305,31 @@ def _client(base_url: str, keys: dict[str, str], index: int, stop: float, log: C
 
 
 def _sample(target: Target, pid: int, peak: Sample, stop: threading.Event) -> None:
-    while True:
-        try:
-            peak.connections = max(peak.connections, _connections(target, pid))
-            peak.rss_mib = max(peak.rss_mib, _rss_mib(pid))
-        except (OSError, ValueError):
-            pass  # the process is gone, or /proc is not there
-        if stop.wait(SAMPLE_EVERY_S):
-            return
+    with _probe(target) as probe:
+        while True:
+            try:
+                peak.connections = max(peak.connections, _connections(target, pid, probe, peak))
+                peak.rss_mib = max(peak.rss_mib, _rss_mib(pid))
+            except (OSError, ValueError):
+                pass  # the process is gone, or /proc is not there
+            if stop.wait(SAMPLE_EVERY_S):
+                return
+
+
+@contextmanager
+def _probe(target: Target) -> Iterator[Any]:
+    """PostgreSQL: one connection that reads ``pg_stat_activity`` for the whole run.
+
+    One, not one per sample: a probe closed a moment before may still be listed while its
+    backend exits.
+    """
+    if target.backend == "sqlite":
+        yield None
+        return
+    import psycopg
+
+    with psycopg.connect(target.url, autocommit=True, application_name="memlane-bench") as probe:
+        yield probe
 
 
 def _rss_mib(pid: int) -> float:
@@ -311,8 +340,13 @@ def _rss_mib(pid: int) -> float:
     raise ValueError("no VmRSS")
 
 
-def _connections(target: Target, pid: int) -> int:
-    """Open connections of the server to the database (SQLite: handles on the file)."""
+def _connections(target: Target, pid: int, probe: Any, peak: Sample) -> int:
+    """Open connections of the server to the database (SQLite: handles on the file).
+
+    PostgreSQL: the client backends named after the server's process (its pool names its
+    connections ``memlane-<pid>``); every other backend listed on the database is noted in
+    ``peak.other_backends`` by kind.
+    """
     if target.backend == "sqlite":
         path = os.path.realpath(target.url)
         count = 0
@@ -322,14 +356,19 @@ def _connections(target: Target, pid: int) -> int:
             except OSError:
                 continue
         return count
-    import psycopg
-
-    with psycopg.connect(target.url, autocommit=True) as probe:
-        row = probe.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        ).fetchone()
-    return int(row[0]) if row else 0
+    rows = probe.execute(
+        "SELECT backend_type, application_name, count(*) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+        "GROUP BY backend_type, application_name"
+    ).fetchall()
+    own = 0
+    for backend_type, application, count in rows:
+        if backend_type == "client backend" and application == f"memlane-{pid}":
+            own = int(count)
+        else:
+            kind = f"{backend_type}/{application or '-'}"
+            peak.other_backends[kind] = max(peak.other_backends.get(kind, 0), int(count))
+    return own
 
 
 def _missing(url: str, logs: list[ClientLog]) -> int:

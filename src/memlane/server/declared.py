@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, Path, Query
@@ -49,11 +49,11 @@ def requested(operation: Operation) -> tuple[Param, ...]:
 
 
 @functools.cache
-def _body_reader(operation: Operation, model_name: str) -> Callable[..., Arguments]:
+def _body_reader(operation: Operation, model_name: str) -> Callable[..., Awaitable[Arguments]]:
     """One reader per body, so that two routes taking it share one OpenAPI schema."""
     model = request_model(operation, model_name)
 
-    def read(given: Any) -> Arguments:
+    async def read(given: Any) -> Arguments:
         return dict(given)
 
     parameter = inspect.Parameter("given", inspect.Parameter.KEYWORD_ONLY, annotation=model)
@@ -84,10 +84,10 @@ def request_model(operation: Operation, model_name: str) -> type[Body]:
     return model
 
 
-def query_parameters(operation: Operation) -> Callable[..., dict[str, Any]]:
+def query_parameters(operation: Operation) -> Callable[..., Awaitable[dict[str, Any]]]:
     """A dependency declaring ``operation``'s query parameters; it returns them by name."""
 
-    def given(**values: Any) -> dict[str, Any]:
+    async def given(**values: Any) -> dict[str, Any]:
         return values
 
     parameters = [

@@ -39,7 +39,7 @@ class Paging:
         return {"items": chosen, **position}
 
 
-def paging(
+async def paging(
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Page size.")] = 100,
     offset: Annotated[int, Query(ge=0, description="Items to skip.")] = 0,
 ) -> Paging:
@@ -60,7 +60,7 @@ def known_subject(memory: Memory, subject: str) -> None:
         raise not_found()
 
 
-def known_query(request: Request) -> None:
+async def known_query(request: Request) -> None:
     """Refuse a query parameter the route does not declare, or one given twice.
 
     A misspelt ``valid_at`` would otherwise be dropped in silence and the read answered

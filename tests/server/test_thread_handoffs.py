@@ -1,0 +1,73 @@
+"""A request hands work to a worker thread only where it waits for the database or a model.
+
+FastAPI runs every plain-function dependency in a worker thread. Each hand-over costs the
+request CPU and a wait for the event loop, and under load they were a quarter of the
+server's Python time (docs/benchmarks.md, "HTTP API under load"); so the dependencies that
+do no I/O (the key's role, the body, the query parameters) are coroutines.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import anyio.to_thread
+import pytest
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+
+from tests.server.conftest import Api
+
+HANDOFFS = 3
+"""The key's lookup (the gate), the route's library call, and FastAPI's check of what a
+plain-function route returned."""
+
+
+def _dependencies(dependant: Dependant) -> Iterator[Dependant]:
+    for inner in dependant.dependencies:
+        yield inner
+        yield from _dependencies(inner)
+
+
+def _is_coroutine(call: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(
+        getattr(call, "__call__", None)  # noqa: B004 - an instance with an async __call__
+    )
+
+
+def test_no_dependency_of_a_route_runs_in_a_thread(api: Api) -> None:
+    routes = [route for route in api.client.app.routes if isinstance(route, APIRoute)]  # type: ignore[attr-defined]
+    assert routes
+    plain = {
+        f"{route.path}: {getattr(inner.call, '__qualname__', inner.call)}"
+        for route in routes
+        for inner in _dependencies(route.dependant)
+        if inner.call is not None and not _is_coroutine(inner.call)
+    }
+    assert not plain
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/facts/set", {"subject": "U-1", "attribute": "location", "value": "Paris"}),
+        ("/v1/remember", {"subject": "U-1", "text": "The user likes green tea"}),
+        ("/v1/recall", {"subject": "U-1", "query": "what does the user drink?"}),
+    ],
+)
+def test_a_request_hands_over_to_a_thread_three_times(
+    api: Api, monkeypatch: pytest.MonkeyPatch, path: str, body: dict[str, Any]
+) -> None:
+    headers = api.headers(api.mint("acme", "agent"))
+    assert api.client.post(path, json=body, headers=headers).status_code == 200  # warm
+    run_sync = anyio.to_thread.run_sync
+    handed: list[str] = []
+
+    async def counted(function: Callable[..., Any], *arguments: Any, **options: Any) -> Any:
+        handed.append(getattr(function, "__qualname__", repr(function)))
+        return await run_sync(function, *arguments, **options)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    assert api.client.post(path, json=body, headers=headers).status_code == 200
+    assert len(handed) == HANDOFFS, handed
