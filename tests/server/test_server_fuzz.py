@@ -84,6 +84,8 @@ def test_the_server_keeps_every_promise_of_its_openapi_document(tmp_path: Path, 
             def keeps_promises(case: Any) -> None:
                 if mode == "negative" and _unsendable(case.query):
                     return  # such a parameter is simply absent from the URL
+                if mode == "negative" and _carried_as_text(case):
+                    return  # a number in a text parameter arrives as text, which it may accept
                 # A negative case that leaves the key out must be sent without one.
                 keyed = mode == "positive" or "Authorization" in (case.headers or {})
                 headers = admin if keyed else None
@@ -120,6 +122,22 @@ def _inexpressible(error: dict[str, Any]) -> bool:
 def _unsendable(query: dict[str, Any] | None) -> bool:
     """True if a query parameter is null, an object or an empty list: a URL cannot carry it."""
     return any(v is None or isinstance(v, dict) or v == [] for v in (query or {}).values())
+
+
+def _takes_text(parameter: Any) -> bool:
+    schema = parameter.definition.get("schema", {})
+    return any(branch.get("type") == "string" for branch in schema.get("anyOf", [schema]))
+
+
+def _carried_as_text(case: Any) -> bool:
+    """True if a query parameter that takes text was given a number, a boolean or a list:
+    the URL carries characters all the same (``[2.59e16]`` as ``subject=2.59e%2B16``), which
+    may well be a valid text, so the case need not be refused."""
+    takes_text = {parameter.name for parameter in case.operation.query if _takes_text(parameter)}
+    return any(
+        name in takes_text and not isinstance(value, str)
+        for name, value in (case.query or {}).items()
+    )
 
 
 def _config() -> Any:
