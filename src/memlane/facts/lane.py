@@ -8,12 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime, tzinfo
 from typing import Any
 
 from memlane.errors import InvalidInput
-from memlane.facts.bulk import Assertion, interval, memoized, payload_meta, plan_batch, ranges
+from memlane.facts.bulk import (
+    Assertion,
+    Checked,
+    Groups,
+    interval,
+    payload_meta,
+    plan_batch,
+)
 from memlane.facts.model import AttributeDef, Cardinality, Fact
 from memlane.facts.normalize import (
     BUILTIN_NORMALIZERS,
@@ -244,17 +250,18 @@ class FactsLane:
         >>> mem.facts.set_many([{"subject": "U-1", "attribute": "tier", "value": "gold"}])
         ... # doctest: +SKIP
         """
-        memo: dict[Any, Any] = {}  # names and times repeat across a batch: checked once each
-        assertions = [self._assertion(memo, **dict(write)) for write in writes]
+        checked = Checked()  # names and times repeat across a batch: checked once each
+        assertions = [self._assertion(checked, **dict(write)) for write in writes]
         if not assertions:
             return []
-        keys = sorted({(self._tenant, a.subject, a.attribute) for a in assertions})
+        groups = Groups.of(assertions)
+        keys = [(self._tenant, subject, attribute) for subject, attribute in groups]
         with self._store.transaction(keys) as writer:
-            assertions = [self._keyed(writer, assertion, memo) for assertion in assertions]
+            self._key_batch(writer, assertions, checked)
             first = writer.next_txs(to_micros(self._now()), len(assertions))
             self._high_water = from_micros(first + len(assertions) - 1)
-            believed = writer.believed_of(self._tenant, ranges(assertions, first))
-            plan = plan_batch(assertions, believed, first)
+            believed = writer.believed_of(self._tenant, groups.ranges(first))
+            plan = plan_batch(assertions, believed, first, groups)
             # A no-op returns the version as it was then, before the batch closes it, if it does.
             held = {o.id: self._stored(o.id) for o in plan.outcomes if not isinstance(o, int)}
             inserted = writer.write_versions(self._tenant, plan.closes, plan.versions)
@@ -424,7 +431,7 @@ class FactsLane:
 
     def _assertion(
         self,
-        memo: dict[Any, Any] | None,
+        checked: Checked | None,
         /,
         subject: str,
         attribute: str,
@@ -439,27 +446,35 @@ class FactsLane:
     ) -> Assertion:
         """The arguments of one ``set`` or ``add``, validated (the key: the value's JSON).
 
-        ``memo`` (a batch's) keeps names and times already checked, so each is checked once.
+        ``checked`` (a batch's) keeps names and times already checked, so each is checked once.
         """
-        subject = memoized(memo, _name, "subject", subject)
-        attribute = memoized(memo, _name, "attribute", attribute)
-        start, end = memoized(memo, self._interval_inputs, valid_from, valid_to)
+        if checked is None:
+            subject, attribute = _name("subject", subject), _name("attribute", attribute)
+            start, end = self._interval_inputs(valid_from, valid_to)
+        else:
+            subject = checked.name("subject", subject)
+            attribute = checked.name("attribute", attribute)
+            start, end = checked.times_of(self._interval_inputs, valid_from, valid_to)
         if value is None:
             raise InvalidInput("value", "must not be None; use retract() to end a value")
-        value_json = canonical_json(fact_value("value", value))
+        text = canonical_json(fact_value("value", value))
         meta = payload_meta(source, reason, confidence, provenance)
-        return Assertion(subject, attribute, value_json, start, end, value, **meta)
+        return Assertion(subject, attribute, text, start, end, value, *meta, text)
 
-    def _keyed(self, writer: FactWriter, assertion: Assertion, memo: dict[Any, Any]) -> Assertion:
-        """A ``set`` of a batch checked against its stored definition, keyed by it."""
-        definition = memo.get(("definition", assertion.attribute))
-        if definition is None:
-            definition = self._definition_for_write(writer, assertion.attribute)
+    def _key_batch(
+        self, writer: FactWriter, assertions: Sequence[Assertion], checked: Checked
+    ) -> None:
+        """Check a batch's ``set`` calls against their stored definitions; key identifiers."""
+        definitions = checked.definitions
+        for attribute in dict.fromkeys(assertion.attribute for assertion in assertions):
+            definition = self._definition_for_write(writer, attribute)
             self._check_operation(definition, "set")
-            memo["definition", assertion.attribute] = definition
-        if not definition.identifier:
-            return assertion
-        return replace(assertion, key=self._stored_key(definition, assertion.value))
+            if definition.identifier:
+                definitions[attribute] = definition
+        for assertion in assertions if definitions else ():
+            identifier = definitions.get(assertion.attribute)
+            if identifier is not None:
+                assertion.key = self._stored_key(identifier, assertion.value)
 
     def _check_operation(self, definition: AttributeDef, operation: str) -> bool:
         """Whether the attribute is many-valued; refuses ``set`` on it and ``add`` otherwise."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, Protocol, Self
+from typing import Any, Literal, NamedTuple, Protocol, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -46,14 +46,25 @@ class Applied:
 
 @dataclass(slots=True)  # not frozen: a batch makes thousands, and frozen ones cost 3x
 class NewVersion:
-    """A version a batch inserts: ``insert`` written at ``tx``.
+    """A version a batch inserts at transaction time ``tx``: its columns, flat.
 
-    ``tx_to`` is set when the same batch already superseded it again.
+    ``text`` is the value's canonical JSON, ``key`` what it is compared by, ``stated`` when
+    its reason was given (``tx`` for a new one). ``tx_to`` is set when the same batch
+    already superseded it again.
     """
 
     subject: str
     attribute: str
-    insert: Insert
+    key: str
+    start: int
+    end: int
+    value: Any
+    text: str
+    source: str | None
+    reason: str | None
+    confidence: float
+    provenance: tuple[str, ...]
+    stated: int
     tx: int
     tx_to: int | None = None
 

@@ -8,10 +8,11 @@ from typing import Any
 from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.normalize import canonical_json
-from memlane.facts.temporal import Insert, Span
+from memlane.facts.temporal import FOREVER, Insert, Span
 from memlane.storage.base import Applied, NewVersion, Scope
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, KeyRange, SQLStore
+from memlane.timeutil import from_micros
 
 _COLUMNS = decode.FACT_COLUMNS
 _DEFINITION = "SELECT name, cardinality, identifier, normalizer FROM attributes WHERE tenant = %s"
@@ -183,18 +184,20 @@ class SQLFactStore(SQLStore):
         if closes and self.dialect.close_versions(closes) != len(closes):
             raise StorageError("a version to supersede was no longer believed")
         ids = self.dialect.new_ids("facts", len(versions))
+        instant = decode.Instants().__getitem__  # a batch's versions share most instants
         rows: list[tuple[Any, ...]] = []
         facts: list[Fact] = []
-        instants = decode.Instants()  # a batch's versions share most of their instants
-        for fact_id, version in zip(ids, versions, strict=True):
-            item, tx = version.insert, version.tx
+        for fact_id, v in zip(ids, versions, strict=True):
+            provenance = canonical_json(list(v.provenance)) if v.provenance else "[]"
             rows.append(
-                (fact_id, version.tx_to, tenant, version.subject, version.attribute,
-                 *_payload_columns(item, tx))
+                (fact_id, v.tx_to, tenant, v.subject, v.attribute, v.text, v.key, v.start,
+                 v.end, v.tx, v.source, v.reason, v.confidence, provenance, v.stated)
             )  # fmt: skip
             facts.append(
-                decode.inserted(fact_id, version.subject, version.attribute, item, tx, instants)
-            )
+                Fact(fact_id, v.subject, v.attribute, v.value, instant(v.start),
+                     None if v.end == FOREVER else instant(v.end), from_micros(v.tx), None,
+                     v.source, v.reason, v.confidence, v.provenance)
+            )  # fmt: skip
         self.dialect.insert_versions(tenant, rows)
         return facts
 
