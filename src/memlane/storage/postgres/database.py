@@ -22,6 +22,13 @@ from memlane.storage.postgres.schema import WRITE_LOCK, migrate
 from memlane.storage.sql.dialect import Database
 
 LOCK_TIMEOUT_SECONDS = 30.0
+MAX_KEY_LOCKS = 256
+"""A write naming more keys than this locks the database instead (the write lock exclusive).
+
+Each key lock is an entry in the server's shared lock table, which holds about
+``max_locks_per_transaction`` (64 by default) times ``max_connections`` entries for every
+session together: a batch of 20,000 keys failed with "out of shared memory" on a default
+server, and three concurrent batches of 5,000 did too."""
 CONNECT_TIMEOUT_SECONDS = 10.0
 DEFAULT_POOL_SIZE = 8
 POOL_SIZE_ENV = "MEMLANE_PG_POOL_SIZE"
@@ -41,7 +48,8 @@ class PostgresDatabase(Database):
     * a *keyed* write (a fact write naming its ``(tenant, subject, attribute)`` keys) takes
       the database's write lock shared and each key's lock exclusive, so writers of
       different keys run (and commit) at once, and those of one key one after the other;
-    * every other write takes the write lock exclusive, as ``BEGIN IMMEDIATE`` does on SQLite.
+    * every other write, and one naming over :data:`MAX_KEY_LOCKS` keys (a large
+      ``set_many``), takes the write lock exclusive, as ``BEGIN IMMEDIATE`` does on SQLite.
 
     Transaction times come from a sequence (``memlane_next_tx``): strictly increasing, never
     below the writer's clock. For one key they are issued under its lock, so their order is
@@ -180,7 +188,7 @@ class PostgresDatabase(Database):
         if self._tx.exclusive:
             return
         with self._statement() as connection:
-            if keys is None:
+            if keys is None or _too_many(keys):
                 connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
                 self._tx.exclusive = True
             else:
@@ -306,8 +314,8 @@ class PostgresDatabase(Database):
         (``synchronous_commit`` off for it alone: after a crash it is there whole or not at
         all, never in part): waiting took 2-9 ms of a recall that keys a subject's notes.
         """
-        self._tx.exclusive = keys is None
-        if keys is None:
+        self._tx.exclusive = keys is None or _too_many(keys)
+        if keys is None or self._tx.exclusive:
             locks = (
                 f"SELECT set_config('lock_timeout', '{self._timeout()}', true), "
                 f"pg_advisory_xact_lock({WRITE_LOCK})"
@@ -337,6 +345,11 @@ class _Transaction(threading.local):
         self.issued: tuple[int, int] | None = None  # the sequence's last issue to it
         self.issues = 0  # how many times the sequence issued to it
         self.exclusive = False
+
+
+def _too_many(keys: Sequence[WriteKey]) -> bool:
+    """Whether a write naming ``keys`` locks the database instead (:data:`MAX_KEY_LOCKS`)."""
+    return len(keys) > MAX_KEY_LOCKS
 
 
 def _key_locks(keys: Sequence[WriteKey]) -> list[int]:
