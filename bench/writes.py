@@ -2,9 +2,12 @@
 
 Batched versions per second (``set_many``, 5,000 per call, new subjects), single ``set`` per
 second, and (PostgreSQL) single sets per second with 1 and 16 client processes on different
-subjects. On SQLite it also reports the batched rate per second of this process's CPU time,
-which other work on a shared machine does not slow down. Run it against this tree and the
-one before the change, alternately, and compare ratios (docs/benchmarks.md):
+subjects. After each client count, as many processes make empty commits (a one-row
+``INSERT`` each, in autocommit) on the same server: what the disk's WAL flushes and the
+cores allow in that run, the fair figure to compare memlane's rate with. The batched rate is
+also reported per second of this process's CPU time, which other work on a shared machine
+slows down less. Run it against this tree and the one before the change, alternately, and
+compare ratios (docs/benchmarks.md):
 
     PYTHONPATH=src python bench/writes.py sqlite
     PYTHONPATH=/path/to/main/src python bench/writes.py postgresql
@@ -90,6 +93,43 @@ def _client(url: str, index: int, seconds: float, barrier: Any, queue: Any) -> N
     queue.put(done)
 
 
+def commits(url: str, count: int, seconds: float) -> float:
+    """Committed one-row ``INSERT``s per second of ``count`` processes: what the disk allows.
+
+    Each commit waits for its WAL flush as a ``set`` does; the processes share flushes as
+    memlane's clients can. The fair figure for memlane is its rate over this one.
+    """
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE IF NOT EXISTS bench_commits (client INT, n INT)")
+    context = multiprocessing.get_context("spawn")
+    barrier, queue = context.Barrier(count), context.Queue()
+    processes = [
+        context.Process(target=_committer, args=(url, index, seconds, barrier, queue))
+        for index in range(count)
+    ]
+    for process in processes:
+        process.start()
+    total = sum(queue.get(timeout=600) for _ in processes)
+    for process in processes:
+        process.join()
+    return float(total) / seconds
+
+
+def _committer(url: str, index: int, seconds: float, barrier: Any, queue: Any) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("INSERT INTO bench_commits VALUES (%s, 0)", (index,))
+        barrier.wait()
+        stop, done = time.monotonic() + seconds, 0
+        while time.monotonic() < stop:
+            connection.execute("INSERT INTO bench_commits VALUES (%s, %s)", (index, done))
+            done += 1
+    queue.put(done)
+
+
 def _writes(first: int, last: int) -> list[dict[str, Any]]:
     writes = []
     for i in range(first, last):
@@ -140,6 +180,7 @@ def main() -> None:
                     found["single_sets_per_s"] = singles(url, options.singles)
                 for count in (1, 16):
                     found[f"clients_{count}_sets_per_s"] = clients(url, count, options.seconds)
+                    found[f"clients_{count}_commits_per_s"] = commits(url, count, options.seconds)
             finally:
                 server.cleanup()
     found["machine"] = machine()
