@@ -113,6 +113,12 @@ class FactWriter(Protocol):
         """Believed, undeleted versions that touch ``[start, end)`` (of one value if ``key``)."""
         ...
 
+    def write_view(
+        self, tenant: str, subject: str, attribute: str, start: int, end: int
+    ) -> tuple[AttributeDef | None, list[Span]]:
+        """The attribute's stored definition and :meth:`believed_near` of every value: one query."""
+        ...
+
     def apply(
         self,
         tenant: str,

@@ -101,6 +101,30 @@ class SQLFactStore(SQLStore):
             parameters += (key,)
         return [decode.span(row) for row in self.db.fetchall(sql, parameters)]
 
+    def write_view(
+        self, tenant: str, subject: str, attribute: str, start: int, end: int
+    ) -> tuple[AttributeDef | None, list[Span]]:
+        """The definition and the believed versions a single write plans with, in one query.
+
+        One round trip instead of two on PostgreSQL (a ``set`` makes few, and each costs as
+        much client and server CPU as the write's own work).
+        """
+        rows = self.db.fetchall(
+            "SELECT d.cardinality, d.identifier, d.normalizer, "
+            f"{', '.join('f.' + column for column in decode.SPAN_COLUMN_NAMES)} "
+            "FROM (SELECT 1 AS one) AS k "
+            "LEFT JOIN attributes AS d ON d.tenant = %s AND d.name = %s "
+            "LEFT JOIN facts AS f ON f.tenant = %s AND f.subject = %s AND f.attribute = %s "
+            "AND f.tx_to IS NULL AND f.deleted_at IS NULL "
+            "AND f.valid_from <= %s AND f.valid_to >= %s",
+            (tenant, attribute, tenant, subject, attribute, end, start),
+        )
+        first = rows[0]
+        definition = None if first[0] is None else decode.definition((attribute, *first[:3]))
+        if self.db.in_transaction:
+            self._definitions()[tenant, attribute] = definition
+        return definition, [decode.span(row[3:]) for row in rows if row[3] is not None]
+
     def apply(
         self,
         tenant: str,
