@@ -70,10 +70,15 @@ def singles(url: str, count: int) -> float:
 
 def clients(url: str, count: int, seconds: float) -> float:
     """Single sets per second of ``count`` processes on subjects of their own."""
+    return _at_once(_client, url, count, seconds)
+
+
+def _at_once(work: Any, url: str, count: int, seconds: float) -> float:
+    """``count`` processes running ``work`` for ``seconds`` from one start: its calls per second."""
     context = multiprocessing.get_context("spawn")
     barrier, queue = context.Barrier(count), context.Queue()
     processes = [
-        context.Process(target=_client, args=(url, index, seconds, barrier, queue))
+        context.Process(target=work, args=(url, index, seconds, barrier, queue))
         for index in range(count)
     ]
     for process in processes:
@@ -105,18 +110,7 @@ def commits(url: str, count: int, seconds: float) -> float:
 
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute("CREATE TABLE IF NOT EXISTS bench_commits (client INT, n INT)")
-    context = multiprocessing.get_context("spawn")
-    barrier, queue = context.Barrier(count), context.Queue()
-    processes = [
-        context.Process(target=_committer, args=(url, index, seconds, barrier, queue))
-        for index in range(count)
-    ]
-    for process in processes:
-        process.start()
-    total = sum(queue.get(timeout=600) for _ in processes)
-    for process in processes:
-        process.join()
-    return float(total) / seconds
+    return _at_once(_committer, url, count, seconds)
 
 
 def _committer(url: str, index: int, seconds: float, barrier: Any, queue: Any) -> None:
