@@ -224,7 +224,9 @@ class FactsLane:
         """
         subject, attribute = _name("subject", subject), _name("attribute", attribute)
         start_at, end_at = self._interval_inputs(valid_from, valid_to)
-        with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
+        with self._store.transaction(
+            [(self._tenant, subject, attribute)], issue_at=to_micros(self._now())
+        ) as writer:
             tx = self._issue_tx(writer)
             definition, held = self._write_view(writer, subject, attribute, tx, start_at, end_at)
             keys = (None,) if value is None else self._identifiers.of(definition, value)
@@ -397,7 +399,9 @@ class FactsLane:
     def _assert(self, operation: str, call: Assertion) -> Fact:
         """Write one validated ``set`` or ``add`` (``operation``) in its own transaction."""
         subject, attribute, value = call.subject, call.attribute, call.value
-        with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
+        with self._store.transaction(
+            [(self._tenant, subject, attribute)], issue_at=to_micros(self._now())
+        ) as writer:
             tx = self._issue_tx(writer)
             given = call.start, call.end
             definition, held = self._write_view(writer, subject, attribute, tx, *given)

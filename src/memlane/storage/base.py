@@ -136,12 +136,14 @@ class FactStore(Protocol):
     """Persistence of the exact lane for one database, every tenant."""
 
     def transaction(
-        self, keys: Sequence[tuple[str, str, str]] | None = None
+        self, keys: Sequence[tuple[str, str, str]] | None = None, *, issue_at: int | None = None
     ) -> AbstractContextManager[FactWriter]:
         """A write transaction holding the write lock; nested calls join the outer one.
 
         ``keys``: the ``(tenant, subject, attribute)`` keys it writes facts of, and nothing
         else; a backend may then lock only them, so writers of other keys run at once.
+        ``issue_at``: the clock's time of a write that takes one transaction time; a backend
+        may issue it as it takes the locks (the next ``next_tx`` then returns it).
         """
         ...
 
