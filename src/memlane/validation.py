@@ -214,6 +214,8 @@ def _string(field: str, value: object, limit: int, forbidden: re.Pattern[str]) -
 
 
 def _unicode(field: str, item: str) -> None:
+    if item.isascii():  # the usual case, and no surrogate is ASCII
+        return
     found = _SURROGATE.search(item)
     if found is not None:
         raise InvalidInput(

@@ -15,7 +15,9 @@ import pytest
 from tests.conftest import FakeClock
 
 import memlane
+from memlane.facts.bulk import Assertion, Groups
 from memlane.facts.model import Fact
+from memlane.facts.temporal import FOREVER
 
 SUBJECTS = ("U-1", "U-2", "U-3")
 VALUES = ("Shanghai", "Beijing", "Hangzhou")
@@ -100,3 +102,14 @@ def test_set_many_is_all_or_nothing(mem: memlane.Memory) -> None:
     with pytest.raises(TypeError):
         mem.facts.set_many([{"subject": "U-1", "attribute": "x", "value": 1, "memo": {}}])
     assert mem.facts.set_many([]) == []
+
+
+def test_a_key_reads_from_the_earliest_start_of_its_calls() -> None:
+    """A call without ``valid_from`` (the batch's time) then one with an earlier start."""
+
+    def call(start: int | None, end: int | None) -> Assertion:
+        return Assertion("U-1", "city", '"x"', start, end, "x", None, None, 1.0, (), '"x"')
+
+    groups = Groups.of([call(None, None), call(40, 60), call(70, 80)])
+    assert groups.ranges(100) == [("U-1", "city", 40, FOREVER)]
+    assert Groups.of([call(150, 160)]).ranges(100) == [("U-1", "city", 100, 160)]

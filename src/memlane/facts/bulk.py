@@ -10,20 +10,29 @@ times (consecutive microseconds), the same values returned.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlane import validation
 from memlane.errors import InvalidInput
+from memlane.facts.model import AttributeDef
+from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import FOREVER, Insert, Payload, Span, plan_assert, touches
 from memlane.storage.base import NewVersion
 from memlane.validation import optional_text
 
+Times = tuple[int | None, int | None]
+"""A call's valid interval as given: microseconds, ``None`` for a default."""
+
 
 @dataclass(slots=True)  # not frozen: a batch makes thousands, and frozen ones cost 3x
 class Assertion:
-    """One validated ``set``: the value ``key`` on ``[start, end)`` (``None``: the defaults)."""
+    """One validated ``set``: the value ``key`` on ``[start, end)`` (``None``: the defaults).
+
+    ``text`` is the value's canonical JSON (what is stored); ``key`` is what it is compared
+    by: the same text, or an identifier's normalized key.
+    """
 
     subject: str
     attribute: str
@@ -35,6 +44,7 @@ class Assertion:
     reason: str | None
     confidence: float
     provenance: tuple[str, ...]
+    text: str
 
     def payload(self, stated: int) -> Payload:
         """What the version says, given at transaction time ``stated``."""
@@ -65,90 +75,150 @@ def interval(start: int | None, end: int | None, tx: int) -> tuple[int, int]:
     return start, end
 
 
-def ranges(assertions: Sequence[Assertion], first_tx: int) -> list[tuple[str, str, int, int]]:
-    """Per key, the hull of the intervals its calls touch: what the batch must read."""
-    hulls: dict[tuple[str, str], tuple[int, int]] = {}
-    for assertion in assertions:
-        low = first_tx if assertion.start is None else min(assertion.start, first_tx)
-        high = FOREVER if assertion.end is None else assertion.end
-        group = (assertion.subject, assertion.attribute)
-        known = hulls.get(group)
-        hulls[group] = (low, high) if known is None else (min(low, known[0]), max(high, known[1]))
-    return [(subject, attribute, low, high) for (subject, attribute), (low, high) in hulls.items()]
+class Groups(dict[tuple[str, str], list[Any]]):
+    """Per ``(subject, attribute)`` of a batch: ``[earliest start, latest end, calls]``.
+
+    The earliest start given (``None``: none was); what the batch reads starts no later
+    than its first transaction time either way (a call without ``valid_from`` starts there).
+    """
+
+    @classmethod
+    def of(cls, assertions: Sequence[Assertion]) -> Groups:
+        """The groups of ``assertions``, in one pass."""
+        groups = cls()
+        for assertion in assertions:
+            group = (assertion.subject, assertion.attribute)
+            start, end = assertion.start, FOREVER if assertion.end is None else assertion.end
+            known = groups.get(group)
+            if known is None:
+                groups[group] = [start, end, 1]
+                continue
+            if start is not None and (known[0] is None or start < known[0]):
+                known[0] = start
+            if end > known[1]:
+                known[1] = end
+            known[2] += 1
+        return groups
+
+    def ranges(self, first_tx: int) -> list[tuple[str, str, int, int]]:
+        """Per key, the hull of the intervals its calls touch: what the batch must read."""
+        return [
+            (subject, attribute, first_tx if low is None else min(low, first_tx), high)
+            for (subject, attribute), (low, high, _) in self.items()
+        ]
 
 
 def plan_batch(
     assertions: Sequence[Assertion],
     believed: dict[tuple[str, str], list[Span]],
     first_tx: int,
+    groups: Groups,
 ) -> BatchPlan:
     """Plan ``assertions`` in order, call ``n`` at transaction time ``first_tx + n``.
 
     ``believed`` holds, per ``(subject, attribute)``, the stored believed versions touching
-    the calls' intervals (see :func:`ranges`); it is updated in place as the plan goes.
+    the calls' intervals (see :meth:`Groups.ranges`); it is updated in place as the plan
+    goes. ``groups`` are the assertions' (:meth:`Groups.of`); their call counts are used up.
     Versions this batch inserts carry negative ids (``-1`` is ``versions[0]``) until stored.
 
-    >>> plan = plan_batch([Assertion("U", "tier", '"gold"', 0, None, Payload("gold"))], {}, 5)
-    >>> [(v.insert.key, v.tx) for v in plan.versions], plan.outcomes
+    >>> gold = Assertion("U", "tier", '"gold"', 0, None, "gold", None, None, 1.0, (), '"gold"')
+    >>> plan = plan_batch([gold], {}, 5, Groups.of([gold]))
+    >>> [(v.key, v.tx) for v in plan.versions], plan.outcomes
     ([('"gold"', 5)], [0])
     """
     plan = BatchPlan()
-    # How many calls of each key are still to plan: the last one need not record its span.
-    pending = Counter((assertion.subject, assertion.attribute) for assertion in assertions)
+    versions, outcomes = plan.versions, plan.outcomes
     for n, assertion in enumerate(assertions):
         tx = first_tx + n
         start, end = interval(assertion.start, assertion.end, tx)
         group = (assertion.subject, assertion.attribute)
-        pending[group] -= 1
+        counts = groups[group]
+        counts[2] -= 1
         spans = believed.get(group)
         if not spans:  # nothing believed: plan_assert's first case, without its objects
-            item = Insert(assertion.key, start, end, assertion.payload(tx))
-            plan.outcomes.append(len(plan.versions))
-            plan.versions.append(NewVersion(assertion.subject, assertion.attribute, item, tx))
-            if pending[group]:
-                provisional = -len(plan.versions)
-                believed[group] = [Span(provisional, item.key, start, end, item.payload, tx)]
+            outcomes.append(len(versions))
+            versions.append(asserted_version(assertion, start, end, tx))
+            if counts[2]:  # more calls of the key follow: they plan against this one
+                item = Insert(assertion.key, start, end, assertion.payload(tx))
+                believed[group] = [Span(-len(versions), item.key, start, end, item.payload, tx)]
             continue
         near = [span for span in spans if touches(span, start, end)]
         step = plan_assert(near, assertion.key, start, end, assertion.payload(tx))
         if step.unchanged is not None:
             unchanged = step.unchanged
-            plan.outcomes.append(unchanged if unchanged.id > 0 else -unchanged.id - 1)
+            outcomes.append(unchanged if unchanged.id > 0 else -unchanged.id - 1)
             continue
         if step.supersede:
             gone = set(step.supersede)
             spans[:] = [span for span in spans if span.id not in gone]
         for span_id in step.supersede:
             if span_id < 0:  # inserted earlier in this batch: stored already superseded
-                plan.versions[-span_id - 1].tx_to = tx
+                versions[-span_id - 1].tx_to = tx
             else:
                 plan.closes.append((span_id, tx))
         assert step.asserted is not None
-        plan.outcomes.append(len(plan.versions) + step.asserted)
+        outcomes.append(len(versions) + step.asserted)
         for item in step.insert:
-            plan.versions.append(NewVersion(assertion.subject, assertion.attribute, item, tx))
-            provisional = -len(plan.versions)
-            spans.append(Span(provisional, item.key, item.start, item.end, item.payload, tx))
+            versions.append(planned_version(assertion.subject, assertion.attribute, item, tx))
+            spans.append(Span(-len(versions), item.key, item.start, item.end, item.payload, tx))
     return plan
 
 
-def memoized(memo: dict[Any, Any] | None, check: Callable[..., Any], *arguments: Any) -> Any:
-    """``check(*arguments)``, remembered in ``memo`` (if given, and the arguments hashable)."""
-    if memo is None:
-        return check(*arguments)
-    try:
-        return memo[check, arguments]
-    except KeyError:
-        memo[check, arguments] = found = check(*arguments)
-        return found
-    except TypeError:  # not hashable: check it every time (and refuse it)
-        return check(*arguments)
+def asserted_version(assertion: Assertion, start: int, end: int, tx: int) -> NewVersion:
+    """The version a call asserts on ``[start, end)`` when it touches nothing believed."""
+    a = assertion
+    return NewVersion(
+        a.subject, a.attribute, a.key, start, end, a.value, a.text,
+        a.source, a.reason, a.confidence, a.provenance, tx, tx,
+    )  # fmt: skip
+
+
+def planned_version(subject: str, attribute: str, item: Insert, tx: int) -> NewVersion:
+    """A version :func:`~memlane.facts.temporal.plan_assert` planned, written at ``tx``."""
+    p = item.payload
+    return NewVersion(
+        subject, attribute, item.key, item.start, item.end, p.value, canonical_json(p.value),
+        p.source, p.reason, p.confidence, p.provenance, p.stated or tx, tx,
+    )  # fmt: skip
+
+
+class Checked:
+    """What a batch has checked already: names and pairs of times repeat across its calls.
+
+    A valid name is valid in any field, so names are remembered by their text; definitions
+    are those read in the batch's transaction.
+    """
+
+    __slots__ = ("definitions", "names", "times")
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.times: dict[tuple[Any, Any], tuple[int | None, int | None]] = {}
+        self.definitions: dict[str, AttributeDef] = {}
+
+    def name(self, field: str, value: object) -> str:
+        """``value`` if it is a valid name (:func:`memlane.validation.name`)."""
+        if type(value) is str and value in self.names:
+            return value
+        checked = validation.name(field, value)
+        self.names.add(checked)
+        return checked
+
+    def times_of(self, check: Callable[[Any, Any], Times], valid_from: Any, valid_to: Any) -> Times:
+        """``check(valid_from, valid_to)``, remembered when the two are hashable."""
+        try:
+            return self.times[valid_from, valid_to]
+        except KeyError:
+            self.times[valid_from, valid_to] = found = check(valid_from, valid_to)
+            return found
+        except TypeError:  # not hashable: check it every time (and refuse it)
+            return check(valid_from, valid_to)
 
 
 def payload_meta(
     source: str | None, reason: str | None, confidence: float, provenance: Sequence[str]
-) -> dict[str, Any]:
-    """What a write says besides its value, checked: the keywords of an :class:`Assertion`.
+) -> tuple[str | None, str | None, float, tuple[str, ...]]:
+    """What a write says besides its value, checked: ``source, reason, confidence, provenance``.
 
     Raises:
         InvalidInput: a bad source or reason, a confidence outside [0, 1], or a provenance
@@ -161,7 +231,7 @@ def payload_meta(
         and 0.0 <= confidence <= 1.0
         and provenance == ()
     ):  # the usual case, checked in one go
-        return {"source": None, "reason": None, "confidence": confidence, "provenance": ()}
+        return None, None, confidence, ()
     optional_text("source", source)
     optional_text("reason", reason)
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):
@@ -170,9 +240,4 @@ def payload_meta(
         raise InvalidInput("confidence", f"must be between 0 and 1, got {confidence!r}")
     if isinstance(provenance, str) or not all(isinstance(item, str) for item in provenance):
         raise InvalidInput("provenance", "must be a sequence of strings (turn ids or sources)")
-    return {
-        "source": source,
-        "reason": reason,
-        "confidence": float(confidence),
-        "provenance": tuple(provenance),
-    }
+    return source, reason, float(confidence), tuple(provenance)

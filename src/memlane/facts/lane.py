@@ -8,23 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime, tzinfo
 from typing import Any
 
 from memlane.errors import InvalidInput
-from memlane.facts.bulk import Assertion, interval, memoized, payload_meta, plan_batch, ranges
-from memlane.facts.model import AttributeDef, Cardinality, Fact
-from memlane.facts.normalize import (
-    BUILTIN_NORMALIZERS,
-    IDENTIFIER_NORMALIZERS,
-    PHONE_NORMALIZER,
-    Normalizer,
-    canonical_json,
-    infer_normalizer,
+from memlane.facts.bulk import (
+    Assertion,
+    Checked,
+    Groups,
+    interval,
+    payload_meta,
+    plan_batch,
 )
-from memlane.facts.phones import check_region, phone_key, phone_keys
-from memlane.facts.temporal import Span, WritePlan, plan_assert, plan_retract
+from memlane.facts.identifiers import IdentifierKeys
+from memlane.facts.model import AttributeDef, Cardinality, Fact
+from memlane.facts.normalize import PHONE_NORMALIZER, canonical_json
+from memlane.facts.phones import check_region
+from memlane.facts.temporal import FOREVER, Span, WritePlan, plan_assert, plan_retract
 from memlane.storage.base import FactStore, FactWriter, Scope, scope_key
 from memlane.timeutil import (
     Clock,
@@ -64,18 +64,26 @@ class FactsLane:
         self._store = store
         self._tenant = tenant
         # The country a phone number written the national way belongs to (None: unknown).
-        self.region = check_region(region)
+        self._identifiers = IdentifierKeys(check_region(region))
         self._zone = timezone
         self._clock = clock
         # Definitions cannot change once data exists, so a positive cache is safe for reads;
         # writes always read the stored definition inside their transaction.
         self._definitions: dict[str, AttributeDef] = {}
         self._undeclared: set[str] = set()
-        self._callables: dict[str, Normalizer] = {}
         # The latest transaction time this handle issued. "Now" never falls behind it, so a
         # write whose transaction time was bumped past a slow or frozen clock is still valid
         # "now" for the next read: a writer always reads its own writes.
         self._high_water: datetime | None = None
+
+    @property
+    def region(self) -> str | None:
+        """The country a phone number written the national way belongs to (None: unknown)."""
+        return self._identifiers.region
+
+    @region.setter
+    def region(self, region: str | None) -> None:
+        self._identifiers.region = check_region(region)
 
     # -- definitions --------------------------------------------------------------------
 
@@ -104,7 +112,7 @@ class FactsLane:
             name=attribute,
             cardinality=cardinality,
             identifier=bool(identifier),
-            normalizer=self._normalizer_name(attribute, identifier, normalizer),
+            normalizer=self._identifiers.normalizer_name(attribute, identifier, normalizer),
         )
         with self._store.transaction() as writer:
             stored = writer.attribute(self._tenant, attribute)
@@ -216,13 +224,15 @@ class FactsLane:
         """
         subject, attribute = _name("subject", subject), _name("attribute", attribute)
         start_at, end_at = self._interval_inputs(valid_from, valid_to)
-        with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
-            definition = self._definition_for_write(writer, attribute)
-            keys = (None,) if value is None else self._keys(definition, value)
+        with self._store.transaction(
+            [(self._tenant, subject, attribute)], issue_at=to_micros(self._now())
+        ) as writer:
             tx = self._issue_tx(writer)
+            definition, held = self._write_view(writer, subject, attribute, tx, start_at, end_at)
+            keys = (None,) if value is None else self._identifiers.of(definition, value)
             start, end = interval(start_at, end_at, tx)
             for key in keys:  # the first reading of the value that is held
-                believed = writer.believed_near(self._tenant, subject, attribute, key, start, end)
+                believed = held if key is None else [span for span in held if span.key == key]
                 if believed:
                     break
             plan = plan_retract(believed, start, end)
@@ -244,17 +254,18 @@ class FactsLane:
         >>> mem.facts.set_many([{"subject": "U-1", "attribute": "tier", "value": "gold"}])
         ... # doctest: +SKIP
         """
-        memo: dict[Any, Any] = {}  # names and times repeat across a batch: checked once each
-        assertions = [self._assertion(memo, **dict(write)) for write in writes]
+        checked = Checked()  # names and times repeat across a batch: checked once each
+        assertions = [self._assertion(checked, **dict(write)) for write in writes]
         if not assertions:
             return []
-        keys = sorted({(self._tenant, a.subject, a.attribute) for a in assertions})
+        groups = Groups.of(assertions)
+        keys = [(self._tenant, subject, attribute) for subject, attribute in groups]
         with self._store.transaction(keys) as writer:
-            assertions = [self._keyed(writer, assertion, memo) for assertion in assertions]
+            self._key_batch(writer, assertions, checked)
             first = writer.next_txs(to_micros(self._now()), len(assertions))
             self._high_water = from_micros(first + len(assertions) - 1)
-            believed = writer.believed_of(self._tenant, ranges(assertions, first))
-            plan = plan_batch(assertions, believed, first)
+            believed = writer.believed_of(self._tenant, groups.ranges(first))
+            plan = plan_batch(assertions, believed, first, groups)
             # A no-op returns the version as it was then, before the batch closes it, if it does.
             held = {o.id: self._stored(o.id) for o in plan.outcomes if not isinstance(o, int)}
             inserted = writer.write_versions(self._tenant, plan.closes, plan.versions)
@@ -354,7 +365,7 @@ class FactsLane:
         definition = self.definition(attribute, fresh=True)
         if definition.normalizer == "json" and attribute in self._undeclared:
             return []
-        keys = self._keys(definition, value)
+        keys = self._identifiers.of(definition, value)
         return self._store.subjects_with(self._tenant, definition.name, keys, scope)
 
     def profile(
@@ -388,35 +399,51 @@ class FactsLane:
     def _assert(self, operation: str, call: Assertion) -> Fact:
         """Write one validated ``set`` or ``add`` (``operation``) in its own transaction."""
         subject, attribute, value = call.subject, call.attribute, call.value
-        with self._store.transaction([(self._tenant, subject, attribute)]) as writer:
-            definition = self._definition_for_write(writer, attribute)
-            many = self._check_operation(definition, operation)
-            key = call.key if not definition.identifier else self._stored_key(definition, value)
+        with self._store.transaction(
+            [(self._tenant, subject, attribute)], issue_at=to_micros(self._now())
+        ) as writer:
             tx = self._issue_tx(writer)
+            given = call.start, call.end
+            definition, held = self._write_view(writer, subject, attribute, tx, *given)
+            many = self._check_operation(definition, operation)
+            key = call.key
+            if definition.identifier:
+                key = self._identifiers.stored(definition, value)
             start, end = interval(call.start, call.end, tx)
-            believed = writer.believed_near(
-                self._tenant, subject, attribute, key if many else None, start, end
-            )
+            believed = [span for span in held if span.key == key] if many else held
             if many and not believed and definition.normalizer == PHONE_NORMALIZER:
-                key, believed = self._held_otherwise(writer, call, definition, key, (start, end))
+                key, believed = self._held_otherwise(call, definition, key, held)
             plan = plan_assert(believed, key, start, end, call.payload(tx))
             return self._execute(writer, subject, attribute, plan, tx)
 
-    def _held_otherwise(
+    def _write_view(
         self,
         writer: FactWriter,
-        call: Assertion,
-        definition: AttributeDef,
-        key: str,
-        span: tuple[int, int],
+        subject: str,
+        attribute: str,
+        tx: int,
+        start: int | None,
+        end: int | None,
+    ) -> tuple[AttributeDef, list[Span]]:
+        """A single write's stored definition and the believed versions (every value) it touches.
+
+        Read in one query once the write's transaction time is issued (the defaults of
+        ``start`` and ``end`` need it); the interval itself is checked afterwards, as before.
+        """
+        low, high = tx if start is None else start, FOREVER if end is None else end
+        stored, held = writer.write_view(self._tenant, subject, attribute, low, high)
+        return self._remember(attribute, stored), held
+
+    def _held_otherwise(
+        self, call: Assertion, definition: AttributeDef, key: str, held: list[Span]
     ) -> tuple[str, list[Span]]:
         """The subject's believed versions of this phone number written another way, if any.
 
-        Its other readings (:func:`~memlane.facts.phones.phone_keys`: up to three national
-        parses) are computed only when the subject holds some number on the interval.
+        ``held`` are its believed versions of every number on the interval; the number's
+        other readings (:func:`~memlane.facts.phones.phone_keys`: up to three national
+        parses) are computed only when it holds some.
         """
-        held = writer.believed_near(self._tenant, call.subject, call.attribute, None, *span)
-        for other in self._keys(definition, call.value)[1:] if held else ():
+        for other in self._identifiers.of(definition, call.value)[1:] if held else ():
             found = [version for version in held if version.key == other]
             if found:
                 return other, found  # the same value: the subject already holds it
@@ -424,7 +451,7 @@ class FactsLane:
 
     def _assertion(
         self,
-        memo: dict[Any, Any] | None,
+        checked: Checked | None,
         /,
         subject: str,
         attribute: str,
@@ -439,27 +466,35 @@ class FactsLane:
     ) -> Assertion:
         """The arguments of one ``set`` or ``add``, validated (the key: the value's JSON).
 
-        ``memo`` (a batch's) keeps names and times already checked, so each is checked once.
+        ``checked`` (a batch's) keeps names and times already checked, so each is checked once.
         """
-        subject = memoized(memo, _name, "subject", subject)
-        attribute = memoized(memo, _name, "attribute", attribute)
-        start, end = memoized(memo, self._interval_inputs, valid_from, valid_to)
+        if checked is None:
+            subject, attribute = _name("subject", subject), _name("attribute", attribute)
+            start, end = self._interval_inputs(valid_from, valid_to)
+        else:
+            subject = checked.name("subject", subject)
+            attribute = checked.name("attribute", attribute)
+            start, end = checked.times_of(self._interval_inputs, valid_from, valid_to)
         if value is None:
             raise InvalidInput("value", "must not be None; use retract() to end a value")
-        value_json = canonical_json(fact_value("value", value))
+        text = canonical_json(fact_value("value", value))
         meta = payload_meta(source, reason, confidence, provenance)
-        return Assertion(subject, attribute, value_json, start, end, value, **meta)
+        return Assertion(subject, attribute, text, start, end, value, *meta, text)
 
-    def _keyed(self, writer: FactWriter, assertion: Assertion, memo: dict[Any, Any]) -> Assertion:
-        """A ``set`` of a batch checked against its stored definition, keyed by it."""
-        definition = memo.get(("definition", assertion.attribute))
-        if definition is None:
-            definition = self._definition_for_write(writer, assertion.attribute)
+    def _key_batch(
+        self, writer: FactWriter, assertions: Sequence[Assertion], checked: Checked
+    ) -> None:
+        """Check a batch's ``set`` calls against their stored definitions; key identifiers."""
+        definitions = checked.definitions
+        for attribute in dict.fromkeys(assertion.attribute for assertion in assertions):
+            definition = self._definition_for_write(writer, attribute)
             self._check_operation(definition, "set")
-            memo["definition", assertion.attribute] = definition
-        if not definition.identifier:
-            return assertion
-        return replace(assertion, key=self._stored_key(definition, assertion.value))
+            if definition.identifier:
+                definitions[attribute] = definition
+        for assertion in assertions if definitions else ():
+            identifier = definitions.get(assertion.attribute)
+            if identifier is not None:
+                assertion.key = self._identifiers.stored(identifier, assertion.value)
 
     def _check_operation(self, definition: AttributeDef, operation: str) -> bool:
         """Whether the attribute is many-valued; refuses ``set`` on it and ``add`` otherwise."""
@@ -491,60 +526,6 @@ class FactsLane:
     def _definition_for_write(self, writer: FactWriter, attribute: str) -> AttributeDef:
         return self._remember(attribute, writer.attribute(self._tenant, attribute))
 
-    def _stored_key(self, definition: AttributeDef, value: Any) -> str:
-        """The key ``value`` is stored under: the first of :meth:`_keys`, without the others."""
-        if definition.identifier and definition.normalizer == PHONE_NORMALIZER:
-            fact_value("value", value)
-            return phone_key(_identifier_text(value), self.region)
-        return self._keys(definition, value)[0]
-
-    def _keys(self, definition: AttributeDef, value: Any) -> tuple[str, ...]:
-        """The comparison keys of ``value``, the one it is stored under first.
-
-        The others are keys it may have been stored under when written another way (phone
-        numbers only).
-
-        The value itself is stored as given: an identifier is kept as the user wrote it.
-        """
-        fact_value("value", value)
-        if not definition.identifier:
-            return (canonical_json(value),)
-        if definition.normalizer == PHONE_NORMALIZER:
-            text = _identifier_text(value)
-            stored = phone_key(text, self.region)
-            return (stored, *(key for key in phone_keys(text, self.region) if key != stored))
-        normalize = BUILTIN_NORMALIZERS.get(definition.normalizer) or self._callables.get(
-            definition.normalizer
-        )
-        if normalize is None:
-            raise InvalidInput(
-                "attribute",
-                f"{definition.name!r} uses normalizer {definition.normalizer!r}, which is not "
-                "registered on this handle; call define() with the same callable first",
-            )
-        key = normalize(value)
-        if not isinstance(key, str) or not key:
-            raise InvalidInput("value", f"normalizer returned {key!r} for {value!r}")
-        return (key,)
-
-    def _normalizer_name(
-        self, attribute: str, identifier: bool, normalizer: str | Callable[[Any], str] | None
-    ) -> str:
-        if not identifier:
-            if normalizer is not None:
-                raise InvalidInput("normalizer", "only identifiers have a normalizer")
-            return "json"
-        if normalizer is None:
-            return infer_normalizer(attribute)
-        if callable(normalizer):
-            name = f"callable:{getattr(normalizer, '__qualname__', repr(normalizer))}"
-            self._callables[name] = normalizer
-            return name
-        if normalizer not in IDENTIFIER_NORMALIZERS:
-            choices = ", ".join(IDENTIFIER_NORMALIZERS)
-            raise InvalidInput("normalizer", f"unknown {normalizer!r}; use one of {choices}")
-        return normalizer
-
     def _now(self) -> datetime:
         now = checked_now(self._clock)
         high_water = self._high_water
@@ -571,13 +552,6 @@ class FactsLane:
         valid = self._now() if valid_at is None else self._instant(valid_at, "valid_at")
         known = None if known_at is None else to_micros(self._instant(known_at, "known_at"))
         return Scope(to_micros(valid), known)
-
-
-def _identifier_text(value: Any) -> str:
-    """An identifier given as text or as a number (``13800001234``), as text."""
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InvalidInput("value", f"an identifier must be a string or number, got {value!r}")
-    return str(value)
 
 
 def _describe(definition: AttributeDef) -> str:

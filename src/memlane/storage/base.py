@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, Protocol, Self
+from typing import Any, Literal, NamedTuple, Protocol, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -46,14 +46,25 @@ class Applied:
 
 @dataclass(slots=True)  # not frozen: a batch makes thousands, and frozen ones cost 3x
 class NewVersion:
-    """A version a batch inserts: ``insert`` written at ``tx``.
+    """A version a batch inserts at transaction time ``tx``: its columns, flat.
 
-    ``tx_to`` is set when the same batch already superseded it again.
+    ``text`` is the value's canonical JSON, ``key`` what it is compared by, ``stated`` when
+    its reason was given (``tx`` for a new one). ``tx_to`` is set when the same batch
+    already superseded it again.
     """
 
     subject: str
     attribute: str
-    insert: Insert
+    key: str
+    start: int
+    end: int
+    value: Any
+    text: str
+    source: str | None
+    reason: str | None
+    confidence: float
+    provenance: tuple[str, ...]
+    stated: int
     tx: int
     tx_to: int | None = None
 
@@ -102,6 +113,12 @@ class FactWriter(Protocol):
         """Believed, undeleted versions that touch ``[start, end)`` (of one value if ``key``)."""
         ...
 
+    def write_view(
+        self, tenant: str, subject: str, attribute: str, start: int, end: int
+    ) -> tuple[AttributeDef | None, list[Span]]:
+        """The attribute's stored definition and :meth:`believed_near` of every value: one query."""
+        ...
+
     def apply(
         self,
         tenant: str,
@@ -119,12 +136,14 @@ class FactStore(Protocol):
     """Persistence of the exact lane for one database, every tenant."""
 
     def transaction(
-        self, keys: Sequence[tuple[str, str, str]] | None = None
+        self, keys: Sequence[tuple[str, str, str]] | None = None, *, issue_at: int | None = None
     ) -> AbstractContextManager[FactWriter]:
         """A write transaction holding the write lock; nested calls join the outer one.
 
         ``keys``: the ``(tenant, subject, attribute)`` keys it writes facts of, and nothing
         else; a backend may then lock only them, so writers of other keys run at once.
+        ``issue_at``: the clock's time of a write that takes one transaction time; a backend
+        may issue it as it takes the locks (the next ``next_tx`` then returns it).
         """
         ...
 

@@ -22,6 +22,13 @@ from memlane.storage.postgres.schema import WRITE_LOCK, migrate
 from memlane.storage.sql.dialect import Database
 
 LOCK_TIMEOUT_SECONDS = 30.0
+MAX_KEY_LOCKS = 256
+"""A write naming more keys than this locks the database instead (the write lock exclusive).
+
+Each key lock is an entry in the server's shared lock table, which holds about
+``max_locks_per_transaction`` (64 by default) times ``max_connections`` entries for every
+session together: a batch of 20,000 keys failed with "out of shared memory" on a default
+server, and three concurrent batches of 5,000 did too."""
 CONNECT_TIMEOUT_SECONDS = 10.0
 DEFAULT_POOL_SIZE = 8
 POOL_SIZE_ENV = "MEMLANE_PG_POOL_SIZE"
@@ -41,7 +48,8 @@ class PostgresDatabase(Database):
     * a *keyed* write (a fact write naming its ``(tenant, subject, attribute)`` keys) takes
       the database's write lock shared and each key's lock exclusive, so writers of
       different keys run (and commit) at once, and those of one key one after the other;
-    * every other write takes the write lock exclusive, as ``BEGIN IMMEDIATE`` does on SQLite.
+    * every other write, and one naming over :data:`MAX_KEY_LOCKS` keys (a large
+      ``set_many``), takes the write lock exclusive, as ``BEGIN IMMEDIATE`` does on SQLite.
 
     Transaction times come from a sequence (``memlane_next_tx``): strictly increasing, never
     below the writer's clock. For one key they are issued under its lock, so their order is
@@ -121,11 +129,15 @@ class PostgresDatabase(Database):
 
     @contextmanager
     def _transaction(
-        self, keys: Sequence[WriteKey] | None = None, derived: bool = False
+        self,
+        keys: Sequence[WriteKey] | None = None,
+        derived: bool = False,
+        issue_at: int | None = None,
     ) -> Iterator[None]:
         try:
             with self.pool.connection() as connection:
                 try:
+                    self._tx.issue_at = issue_at  # read by _begin
                     self._begin(connection, keys, derived)
                     with self._counting:
                         self._begun += 1
@@ -140,6 +152,7 @@ class PostgresDatabase(Database):
                 finally:
                     self._tx.connection = None
                     self._tx.last_tx, self._tx.issued, self._tx.issues = None, None, 0
+                    self._tx.issue_at, self._tx.prepaid = None, None
         except psycopg.Error as error:
             raise StorageError(f"PostgreSQL error: {error}") from error
 
@@ -180,7 +193,7 @@ class PostgresDatabase(Database):
         if self._tx.exclusive:
             return
         with self._statement() as connection:
-            if keys is None:
+            if keys is None or _too_many(keys):
                 connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
                 self._tx.exclusive = True
             else:
@@ -200,6 +213,9 @@ class PostgresDatabase(Database):
         """
         if not self.in_transaction:
             raise StorageError("transaction times are issued only inside a write transaction")
+        prepaid, self._tx.prepaid = self._tx.prepaid, None
+        if prepaid is not None and count == 1:
+            return prepaid  # issued with the locks (see :meth:`_begin`), for this very call
         if self._tx.exclusive and self._tx.last_tx is not None:
             first = max(now, self._tx.last_tx + 1)
         else:
@@ -298,16 +314,17 @@ class PostgresDatabase(Database):
         return f"{int(self.lock_timeout * 1000)}ms"
 
     def _begin(self, connection: Any, keys: Sequence[WriteKey] | None, derived: bool) -> None:
-        """``BEGIN`` and the transaction's locks, in one round trip.
+        """``BEGIN``, the transaction's locks and (if asked) its first time, in one round trip.
 
-        Two statements in one simple query, so the values are written into it: the lock
-        keys are integers and the timeout a number of milliseconds, nothing a caller typed.
+        Statements in one simple query, so the values are written into it: the lock keys
+        and the clock's time are integers and the timeout a number of milliseconds, nothing a
+        caller typed. The time is issued after the locks are held, as :meth:`next_txs` would.
         A ``derived`` transaction commits without waiting for its WAL to reach the disk
         (``synchronous_commit`` off for it alone: after a crash it is there whole or not at
         all, never in part): waiting took 2-9 ms of a recall that keys a subject's notes.
         """
-        self._tx.exclusive = keys is None
-        if keys is None:
+        self._tx.exclusive = keys is None or _too_many(keys)
+        if keys is None or self._tx.exclusive:
             locks = (
                 f"SELECT set_config('lock_timeout', '{self._timeout()}', true), "
                 f"pg_advisory_xact_lock({WRITE_LOCK})"
@@ -317,8 +334,16 @@ class PostgresDatabase(Database):
             locks = f"SELECT memlane_lock_keys('{{{array}}}'::bigint[], '{self._timeout()}')"
         if derived:
             locks += ", set_config('synchronous_commit', 'off', true)"
+        issue_at = self._tx.issue_at
+        issue = "" if issue_at is None else f"; SELECT memlane_next_tx({int(issue_at)}, 1, true)"
         try:
-            connection.execute(f"BEGIN; {locks}")
+            cursor = connection.execute(f"BEGIN; {locks}{issue}")
+            if issue_at is not None:
+                cursor.nextset()  # past BEGIN's result
+                cursor.nextset()  # and the locks'
+                first = int(cursor.fetchone()[0])
+                self._tx.prepaid, self._tx.issued, self._tx.issues = first, (first, first), 1
+                self._tx.last_tx = first
         except psycopg.errors.LockNotAvailable as error:
             raise StorageError(
                 f"cannot take the write lock on {_redacted(self.url)} within "
@@ -336,7 +361,14 @@ class _Transaction(threading.local):
         self.last_tx: int | None = None  # the latest time this transaction issued
         self.issued: tuple[int, int] | None = None  # the sequence's last issue to it
         self.issues = 0  # how many times the sequence issued to it
+        self.issue_at: int | None = None  # the clock's time to issue one with the locks at
+        self.prepaid: int | None = None  # issued in the BEGIN round trip, not yet asked for
         self.exclusive = False
+
+
+def _too_many(keys: Sequence[WriteKey]) -> bool:
+    """Whether a write naming ``keys`` locks the database instead (:data:`MAX_KEY_LOCKS`)."""
+    return len(keys) > MAX_KEY_LOCKS
 
 
 def _key_locks(keys: Sequence[WriteKey]) -> list[int]:

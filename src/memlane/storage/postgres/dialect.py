@@ -119,12 +119,14 @@ class PostgresDialect:
         return source, (json.dumps(ranges),)
 
     def new_ids(self, table: str, count: int) -> list[int]:
-        """``count`` values of the table's identity sequence, in one statement."""
-        rows = self.db.fetchall(
-            f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) FROM generate_series(1, %s)",
+        """``count`` values of the table's identity sequence, in one statement and one array."""
+        row = self.db.fetchone(
+            "SELECT array_agg(id ORDER BY id) FROM (SELECT "
+            f"nextval(pg_get_serial_sequence('{table}', 'id')) AS id FROM generate_series(1, %s)) "
+            "AS issued",
             (count,),
         )
-        return [int(row[0]) for row in rows]
+        return list(row[0] or [])
 
     def close_versions(self, closes: Sequence[tuple[int, int]]) -> int:
         """One ``UPDATE`` joined to two arrays: one round trip for the batch."""

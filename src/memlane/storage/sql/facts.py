@@ -8,10 +8,11 @@ from typing import Any
 from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.normalize import canonical_json
-from memlane.facts.temporal import Insert, Span
+from memlane.facts.temporal import FOREVER, Insert, Span
 from memlane.storage.base import Applied, NewVersion, Scope
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, KeyRange, SQLStore
+from memlane.timeutil import from_micros
 
 _COLUMNS = decode.FACT_COLUMNS
 _DEFINITION = "SELECT name, cardinality, identifier, normalizer FROM attributes WHERE tenant = %s"
@@ -100,6 +101,30 @@ class SQLFactStore(SQLStore):
             parameters += (key,)
         return [decode.span(row) for row in self.db.fetchall(sql, parameters)]
 
+    def write_view(
+        self, tenant: str, subject: str, attribute: str, start: int, end: int
+    ) -> tuple[AttributeDef | None, list[Span]]:
+        """The definition and the believed versions a single write plans with, in one query.
+
+        One round trip instead of two on PostgreSQL (a ``set`` makes few, and each costs as
+        much client and server CPU as the write's own work).
+        """
+        rows = self.db.fetchall(
+            "SELECT d.cardinality, d.identifier, d.normalizer, "
+            f"{', '.join('f.' + column for column in decode.SPAN_COLUMN_NAMES)} "
+            "FROM (SELECT 1 AS one) AS k "
+            "LEFT JOIN attributes AS d ON d.tenant = %s AND d.name = %s "
+            "LEFT JOIN facts AS f ON f.tenant = %s AND f.subject = %s AND f.attribute = %s "
+            "AND f.tx_to IS NULL AND f.deleted_at IS NULL "
+            "AND f.valid_from <= %s AND f.valid_to >= %s",
+            (tenant, attribute, tenant, subject, attribute, end, start),
+        )
+        first = rows[0]
+        definition = None if first[0] is None else decode.definition((attribute, *first[:3]))
+        if self.db.in_transaction:
+            self._definitions()[tenant, attribute] = definition
+        return definition, [decode.span(row[3:]) for row in rows if row[3] is not None]
+
     def apply(
         self,
         tenant: str,
@@ -183,18 +208,20 @@ class SQLFactStore(SQLStore):
         if closes and self.dialect.close_versions(closes) != len(closes):
             raise StorageError("a version to supersede was no longer believed")
         ids = self.dialect.new_ids("facts", len(versions))
+        instant = decode.Instants().__getitem__  # a batch's versions share most instants
         rows: list[tuple[Any, ...]] = []
         facts: list[Fact] = []
-        instants = decode.Instants()  # a batch's versions share most of their instants
-        for fact_id, version in zip(ids, versions, strict=True):
-            item, tx = version.insert, version.tx
+        for fact_id, v in zip(ids, versions, strict=True):
+            provenance = canonical_json(list(v.provenance)) if v.provenance else "[]"
             rows.append(
-                (fact_id, version.tx_to, tenant, version.subject, version.attribute,
-                 *_payload_columns(item, tx))
+                (fact_id, v.tx_to, tenant, v.subject, v.attribute, v.text, v.key, v.start,
+                 v.end, v.tx, v.source, v.reason, v.confidence, provenance, v.stated)
             )  # fmt: skip
             facts.append(
-                decode.inserted(fact_id, version.subject, version.attribute, item, tx, instants)
-            )
+                Fact(fact_id, v.subject, v.attribute, v.value, instant(v.start),
+                     None if v.end == FOREVER else instant(v.end), from_micros(v.tx), None,
+                     v.source, v.reason, v.confidence, v.provenance)
+            )  # fmt: skip
         self.dialect.insert_versions(tenant, rows)
         return facts
 

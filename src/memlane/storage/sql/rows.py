@@ -35,11 +35,13 @@ SUMMARY_COLUMNS = (
 NOTE_COLUMNS = "id, subject, text, said_at, tx_from, session_id, source, provenance, deleted_at"
 """The columns :func:`note` reads, in order."""
 
-SPAN_COLUMNS = (
-    "id, value_key, valid_from, valid_to, value, source, reason, confidence, provenance, "
-    "tx_from, coalesce(stated_tx, tx_from)"
+SPAN_COLUMN_NAMES = (
+    *("id", "value_key", "valid_from", "valid_to", "value", "source", "reason", "confidence"),
+    *("provenance", "tx_from", "stated_tx"),
 )
-"""The columns :func:`span` reads, in order."""
+"""The columns :func:`span` reads, in order (a ``stated_tx`` of ``NULL`` is ``tx_from``)."""
+SPAN_COLUMNS = ", ".join(SPAN_COLUMN_NAMES)
+"""The columns :func:`span` reads, as a select list."""
 
 TURN_COLUMNS = "id, session_id, subject, role, content, said_at, speaker"
 """The columns :func:`turn` reads, in order."""
@@ -77,7 +79,8 @@ def fact(row: Sequence[Any]) -> Fact:
 
 def span(row: Sequence[Any]) -> Span:
     """A row of :data:`SPAN_COLUMNS` as a believed span, for write planning."""
-    payload = Payload(json.loads(row[4]), row[5], row[6], row[7], provenance(row[8]), row[10])
+    stated = row[9] if row[10] is None else row[10]
+    payload = Payload(json.loads(row[4]), row[5], row[6], row[7], provenance(row[8]), stated)
     return Span(row[0], row[1], row[2], row[3], payload, row[9])
 
 
