@@ -1,7 +1,8 @@
 """``memlane bench scale``: what recall and writes cost as a memory grows, on both backends.
 
 For each size N (notes in one subject; default 10^3 and 10^4, and 10^5 or more on request),
-a fresh tenant of the memory gets N notes through ``mem.summaries.add_note``, then:
+a fresh tenant of the memory gets N notes through ``mem.summaries.add_notes`` (an import,
+:data:`BATCH` notes a transaction), then:
 
 * **first recall**: the first ``mem.recall`` on the subject right after adding them, as a
   user would meet it (whatever embedding or indexing is still owed is paid here, or not);
@@ -134,9 +135,10 @@ class _Suite:
         with Memory(self.url, tenant=tenant, embedder=self.embedder) as mem:
             self.progress(f"{self.backend}: adding {notes:,} notes ({group}) ...")
             started = time.perf_counter()
-            for j in range(notes):
-                owner = SUBJECT if per_subject else _subject(j // NOTES_PER_SUBJECT)
-                mem.summaries.add_note(owner, _note(j)[1], at=START + timedelta(seconds=j))
+            for offset in range(0, notes, BATCH):
+                mem.summaries.add_notes(
+                    _notes(range(offset, min(notes, offset + BATCH)), per_subject)
+                )
             self.put("notes_added_per_s", group, notes / (time.perf_counter() - started))
             rng = random.Random(notes)
             subject = SUBJECT if per_subject else None
@@ -177,6 +179,18 @@ class _Suite:
             rate = _clients(self.url, count, seconds)
             self.put("client_sets_per_s", f"{count} client" + "s" * (count > 1), rate)
         self.progress(f"{self.backend}: writes measured")
+
+
+def _notes(numbers: range, per_subject: bool) -> list[dict[str, Any]]:
+    """Notes ``numbers`` as ``add_notes`` takes them: in one subject, or ten per subject."""
+    return [
+        {
+            "subject": SUBJECT if per_subject else _subject(j // NOTES_PER_SUBJECT),
+            "text": _note(j)[1],
+            "at": START + timedelta(seconds=j),
+        }
+        for j in numbers
+    ]
 
 
 def _drain(mem: Memory) -> float:
