@@ -76,7 +76,7 @@ SEARCH_SCOPE = (
 # memlane.router.evidence): one row per (note, kind, key), so that recall fetches by index the
 # notes sharing a word, a claim, a slot or a turn instead of reading every note of a subject.
 # Notes whose rows are not written yet (stored before this table existed, or imported) wait
-# in note_keys_pending and are keyed by the first recall of their subject.
+# in note_keys_pending and are keyed by the first recall of their subject (an import keys its own).
 NOTE_KEYS = (
     """CREATE TABLE note_keys (
         tenant TEXT NOT NULL,
