@@ -25,6 +25,7 @@ import random
 import re
 from collections import defaultdict
 
+from embedders import machine  # the sibling script: bench/ is on the path when run
 from memlane.bench.backends import _note
 from memlane.router.slots import _common_prefix, clauses, restates, slot_keys, slot_probes
 
@@ -88,7 +89,9 @@ def main() -> None:
         print(f"{size:>8,} " + " ".join(f"{value:>8.2f}" for value in found.values()))
     if arguments.out:
         with open(arguments.out, "w", encoding="utf-8") as stream:
-            json.dump({"suite": "refill_candidates", "rows": rows}, stream, indent=1)
+            params = {"samples": arguments.samples, "machine": machine()}
+            document = {"suite": "refill_candidates", "params": params, "rows": rows}
+            json.dump(document, stream, indent=1)
 
 
 if __name__ == "__main__":
