@@ -126,7 +126,8 @@ SEARCH_CLAIMS = (
 # search_docs from its first row past every embedded one: 400 ms per batch of 8 with 10^5
 # notes embedded, a backlog of 65,000 draining at ~20 items/s (slower as the table grows).
 UNEMBEDDED_IN_ORDER = (
-    "CREATE INDEX search_docs_unembedded_by_id ON search_docs (id) WHERE model IS NULL",
+    "CREATE INDEX IF NOT EXISTS search_docs_unembedded_by_id ON search_docs (id) "
+    "WHERE model IS NULL",
 )
 # Raw turns, kept only when a memory opts in with retain_transcripts=True.
 TURNS = """CREATE TABLE turns (
