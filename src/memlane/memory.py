@@ -29,6 +29,7 @@ from memlane.router.evidence import note_keys
 from memlane.session import Session, SessionClosed, SessionServices
 from memlane.storage import open_backend
 from memlane.storage.archive import (
+    KEYING,
     ExportReport,
     ImportReport,
     Lines,
@@ -39,6 +40,7 @@ from memlane.storage.archive import (
 from memlane.storage.base import SubjectPage
 from memlane.summaries.indexer import Index, Indexing, indexing_mode
 from memlane.summaries.lane import SummariesLane
+from memlane.summaries.linedata import key_waiting
 from memlane.summaries.model import Note
 from memlane.summaries.summarizer import Summarizer
 from memlane.timeutil import (
@@ -464,12 +466,22 @@ class Memory:
         """Load an export into this database (every tenant in it); run again to resume.
 
         ``lines()`` opens the export afresh (it is read twice when the database is not empty).
+        What recall needs of each imported note is derived here too, once the rows are in
+        (``progress("note keys", subjects done, subjects)`` follows along), so that no
+        subject's first recall pays for its history.
 
         Raises:
             InvalidInput: not an export this version reads, a malformed or truncated one, or
                 rows that conflict with what the database holds.
         """
-        return import_memory(self._backend, lines, progress)
+        report = import_memory(self._backend, lines, progress)
+
+        def keyed(done: int, total: int) -> None:
+            if progress is not None:
+                progress(KEYING, done, total)
+
+        key_waiting(self._backend.summaries, note_keys, keyed)
+        return report
 
     # -- lifecycle ----------------------------------------------------------------------
 

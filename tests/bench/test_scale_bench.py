@@ -32,6 +32,7 @@ def test_scale_on_both_backends_at_tiny_sizes(postgres_url, tmp_path):
             assert set(metrics[metric]) == {"10", "20", "30 tenant"}
             assert all(value > 0 for value in metrics[metric].values())
         assert metrics["recall_p50_ms"]["20"] <= metrics["recall_p95_ms"]["20"]
+        assert metrics["process_first_recall_ms"]["warm-up"] > 0  # not in the first size's
         assert metrics["batched_versions_per_s"]["writes"] > 0
         assert metrics["single_sets_per_s"]["writes"] > 0
         assert set(metrics["client_sets_per_s"]) == {"1 client", "2 clients"}

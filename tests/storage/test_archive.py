@@ -15,9 +15,11 @@ from click.testing import CliRunner
 import memlane
 from memlane.cli import cli
 from memlane.errors import InvalidInput
+from memlane.router.evidence import note_keys
 from memlane.server.keys import KeyRing
 from memlane.storage import archive, open_backend
 from memlane.storage.archive import ImportReport, export_memory, import_memory
+from memlane.summaries.linedata import key_waiting
 from tests.conftest import FakeClock
 
 TENANTS = ("default", "Zeta", "émile")
@@ -398,3 +400,46 @@ def test_cli_import_from_stdin(source, tmp_path):
     assert result.exit_code == 1
     assert "give it as a file, not -" in result.stderr
     assert body(export_text(target)) == body(exported)
+
+
+def test_an_import_keys_its_notes_so_that_no_first_recall_has_to(source, new_memory_url, clock):
+    url, exported = source
+    target = new_memory_url()
+    reported: list[tuple[str, int, int]] = []
+    with memlane.Memory(target, clock=clock, embedder="hash") as mem:
+        mem.import_export(
+            lambda: exported.splitlines(keepends=True),
+            lambda table, done, total: reported.append((table, done, total)),
+        )
+    table, done, total = reported[-1]
+    assert (table, done) == (archive.KEYING, total) and total >= 3  # subjects with notes
+    backend = open_backend(target)
+    try:
+        assert backend.summaries.unkeyed_subjects() == []
+    finally:
+        backend.close()
+
+    def answers(where: str) -> list[list[tuple[str, str]]]:
+        with memlane.Memory(where, clock=clock, embedder="hash") as memory:
+            return [
+                [(item.text, item.status) for item in memory.recall(subject, query).items]
+                for subject in ("U-001", "U-002", "张三")
+                for query in QUERIES
+            ]
+
+    assert answers(target) == answers(url)
+
+
+def test_notes_loaded_without_their_keys_wait_for_them(source, new_memory_url):
+    _, exported = source
+    target = new_memory_url()
+    load(target, exported.splitlines(keepends=True))  # the storage's import alone
+    backend = open_backend(target)
+    try:
+        waiting = backend.summaries.unkeyed_subjects()
+        assert ("default", "U-002") in waiting and ("default", "U-003") not in waiting  # forgotten
+        assert key_waiting(backend.summaries, note_keys) > 0
+        assert backend.summaries.unkeyed_subjects() == []
+        assert key_waiting(backend.summaries, note_keys) == 0
+    finally:
+        backend.close()

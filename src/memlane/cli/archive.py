@@ -15,7 +15,7 @@ import click
 from memlane.cli import Settings, emit_json
 from memlane.errors import InvalidInput
 from memlane.memory import Memory
-from memlane.storage.archive import ExportReport, Progress
+from memlane.storage.archive import KEYING, ExportReport, Progress
 
 url_option = click.option(
     "--url",
@@ -207,6 +207,11 @@ def _bar(label: str, stream: TextIO) -> Iterator[Progress]:
                     )
                 )
             bar = state["bar"]
+            if total != bar.length:  # the next stage (the import's keying): a bar of its own
+                bar.render_finish()
+                bar = state["bar"] = stack.enter_context(
+                    click.progressbar(length=total, label=table, file=stream, show_pos=True)
+                )
             bar.current_item = table
             bar.update(done - bar.pos)
 
@@ -216,13 +221,14 @@ def _bar(label: str, stream: TextIO) -> Iterator[Progress]:
 @contextmanager
 def _lines_meter(label: str, stream: IO[str]) -> Iterator[Progress]:
     """Progress for a stream that is not a terminal: one line per tenth of the rows."""
-    last = [-1]
+    last = [-1, -1]
 
     def advance(table: str, done: int, total: int) -> None:
         tenth = 10 * done // total if total else 10
-        if tenth != last[0]:
-            last[0] = tenth
-            stream.write(f"{label}: {done}/{total} rows ({table})\n")
+        if [tenth, total] != last:
+            last[:] = [tenth, total]
+            unit = "subjects" if table == KEYING else "rows"
+            stream.write(f"{label}: {done}/{total} {unit} ({table})\n")
             stream.flush()
 
     yield advance

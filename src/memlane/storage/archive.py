@@ -41,7 +41,9 @@ _INT_RANGE = (-(2**63), 2**63)
 Kind = Literal["int", "float", "str", "bytes"]
 Key = tuple[ArchiveValue, ...]
 Progress = Callable[[str, int, int], None]
-"""Called after each chunk with ``(table, rows done, rows in all)``."""
+"""Called after each chunk with ``(table, rows done, rows in all)``; an import's keying of
+its notes then reports ``(KEYING, subjects done, subjects)``."""
+KEYING = "note keys"
 
 
 @dataclass(frozen=True, slots=True)

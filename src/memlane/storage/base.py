@@ -333,6 +333,10 @@ class SummaryStore(Transactional, Protocol):
         """Live notes of a subject whose keys are not stored yet."""
         ...
 
+    def unkeyed_subjects(self) -> list[tuple[str, str]]:
+        """Every ``(tenant, subject)`` with live notes whose keys are not stored yet."""
+        ...
+
     def keyed_notes(self, tenant: str, subject: str, kind: str, keys: Sequence[str]) -> list[Note]:
         """Live notes of a subject holding one of ``keys`` of ``kind``, in the order said."""
         ...

@@ -3,7 +3,8 @@
 Each note is stored with ``(kind, key)`` pairs derived from it when it is written (the router
 decides which: :func:`memlane.router.evidence.note_keys`). :class:`LineData` reads them for
 one subject: the notes holding a key, how many do. Notes stored without keys (before keys
-existed, or imported) are keyed first, once, by :meth:`LineData.open`.
+existed, or loaded by an import that was stopped before it keyed them: :func:`key_waiting`)
+are keyed first, once, by :meth:`LineData.open`.
 """
 
 from __future__ import annotations
@@ -42,6 +43,35 @@ DIGITS = "d"
 """digits,"""
 PAIRS = "b"
 """and CJK pairs."""
+
+
+def key_subject(store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> int:
+    """Key a subject's live notes stored without keys; how many there were."""
+    done = 0
+    while pending := store.unkeyed_notes(tenant, subject, BACKFILL_BATCH):
+        keyed = [(note, keyer(subject, note.text, note.provenance)) for note in pending]
+        store.put_note_keys(tenant, subject, keyed)
+        done += len(pending)
+        if len(pending) < BACKFILL_BATCH:
+            break  # that was all of them: no need to ask again
+    return done
+
+
+def key_waiting(
+    store: SummaryStore, keyer: NoteKeyer, progress: Callable[[int, int], None] | None = None
+) -> int:
+    """Key every live note of every tenant stored without keys (an import's); how many.
+
+    Done by an import, so that the first recall of each subject costs what a later one does
+    instead of keying the subject's history; ``progress(subjects done, subjects)``.
+    """
+    subjects = store.unkeyed_subjects()
+    done = 0
+    for number, (tenant, subject) in enumerate(subjects, 1):
+        done += key_subject(store, tenant, subject, keyer)
+        if progress is not None:
+            progress(number, len(subjects))
+    return done
 
 
 class Head(NamedTuple):
@@ -87,11 +117,7 @@ class LineData:
     @classmethod
     def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
         """The subject's line data, after keying the notes stored without keys."""
-        while pending := store.unkeyed_notes(tenant, subject, BACKFILL_BATCH):
-            keyed = [(note, keyer(subject, note.text, note.provenance)) for note in pending]
-            store.put_note_keys(tenant, subject, keyed)
-            if len(pending) < BACKFILL_BATCH:
-                break  # that was all of them: no need to ask again
+        key_subject(store, tenant, subject, keyer)
         return cls(store, tenant, subject)
 
     def citing(self, turns: Iterable[str]) -> list[Note]:

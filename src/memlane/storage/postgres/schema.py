@@ -273,6 +273,11 @@ MIGRATIONS += (
     shared.PENDING_IN_ORDER,
 )
 
+MIGRATIONS += (
+    # 10: the indexer's claims of any tenant in id order from one index (SQLite's 10).
+    shared.UNEMBEDDED_IN_ORDER,
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -2,7 +2,8 @@
 
 Derived data is never part of a row: the dialect computes it on load (SQLite's full-text rows;
 PostgreSQL's ``facts.slot``, ``search_docs.tokens`` and ``dims``, and ``turns.seq``), or
-later: the ``note_keys`` of loaded notes are derived by the first recall of their subject.
+later: the ``note_keys`` of loaded notes are derived after the load by
+:meth:`memlane.Memory.import_export` (else by the first recall of their subject).
 """
 
 from __future__ import annotations

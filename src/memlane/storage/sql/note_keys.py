@@ -73,6 +73,15 @@ class SQLNoteKeys(SQLStore):
         )
         return [decode.note(row) for row in rows]
 
+    def unkeyed_subjects(self) -> list[tuple[str, str]]:
+        """Every ``(tenant, subject)`` with live notes whose keys are not stored yet."""
+        rows = self.db.fetchall(
+            "SELECT DISTINCT p.tenant, p.subject FROM note_keys_pending AS p JOIN notes AS n "
+            "ON n.id = p.note_id WHERE n.deleted_at IS NULL ORDER BY p.tenant, p.subject",
+            (),
+        )
+        return [(tenant, subject) for tenant, subject in rows]
+
     def keyed_notes(self, tenant: str, subject: str, kind: str, keys: Sequence[str]) -> list[Note]:
         """The live notes of a subject holding one of ``keys`` of ``kind``, in the order said."""
         if not keys:

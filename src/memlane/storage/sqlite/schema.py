@@ -75,6 +75,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.REKEY_NOTES,
     # 9: a subject's pending notes in id order from one index.
     shared.PENDING_IN_ORDER,
+    # 10: the indexer's claims of any tenant in id order from one index.
+    shared.UNEMBEDDED_IN_ORDER,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
