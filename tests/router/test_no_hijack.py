@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import memlane
+from tests.support.conversations import told
 
 
 @pytest.fixture
@@ -92,3 +93,10 @@ def test_a_code_named_by_its_attribute_with_a_qualifier_is_not_answered_by_its_p
         plain = m.recall("U-1", "what is my tracking number?")
         assert plain.items[0].fact is not None
         assert plain.items[0].fact.value == "1ZQ4W8E0912345678"
+
+
+def test_the_number_of_kids_is_not_answered_by_the_phone_number():
+    mem = told("My cell is +1 512 555 0157", "We have two kids, 4 and 7", subject="U-2")
+    with mem:
+        r = mem.recall("U-2", "What number of kids does the customer have?")
+        assert "two kids" in r.items[0].text, [item.text for item in r.items]

@@ -347,3 +347,8 @@ def test_what_takes_a_value_back_is_remembered_however_short_or_asked():
 )  # fmt: skip
 def test_what_a_question_tells_before_it_asks_is_a_note(sentence, note):
     assert note_text(sentence, "Jon") == note
+
+
+@pytest.mark.parametrize("sentence", ["We have two kids, 4 and 7", "My mum visits, 3 days a week"])
+def test_a_speaker_who_opens_with_we_or_my_talks_about_themself(sentence):
+    assert note_text(sentence, "Jon") is not None

@@ -21,9 +21,6 @@ DISCOURSE_ZH = r"嗯|哦|噢|喔|啊|对了|话说|其实|那个|哈哈|好吧|�
 DISCOURSE_ZH_PUNCT = "，,、！!"
 """Punctuation that may follow a Chinese interjection."""
 
-FIRST_PERSON = r"\b(?:I|I'm|I’m|I've|I’ve|my|me|we|our)\b|我"
-"""Words by which a sentence's speaker talks about themself (matched as written)."""
-
 VOCATIVE = (
     r",\s*[A-Z][a-z]+[!.?]*$|^(?i:hey|hi|hello|thanks|thank you|congrats|wow)[,!]?\s+[A-Z][a-z]+"
 )

@@ -28,6 +28,7 @@ from memlane.lang import negates_next
 from memlane.lang import phrasing as said
 from memlane.lang.changes import takes_back
 from memlane.lang.sentences import ASKING_CLAUSE
+from memlane.lang.speaker import FIRST_PERSON as _FIRST_PERSON
 from memlane.lang.speaker import HYPOTHETICAL, QUESTION_EN, QUESTION_ZH
 from memlane.pacing import pause
 from memlane.summaries.text import (
@@ -187,7 +188,6 @@ _DISCOURSE = re.compile(
     rf"|^(?:(?:{said.DISCOURSE_ZH})[{said.DISCOURSE_ZH_PUNCT}]?)+",
     re.IGNORECASE,
 )
-_FIRST_PERSON = re.compile(said.FIRST_PERSON)
 # A name the speaker addresses ("..., Jon!", "Thanks Gina") says nothing about the world.
 _VOCATIVE = re.compile(said.VOCATIVE)
 
