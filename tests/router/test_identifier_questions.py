@@ -76,3 +76,27 @@ def test_a_phone_restated_alone_ranks_after_what_its_owner_said(mem):
     said(mem, "C-42", "我要改收货时间，改到周六下午。我手机号139 2210 4471")
     r = mem.recall(None, "13922104471 这位改到什么时候收货？")
     assert "周六" in r.items[0].text
+
+
+def test_a_postal_tracking_number_asked_without_its_country_finds_the_parcel(mem):
+    said(mem, "C-50", "Royal Mail tracking RK819227791GB, expected Monday 24 February")
+    said(mem, "C-51", "Royal Mail tracking RK819227793GB, expected Tuesday 25 February")
+    assert mem.index.wait(timeout=30)  # the number written another way is found by meaning
+    r = mem.recall(None, "When should rk 8192 2779 1 turn up?")
+    assert r.items and "24 February" in r.items[0].text
+    assert "25 February" not in r.text
+    assert mem.recall(None, "When should RK819227791US turn up?").items == []
+
+
+def test_an_id_that_may_end_in_a_word_is_read_both_ways(mem):
+    said(mem, "C-52", "Order number E79-044-A. Delivery address is 336 Maple Ave, Sydney.")
+    said(mem, "C-53", "my order E79-244-A should ship to 182 Queen St, Cape Town")
+    r = mem.recall(None, "Which city is e79 044 a going to?")
+    assert r.subjects == ["C-52"] and "Sydney" in r.items[0].text
+
+
+def test_asked_when_a_statement_telling_no_time_beside_the_id_restates_it(mem):
+    said(mem, "C-54", "Saturday at 8am works for me. My number's 07700 900572 if anything changes")
+    said(mem, "C-55", "Monday at 4:15pm works for me. My number's 07700900577 if anything changes")
+    r = mem.recall(None, "When's the appointment for +44 (0)7700 900 572?")
+    assert r.subjects == ["C-54"] and "8am" in r.items[0].text

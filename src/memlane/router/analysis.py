@@ -57,7 +57,7 @@ def analyze(
     """
     query = validation.query("query", query)
     mentions = [m for m in find_identifiers(query) if m.kind in IDENTIFIER_ATTRIBUTES]
-    identifiers = tuple(_identifier(mention) for mention in mentions)
+    identifiers = tuple(_identifier(mention, query) for mention in mentions)
     intents = tuple(synonyms.match(_without(query, mentions)))
     folded = unicodedata.normalize("NFKC", query).casefold()
     context = asks_context(_blank(folded, [intent.span for intent in intents]))
@@ -129,9 +129,19 @@ def context_beyond(query: str, spans: Iterable[tuple[int, int]]) -> bool:
     return asks_context(_blank(unicodedata.normalize("NFKC", query).casefold(), spans))
 
 
-def _identifier(mention: Mention) -> IdentifierRef:
+def _identifier(mention: Mention, query: str) -> IdentifierRef:
+    """The identifier as written, and as it may go on.
+
+    "e79 044 *a*" may end in a letter that reads as a word too; the memory holds one reading
+    or the other, so both are looked up.
+    """
     attribute = IDENTIFIER_ATTRIBUTES[mention.kind]
-    return IdentifierRef(attribute, mention.text, (mention.text,))
+    longer = _LAST_LETTER.match(query, mention.span[1])
+    values = (mention.text,) if longer is None else (mention.text, mention.text + longer[0])
+    return IdentifierRef(attribute, mention.text, values)
+
+
+_LAST_LETTER = re.compile(r"[ -][A-Za-z](?![\w-])")
 
 
 def _without(query: str, mentions: list[Mention]) -> str:

@@ -38,6 +38,7 @@ from memlane.lang import retractions, roles_named, salient_terms, shares_term
 from memlane.lang.changes import asks_earlier, tells_past
 from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
+from memlane.lang.kinds import TIME, asked_kind
 from memlane.lang.medicines import asks_about_food, names_medicine_only
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
@@ -268,6 +269,8 @@ def _without_restatements(
 
     The question already holds the identifier ("which city is ORD-7 going to?"): "Order
     number ORD-7." tells nothing it asks, what was said beside it may (unless nothing was).
+    Asked when ("When's the appointment for 07700 900572?"), a statement that tells no time
+    beside the identifier ("my number's 07700 900572 if anything changes") restates it too.
     """
     keys = {
         key
@@ -277,14 +280,15 @@ def _without_restatements(
     }
     if not keys:
         return candidates
-    restating = [c for c in candidates if _restates(c, keys, mentions)]
+    when = asked_kind(analysis.query) == TIME
+    restating = [c for c in candidates if _restates(c, keys, mentions, when=when)]
     rest = [c for c in candidates if c not in restating]
     if any(c.item.lane != "exact" for c in rest):
         return rest
     return candidates
 
 
-def _restates(candidate: Candidate, keys: set[str], mentions: Mentions) -> bool:
+def _restates(candidate: Candidate, keys: set[str], mentions: Mentions, *, when: bool) -> bool:
     if candidate.item.kind != "note":
         return False
     text = fold(candidate.statement)
@@ -296,6 +300,8 @@ def _restates(candidate: Candidate, keys: set[str], mentions: Mentions) -> bool:
     ]
     if not named:
         return False
+    if when:
+        return not resolve_times(_blank(text, [m.span for m in named]), _ANY_TIME, UTC)
     return _nothing_beside(candidate, text, [m.span for m in named], mentions)
 
 

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, tzinfo
 from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
-from memlane.facts.normalize import match_keys
+from memlane.facts.normalize import match_keys, written_keys
 from memlane.router.candidates import (
     ON_TOPIC_BONUS,
     TIER_CONTEXT,
@@ -352,10 +352,13 @@ def note_statements(notes: Sequence[Note], filters: SummaryFilters) -> list[Stat
 
 
 def names_identifier(text: str, refs: Sequence[IdentifierRef]) -> bool:
-    """True if ``text`` names one of the identifiers, however it is written there."""
+    """True if ``text`` names one of the identifiers, however it is written there.
+
+    Or however it may be asked: see :func:`~memlane.facts.normalize.written_keys`.
+    """
     wanted = {key for ref in refs for text in ref.values for key in match_keys(ref.attribute, text)}
     for mention in find_identifiers(text):
         attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)
-        if attribute is not None and match_keys(attribute, mention.text) & wanted:
+        if attribute is not None and written_keys(attribute, mention.text) & wanted:
             return True
     return False
