@@ -26,6 +26,10 @@ VOCATIVE = (
 )
 """A name the speaker addresses ("..., Jon!", "Thanks Gina"): it says nothing about the world."""
 
+_ZH_MINE = r"(?:我[^，。！？\s的]{0,4}的|我的?|(?<!的))"
+"""Before a Chinese phone or e-mail word: the speaker's own after 我 ("我的", "我公司的"), not
+after another's 的 ("牙科诊所的电话" is the clinic's)."""
+
 RELATIONS = (
     (
         "location",
@@ -37,11 +41,12 @@ RELATIONS = (
     (
         "phone",
         r"\bmy (?:new )?(?:phone|mobile|cell)(?: number)?(?: is|'s)\b"
-        r"|(?:我的?)?新?(?:手机号码?|电话号码?|手机|电话)(?:是|换成|改成|改为)?",
+        rf"|{_ZH_MINE}新?(?:手机号码?|电话号码?|手机|电话)(?:是|换成|改成|改为)?",
     ),
     (
         "email",
-        r"\bmy (?:new )?e-?mail(?: address)?(?: is|'s)\b|(?:我的?)?新?(?:邮箱|电子邮件)",
+        r"\bmy (?:new )?e-?mail(?: address)?(?: is|'s)\b"
+        rf"|{_ZH_MINE}新?(?:邮箱|电子邮件)",
     ),
     (
         "employer",

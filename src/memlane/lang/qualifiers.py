@@ -96,7 +96,8 @@ def _cjk_before(text: str) -> list[Qualifier]:
     The run right before it narrows it ("*公司*邮箱", "*快递*单号"), and so does the run
     before 的 that this run belongs to ("*瑜伽垫*的快递单号"): both make one qualifier,
     carried by any two characters of them in a row. A run before 的 that ends right at the
-    attribute word is a clause ("我新买的手机", "他用的号") and narrows nothing. A run naming a
+    attribute word narrows it when it names a thing ("我那个*牙科*的号码"), not when it is a
+    clause ("我新买的手机", "他用的号", "那时候客户留的邮箱": :func:`_possessor`). A run naming a
     model by letters or digits ("*小米14*的快递单号") is a qualifier of its own, carried whole.
     When the thing is named, a word for the kind of code ("快递", "物流") narrows nothing more.
     """
@@ -110,12 +111,30 @@ def _cjk_before(text: str) -> list[Qualifier]:
     runs = [_bare(run)[-_MAX_CJK:] for run in reversed(earlier)]
     models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
     narrowing = [_unheld(_unmodified(_bare(nearest)))]
-    if narrowing[0] and runs and (runs[0],) not in models:
+    if not narrowing[0] and not nearest.strip() and runs and (runs[0],) not in models:
+        narrowing = [_possessor(runs[0])]
+    elif narrowing[0] and runs and (runs[0],) not in models:
         # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it
         narrowing = [runs[0]] if narrowing[0] in zh.CODE_KINDS else [*narrowing, runs[0]]
     kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
     pieces = tuple(dict.fromkeys(piece for run in kept for piece in _bigrams(run)))
     return [pieces, *models]
+
+
+def _possessor(run: str) -> str:
+    """What a run before 的 names, when it names a thing rather than tells a clause.
+
+    A clause holds a verb: what is left once the words that narrow nothing and a verb of
+    holding are taken off is one character ("新买" → "买"), or holds the subject ("那时候客户
+    留"). A thing is named by two characters or more.
+
+    >>> _possessor("牙科"), _possessor("新买"), _possessor("时候客户留"), _possessor("之前用")
+    ('牙科', '', '', '')
+    """
+    bare = _unheld(_unmodified(run))
+    if len(bare) < 2 or re.search(zh.SUBJECT_WORDS, bare) or bare != _unmodified(run):
+        return ""
+    return bare
 
 
 def _unmodified(run: str) -> str:
