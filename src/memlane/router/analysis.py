@@ -194,6 +194,7 @@ def _asks_own_value(
         _generic_of_other(folded, intent, synonyms, identified)
         or _typing_another(folded, intent, intents)
         or _object_of_other_verb(folded, intent, synonyms)
+        or _subject_of_other_verb(folded, intent, synonyms)
         for intent in intents
     )
 
@@ -222,6 +223,35 @@ def _object_of_other_verb(folded: str, intent: AttributeIntent, synonyms: Synony
     if verb in en.HOLDING_VERBS:
         return False  # "which number did they *have* then?" asks for the value they held
     return not _HISTORY.search(rest)
+
+
+_NEXT_WORD = re.compile(r"\s+([a-z]+)\b")
+_DONE_TO_SELF = re.compile(rf"\s+(?:{_SELF})\b")
+_NOT_VERBS = frozenset(
+    (*en.COPULAS, *en.AUXILIARIES, *en.MODALS, *en.PREPOSITIONS, *en.GENERIC_NOUNS, *en.SELF)
+)
+"""Words after "which company" that are no verb it does ("which company *do* I work for")."""
+
+
+def _subject_of_other_verb(folded: str, intent: AttributeIntent, synonyms: SynonymRegistry) -> bool:
+    """A generic noun asked as the doer of a verb its attribute has no phrase for.
+
+    "Which *company* *made* the phone I just bought?", "what *city* *hosted* the final?" ask
+    who made it and where it was held, not for the subject's employer or city; "which
+    company *employs* her?" still asks for the employer ("employs" is its phrase), and so
+    does one that acts on the subject ("which company *hired me*?").
+    """
+    asked = folded[: intent.span[0]].split()[-1:]
+    if not is_generic(intent.phrase) or not asked or asked[0] not in en.ASKS_KIND:
+        return False
+    following = _NEXT_WORD.match(folded, intent.span[1])
+    if following is None or following[1] in _NOT_VERBS:
+        return False
+    if _DONE_TO_SELF.match(folded, following.end()):
+        return False
+    verb = _verb_base(following[1])
+    own = [p for p in synonyms.phrases(intent.attribute) if not is_generic(p) and p.isascii()]
+    return not any(_verb_base(p.split()[0]) == verb for p in own)
 
 
 def _verb_base(word: str) -> str:
