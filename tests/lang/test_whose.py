@@ -33,6 +33,8 @@ def test_a_phone_or_email_after_anothers_de_is_not_the_speakers(statement, found
         ("我刚换的号码是多少？", "号码", ()),
         ("那时候客户留的邮箱是哪个？", "邮箱", ()),
         ("我之前用的邮箱是哪个？", "邮箱", ()),
+        ("我那个空气炸锅的订单现在什么情况？", "订单", ()),  # the order, not which number
+        ("加湿器的单号多少？", "单号", (("加湿", "湿器", "器"),)),
     ],
 )
 def test_a_thing_before_de_narrows_the_attribute_a_clause_does_not(question, word, found):

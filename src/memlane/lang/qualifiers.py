@@ -57,7 +57,7 @@ def qualifiers(text: str, span: Span, skip: Iterable[Span] = ()) -> tuple[Qualif
     for first, last in sorted(skip, reverse=True):
         if last <= start and not text[last:start].strip():
             start = first
-    found = [*_before(text[:start]), _after(text, end)]
+    found = [*_before(text[:start], _names_value(text[span[0] : end])), _after(text, end)]
     return tuple(group for group in found if group)
 
 
@@ -70,11 +70,16 @@ def carries(text: str, qualifier: Qualifier) -> bool:
     )
 
 
-def _before(text: str) -> list[Qualifier]:
+def _before(text: str, value_word: bool) -> list[Qualifier]:
     text = text.rstrip()
     if text and _is_cjk_text(text[-1]):
-        return _cjk_before(text)
+        return _cjk_before(text, value_word)
     return [tuple(_latin_before(text))]
+
+
+def _names_value(word: str) -> bool:
+    """Whether an attribute word names the value itself ("号码", "邮箱"), not a thing ("订单")."""
+    return bool(re.search(zh.VALUE_WORDS, word))
 
 
 def _latin_before(text: str) -> list[str]:
@@ -90,14 +95,15 @@ def _latin_before(text: str) -> list[str]:
     return words
 
 
-def _cjk_before(text: str) -> list[Qualifier]:
+def _cjk_before(text: str, value_word: bool = True) -> list[Qualifier]:
     """Qualifiers of a Chinese attribute word, read without a word segmenter.
 
     The run right before it narrows it ("*公司*邮箱", "*快递*单号"), and so does the run
     before 的 that this run belongs to ("*瑜伽垫*的快递单号"): both make one qualifier,
     carried by any two characters of them in a row. A run before 的 that ends right at the
-    attribute word narrows it when it names a thing ("我那个*牙科*的号码"), not when it is a
-    clause ("我新买的手机", "他用的号", "那时候客户留的邮箱": :func:`_possessor`). A run naming a
+    attribute word narrows a word for the value ("我那个*牙科*的号码": ``value_word``) when it
+    names a thing, not when it is a clause ("我新买的手机号", "他用的号", "那时候客户留的邮箱":
+    :func:`_possessor`); "空气炸锅的订单" asks about the order, not which number. A run naming a
     model by letters or digits ("*小米14*的快递单号") is a qualifier of its own, carried whole.
     When the thing is named, a word for the kind of code ("快递", "物流") narrows nothing more.
     """
@@ -111,7 +117,13 @@ def _cjk_before(text: str) -> list[Qualifier]:
     runs = [_bare(run)[-_MAX_CJK:] for run in reversed(earlier)]
     models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
     narrowing = [_unheld(_unmodified(_bare(nearest)))]
-    if not narrowing[0] and not nearest.strip() and runs and (runs[0],) not in models:
+    if (
+        value_word
+        and not narrowing[0]
+        and not nearest.strip()
+        and runs
+        and (runs[0],) not in models
+    ):
         narrowing = [_possessor(runs[0])]
     elif narrowing[0] and runs and (runs[0],) not in models:
         # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it

@@ -122,6 +122,10 @@ EITHER_OR = "还是"
 CODE_NOUNS = r"尾号|编号|号(?!码)"
 """Nouns that ask for a code of some kind ("护照*号*", "身份证*尾号*"); 号码 is a phone's."""
 
+VALUE_WORDS = r"号|码|邮箱|地址"
+"""What an attribute word that names the value itself holds ("号码", "单号", "邮箱"), unlike
+one that names the thing the value belongs to ("订单", "手机")."""
+
 NOT_BEFORE_CODE = "几哪多零一二两三四五六七八九十"
 """Characters before 号 that make it a day or a rank ("几号", "五号"), not a code."""
 
