@@ -100,3 +100,10 @@ def test_asked_when_a_statement_telling_no_time_beside_the_id_restates_it(mem):
     said(mem, "C-55", "Monday at 4:15pm works for me. My number's 07700900577 if anything changes")
     r = mem.recall(None, "When's the appointment for +44 (0)7700 900 572?")
     assert r.subjects == ["C-54"] and "8am" in r.items[0].text
+
+
+def test_asked_who_a_statement_naming_nobody_beside_the_id_restates_it(mem):
+    said(mem, "C-56", "This is Pablo Singh, best number to reach me is 617.555.3108")
+    said(mem, "C-57", "Hi, Jonas Ivanova here. Call me back on +1 617 555 0108 please")
+    r = mem.recall(None, "Whose number is (617) 555-0108?")
+    assert r.subjects == ["C-57"] and "Jonas Ivanova" in r.items[0].text
