@@ -54,3 +54,9 @@ def test_a_thing_before_de_narrows_the_attribute_a_clause_does_not(question, wor
 def test_a_role_written_against_an_attribute_word_owns_it(question, word, role):
     folded = fold(question)
     assert role_before(folded, folded.index(word)) == role
+
+
+def test_a_named_model_leaves_the_kind_of_code_nothing_to_narrow():
+    question = "帮我查iPhone 15的物流单号"  # said as "iPhone 15的快递单号是…"
+    start = question.index("单号")
+    assert qualifiers(fold(question), (start, start + 2)) == (("15",),)

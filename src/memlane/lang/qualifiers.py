@@ -1,6 +1,6 @@
 """Qualifiers: the words that narrow an attribute word to one thing among its kind.
 
-"What's my *passport* number?", "my *work* email", "客户的*公司*邮箱", "*小米14*的*快递*单号",
+"What's my *passport* number?", "my *work* email", "客户的*公司*邮箱", "*小米14*的快递单号",
 "the tracking number *for my mechanical keyboard*": each asks for one number, e-mail or
 code, not for any the subject holds. A stored value answers such a question only if what
 was said about it carries every qualifier; the same value said without them is a near
@@ -45,7 +45,7 @@ def qualifiers(text: str, span: Span, skip: Iterable[Span] = ()) -> tuple[Qualif
     (('passport',),)
     >>> q = "我那个小米14的快递单号是多少"
     >>> qualifiers(q, (q.index("单号"), q.index("单号") + 2))
-    (('快递',), ('小米14',))
+    (('小米14',),)
     >>> q = "用户单位的固定电话"
     >>> qualifiers(q, (q.index("电话"), q.index("电话") + 2))
     (('固定', '单位'),)
@@ -128,6 +128,8 @@ def _cjk_before(text: str, value_word: bool = True) -> list[Qualifier]:
     elif narrowing[0] and runs and (runs[0],) not in models:
         # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it
         narrowing = [runs[0]] if narrowing[0] in zh.CODE_KINDS else [*narrowing, runs[0]]
+    elif narrowing[0] in zh.CODE_KINDS and models:
+        narrowing = []  # "iPhone 15的*物流*单号": the model names the thing
     kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
     pieces = tuple(dict.fromkeys(piece for run in kept for piece in _bigrams(run)))
     return [pieces, *models]
