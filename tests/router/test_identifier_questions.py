@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import memlane
 
 
@@ -88,22 +90,25 @@ def test_a_postal_tracking_number_asked_without_its_country_finds_the_parcel(mem
     assert mem.recall(None, "When should RK819227791US turn up?").items == []
 
 
-def test_an_id_that_may_end_in_a_word_is_read_both_ways(mem):
-    said(mem, "C-52", "Order number E79-044-A. Delivery address is 336 Maple Ave, Sydney.")
-    said(mem, "C-53", "my order E79-244-A should ship to 182 Queen St, Cape Town")
-    r = mem.recall(None, "Which city is e79 044 a going to?")
-    assert r.subjects == ["C-52"] and "Sydney" in r.items[0].text
-
-
-def test_asked_when_a_statement_telling_no_time_beside_the_id_restates_it(mem):
-    said(mem, "C-54", "Saturday at 8am works for me. My number's 07700 900572 if anything changes")
-    said(mem, "C-55", "Monday at 4:15pm works for me. My number's 07700900577 if anything changes")
-    r = mem.recall(None, "When's the appointment for +44 (0)7700 900 572?")
-    assert r.subjects == ["C-54"] and "8am" in r.items[0].text
-
-
-def test_asked_who_a_statement_naming_nobody_beside_the_id_restates_it(mem):
-    said(mem, "C-56", "This is Pablo Singh, best number to reach me is 617.555.3108")
-    said(mem, "C-57", "Hi, Jonas Ivanova here. Call me back on +1 617 555 0108 please")
-    r = mem.recall(None, "Whose number is (617) 555-0108?")
-    assert r.subjects == ["C-57"] and "Jonas Ivanova" in r.items[0].text
+@pytest.mark.parametrize(
+    ("told", "question", "owner", "answer"),
+    [
+        # an id that may end in a letter read as a word is looked up both ways
+        (("Order number E79-044-A. Delivery address is 336 Maple Ave, Sydney.",
+          "my order E79-244-A should ship to 182 Queen St, Cape Town"),
+         "Which city is e79 044 a going to?", 0, "Sydney"),
+        # asked when, a statement that tells no time beside the id restates it
+        (("Saturday at 8am works for me. My number's 07700 900572 if anything changes",
+          "Monday at 4:15pm works for me. My number's 07700900577 if anything changes"),
+         "When's the appointment for +44 (0)7700 900 572?", 0, "8am"),
+        # asked who, a statement that names nobody beside the id restates it
+        (("This is Pablo Singh, best number to reach me is 617.555.3108",
+          "Hi, Jonas Ivanova here. Call me back on +1 617 555 0108 please"),
+         "Whose number is (617) 555-0108?", 1, "Jonas Ivanova"),
+    ],
+)  # fmt: skip
+def test_the_id_asked_finds_its_owner_and_what_answers(mem, told, question, owner, answer):
+    for number, text in enumerate(told):
+        said(mem, f"C-{number}", text)
+    r = mem.recall(None, question)
+    assert r.subjects == [f"C-{owner}"] and answer in r.items[0].text
