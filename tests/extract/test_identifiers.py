@@ -75,6 +75,20 @@ def test_digits_of_an_order_id_are_not_a_phone():
 
 
 @pytest.mark.parametrize(
+    ("text", "whole"),
+    [
+        ("查下4770 5201 1811 9010 464的退款理由", "4770 5201 1811 9010 464"),
+        ("order 4446 7200 1470 5447 393 refund", "4446 7200 1470 5447 393"),
+    ],
+)
+def test_a_mobile_at_the_end_of_a_grouped_id_is_part_of_the_id(text, whole):
+    assert [(m.kind, m.text) for m in find_identifiers(text)] in (
+        [("reference", whole)],
+        [("order_id", whole)],
+    )
+
+
+@pytest.mark.parametrize(
     ("text", "written", "value"),
     [
         ("我的邮箱是Alice@Example.COM。", "Alice@Example.COM", "alice@example.com"),

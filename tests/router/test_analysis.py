@@ -155,3 +155,19 @@ def test_kinds_of_question(query, workflow, context, history):
 def test_an_attribute_word_about_another_thing_is_not_the_subjects_value(query, own):
     """ "Which city is *the festival* in?" names a thing and no one of the subject."""
     assert read(query).own_value is own
+
+
+@pytest.mark.parametrize(
+    ("question", "attributes"),
+    [
+        ("Which company made the phone I just bought?", ()),
+        ("What city hosted the final?", ()),
+        ("Which company hired me?", ("employer",)),
+        ("Which company employs her?", ("employer",)),
+        ("Which company do I work for?", ("employer",)),
+        ("What number should I call?", ("phone",)),
+    ],
+)
+def test_a_generic_noun_that_does_something_else_is_no_attribute(question, attributes):
+    analysis = analyze(question, synonyms=SynonymRegistry(), at=AT, timezone=UTC)
+    assert analysis.attributes == attributes

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import memlane
 
 
@@ -76,3 +78,37 @@ def test_a_phone_restated_alone_ranks_after_what_its_owner_said(mem):
     said(mem, "C-42", "我要改收货时间，改到周六下午。我手机号139 2210 4471")
     r = mem.recall(None, "13922104471 这位改到什么时候收货？")
     assert "周六" in r.items[0].text
+
+
+def test_a_postal_tracking_number_asked_without_its_country_finds_the_parcel(mem):
+    said(mem, "C-50", "Royal Mail tracking RK819227791GB, expected Monday 24 February")
+    said(mem, "C-51", "Royal Mail tracking RK819227793GB, expected Tuesday 25 February")
+    assert mem.index.wait(timeout=30)  # the number written another way is found by meaning
+    r = mem.recall(None, "When should rk 8192 2779 1 turn up?")
+    assert r.items and "24 February" in r.items[0].text
+    assert "25 February" not in r.text
+    assert mem.recall(None, "When should RK819227791US turn up?").items == []
+
+
+@pytest.mark.parametrize(
+    ("told", "question", "owner", "answer"),
+    [
+        # an id that may end in a letter read as a word is looked up both ways
+        (("Order number E79-044-A. Delivery address is 336 Maple Ave, Sydney.",
+          "my order E79-244-A should ship to 182 Queen St, Cape Town"),
+         "Which city is e79 044 a going to?", 0, "Sydney"),
+        # asked when, a statement that tells no time beside the id restates it
+        (("Saturday at 8am works for me. My number's 07700 900572 if anything changes",
+          "Monday at 4:15pm works for me. My number's 07700900577 if anything changes"),
+         "When's the appointment for +44 (0)7700 900 572?", 0, "8am"),
+        # asked who, a statement that names nobody beside the id restates it
+        (("This is Pablo Singh, best number to reach me is 617.555.3108",
+          "Hi, Jonas Ivanova here. Call me back on +1 617 555 0108 please"),
+         "Whose number is (617) 555-0108?", 1, "Jonas Ivanova"),
+    ],
+)  # fmt: skip
+def test_the_id_asked_finds_its_owner_and_what_answers(mem, told, question, owner, answer):
+    for number, text in enumerate(told):
+        said(mem, f"C-{number}", text)
+    r = mem.recall(None, question)
+    assert r.subjects == [f"C-{owner}"] and answer in r.items[0].text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import memlane
+from tests.support.conversations import told
 
 
 @pytest.fixture
@@ -92,3 +93,37 @@ def test_a_code_named_by_its_attribute_with_a_qualifier_is_not_answered_by_its_p
         plain = m.recall("U-1", "what is my tracking number?")
         assert plain.items[0].fact is not None
         assert plain.items[0].fact.value == "1ZQ4W8E0912345678"
+
+
+def test_the_number_of_kids_is_not_answered_by_the_phone_number():
+    mem = told("My cell is +1 512 555 0157", "We have two kids, 4 and 7", subject="U-2")
+    with mem:
+        r = mem.recall("U-2", "What number of kids does the customer have?")
+        assert "two kids" in r.items[0].text, [item.text for item in r.items]
+
+
+DENTIST = {  # what the user says, the dentist's number
+    "told first": (("帮我记一下牙科诊所的电话：025 8301 1736，下周复诊", "联系电话 189 0093 0860"),
+                   "025 8301 1736"),
+    "told after": (("联系电话+86 189 0093 0860", "牙医那边座机是029-5969 9864，提醒我周五打过去"),
+                   "029-5969 9864"),
+    "en": (("My cell is 07700 900300", "Dentist's number is 020 7946 0667, need to rebook"),
+           "020 7946 0667"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("told_as", "question"),
+    [
+        ("told first", "帮我找下牙科诊所电话"),
+        ("told after", "帮我找下牙科诊所电话"),
+        ("told after", "我那个牙科的号码是？"),
+        ("en", "dentist phone number?"),
+    ],
+)
+def test_the_dentists_number_is_not_the_users_own(told_as, question):
+    said, dentists = DENTIST[told_as]
+    with told(*said, subject="U-3", wait=True) as mem:
+        r = mem.recall("U-3", question)
+        assert r.items and dentists in r.items[0].text, [item.text for item in r.items]
+        assert r.items[0].lane != "exact"

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import memlane
 from memlane.router.summary_lane import SummaryFilters
 from tests.conftest import FakeClock
+from tests.support.conversations import told
 
 CONVERSATION = [
     ("Caroline", "I went to a support group yesterday and it was so powerful."),
@@ -74,3 +75,26 @@ def test_the_period_is_read_at_year_granularity():
     assert not filters.in_period("", outside, outside)
     assert filters.in_period("we married on 2023-07-01", outside, outside)
     assert not SummaryFilters(None, None, None, (), UTC).in_period("", inside, inside)
+
+
+def test_a_period_still_to_come_is_told_of_by_plans_only():
+    now = datetime(2026, 3, 4, tzinfo=UTC)
+    next_week = (datetime(2026, 3, 9, tzinfo=UTC), datetime(2026, 3, 16, tzinfo=UTC))
+    filters = SummaryFilters(None, None, next_week, (), UTC, read_at=now)
+    said = datetime(2026, 3, 2, tzinfo=UTC)
+    assert not filters.in_period("I live in Lyon", said, said)  # said this year: not a plan
+    assert not filters.in_period("the code from last week isn't working", said, said)
+    assert not filters.in_period("shipping is slow this week", said, said)
+    assert filters.in_period("Flying to Oslo next Wednesday", said, said)
+
+
+def test_where_one_flies_next_week_is_not_where_one_lives():
+    mem = told(
+        "I live in Munich",
+        "Flying to San Diego next Wednesday for work, what's the weather like?",
+        "why is shipping so slow this week",
+        subject="U-1",
+    )
+    with mem:
+        r = mem.recall("U-1", "destination of next week's flight?")
+        assert "San Diego" in r.items[0].text, [item.text for item in r.items]

@@ -331,3 +331,24 @@ def test_what_takes_a_value_back_is_remembered_however_short_or_asked():
         "U-1 asked: Can you cancel the blender?"
     )
     assert note_text("How are you?", "U-1") is None  # a question that takes nothing back
+
+
+@pytest.mark.parametrize(
+    ("sentence", "note"),
+    [
+        ("Flying to Oslo next Wednesday for work, what's the weather like?",
+         "Jon said: Flying to Oslo next Wednesday for work"),
+        ("我下周去成都出差，那边冷吗？", "Jon下周去成都出差"),
+        ("Can you check, is it shipped?", None),
+        ("If I move to Oslo, should I tell you?", None),
+        ("Should I go to Osaka in May?", None),
+        ("Thanks, how are you?", None),
+    ],
+)  # fmt: skip
+def test_what_a_question_tells_before_it_asks_is_a_note(sentence, note):
+    assert note_text(sentence, "Jon") == note
+
+
+@pytest.mark.parametrize("sentence", ["We have two kids, 4 and 7", "My mum visits, 3 days a week"])
+def test_a_speaker_who_opens_with_we_or_my_talks_about_themself(sentence):
+    assert note_text(sentence, "Jon") is not None

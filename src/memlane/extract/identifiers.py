@@ -56,6 +56,9 @@ _COUNTRY_BEFORE = re.compile(r"\(\+\d{1,3}\)\s?$")  # "(+86) 133-…"
 _PHONE_GROUP = re.compile(r"\(\d{1,4}\)|\d+")
 _CN_MOBILE = re.compile(r"1[3-9]\d{9}")
 _MAX_PHONE_GROUPS = 6
+_MAX_LEADING_DIGITS = 4
+"""Digits a run may hold before a phone number in it (a number, a country code): more are
+one id with it."""
 _DIGIT_RUN = re.compile(r"\d{3}")
 _CENT = Decimal("0.01")
 
@@ -199,12 +202,18 @@ def _phone_windows(
     """The phone numbers inside one run of digit groups: earliest first, longest first.
 
     A number inside the run must be set off by white space from the groups around it, so
-    the digits after a decimal point or inside a version string never count.
+    the digits after a decimal point or inside a version string never count. Before it, the
+    run holds another number or a few digits at most ("第 3 138 0000 1234"): longer groups
+    make the run one long id ("4770 5201 1811 9010 464" is an order number, not a mobile
+    after two groups).
     """
     spans: list[Span] = []
-    index = 0
+    index = free = 0
     while index < len(groups):
-        if index == 0 or folded[groups[index - 1][1] : groups[index][0]].isspace():
+        before = sum(len(group.strip("()")) for _, _, group in groups[free:index])
+        if before <= _MAX_LEADING_DIGITS and (
+            index == 0 or folded[groups[index - 1][1] : groups[index][0]].isspace()
+        ):
             for stop in range(min(len(groups), index + _MAX_PHONE_GROUPS), index, -1):
                 window = groups[index:stop]
                 with_plus = plus and index == 0
@@ -214,7 +223,7 @@ def _phone_windows(
                 whole = index == 0 and stop == len(groups)
                 if spaced and _is_phone(folded, window, with_plus, whole):
                     spans.append((candidate_start if with_plus else window[0][0], window[-1][1]))
-                    index = stop - 1
+                    index, free = stop - 1, stop
                     break
         index += 1
     return spans

@@ -17,7 +17,7 @@ from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.facts.phones import phone_keys
-from memlane.lang.codes import EMAIL_WORDS, PHONE_WORDS
+from memlane.lang.codes import EMAIL_WORDS, PHONE_WORDS, POSTAL_COUNTRY
 
 Normalizer = Callable[[Any], str]
 
@@ -140,6 +140,20 @@ def match_keys(attribute: str, value: Any) -> frozenset[str]:
         return frozenset([normalize(value)])
     except InvalidInput:
         return frozenset()
+
+
+def written_keys(attribute: str, value: Any) -> frozenset[str]:
+    """:func:`match_keys` of an identifier written in a text, and the short forms it names.
+
+    A postal tracking number also names itself without its country ("RK819227791GB" is
+    asked as "rk 8192 2779 1"): the short form, asked, finds the whole number; asked with
+    another country ("RK819227791US") it finds nothing, as any other code one letter off.
+
+    >>> sorted(written_keys("tracking", "RK819227791GB"))
+    ['rk819227791', 'rk819227791gb']
+    """
+    keys = match_keys(attribute, value)
+    return keys | {POSTAL_COUNTRY.sub("", key) for key in keys if POSTAL_COUNTRY.search(key)}
 
 
 def _as_text(value: Any) -> str:

@@ -45,6 +45,10 @@ TRACKING_SHAPE = re.compile(
 )
 """The shapes of carriers' tracking numbers (SF…, JD…, 1Z…, UPU S10)."""
 
+POSTAL_COUNTRY = re.compile(r"(?<=^[a-z]{2}\d{9})[a-z]{2}$")
+"""The country that ends a UPU S10 tracking number ("RK819227791*GB*", on folded keys): often
+left out when the number is read out or typed, and naming the same parcel without it."""
+
 MONEY_AFTER = re.compile(r"\s?(?:元|块|万|亿|千|美元|(?:dollars?|yuan|usd|rmb|cny|eur)\b)", re.I)
 """Words after digits that make them money (元, 块, 万, dollars, usd…)."""
 

@@ -25,7 +25,7 @@ _ASKS = (
     (TIME, r"\bwhen\b|\bwhat time\b|\bhow early\b|\bhow late\b|几点|什么时候|何时|多早"),
     (NUMBER, r"\bhow many\b|\bhow much\b|多少|几(?![点时])|多大|多高|多长|多重"),
     (PLACE, r"\bwhere\b|哪里|哪儿|在哪|何处|何地"),
-    (PERSON, r"\bwho\b|\bwhom\b|谁"),
+    (PERSON, r"\bwho\b|\bwhom\b|\bwhose\b|谁"),
     (NUMBER, r"\b(?:pay|pays|paid|cost|costs|price|fee|fees|headcount)\b|花多少|价格|费用"),
 )
 """Question words by the kind of value they ask for, the first that matches wins; words of

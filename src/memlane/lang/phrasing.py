@@ -21,13 +21,14 @@ DISCOURSE_ZH = r"嗯|哦|噢|喔|啊|对了|话说|其实|那个|哈哈|好吧|�
 DISCOURSE_ZH_PUNCT = "，,、！!"
 """Punctuation that may follow a Chinese interjection."""
 
-FIRST_PERSON = r"\b(?:I|I'm|I’m|I've|I’ve|my|me|we|our)\b|我"
-"""Words by which a sentence's speaker talks about themself (matched as written)."""
-
 VOCATIVE = (
     r",\s*[A-Z][a-z]+[!.?]*$|^(?i:hey|hi|hello|thanks|thank you|congrats|wow)[,!]?\s+[A-Z][a-z]+"
 )
 """A name the speaker addresses ("..., Jon!", "Thanks Gina"): it says nothing about the world."""
+
+_ZH_MINE = r"(?:我[^，。！？\s的]{0,4}的|我的?|(?<!的))"
+"""Before a Chinese phone or e-mail word: the speaker's own after 我 ("我的", "我公司的"), not
+after another's 的 ("牙科诊所的电话" is the clinic's)."""
 
 RELATIONS = (
     (
@@ -40,11 +41,12 @@ RELATIONS = (
     (
         "phone",
         r"\bmy (?:new )?(?:phone|mobile|cell)(?: number)?(?: is|'s)\b"
-        r"|(?:我的?)?新?(?:手机号码?|电话号码?|手机|电话)(?:是|换成|改成|改为)?",
+        rf"|{_ZH_MINE}新?(?:手机号码?|电话号码?|手机|电话)(?:是|换成|改成|改为)?",
     ),
     (
         "email",
-        r"\bmy (?:new )?e-?mail(?: address)?(?: is|'s)\b|(?:我的?)?新?(?:邮箱|电子邮件)",
+        r"\bmy (?:new )?e-?mail(?: address)?(?: is|'s)\b"
+        rf"|{_ZH_MINE}新?(?:邮箱|电子邮件)",
     ),
     (
         "employer",

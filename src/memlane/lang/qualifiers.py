@@ -1,6 +1,6 @@
 """Qualifiers: the words that narrow an attribute word to one thing among its kind.
 
-"What's my *passport* number?", "my *work* email", "客户的*公司*邮箱", "*小米14*的*快递*单号",
+"What's my *passport* number?", "my *work* email", "客户的*公司*邮箱", "*小米14*的快递单号",
 "the tracking number *for my mechanical keyboard*": each asks for one number, e-mail or
 code, not for any the subject holds. A stored value answers such a question only if what
 was said about it carries every qualifier; the same value said without them is a near
@@ -45,7 +45,7 @@ def qualifiers(text: str, span: Span, skip: Iterable[Span] = ()) -> tuple[Qualif
     (('passport',),)
     >>> q = "我那个小米14的快递单号是多少"
     >>> qualifiers(q, (q.index("单号"), q.index("单号") + 2))
-    (('快递',), ('小米14',))
+    (('小米14',),)
     >>> q = "用户单位的固定电话"
     >>> qualifiers(q, (q.index("电话"), q.index("电话") + 2))
     (('固定', '单位'),)
@@ -57,7 +57,7 @@ def qualifiers(text: str, span: Span, skip: Iterable[Span] = ()) -> tuple[Qualif
     for first, last in sorted(skip, reverse=True):
         if last <= start and not text[last:start].strip():
             start = first
-    found = [*_before(text[:start]), _after(text, end)]
+    found = [*_before(text[:start], _names_value(text[span[0] : end])), _after(text, end)]
     return tuple(group for group in found if group)
 
 
@@ -70,11 +70,16 @@ def carries(text: str, qualifier: Qualifier) -> bool:
     )
 
 
-def _before(text: str) -> list[Qualifier]:
+def _before(text: str, value_word: bool) -> list[Qualifier]:
     text = text.rstrip()
     if text and _is_cjk_text(text[-1]):
-        return _cjk_before(text)
+        return _cjk_before(text, value_word)
     return [tuple(_latin_before(text))]
+
+
+def _names_value(word: str) -> bool:
+    """Whether an attribute word names the value itself ("号码", "邮箱"), not a thing ("订单")."""
+    return bool(re.search(zh.VALUE_WORDS, word))
 
 
 def _latin_before(text: str) -> list[str]:
@@ -90,13 +95,15 @@ def _latin_before(text: str) -> list[str]:
     return words
 
 
-def _cjk_before(text: str) -> list[Qualifier]:
+def _cjk_before(text: str, value_word: bool = True) -> list[Qualifier]:
     """Qualifiers of a Chinese attribute word, read without a word segmenter.
 
     The run right before it narrows it ("*公司*邮箱", "*快递*单号"), and so does the run
     before 的 that this run belongs to ("*瑜伽垫*的快递单号"): both make one qualifier,
     carried by any two characters of them in a row. A run before 的 that ends right at the
-    attribute word is a clause ("我新买的手机", "他用的号") and narrows nothing. A run naming a
+    attribute word narrows a word for the value ("我那个*牙科*的号码": ``value_word``) when it
+    names a thing, not when it is a clause ("我新买的手机号", "他用的号", "那时候客户留的邮箱":
+    :func:`_possessor`); "空气炸锅的订单" asks about the order, not which number. A run naming a
     model by letters or digits ("*小米14*的快递单号") is a qualifier of its own, carried whole.
     When the thing is named, a word for the kind of code ("快递", "物流") narrows nothing more.
     """
@@ -110,12 +117,38 @@ def _cjk_before(text: str) -> list[Qualifier]:
     runs = [_bare(run)[-_MAX_CJK:] for run in reversed(earlier)]
     models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
     narrowing = [_unheld(_unmodified(_bare(nearest)))]
-    if narrowing[0] and runs and (runs[0],) not in models:
+    if (
+        value_word
+        and not narrowing[0]
+        and not nearest.strip()
+        and runs
+        and (runs[0],) not in models
+    ):
+        narrowing = [_possessor(runs[0])]
+    elif narrowing[0] and runs and (runs[0],) not in models:
         # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it
         narrowing = [runs[0]] if narrowing[0] in zh.CODE_KINDS else [*narrowing, runs[0]]
+    elif narrowing[0] in zh.CODE_KINDS and models:
+        narrowing = []  # "iPhone 15的*物流*单号": the model names the thing
     kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
     pieces = tuple(dict.fromkeys(piece for run in kept for piece in _bigrams(run)))
     return [pieces, *models]
+
+
+def _possessor(run: str) -> str:
+    """What a run before 的 names, when it names a thing rather than tells a clause.
+
+    A clause holds a verb: what is left once the words that narrow nothing and a verb of
+    holding are taken off is one character ("新买" → "买"), or holds the subject ("那时候客户
+    留"). A thing is named by two characters or more.
+
+    >>> _possessor("牙科"), _possessor("新买"), _possessor("时候客户留"), _possessor("之前用")
+    ('牙科', '', '', '')
+    """
+    bare = _unheld(_unmodified(run))
+    if len(bare) < 2 or re.search(zh.SUBJECT_WORDS, bare) or bare != _unmodified(run):
+        return ""
+    return bare
 
 
 def _unmodified(run: str) -> str:

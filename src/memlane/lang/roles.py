@@ -33,7 +33,8 @@ ROLES: dict[str, tuple[str, ...]] = {
     "colleague": ("同事", "老板", "领导", "经理", "colleague", "coworker", "boss", "manager",
                   "assistant"),
     "neighbour": ("邻居", "室友", "房东", "neighbor", "neighbour", "roommate", "landlord"),
-    "doctor": ("医生", "牙医", "诊所", "大夫", "doctor", "dentist", "clinic", "physician"),
+    "doctor": ("医生", "牙医", "牙科", "诊所", "医院", "大夫", "doctor", "dentist", "clinic",
+               "physician", "hospital"),
     "dog": ("狗", "狗狗", "dog", "puppy"),
     "cat": ("猫", "猫咪", "cat", "kitten"),
     "pet": ("宠物", "pet"),
@@ -109,6 +110,23 @@ def roles_of_subject(text: str) -> frozenset[str]:
             if possessive or owner is not None:
                 found.add(role)
     return frozenset(found)
+
+
+def role_before(text: str, start: int) -> str | None:
+    """The role named right before the word at ``start`` of folded ``text``, which it modifies.
+
+    "帮我找下牙科诊所*电话*", "dentist *phone* number?" ask for the clinic's number: a role
+    written against an attribute word owns it as "诊所的电话" does.
+
+    >>> t = fold("帮我找下牙科诊所电话")
+    >>> role_before(t, t.index("电话")), role_before(fold("my phone"), 3)
+    ('doctor', None)
+    """
+    head = text[:start].rstrip()
+    for role, pattern in _patterns().items():
+        if any(match.end() == len(head) for match in pattern.finditer(head)):
+            return role
+    return None
 
 
 def _in_company(before: str) -> bool:

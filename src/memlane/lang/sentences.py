@@ -22,6 +22,10 @@ CLAUSE_SEPARATOR = re.compile(
 )
 """Cut after punctuation, or before a conjunction so it stays with the clause it opens."""
 
+ASKING_CLAUSE = re.compile(r"[,，]\s*(?=[^,，]*$)")
+"""Where the last clause of a sentence begins ("Flying to Oslo next week*, *what's the weather
+like?", "我下周去成都出差*，*那边冷吗？"): a question that follows what the speaker tells."""
+
 NUMBERING = re.compile(
     r"^\s*(?:(?:[^\W\d_]{1,12}\s*)?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*(?:条|项|號|号)?\s*"
     r"[)）\]】、.:：,，-]\s*|[#№]\s*\d+\s+)+"

@@ -59,7 +59,7 @@ PLANS = r"打算|计划|准备|想要|想去|想搬|考虑|要去|要飞|将要|
 
 NEUTRAL_MODIFIERS = frozenset(
     ("现在", "目前", "当前", "新", "最新", "旧", "以前", "之前", "原来", "常用", "自己", "本人",
-     "主要", "联系", "那个", "这个", "一个", "上一个", "上一份")
+     "主要", "联系", "那个", "这个", "一个", "上一个", "上一份", "刚刚", "刚", "最近")
 )  # fmt: skip
 """Words before an attribute that do not narrow it: "我*现在的*手机号" asks for the phone."""
 
@@ -121,6 +121,10 @@ EITHER_OR = "还是"
 
 CODE_NOUNS = r"尾号|编号|号(?!码)"
 """Nouns that ask for a code of some kind ("护照*号*", "身份证*尾号*"); 号码 is a phone's."""
+
+VALUE_WORDS = r"号|码|邮箱|地址"
+"""What an attribute word that names the value itself holds ("号码", "单号", "邮箱"), unlike
+one that names the thing the value belongs to ("订单", "手机")."""
 
 NOT_BEFORE_CODE = "几哪多零一二两三四五六七八九十"
 """Characters before 号 that make it a day or a rank ("几号", "五号"), not a code."""

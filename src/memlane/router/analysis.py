@@ -23,6 +23,7 @@ from memlane.lang.codewords import code_nouns, event_nouns
 from memlane.lang.grammar import VERB_ENDING, ZH_LINKER
 from memlane.lang.holders import held_by_other, is_generic
 from memlane.lang.qualifiers import Qualifier, qualifiers
+from memlane.lang.roles import role_before
 from memlane.lang.script import fold
 from memlane.lang.topics import about_another_thing
 from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
@@ -57,7 +58,7 @@ def analyze(
     """
     query = validation.query("query", query)
     mentions = [m for m in find_identifiers(query) if m.kind in IDENTIFIER_ATTRIBUTES]
-    identifiers = tuple(_identifier(mention) for mention in mentions)
+    identifiers = tuple(_identifier(mention, query) for mention in mentions)
     intents = tuple(synonyms.match(_without(query, mentions)))
     folded = unicodedata.normalize("NFKC", query).casefold()
     context = asks_context(_blank(folded, [intent.span for intent in intents]))
@@ -80,9 +81,20 @@ def analyze(
         context=context,
         history=bool(_HISTORY.search(folded)),
         own_value=own,
-        roles=tuple(sorted(roles_of_subject(_without(query, mentions)))),
+        roles=_roles(_without(query, mentions), intents),
         qualified=qualified,
     )
+
+
+def _roles(query: str, intents: tuple[AttributeIntent, ...]) -> tuple[str, ...]:
+    """The people the query asks about.
+
+    The subject's ("我哥的", "my brother's"), and whoever a role written against an attribute
+    word names ("牙科诊所电话", "dentist phone number").
+    """
+    folded = unicodedata.normalize("NFKC", query).casefold()
+    modifying = (role_before(folded, intent.span[0]) for intent in intents)
+    return tuple(sorted(roles_of_subject(query) | {role for role in modifying if role}))
 
 
 def asks_context(text: str) -> bool:
@@ -129,9 +141,19 @@ def context_beyond(query: str, spans: Iterable[tuple[int, int]]) -> bool:
     return asks_context(_blank(unicodedata.normalize("NFKC", query).casefold(), spans))
 
 
-def _identifier(mention: Mention) -> IdentifierRef:
+def _identifier(mention: Mention, query: str) -> IdentifierRef:
+    """The identifier as written, and as it may go on.
+
+    "e79 044 *a*" may end in a letter that reads as a word too; the memory holds one reading
+    or the other, so both are looked up.
+    """
     attribute = IDENTIFIER_ATTRIBUTES[mention.kind]
-    return IdentifierRef(attribute, mention.text, (mention.text,))
+    longer = _LAST_LETTER.match(query, mention.span[1])
+    values = (mention.text,) if longer is None else (mention.text, mention.text + longer[0])
+    return IdentifierRef(attribute, mention.text, values)
+
+
+_LAST_LETTER = re.compile(r"[ -][A-Za-z](?![\w-])")
 
 
 def _without(query: str, mentions: list[Mention]) -> str:
@@ -172,6 +194,7 @@ def _asks_own_value(
         _generic_of_other(folded, intent, synonyms, identified)
         or _typing_another(folded, intent, intents)
         or _object_of_other_verb(folded, intent, synonyms)
+        or _subject_of_other_verb(folded, intent, synonyms)
         for intent in intents
     )
 
@@ -200,6 +223,35 @@ def _object_of_other_verb(folded: str, intent: AttributeIntent, synonyms: Synony
     if verb in en.HOLDING_VERBS:
         return False  # "which number did they *have* then?" asks for the value they held
     return not _HISTORY.search(rest)
+
+
+_NEXT_WORD = re.compile(r"\s+([a-z]+)\b")
+_DONE_TO_SELF = re.compile(rf"\s+(?:{_SELF})\b")
+_NOT_VERBS = frozenset(
+    (*en.COPULAS, *en.AUXILIARIES, *en.MODALS, *en.PREPOSITIONS, *en.GENERIC_NOUNS, *en.SELF)
+)
+"""Words after "which company" that are no verb it does ("which company *do* I work for")."""
+
+
+def _subject_of_other_verb(folded: str, intent: AttributeIntent, synonyms: SynonymRegistry) -> bool:
+    """A generic noun asked as the doer of a verb its attribute has no phrase for.
+
+    "Which *company* *made* the phone I just bought?", "what *city* *hosted* the final?" ask
+    who made it and where it was held, not for the subject's employer or city; "which
+    company *employs* her?" still asks for the employer ("employs" is its phrase), and so
+    does one that acts on the subject ("which company *hired me*?").
+    """
+    asked = folded[: intent.span[0]].split()[-1:]
+    if not is_generic(intent.phrase) or not asked or asked[0] not in en.ASKS_KIND:
+        return False
+    following = _NEXT_WORD.match(folded, intent.span[1])
+    if following is None or following[1] in _NOT_VERBS:
+        return False
+    if _DONE_TO_SELF.match(folded, following.end()):
+        return False
+    verb = _verb_base(following[1])
+    own = [p for p in synonyms.phrases(intent.attribute) if not is_generic(p) and p.isascii()]
+    return not any(_verb_base(p.split()[0]) == verb for p in own)
 
 
 def _verb_base(word: str) -> str:

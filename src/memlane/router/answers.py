@@ -38,10 +38,12 @@ from memlane.lang import retractions, roles_named, salient_terms, shares_term
 from memlane.lang.changes import asks_earlier, tells_past
 from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
+from memlane.lang.kinds import PERSON, TIME, asked_kind
 from memlane.lang.medicines import asks_about_food, names_medicine_only
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
+from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
 from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
 from memlane.router.analysis import CODES, EVENT
 from memlane.router.candidates import TIER_PROFILE, Candidate
@@ -268,6 +270,10 @@ def _without_restatements(
 
     The question already holds the identifier ("which city is ORD-7 going to?"): "Order
     number ORD-7." tells nothing it asks, what was said beside it may (unless nothing was).
+    Asked when ("When's the appointment for 07700 900572?"), a statement that tells no time
+    beside the identifier ("my number's 07700 900572 if anything changes") restates it too;
+    asked who ("Whose number is (617) 555-0108?"), one that names nobody beside it ("Call
+    M-47 back on +1 617 555 0108 please").
     """
     keys = {
         key
@@ -277,26 +283,33 @@ def _without_restatements(
     }
     if not keys:
         return candidates
-    restating = [c for c in candidates if _restates(c, keys, mentions)]
+    asked = asked_kind(analysis.query)
+    restating = [c for c in candidates if _restates(c, keys, mentions, asked)]
     rest = [c for c in candidates if c not in restating]
     if any(c.item.lane != "exact" for c in rest):
         return rest
     return candidates
 
 
-def _restates(candidate: Candidate, keys: set[str], mentions: Mentions) -> bool:
+def _restates(candidate: Candidate, keys: set[str], mentions: Mentions, asked: str | None) -> bool:
     if candidate.item.kind != "note":
         return False
     text = fold(candidate.statement)
     named = [
-        m
+        m.span
         for m in find_identifiers(text)
         if m.kind in IDENTIFIER_ATTRIBUTES
         and match_keys(IDENTIFIER_ATTRIBUTES[m.kind], m.text) & keys
     ]
     if not named:
         return False
-    return _nothing_beside(candidate, text, [m.span for m in named], mentions)
+    if asked == TIME:
+        return not resolve_times(_blank(text, named), _ANY_TIME, UTC)
+    written = candidate.statement
+    if asked == PERSON and written.isascii() and len(written) == len(text):
+        rest = _blank(written, named).replace(candidate.item.subject or "\0", " ")
+        return not _NAME.search(rest)
+    return _nothing_beside(candidate, text, named, mentions)
 
 
 def _nothing_beside(

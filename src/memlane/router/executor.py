@@ -237,7 +237,12 @@ class Router:
         request, resolution = run.request, run.resolution
         filter_ids = tuple(resolution.unmatched) if not resolution.matched else ()
         run.filters = SummaryFilters(
-            request.known_at, request.valid_at, run.analysis.period, filter_ids, self._zone
+            request.known_at,
+            request.valid_at,
+            run.analysis.period,
+            filter_ids,
+            self._zone,
+            request.read_at,
         )
         decision = summary_decision(run.analysis, run.exact, bool(resolution.subjects), filter_ids)
         found: list[Candidate] = []

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, tzinfo
 from memlane.errors import InvalidInput
 from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
-from memlane.facts.normalize import match_keys
+from memlane.facts.normalize import match_keys, written_keys
 from memlane.router.candidates import (
     ON_TOPIC_BONUS,
     TIER_CONTEXT,
@@ -48,7 +48,8 @@ class SummaryFilters:
     ``valid_at``) hides what was said after it; ``identifiers`` keeps items naming one of
     them exactly. ``period`` (a time named in the query) filters nothing: a relative time
     ("4 years ago") is rarely meant to the day, so items said in the period's years, or
-    naming a date in them, score higher (see :meth:`in_period`).
+    naming a date in them, score higher (see :meth:`in_period`). ``read_at`` is the moment
+    the query is read: nothing was said in a period that has not begun by then.
     """
 
     known_at: datetime | None
@@ -56,6 +57,7 @@ class SummaryFilters:
     period: tuple[datetime, datetime] | None
     identifiers: tuple[IdentifierRef, ...]
     timezone: tzinfo
+    read_at: datetime | None = None
 
     @property
     def narrowing(self) -> bool:
@@ -81,18 +83,25 @@ class SummaryFilters:
         return not self.identifiers or names_identifier(text, self.identifiers)
 
     def in_period(self, text: str, said: datetime, until: datetime) -> bool:
-        """Said in the years of ``period``, or naming a date in them (``False`` if no period)."""
+        """Said in the years of ``period``, or naming a date in them (``False`` if no period).
+
+        A period still to come ("where am I flying *next week*?") is only told of by plans:
+        a statement said this year about where one lives is not from it, nor one naming last
+        week or this week; one naming a time that was still to come when it was said ("next
+        Wednesday") is.
+        """
         if self.period is None:
             return False
         start, end = _whole_years(self.period, self.timezone)
-        if said < end and start <= until:
+        ahead = self.read_at is not None and self.period[0] > self.read_at
+        if not ahead and said < end and start <= until:
             return True
         for mention in resolve_times(text, said, self.timezone):
             try:
                 first, last = time_interval(mention.value, self.timezone)
             except InvalidInput:
                 continue
-            if first < end and start < last:
+            if first < end and start < last and (not ahead or first > said):
                 return True
         return False
 
@@ -343,10 +352,13 @@ def note_statements(notes: Sequence[Note], filters: SummaryFilters) -> list[Stat
 
 
 def names_identifier(text: str, refs: Sequence[IdentifierRef]) -> bool:
-    """True if ``text`` names one of the identifiers, however it is written there."""
+    """True if ``text`` names one of the identifiers, however it is written there.
+
+    Or however it may be asked: see :func:`~memlane.facts.normalize.written_keys`.
+    """
     wanted = {key for ref in refs for text in ref.values for key in match_keys(ref.attribute, text)}
     for mention in find_identifiers(text):
         attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)
-        if attribute is not None and match_keys(attribute, mention.text) & wanted:
+        if attribute is not None and written_keys(attribute, mention.text) & wanted:
             return True
     return False

@@ -27,6 +27,9 @@ from memlane.extract.times import resolve_times
 from memlane.lang import negates_next
 from memlane.lang import phrasing as said
 from memlane.lang.changes import takes_back
+from memlane.lang.sentences import ASKING_CLAUSE
+from memlane.lang.speaker import FIRST_PERSON as _FIRST_PERSON
+from memlane.lang.speaker import HYPOTHETICAL, QUESTION_EN, QUESTION_ZH
 from memlane.pacing import pause
 from memlane.summaries.text import (
     SpanKind,
@@ -128,6 +131,9 @@ def note_text(sentence: str, speaker: str, times: Sequence[Mention] = ()) -> str
         return None
     if is_question(sentence):
         keeps = find_spans(sentence, _QUESTION_KEEPS) or _states_figure(sentence)
+        told = _told_before_asking(sentence)
+        if told and not keeps and not withdraws:
+            return note_text(told, speaker, [t for t in times if t.span[1] <= len(told)])
         if not keeps and not withdraws:
             return None
         asked = said.ASKED_ZH if contains_cjk(sentence) else said.ASKED_EN
@@ -137,6 +143,29 @@ def note_text(sentence: str, speaker: str, times: Sequence[Mention] = ()) -> str
         relayed = said.SAID_ZH if contains_cjk(text) else said.SAID_EN
         text = relayed.format(speaker=speaker, text=text)
     return text[0].upper() + text[1:]
+
+
+def _told_before_asking(sentence: str) -> str | None:
+    """What a question's first clauses tell, when only its last clause asks.
+
+    "Flying to Oslo next Wednesday, what's the weather like?" tells a plan; "Can you check,
+    is it shipped?", "If I move to Oslo, should I tell you?" and "Should I go to Oslo in
+    May?" tell nothing.
+
+    >>> _told_before_asking("Flying to Oslo next Wednesday, what's the weather like?")
+    'Flying to Oslo next Wednesday'
+    >>> _told_before_asking("Can you check, is it shipped?") is None
+    True
+    """
+    cut = ASKING_CLAUSE.search(sentence)
+    if cut is None:
+        return None
+    told, asked = sentence[: cut.start()].strip(), sentence[cut.end() :]
+    if not (QUESTION_EN.match(asked) or QUESTION_ZH.search(asked) or is_question(asked)):
+        return None  # "Is it Oslo, right?": the whole sentence asks
+    if QUESTION_EN.match(told) or QUESTION_ZH.search(told) or HYPOTHETICAL.search(told):
+        return None
+    return told if is_informative(told) else None
 
 
 _QUESTION_KEEPS: frozenset[SpanKind] = frozenset({"identifier", "date", "amount"})
@@ -159,7 +188,6 @@ _DISCOURSE = re.compile(
     rf"|^(?:(?:{said.DISCOURSE_ZH})[{said.DISCOURSE_ZH_PUNCT}]?)+",
     re.IGNORECASE,
 )
-_FIRST_PERSON = re.compile(said.FIRST_PERSON)
 # A name the speaker addresses ("..., Jon!", "Thanks Gina") says nothing about the world.
 _VOCATIVE = re.compile(said.VOCATIVE)
 
