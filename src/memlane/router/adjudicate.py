@@ -50,6 +50,7 @@ from memlane.router.takeback import (
     names_retracted,
     only_takes_back,
     readdressed,
+    replaced_in_meaning,
     switched_from,
 )
 from memlane.summaries.text import is_question
@@ -418,7 +419,8 @@ class Adjudicator:
         It says a value ``text`` names no longer holds ("我离开华为了"), or switches what
         ``text`` arranged ("a window seat from now on"), or picks the other of two values
         an either-or question offers, or gives another street address in place of the one
-        ``text`` gives.
+        ``text`` gives, or is nearest in meaning to what ``text`` said ("No car anymore — I
+        take the train" after "I drive to work").
         """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
@@ -432,6 +434,7 @@ class Adjudicator:
                 or switched_from(evidence, found.text, text, subject)
                 or chosen_over(found.text, text, subject, self._offers)
                 or readdressed(found.text, text)
+                or replaced_in_meaning(evidence, found, candidate.turns)
             ),
         )
         return _latest([latest] if latest is not None else [])
