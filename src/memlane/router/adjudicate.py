@@ -208,17 +208,15 @@ class Adjudicator:
             if verdict is not None:
                 self._note_reply(candidate, index, verdict)
             verdict = verdict or self._answer_verdict(candidate, index)
-            if verdict is None:
+            if verdict is None and not only_takes_back(line, candidate.item.subject, self._query):
                 kept.append(index)
                 on_topic.extend(found)
                 continue
-            item = replace(
-                candidate.item,
-                text=f"{candidate.label}: {line}",
-                ref=f"{candidate.item.ref}#{index}",
-                provenance=candidate.cited([index]),
-            )
-            out.append(_stale(replace(candidate, item=item, lines=()), verdict))
+            alone = _line_alone(candidate, index)
+            if verdict is None:  # "about: 别写钟霞" names the value that held before
+                out.append(_historical(alone))
+                continue
+            out.append(_stale(alone, verdict))
             if verdict.replacement is not None and takes_back(verdict.replacement.text):
                 # what took it back, after what was found for the question itself
                 added = self._replacing(candidate, verdict, refs)
@@ -503,6 +501,17 @@ def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str])
         return candidate
     score = min(1.0, candidate.item.score + ON_TOPIC_BONUS)
     return replace(candidate, item=replace(candidate.item, score=score))
+
+
+def _line_alone(candidate: Candidate, index: int) -> Candidate:
+    """A summary's line as an item of its own, to be judged apart from the other lines."""
+    item = replace(
+        candidate.item,
+        text=f"{candidate.label}: {candidate.lines[index]}",
+        ref=f"{candidate.item.ref}#{index}",
+        provenance=candidate.cited([index]),
+    )
+    return replace(candidate, item=item, lines=())
 
 
 def _historical(candidate: Candidate) -> Candidate:
