@@ -18,8 +18,8 @@ SpanKind = Literal["identifier", "date", "amount", "quantity", "number"]
 
 _NUM = r"\d+(?:[.,]\d+)*"
 _NUM_START = r"(?<!\d)(?<!\d[.,])"  # where a number starts, not inside one ("1.5": at "1")
-# Where an identifier starts and ends: not inside a run of ASCII letters, digits, "_" or "-".
-# A Chinese character is no part of one ("订单号DD202577724821", "手机号13109123302").
+# Where an identifier of letters and digits starts and ends: not inside a run of ASCII letters,
+# digits, "_" or "-". A Chinese character is no part of one ("订单号DD202577724821").
 _ID_START = r"(?<![A-Za-z0-9_-])"
 _ID_END = r"(?![A-Za-z0-9_-])"
 
@@ -51,10 +51,10 @@ _SPAN_PATTERNS: tuple[tuple[SpanKind, re.Pattern[str]], ...] = (
     (
         "identifier",
         re.compile(
-            rf"{_ID_START}\+?\d{{1,4}}[- ]?\(\d{{2,4}}\)[- ]?\d{{3,4}}[- ]?\d{{3,4}}{_ID_END}"
-            rf"|{_ID_START}1[3-9]\d[- ]\d{{4}}[- ]\d{{4}}{_ID_END}"
-            rf"|{_ID_START}\+\d{{1,3}}(?:[ -]\d{{2,5}}){{2,5}}{_ID_END}"
-            rf"|{_ID_START}\+?\d[\d-]{{5,}}\d{_ID_END}"
+            r"(?<![\w-])\+?\d{1,4}[- ]?\(\d{2,4}\)[- ]?\d{3,4}[- ]?\d{3,4}(?![\w-])"
+            r"|(?<![\w-])1[3-9]\d[- ]\d{4}[- ]\d{4}(?![\w-])"
+            r"|(?<![\w-])\+\d{1,3}(?:[ -]\d{2,5}){2,5}(?![\w-])"
+            r"|(?<![\w-])\+?\d[\d-]{5,}\d(?![\w-])"
             r"|#\d{3,}\b"
             rf"|{_ID_START}(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])"
             rf"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*{_ID_END}"
