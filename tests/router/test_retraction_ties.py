@@ -185,3 +185,14 @@ def test_an_order_known_only_by_the_assistants_id_is_cancelled(mem, clock: FakeC
     r = mem.recall("U-1", "订单DD202577724821还会发货吗？")
     assert r.items and "取消" in r.items[0].text
     assert not any("4月11日送达" in text for text in _current_texts(r))
+
+
+def test_asked_for_the_old_address_a_retraction_naming_only_what_is_asked_is_left_out(
+    mem, clock: FakeClock
+):
+    """ "别寄公司了" takes back "寄公司": no value besides the 公司 the question names."""
+    _chat(mem, clock, "s-1", "收货地址写公司的：长沙雨花区创业路314号，前台代收")
+    _chat(mem, clock, "s-2", "以后别寄公司了，寄雨花区科技园南路280号，我住这", days=30)
+    r = mem.recall("U-1", "之前公司那个地址是哪？")
+    assert "创业路314号" in r.items[0].text
+    assert not any("科技园南路280号" in text for text in _current_texts(r))
