@@ -20,7 +20,7 @@ from tests.conftest import FakeClock
 from tests.support.embedders import TopicEmbedder
 
 TOPICS = (
-    ("drive", "car", "train", "commute", "bus"),
+    ("drive", "car", "train", "commute", "bus", "van"),
     ("sms", "text", "call", "ring", "phone"),
     ("短信", "电话", "微信"),
     ("invoice", "receipt", "billing"),
@@ -134,3 +134,14 @@ def test_statements_waiting_for_their_vectors_are_not_tied_and_not_waited_for(
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "how does this user get to work?")
         assert any("drive to work" in text for text in _stale(r))
+
+
+def test_an_episode_is_not_taken_back_by_meaning(clock: FakeClock) -> None:
+    """Only a state is taken back: "we rented a van" happened, whatever holds now."""
+    said = ("We rented a van for the trip last summer", "No car anymore — I take the train in")
+    with memlane.Memory(":memory:", clock=clock, embedder=TopicEmbedder(TOPICS)) as mem:
+        _told(mem, clock, *said)
+        assert mem.index.wait(timeout=30)
+        r = mem.recall("U-1", "what did we rent for the trip?")
+        assert any("rented a van" in text for text in _current(r))
+        assert not _stale(r)

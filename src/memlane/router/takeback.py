@@ -20,7 +20,7 @@ from memlane.lang.changes import (
     street_addresses,
     switched_parts,
 )
-from memlane.lang.words import salient_terms, shares_term
+from memlane.lang.words import salient_terms, shares_term, tells_episode
 from memlane.router.evidence import Evidence, Statement
 from memlane.router.slots import clauses
 
@@ -95,7 +95,13 @@ def replaced_in_meaning(evidence: Evidence, later: Statement, turns: frozenset[s
     nor "I eat fish and dairy these days" with "I'm vegan": of everything the speaker said
     before, the statement a retraction is nearest to in meaning is the one it takes back
     (:meth:`~memlane.router.evidence.Evidence.nearest_before`), when the embedder can tell
-    (its :func:`~memlane.embed.base.meaning_floor`; never the hash embedder).
+    (its :func:`~memlane.embed.base.meaning_floor`; never the hash embedder). Only a state is
+    taken back so, and only by a statement of how things are: neither may tell an episode
+    ("Instead of giving up, I trained harder", "we painted a lake":
+    :func:`~memlane.lang.words.tells_episode`); in a long chat an episode's nearest
+    statement is just another episode told near it.
     """
+    if tells_episode(later.text):
+        return False
     found = evidence.nearest_before(later)
-    return found is not None and bool(found.turns & turns)
+    return found is not None and bool(found.turns & turns) and not tells_episode(found.text)
