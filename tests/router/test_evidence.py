@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import memlane
 from memlane.router import executor
-from memlane.router.evidence import ListedEvidence, Statement
+from memlane.router.evidence import ListedEvidence, Statement, no_meaning
 from memlane.router.slots import restates, slot_keys, slot_opening, slot_probes
 from memlane.summaries.linedata import LineData
 from memlane.summaries.model import Note
@@ -83,10 +83,12 @@ def remember_all(mem: memlane.Memory, clock: FakeClock, statements: Sequence[str
         clock.advance(hours=1)
 
 
-def listed(data: LineData, as_statements, visible, window: Sequence[Statement] = ()):  # type: ignore[no-untyped-def]
+def listed(
+    data: LineData, as_statements, visible, window: Sequence[Statement] = (), meaning=no_meaning
+):  # type: ignore[no-untyped-def]
     """The reference: every note of the subject in memory, as before note keys."""
     notes = data._store.notes(data._tenant, data._subject)  # type: ignore[attr-defined]
-    return ListedEvidence([*as_statements(notes), *window])
+    return ListedEvidence([*as_statements(notes), *window], meaning=meaning)
 
 
 def judged(

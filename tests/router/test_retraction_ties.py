@@ -162,3 +162,37 @@ def test_an_order_falls_with_the_cancellation_of_its_id(
     assert r.items and answer in r.items[0].text
     current = _current_texts(r)
     assert not any(f"order the {thing}" in text or "ships on" in text for text in current)
+
+
+def test_a_summary_line_that_only_takes_a_value_back_is_historical(mem, clock: FakeClock):
+    """A session's topic can be the retraction alone ("about: 别写钟霞"): not what holds now."""
+    _chat(mem, clock, "s-1", "收货人填钟霞，白天家里有人", "明白。")
+    _chat(
+        mem, clock, "s-2", "以后收件人写程嘉琪，别写钟霞了", "好的，了解了，还有其他需要帮忙的吗？"
+    )
+    r = mem.recall("U-1", "包裹收件人现在是谁？")
+    assert "程嘉琪" in r.items[0].text
+    assert not any("钟霞" in text and "程嘉琪" not in text for text in _current_texts(r))
+    assert any(i.status == "historical" and "别写钟霞" in i.text for i in r.items)
+
+
+def test_an_order_known_only_by_the_assistants_id_is_cancelled(mem, clock: FakeClock):
+    """The id is the assistant's; its summary line keeps it, and falls with the order."""
+    order = "已为您下单洗地机，订单号DD202577724821，预计4月11日送达。"
+    _chat(mem, clock, "s-1", "确认购买洗地机", order)
+    cancelled = "已为您取消订单DD202577724821，款项原路退回。"
+    _chat(mem, clock, "s-2", "不好意思，洗地机不要了，麻烦取消订单", cancelled)
+    r = mem.recall("U-1", "订单DD202577724821还会发货吗？")
+    assert r.items and "取消" in r.items[0].text
+    assert not any("4月11日送达" in text for text in _current_texts(r))
+
+
+def test_asked_for_the_old_address_a_retraction_naming_only_what_is_asked_is_left_out(
+    mem, clock: FakeClock
+):
+    """ "别寄公司了" takes back "寄公司": no value besides the 公司 the question names."""
+    _chat(mem, clock, "s-1", "收货地址写公司的：长沙雨花区创业路314号，前台代收")
+    _chat(mem, clock, "s-2", "以后别寄公司了，寄雨花区科技园南路280号，我住这", days=30)
+    r = mem.recall("U-1", "之前公司那个地址是哪？")
+    assert "创业路314号" in r.items[0].text
+    assert not any("科技园南路280号" in text for text in _current_texts(r))

@@ -38,3 +38,17 @@ def test_claims_read_a_long_word_in_linear_time() -> None:
 def test_spans_inside_runs_are_still_found_from_their_start() -> None:
     found = [(s.kind, s.text) for s in find_spans("paid 1,234.5元 for 2.5kg, mail a.b@c.org")]
     assert found == [("amount", "1,234.5元"), ("quantity", "2.5kg"), ("identifier", "a.b@c.org")]
+
+
+@pytest.mark.parametrize(
+    ("text", "identifier"),
+    [
+        ("已为您下单洗地机，订单号DD202577724821，预计4月11日送达。", "DD202577724821"),
+        ("寄到中通ZT7788123456", "ZT7788123456"),
+        ("用户U-001住在上海", "U-001"),
+    ],
+    ids=["order", "tracking", "subject"],
+)
+def test_an_identifier_right_after_chinese_characters_is_found_whole(text, identifier) -> None:
+    """A Chinese character is no part of an identifier: "号DD2025…" is not one long word."""
+    assert ("identifier", identifier) in [(s.kind, s.text) for s in find_spans(text)]

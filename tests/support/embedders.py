@@ -1,10 +1,12 @@
-"""Test embedders over the hash embedder: one that plays a slow model behind a gate."""
+"""Test embedders over the hash embedder: a slow model behind a gate, one with topics."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Sequence
+
+import numpy as np
 
 from memlane.embed import HashEmbedder
 from memlane.embed.base import Vectors
@@ -50,3 +52,44 @@ class GatedEmbedder(HashBacked):
 
     def embed_query(self, text: str) -> Vectors:
         return self.inner.embed_query(text)
+
+
+class TopicEmbedder(HashBacked):
+    """A hash embedder with a sense of topic, standing in for a model that reads meaning.
+
+    A text that says a word of one of ``topics`` points mostly along that topic's own axis,
+    so "I drive to work" and "I take the train in" are near though they share no word (the
+    topic of commuting), and far from "Send invoices to accounts" (another topic, or none).
+    Its ``meaning_floor`` says its similarity can be trusted from there
+    (:func:`memlane.embed.base.meaning_floor`).
+    """
+
+    meaning_floor = 0.8
+
+    def __init__(self, topics: Sequence[Sequence[str]]) -> None:
+        super().__init__(dim=64)
+        self.topics = [tuple(word.casefold() for word in words) for words in topics]
+
+    @property
+    def name(self) -> str:
+        return f"topics-{len(self.topics)}-{self.inner.name}"
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim + len(self.topics)
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        return (
+            np.stack([self._vector(text) for text in texts])
+            if texts
+            else np.zeros((0, self.dim), np.float32)
+        )
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._vector(text)
+
+    def _vector(self, text: str) -> Vectors:
+        folded = text.casefold()
+        said = [float(any(word in folded for word in words)) for words in self.topics]
+        vector = np.concatenate([0.3 * self.inner.embed_query(text), np.asarray(said)])
+        return (vector / np.linalg.norm(vector)).astype(np.float32)

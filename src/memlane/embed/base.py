@@ -138,6 +138,23 @@ def serves_queries_beside_documents(embedder: Embedder) -> bool:
     return bool(getattr(embedder, "queries_beside_documents", False))
 
 
+def meaning_floor(embedder: Embedder) -> float | None:
+    """The cosine from which two statements of one speaker may say the same thing, if any.
+
+    An embedder whose similarity follows meaning says so with a ``meaning_floor``
+    attribute, calibrated on data (see docs/recall.md, "Ties by meaning"): below it, two
+    statements are about different things. ``None``: its similarity tells nothing of
+    meaning (the hash embedder shares character n-grams, not sense), or nobody measured it
+    (an endpoint's model), so no statement is tied to another by it.
+
+    >>> from memlane.embed import HashEmbedder
+    >>> meaning_floor(HashEmbedder()) is None
+    True
+    """
+    floor = getattr(embedder, "meaning_floor", None)
+    return float(floor) if isinstance(floor, int | float) else None
+
+
 def l2_normalize(matrix: npt.ArrayLike) -> Vectors:
     """Return the rows of ``matrix`` as float32 unit vectors; all-zero rows stay zero."""
     rows = np.array(matrix, dtype=np.float32, ndmin=2)

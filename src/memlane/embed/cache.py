@@ -12,6 +12,7 @@ from typing import Literal
 
 import numpy as np
 
+from memlane.embed import base
 from memlane.embed.base import (
     Embedder,
     EmbeddingError,
@@ -105,6 +106,11 @@ class CachedEmbedder:
     def queries_beside_documents(self) -> bool:
         """Whether the inner embedder runs a query beside a document call in flight."""
         return serves_queries_beside_documents(self._inner)
+
+    @property
+    def meaning_floor(self) -> float | None:
+        """The inner embedder's (see :func:`~memlane.embed.base.meaning_floor`)."""
+        return base.meaning_floor(self._inner)
 
     @property
     def stats(self) -> CacheStats:

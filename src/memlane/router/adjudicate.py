@@ -50,6 +50,7 @@ from memlane.router.takeback import (
     names_retracted,
     only_takes_back,
     readdressed,
+    replaced_in_meaning,
     switched_from,
 )
 from memlane.summaries.text import is_question
@@ -207,17 +208,15 @@ class Adjudicator:
             if verdict is not None:
                 self._note_reply(candidate, index, verdict)
             verdict = verdict or self._answer_verdict(candidate, index)
-            if verdict is None:
+            if verdict is None and not only_takes_back(line, candidate.item.subject, self._query):
                 kept.append(index)
                 on_topic.extend(found)
                 continue
-            item = replace(
-                candidate.item,
-                text=f"{candidate.label}: {line}",
-                ref=f"{candidate.item.ref}#{index}",
-                provenance=candidate.cited([index]),
-            )
-            out.append(_stale(replace(candidate, item=item, lines=()), verdict))
+            alone = _line_alone(candidate, index)
+            if verdict is None:  # "about: 别写钟霞" names the value that held before
+                out.append(_historical(alone))
+                continue
+            out.append(_stale(alone, verdict))
             if verdict.replacement is not None and takes_back(verdict.replacement.text):
                 # what took it back, after what was found for the question itself
                 added = self._replacing(candidate, verdict, refs)
@@ -418,7 +417,8 @@ class Adjudicator:
         It says a value ``text`` names no longer holds ("我离开华为了"), or switches what
         ``text`` arranged ("a window seat from now on"), or picks the other of two values
         an either-or question offers, or gives another street address in place of the one
-        ``text`` gives.
+        ``text`` gives, or is nearest in meaning to what ``text`` said ("No car anymore — I
+        take the train" after "I drive to work").
         """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
@@ -432,6 +432,7 @@ class Adjudicator:
                 or switched_from(evidence, found.text, text, subject)
                 or chosen_over(found.text, text, subject, self._offers)
                 or readdressed(found.text, text)
+                or replaced_in_meaning(evidence, found, candidate.turns)
             ),
         )
         return _latest([latest] if latest is not None else [])
@@ -500,6 +501,17 @@ def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str])
         return candidate
     score = min(1.0, candidate.item.score + ON_TOPIC_BONUS)
     return replace(candidate, item=replace(candidate.item, score=score))
+
+
+def _line_alone(candidate: Candidate, index: int) -> Candidate:
+    """A summary's line as an item of its own, to be judged apart from the other lines."""
+    item = replace(
+        candidate.item,
+        text=f"{candidate.label}: {candidate.lines[index]}",
+        ref=f"{candidate.item.ref}#{index}",
+        provenance=candidate.cited([index]),
+    )
+    return replace(candidate, item=item, lines=())
 
 
 def _historical(candidate: Candidate) -> Candidate:

@@ -183,12 +183,28 @@ def _the_replacement(
     turns = candidate.said_in()
     if not turns:
         return False
-    taken_back = [found.terms - asked for found in retractions(candidate.statement)]
+    taken_back = [_besides(found.old, asked) for found in retractions(candidate.statement)]
     return any(
         turns <= old.replaced_by
         and not any(shares_term(terms, old.statement) for terms in taken_back)
         for old in replaced
     )
+
+
+def _besides(text: str, asked: frozenset[str]) -> frozenset[str]:
+    """The terms of ``text`` once the question's terms are taken out of it.
+
+    Taken out of the words, not only from the set of terms: "别寄公司了" takes back "寄公司",
+    which names nothing but the 公司 the question asks about.
+
+    >>> sorted(_besides("寄公司", frozenset({"公司"})))
+    []
+    >>> sorted(_besides("my work adress", frozenset({"old", "work"})))
+    ['adress']
+    """
+    for term in sorted(asked, key=len, reverse=True):
+        text = re.sub(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", " ", text)
+    return salient_terms(text)
 
 
 def _beside_the_point(candidate: Candidate, asked: frozenset[str]) -> bool:

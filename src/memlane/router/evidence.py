@@ -53,6 +53,10 @@ Refills = Callable[[str], bool]
 """Whether a clause re-fills a slot (see :meth:`Evidence.refilling`)."""
 HEADS_READ = 32
 """Notes read at once for the clauses they file, when judging against later statements."""
+Meaning = Callable[[int], Sequence[tuple[int, float]]]
+"""``meaning(note_id)``: the subject's notes nearest in meaning to a note, as ``(note id,
+cosine)``, nearest first; none when the embedder cannot tell (see
+:meth:`memlane.summaries.lane.SummariesLane.near_in_meaning`)."""
 
 T = TypeVar("T")
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
@@ -173,6 +177,21 @@ def said_when(said: Statement) -> tuple[datetime, datetime]:
     return said.said, said.learned
 
 
+def no_meaning(note_id: int) -> Sequence[tuple[int, float]]:
+    """:data:`Meaning` of an embedder that cannot tell: no note is near another."""
+    return ()
+
+
+def _first_before(said: Statement, nearest: Iterable[Statement | None]) -> Statement | None:
+    """The first of ``nearest`` said before ``said``, and not in its turns."""
+    for found in nearest:
+        if found is None or found.turns & said.turns:
+            continue
+        if said_when(found) < said_when(said):
+            return found
+    return None
+
+
 class Evidence(Protocol):
     """A subject's statements, as adjudication asks for them.
 
@@ -212,6 +231,15 @@ class Evidence(Protocol):
         """Whether few enough statements share ``term`` for it to name a value."""
         ...
 
+    def nearest_before(self, said: Statement) -> Statement | None:
+        """Of the statements said before ``said``, the one nearest to it in meaning, if any.
+
+        Only a stored note has a vector, and only one the embedder could tie (see
+        :data:`Meaning`): ``None`` for the window's turns, for a note not embedded yet, and
+        for an embedder whose similarity tells nothing of meaning.
+        """
+        ...
+
 
 def specific_limit(size: int) -> float:
     """How many of ``size`` statements may share a term that still names a value."""
@@ -230,6 +258,7 @@ class ListedEvidence:
         size: how many statements the subject has in all, when these are only some of them
             (the window beside stored notes); by default these.
         sharing: how many other statements share a term (stored notes), added to the count.
+        meaning: which notes are near a note in meaning (see :data:`Meaning`).
     """
 
     def __init__(
@@ -237,10 +266,12 @@ class ListedEvidence:
         statements: Sequence[Statement],
         size: Callable[[], int] | None = None,
         sharing: Callable[[str], int] | None = None,
+        meaning: Meaning = no_meaning,
     ) -> None:
         self.statements = statements
         self._size = size
         self._sharing = sharing
+        self._meaning = meaning
         self._specific: dict[str, bool] = {}
 
     @cached_property
@@ -289,6 +320,13 @@ class ListedEvidence:
             count += self._sharing(term) if self._sharing else 0
             self._specific[term] = count <= specific_limit(self._count)
         return self._specific[term]
+
+    def nearest_before(self, said: Statement) -> Statement | None:
+        """The note said before ``said`` nearest to it in meaning (see :data:`Meaning`)."""
+        if said.note is None:
+            return None
+        notes = {found.note.id: found for found in self.statements if found.note is not None}
+        return _first_before(said, (notes.get(i) for i, _ in self._meaning(said.note.id)))
 
 
 class _Replay(Generic[T]):
@@ -339,16 +377,19 @@ class StoredEvidence:
             dropped), in the order given.
         visible: ``(said until, known at)`` in microseconds, for counts of notes.
         window: the subject's statements that are not stored notes (user turns of the window).
+        meaning: which notes are near a note in meaning (see :data:`Meaning`).
     """
 
     data: LineData
     as_statements: Callable[[Sequence[Note]], list[Statement]]
     visible: tuple[int | None, int | None]
     window: Sequence[Statement] = ()
+    meaning: Meaning = no_meaning
     _listed: ListedEvidence = field(init=False)
     _said: dict[int, Statement | None] = field(init=False, default_factory=dict)
     _read: dict[tuple[str, ...], _Replay[Any]] = field(init=False, default_factory=dict)
     _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
+    _nearest: dict[int, Statement | None] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._listed = ListedEvidence(self.window, self._size, self._sharing)
@@ -473,6 +514,20 @@ class StoredEvidence:
     def specific(self, term: str) -> bool:
         """Whether few enough of the subject's statements share ``term``."""
         return self._listed.specific(term)
+
+    def nearest_before(self, said: Statement) -> Statement | None:
+        """The note said before ``said`` nearest to it in meaning, read once per recall.
+
+        The notes visible at the read point only, in the order :data:`Meaning` ranks them.
+        """
+        if said.note is None:
+            return None
+        if said.note.id not in self._nearest:
+            ranked = [note_id for note_id, _ in self.meaning(said.note.id)]
+            notes = self.data.by_id(ranked)
+            nearest = self.as_statements([notes[i] for i in ranked if i in notes])
+            self._nearest[said.note.id] = _first_before(said, nearest)
+        return self._nearest[said.note.id]
 
     def _latest(self, kind: str, keys: Sequence[str]) -> Iterator[Statement]:
         for note in self.data.latest(kind, keys):

@@ -333,6 +333,7 @@ class Router:
                 lambda notes: note_statements(notes, filters),
                 filters.visible_until,
                 turn_statements(turns, request.until),
+                meaning=lambda note_id: self._summaries.near_in_meaning(subject, note_id),
             )
 
         return Adjudicator(facts_of, evidence_of, self._zone)

@@ -2,7 +2,8 @@
 
 A retraction names an old value by a specific word (:func:`names_retracted`), or switches an
 arrangement sharing one (:func:`switched_from`), or picks the other of two values the
-question offers (:func:`chosen_over`), or gives another street address (:func:`readdressed`);
+question offers (:func:`chosen_over`), or gives another street address (:func:`readdressed`),
+or, sharing no word, is nearest in meaning to what it replaced (:func:`replaced_in_meaning`);
 a statement that only takes a value back tells nothing of the present
 (:func:`only_takes_back`). The adjudicator (:mod:`memlane.router.adjudicate`) asks these.
 """
@@ -19,8 +20,8 @@ from memlane.lang.changes import (
     street_addresses,
     switched_parts,
 )
-from memlane.lang.words import salient_terms, shares_term
-from memlane.router.evidence import Evidence
+from memlane.lang.words import salient_terms, shares_term, tells_episode
+from memlane.router.evidence import Evidence, Statement
 from memlane.router.slots import clauses
 
 
@@ -85,3 +86,22 @@ def chosen_over(change: str, text: str, subject: str, offers: tuple[Offer, ...])
     if not offers or not (retractions(change) or switched_parts(change, (subject,))):
         return False
     return picks_other(change, text, offers)
+
+
+def replaced_in_meaning(evidence: Evidence, later: Statement, turns: frozenset[str]) -> bool:
+    """Whether a later retraction replaces what was said in ``turns``, by meaning alone.
+
+    "No car anymore — I take the train in every day" shares no word with "I drive to work",
+    nor "I eat fish and dairy these days" with "I'm vegan": of everything the speaker said
+    before, the statement a retraction is nearest to in meaning is the one it takes back
+    (:meth:`~memlane.router.evidence.Evidence.nearest_before`), when the embedder can tell
+    (its :func:`~memlane.embed.base.meaning_floor`; never the hash embedder). Only a state is
+    taken back so, and only by a statement of how things are: neither may tell an episode
+    ("Instead of giving up, I trained harder", "we painted a lake":
+    :func:`~memlane.lang.words.tells_episode`); in a long chat an episode's nearest
+    statement is just another episode told near it.
+    """
+    if tells_episode(later.text):
+        return False
+    found = evidence.nearest_before(later)
+    return found is not None and bool(found.turns & turns) and not tells_episode(found.text)

@@ -429,6 +429,15 @@ class SummaryStore(Transactional, Protocol):
         """Call ``callback`` when the current thread's write transaction commits (or now)."""
         ...
 
+    def vectors(
+        self, tenant: str, kind: DocKind, owner_ids: Sequence[int], model: str
+    ) -> dict[int, npt.NDArray[np.float32]]:
+        """The vectors ``model`` gave these owners' undeleted items, by owner id.
+
+        Items not embedded by ``model`` (yet, or at all) are left out.
+        """
+        ...
+
     def vector_state(
         self, tenant: str, subject: str | None, kind: DocKind, model: str
     ) -> tuple[int, int, int]:

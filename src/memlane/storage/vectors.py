@@ -15,6 +15,17 @@ def as_matrix(vectors: Sequence[bytes]) -> npt.NDArray[np.float32]:
     return np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(vectors), -1)
 
 
+def as_vector(stored: bytes | Sequence[float]) -> npt.NDArray[np.float32]:
+    """A stored vector as read (float32 bytes, or an array of reals) as a float32 vector.
+
+    >>> as_vector(np.ones(2, dtype=np.float32).tobytes()).tolist(), as_vector([0.5]).tolist()
+    ([1.0, 1.0], [0.5])
+    """
+    if isinstance(stored, bytes | bytearray | memoryview):
+        return np.frombuffer(stored, dtype=np.float32)
+    return np.asarray(stored, dtype=np.float32)
+
+
 def nearest(
     query: npt.NDArray[np.float32],
     owners: Sequence[int],

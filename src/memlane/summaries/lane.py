@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from memlane import validation
-from memlane.embed.base import Embedder
+from memlane.embed.base import Embedder, meaning_floor
 from memlane.errors import InvalidInput
 from memlane.storage.base import DocKind, SummaryStore, scope_key
 from memlane.summaries.indexer import Index, Indexer
@@ -27,6 +27,9 @@ from memlane.validation import integer, name
 from memlane.window.model import Turn
 
 MAX_K = 200
+NEAR_NOTES = 8
+"""How many notes :meth:`SummariesLane.near_in_meaning` ranks: a retraction is tied to the
+nearest said before it, which is among the first few of a subject's notes."""
 
 
 class SummariesLane:
@@ -91,6 +94,29 @@ class SummariesLane:
         ranked = self._rank(subject, query, k, "note")
         found = self._store.notes_by_id(self._tenant, [owner for owner, _ in ranked])
         return [NoteHit(found[owner], score) for owner, score in ranked if owner in found]
+
+    def near_in_meaning(self, subject: str, note_id: int) -> list[tuple[int, float]]:
+        """The subject's notes nearest in meaning to note ``note_id``, as ``(id, cosine)``.
+
+        Nearest first, at most :data:`NEAR_NOTES`, only those at or above the embedder's
+        :func:`~memlane.embed.base.meaning_floor`. None when the embedder's similarity tells
+        nothing of meaning (the hash embedder), or the note has no vector yet: nothing is
+        embedded here and nothing waits for the background indexer. The note's own vector is
+        the query, as stored.
+        """
+        embedder = self._embedder()
+        floor = meaning_floor(embedder)
+        if floor is None:
+            return []
+        model = embedder.name
+        own = self._store.vectors(self._tenant, "note", [note_id], model).get(note_id)
+        if own is None:
+            return []
+        ids = self._store.nearest(self._tenant, subject, "note", model, own, NEAR_NOTES + 1)
+        others = [found for found in ids if found != note_id]
+        vectors = self._store.vectors(self._tenant, "note", others, model)
+        scored = [(found, float(vectors[found] @ own)) for found in others if found in vectors]
+        return [(found, score) for found, score in scored if score >= floor]
 
     def index(self, subject: str | None = None) -> int:
         """Embed every item not embedded yet, now, in this thread; returns how many.

@@ -80,6 +80,7 @@ class PostgresDialect:
     turn_order = "seq"
     doc_tokens = "to_tsvector('simple', %s)"
     skip_locked = " FOR UPDATE SKIP LOCKED"
+    vector_read = "vector::real[]"
     # As SQLite's INSERT OR REPLACE: the row replaced whole, undeleted, with a new ``seq``.
     put_turn = (
         "INSERT INTO turns (id, tenant, subject, session_id, role, speaker, content, said_at) "

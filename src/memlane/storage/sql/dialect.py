@@ -199,6 +199,10 @@ class Dialect(Protocol):
     """What makes a claim's ``SELECT`` pass over rows another claim is locking, or ``''``
     (SQLite: one writer at a time already)."""
 
+    vector_read: str
+    """``search_docs.vector`` as a ``SELECT`` reads it for :func:`memlane.storage.vectors.
+    as_vector`: float32 bytes (SQLite) or an array of reals (PostgreSQL)."""
+
     def bytewise(self, column: str) -> str:
         """``column`` compared byte by byte, for ``ORDER BY`` and ``DISTINCT``."""
         ...

@@ -21,6 +21,7 @@ from memlane.storage.base import DocKind, VectorClaim, scope_key
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, DocScope
 from memlane.storage.sql.note_keys import SQLNoteKeys
+from memlane.storage.vectors import as_vector
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.timeutil import from_micros
 from memlane.window.model import Turn
@@ -249,6 +250,20 @@ class SQLSummaryStore(SQLNoteKeys):
             (tenant, kind, self.dialect.ids(owner_ids), model),
         )
         return {row[0] for row in rows}
+
+    def vectors(
+        self, tenant: str, kind: DocKind, owner_ids: Sequence[int], model: str
+    ) -> dict[int, npt.NDArray[np.float32]]:
+        """The vectors ``model`` gave these owners' undeleted items (those it embedded)."""
+        if not owner_ids:
+            return {}
+        rows = self.db.fetchall(
+            f"SELECT owner_id, {self.dialect.vector_read} FROM search_docs WHERE tenant = %s "
+            f"AND kind = %s AND {self.dialect.any_of('owner_id')} AND model = %s "
+            "AND deleted_at IS NULL",
+            (tenant, kind, self.dialect.ids(owner_ids), model),
+        )
+        return {row[0]: as_vector(row[1]) for row in rows}
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
         """Attach vectors (float32 bytes) to search items, ending their claims.

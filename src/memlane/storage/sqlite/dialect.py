@@ -51,6 +51,7 @@ class SQLiteDialect:
     turn_order = "rowid"
     doc_tokens = ""
     skip_locked = ""
+    vector_read = "vector"
     put_turn = (
         "INSERT OR REPLACE INTO turns (id, tenant, subject, session_id, role, speaker, "
         "content, said_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"

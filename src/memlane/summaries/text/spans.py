@@ -18,6 +18,10 @@ SpanKind = Literal["identifier", "date", "amount", "quantity", "number"]
 
 _NUM = r"\d+(?:[.,]\d+)*"
 _NUM_START = r"(?<!\d)(?<!\d[.,])"  # where a number starts, not inside one ("1.5": at "1")
+# Where an identifier of letters and digits starts and ends: not inside a run of ASCII letters,
+# digits, "_" or "-". A Chinese character is no part of one ("订单号DD202577724821").
+_ID_START = r"(?<![A-Za-z0-9_-])"
+_ID_END = r"(?![A-Za-z0-9_-])"
 
 # Ordered by priority: an earlier kind claims its characters first, so "2026-07-01" is a
 # date rather than a dashed identifier, and "100元" an amount rather than a quantity.
@@ -52,8 +56,8 @@ _SPAN_PATTERNS: tuple[tuple[SpanKind, re.Pattern[str]], ...] = (
             r"|(?<![\w-])\+\d{1,3}(?:[ -]\d{2,5}){2,5}(?![\w-])"
             r"|(?<![\w-])\+?\d[\d-]{5,}\d(?![\w-])"
             r"|#\d{3,}\b"
-            r"|(?<![\w-])(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])"
-            r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*(?![\w-])"
+            rf"|{_ID_START}(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])"
+            rf"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*{_ID_END}"
         ),
     ),
     (
