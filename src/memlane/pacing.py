@@ -47,12 +47,13 @@ _CURRENT: ContextVar[_Pacer | None] = ContextVar("memlane_pacer", default=None)
 
 
 @contextmanager
-def paced(wait: Callable[[], object], *, step: float = STEP_SECONDS) -> Iterator[None]:
+def paced(wait: Callable[[], object], *, step: float | None = None) -> Iterator[None]:
     """Within the block, :func:`pause` calls ``wait()`` after each ``step`` seconds of work.
 
+    ``step`` is :data:`STEP_SECONDS` unless given.
     The pacing is the calling thread's own (a context variable): other threads are not paced.
     """
-    token = _CURRENT.set(_Pacer(wait, step))
+    token = _CURRENT.set(_Pacer(wait, STEP_SECONDS if step is None else step))
     try:
         yield
     finally:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import memlane
+from memlane import pacing
 from memlane.pacing import pause
 from memlane.summaries.indexer import Indexer
 
@@ -19,7 +20,12 @@ PROSE = "The user wrote about the garden, the roses by the fence and the tomatoe
 
 @pytest.fixture
 def waits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The names of the functions from which paced work asked requests to go first."""
+    """The names of the functions from which paced work asked requests to go first.
+
+    Every pause point counts (a step of no time): what is tested is where the work steps
+    aside, not how fast this machine reaches the next step.
+    """
+    monkeypatch.setattr(pacing, "STEP_SECONDS", 0.0)
     seen: list[str] = []
     original = Indexer.requests_first
 
