@@ -39,7 +39,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("backends", ("memlane.storage",)),
-    ("storage protocols", ("memlane.storage.base", "memlane.storage.archiving")),
+    (
+        "storage protocols",
+        ("memlane.storage.base", "memlane.storage.fact_stores", "memlane.storage.archiving"),
+    ),
     # Models and language: anything above may use them.
     ("models and language", ("memlane.extract", "memlane.llm", "memlane.embed")),
     # Plain data and pure rules that storage, lanes and models share (STYLE.md rule 13).

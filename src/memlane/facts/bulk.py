@@ -19,7 +19,7 @@ from memlane.errors import InvalidInput
 from memlane.facts.model import AttributeDef
 from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import FOREVER, Insert, Payload, Span, plan_assert, touches
-from memlane.storage.base import NewVersion
+from memlane.storage.fact_stores import NewVersion
 from memlane.validation import optional_text
 
 Times = tuple[int | None, int | None]

@@ -25,7 +25,8 @@ from memlane.facts.model import AttributeDef, Cardinality, Fact
 from memlane.facts.normalize import PHONE_NORMALIZER, canonical_json
 from memlane.facts.phones import check_region
 from memlane.facts.temporal import FOREVER, Span, WritePlan, plan_assert, plan_retract
-from memlane.storage.base import FactStore, FactWriter, Scope, scope_key
+from memlane.storage.base import scope_key
+from memlane.storage.fact_stores import FactStore, FactWriter, Scope
 from memlane.timeutil import (
     Clock,
     TimeInput,

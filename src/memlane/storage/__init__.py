@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 from memlane.errors import InvalidInput
-from memlane.storage.base import Backend, FactStore, FactWriter, Scope
+from memlane.storage.base import Backend
+from memlane.storage.fact_stores import FactStore, FactWriter, Scope
 
 __all__ = ["Backend", "FactStore", "FactWriter", "Scope", "open_backend"]
 

@@ -9,7 +9,7 @@ from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import FOREVER, Insert, Span
-from memlane.storage.base import Applied, NewVersion, Scope
+from memlane.storage.fact_stores import Applied, NewVersion, Scope
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, KeyRange, SQLStore
 from memlane.timeutil import from_micros
