@@ -20,6 +20,7 @@ def test_note_contradicted_by_a_newer_fact_is_stale_and_ranked_below(mem, clock:
     s = mem.session("U-1", session_id="s-2")
     s.add("user", "我上周搬到北京了")
     s.close()
+    assert mem.index.wait(timeout=30)  # ranked the same whether or not the indexer ran first
     r = mem.recall(None, "用户住在哪个城市，喜欢什么")
     stale = by_status(r, "stale")
     assert [item.text for item in stale] == [
