@@ -314,6 +314,38 @@ def test_the_check_finds_a_copy() -> None:
     assert OWNED["a CJK character range"].search(copy)
 
 
+SPELLED_OUT = {
+    "a fold of its own (use memlane.lang.script.fold)": re.compile(
+        r"normalize\(\s*[\"']NFKC[\"'][^)]*\)(?:\.strip\(\))?\.casefold\(\)"
+    ),
+    "Latin word bounds of its own (use memlane.lang.script.whole_latin)": re.compile(
+        r"\(\?<!\[a-z0-9\]\)|\(\?!\[a-z0-9\]\)"
+    ),
+}
+"""Rules of memlane.lang.script spelled out again, checked outside the scorers of bench/
+(which keep their own definition of a match, written apart from the system they score)."""
+
+
+def test_text_is_folded_and_bounded_in_one_place() -> None:
+    found = [
+        f"{name}: {what}"
+        for path in _modules()
+        if not (name := _name(path)).startswith("bench/")
+        for what, pattern in SPELLED_OUT.items()
+        if pattern.search(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_the_spelling_check_finds_a_copy() -> None:
+    copies = [
+        'folded = unicodedata.normalize("NFKC", text).casefold()',
+        'key = unicodedata.normalize("NFKC", value).strip().casefold()',
+        'WORD = re.compile(r"(?<![a-z0-9])order(?![a-z0-9])")',
+    ]
+    assert all(any(pattern.search(copy) for pattern in SPELLED_OUT.values()) for copy in copies)
+
+
 def test_no_module_outside_memlane_lang_keeps_a_vocabulary() -> None:
     found = {
         name: vocabulary(path.read_text(encoding="utf-8"))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
@@ -26,7 +25,7 @@ from memlane.embed.base import (
 )
 from memlane.errors import InvalidInput
 from memlane.lang import stopwords
-from memlane.lang.script import UNSPACED_RANGES
+from memlane.lang.script import UNSPACED_RANGES, fold
 
 # Han, kana and Hangul. These scripts are written without spaces, so they are cut into
 # characters and character bigrams instead of words.
@@ -113,7 +112,7 @@ class HashEmbedder:
 
 def _features(text: str) -> Iterator[tuple[str, float]]:
     """Yield ``(feature, weight)`` pairs for ``text`` after Unicode and case folding."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = fold(text)
     previous_word: str | None = None
     for match in _TOKEN.finditer(folded):
         cjk_run = match.group("cjk")

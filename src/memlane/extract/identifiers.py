@@ -38,7 +38,7 @@ from memlane.lang.codes import AMOUNT_SUFFIX as _AMOUNT_SUFFIX
 from memlane.lang.codes import CURRENCIES as _CURRENCIES
 from memlane.lang.codes import KUAI, NOT_AFTER_YUAN, YUAN
 from memlane.lang.codes import MULTIPLIERS as _MULTIPLIERS
-from memlane.lang.script import CJK_RANGES
+from memlane.lang.script import CJK_RANGES, NOT_AFTER_LATIN
 
 __all__ = ["find_identifiers", "scan_identifiers"]
 
@@ -46,7 +46,9 @@ _EMAIL = re.compile(
     r"(?=[A-Za-z0-9._%+-])(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}"
     r"(?![A-Za-z0-9-])"
 )
-_URL = re.compile(rf"(?=[hw])(?<![a-z0-9])(?:https?://|www\.)[^\s<>\"'\u3000-\u303f{CJK_RANGES}]+")
+_URL = re.compile(
+    rf"(?=[hw]){NOT_AFTER_LATIN}(?:https?://|www\.)[^\s<>\"'\u3000-\u303f{CJK_RANGES}]+"
+)
 _URL_TRAILING = ".,;:!?)]}'\""
 _PHONE_CANDIDATE = re.compile(
     r"(?=[+(\d])(?<![A-Za-z0-9_+\-./@#])(?:\+\s?)?(?:\(\d{1,4}\)\s?)?\d{1,15}"

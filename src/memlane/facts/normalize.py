@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from memlane.errors import InvalidInput
 from memlane.facts.phones import phone_keys
 from memlane.lang.codes import EMAIL_WORDS, PHONE_WORDS, POSTAL_COUNTRY
+from memlane.lang.script import fold
 
 Normalizer = Callable[[Any], str]
 
@@ -55,7 +55,7 @@ def code_key(value: Any) -> str:
     Raises:
         InvalidInput: the value is empty, not text or a number, or only separators.
     """
-    key = _SEPARATORS.sub("", unicodedata.normalize("NFKC", _as_text(value)).casefold())
+    key = _SEPARATORS.sub("", fold(_as_text(value)))
     if not key:
         raise InvalidInput("value", f"{value!r} has nothing but separators")
     return key
@@ -75,7 +75,7 @@ def normalize_phone(value: Any) -> str:
 
 def normalize_email(value: Any) -> str:
     """Trim, NFKC and case-fold: ``" Alice@Example.COM "`` → ``"alice@example.com"``."""
-    text = unicodedata.normalize("NFKC", _as_text(value)).strip().casefold()
+    text = fold(_as_text(value)).strip()
     if "@" not in text or text.startswith("@") or text.endswith("@"):
         raise InvalidInput("value", f"{value!r} is not an e-mail address")
     return text

@@ -27,6 +27,7 @@ from memlane.lang.words import (
     negates_next,
     owner_of,
     salient_terms,
+    salient_terms_besides,
     shares_term,
     tells_episode,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "roles_named",
     "roles_of_subject",
     "salient_terms",
+    "salient_terms_besides",
     "shares_term",
     "tells_episode",
 ]

@@ -13,15 +13,15 @@ from __future__ import annotations
 import re
 
 from memlane.lang import en, zh
-from memlane.lang.script import CJK_RANGES, fold
+from memlane.lang.script import CJK_RANGES, fold, whole_latin
 
 Span = tuple[int, int]
 
 _CODE_NOUN = re.compile(
-    rf"(?<![a-z0-9])(?:{en.CODE_NOUNS})(?![a-z0-9])"
-    rf"|(?<=[{CJK_RANGES}])(?<![{zh.NOT_BEFORE_CODE}])(?:{zh.CODE_NOUNS})"
+    whole_latin(en.CODE_NOUNS)
+    + rf"|(?<=[{CJK_RANGES}])(?<![{zh.NOT_BEFORE_CODE}])(?:{zh.CODE_NOUNS})"
 )
-_EVENT_NOUN = re.compile(rf"(?<![a-z0-9])(?:{en.EVENT_NOUNS})(?![a-z0-9])|{zh.EVENT_NOUNS}")
+_EVENT_NOUN = re.compile(rf"{whole_latin(en.EVENT_NOUNS)}|{zh.EVENT_NOUNS}")
 _DIGIT = re.compile(r"\d")
 
 

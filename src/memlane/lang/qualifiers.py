@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from memlane.lang import en, zh
-from memlane.lang.script import CJK_RANGES, fold
+from memlane.lang.script import CJK_RANGES, fold, whole_latin
 
 Span = tuple[int, int]
 
@@ -211,7 +211,7 @@ def _is_cjk_text(text: str) -> bool:
 
 @cache
 def _word_pattern(word: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![a-z0-9]){re.escape(word)}(?:e?s)?(?![a-z0-9])")
+    return re.compile(whole_latin(rf"{re.escape(word)}(?:e?s)?"))
 
 
 _CJK_PHRASE = re.compile(f"[{CJK_RANGES}a-z0-9]+$")

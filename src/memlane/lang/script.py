@@ -18,6 +18,26 @@ EMOJI_RANGES = "\U0001f300-\U0001faff"
 full stop does ("又搬家了😂 这次从扬州搬到了无锡")."""
 
 
+NOT_AFTER_LATIN = r"(?<![a-z0-9])"
+"""Lookbehind: not inside a (folded) Latin word or number that began earlier."""
+
+NOT_BEFORE_LATIN = r"(?![a-z0-9])"
+"""Lookahead: not followed by more of the same (folded) Latin word or number."""
+
+
+def whole_latin(body: str) -> str:
+    """The regex ``body`` bounded so that it matches only a whole folded Latin word or number.
+
+    "order" is found in "my order." but not in "reorder" or "orders2"; a CJK character next
+    to it is no bound to cross.
+
+    >>> order = re.compile(whole_latin("order"))
+    >>> bool(order.search("reorder")), bool(order.search("订单order号"))
+    (False, True)
+    """
+    return f"{NOT_AFTER_LATIN}(?:{body}){NOT_BEFORE_LATIN}"
+
+
 def is_cjk(char: str) -> bool:
     """True for one CJK ideograph.
 

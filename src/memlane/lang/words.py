@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from memlane.lang import en, zh
 from memlane.lang.roles import roles_named
-from memlane.lang.script import CJK_RANGES, fold
+from memlane.lang.script import CJK_RANGES, fold, whole_latin
 
 _EN_NEGATION = re.compile(rf"\b(?:{'|'.join(en.NEGATORS)})\b|{en.NEGATING_SUFFIX}\b", re.IGNORECASE)
 _LATIN_TERM = re.compile(r"[a-z][a-z'’-]*[a-z]|\d[\d\s-]*\d", re.IGNORECASE)
@@ -83,6 +83,23 @@ def salient_terms(text: str) -> frozenset[str]:
             if len(segment) >= 2 and segment not in zh.GENERIC_TERMS:
                 terms.add(segment)
     return frozenset(terms)
+
+
+def salient_terms_besides(text: str, taken: frozenset[str]) -> frozenset[str]:
+    """The :func:`salient_terms` of ``text`` once the words ``taken`` are cut out of it.
+
+    Cut out of the text, not only out of its set of terms: "寄公司" without 公司 names
+    nothing, although 寄公司 is a term of its own.
+
+    >>> sorted(salient_terms_besides("寄公司", frozenset({"公司"})))
+    []
+    >>> sorted(salient_terms_besides("my work adress", frozenset({"old", "work"})))
+    ['adress']
+    """
+    text = fold(text)
+    for term in sorted(taken, key=len, reverse=True):
+        text = re.sub(whole_latin(re.escape(term)), " ", text)
+    return salient_terms(text)
 
 
 def shares_term(terms: frozenset[str], text: str) -> bool:

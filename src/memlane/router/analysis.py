@@ -9,7 +9,6 @@ kind of question (how-to, context, history) from the cue words of :mod:`memlane.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from datetime import datetime, tzinfo
 
@@ -60,7 +59,7 @@ def analyze(
     mentions = [m for m in find_identifiers(query) if m.kind in IDENTIFIER_ATTRIBUTES]
     identifiers = tuple(_identifier(mention, query) for mention in mentions)
     intents = tuple(synonyms.match(_without(query, mentions)))
-    folded = unicodedata.normalize("NFKC", query).casefold()
+    folded = fold(query)
     context = asks_context(_blank(folded, [intent.span for intent in intents]))
     times = _times(query, mentions, at, timezone)
     # A question about the future ("下周去哪") is not answered by the value that holds now.
@@ -92,14 +91,14 @@ def _roles(query: str, intents: tuple[AttributeIntent, ...]) -> tuple[str, ...]:
     The subject's ("我哥的", "my brother's"), and whoever a role written against an attribute
     word names ("牙科诊所电话", "dentist phone number").
     """
-    folded = unicodedata.normalize("NFKC", query).casefold()
+    folded = fold(query)
     modifying = (role_before(folded, intent.span[0]) for intent in intents)
     return tuple(sorted(roles_of_subject(query) | {role for role in modifying if role}))
 
 
 def asks_context(text: str) -> bool:
     """True if ``text`` asks about context, preferences or past episodes ("喜欢", "said")."""
-    return bool(_CONTEXT.search(unicodedata.normalize("NFKC", text).casefold()))
+    return bool(_CONTEXT.search(fold(text)))
 
 
 def literal_attributes(query: str, names: Iterable[str]) -> dict[str, list[tuple[int, int]]]:
@@ -108,7 +107,7 @@ def literal_attributes(query: str, names: Iterable[str]) -> dict[str, list[tuple
     Lets a query ask for any attribute a subject holds, registered or not. Returns the
     spans (in the NFKC-folded query) where each name was found.
     """
-    folded = unicodedata.normalize("NFKC", query).casefold()
+    folded = fold(query)
     found: dict[str, list[tuple[int, int]]] = {}
     for name in names:
         phrase = name.replace("_", " ").strip()
@@ -138,7 +137,7 @@ def context_beyond(query: str, spans: Iterable[tuple[int, int]]) -> bool:
     "what is the favourite team" asks for a ``favourite_team`` fact, not for context,
     once the span naming the attribute is set aside.
     """
-    return asks_context(_blank(unicodedata.normalize("NFKC", query).casefold(), spans))
+    return asks_context(_blank(fold(query), spans))
 
 
 def _identifier(mention: Mention, query: str) -> IdentifierRef:
@@ -187,7 +186,7 @@ def _asks_own_value(
     plain = [intent for intent in intents if intent.attribute not in CODES]
     if plain and about_another_thing(query, [intent.span for intent in intents]):
         return False  # "which city is the conference in?" (a code's owner: qualifiers)
-    folded = unicodedata.normalize("NFKC", query).casefold()
+    folded = fold(query)
     if any(owner_of(folded, intent.span[1]) for intent in intents):
         return False
     return not any(

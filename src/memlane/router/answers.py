@@ -34,7 +34,13 @@ from memlane.extract._codes import CUES
 from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
 from memlane.facts.normalize import match_keys
-from memlane.lang import retractions, roles_named, salient_terms, shares_term
+from memlane.lang import (
+    retractions,
+    roles_named,
+    salient_terms,
+    salient_terms_besides,
+    shares_term,
+)
 from memlane.lang.changes import asks_earlier, tells_past
 from memlane.lang.codewords import names_code
 from memlane.lang.holders import opens_with_role
@@ -183,28 +189,14 @@ def _the_replacement(
     turns = candidate.said_in()
     if not turns:
         return False
-    taken_back = [_besides(found.old, asked) for found in retractions(candidate.statement)]
+    taken_back = [
+        salient_terms_besides(found.old, asked) for found in retractions(candidate.statement)
+    ]
     return any(
         turns <= old.replaced_by
         and not any(shares_term(terms, old.statement) for terms in taken_back)
         for old in replaced
     )
-
-
-def _besides(text: str, asked: frozenset[str]) -> frozenset[str]:
-    """The terms of ``text`` once the question's terms are taken out of it.
-
-    Taken out of the words, not only from the set of terms: "别寄公司了" takes back "寄公司",
-    which names nothing but the 公司 the question asks about.
-
-    >>> sorted(_besides("寄公司", frozenset({"公司"})))
-    []
-    >>> sorted(_besides("my work adress", frozenset({"old", "work"})))
-    ['adress']
-    """
-    for term in sorted(asked, key=len, reverse=True):
-        text = re.sub(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", " ", text)
-    return salient_terms(text)
 
 
 def _beside_the_point(candidate: Candidate, asked: frozenset[str]) -> bool:

@@ -17,11 +17,11 @@ Each :class:`~memlane.Memory` has its own registry, ``mem.router.synonyms``:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 
 from memlane.errors import InvalidInput
 from memlane.lang import attributes
+from memlane.lang.script import NOT_AFTER_LATIN, NOT_BEFORE_LATIN, fold
 from memlane.router.model import AttributeIntent
 
 MAX_PHRASE_CHARS = 100
@@ -68,7 +68,7 @@ class SynonymRegistry:
         """Forget phrases of ``attribute`` (all of them if none is given); returns how many."""
         attribute = _attribute(attribute)
         known = self._phrases.get(attribute, [])
-        drop = set(known) if not phrases else {_fold(p).strip() for p in phrases}
+        drop = set(known) if not phrases else {fold(p).strip() for p in phrases}
         kept = [phrase for phrase in known if phrase not in drop]
         removed = len(known) - len(kept)
         if kept:
@@ -91,7 +91,7 @@ class SynonymRegistry:
 
         Spans index the NFKC-folded text.
         """
-        folded = _fold(text)
+        folded = fold(text)
         found = [
             AttributeIntent(attribute, phrase, match.span())
             for attribute, phrase, pattern in self._patterns()
@@ -133,20 +133,16 @@ def compile_phrase(phrase: str) -> re.Pattern[str]:
     >>> bool(compile_phrase("order").search("reorder"))
     False
     """
-    pieces = [piece for piece in re.split(r"\s*\*\s*", _fold(phrase).strip()) if piece]
+    pieces = [piece for piece in re.split(r"\s*\*\s*", fold(phrase).strip()) if piece]
     parts: list[str] = []
     for piece in pieces:
         body = r"\s+".join(re.escape(word) for word in piece.split())
         if _LATIN_EDGE.match(piece[0]):
-            body = r"(?<![a-z0-9])" + body
+            body = NOT_AFTER_LATIN + body
         if _LATIN_EDGE.match(piece[-1]):
-            body += r"(?:s|es)?(?![a-z0-9])"
+            body += r"(?:s|es)?" + NOT_BEFORE_LATIN
         parts.append(body)
     return re.compile(_WILDCARD.join(parts))
-
-
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def _overlap(first: tuple[int, int], second: tuple[int, int]) -> bool:
@@ -162,7 +158,7 @@ def _attribute(attribute: object) -> str:
 def _phrase(phrase: object) -> str:
     if not isinstance(phrase, str):
         raise InvalidInput("phrase", f"must be a string, got {type(phrase).__name__}")
-    folded = _fold(phrase).strip()
+    folded = fold(phrase).strip()
     if not folded.replace("*", "").strip():
         raise InvalidInput("phrase", f"must hold words, got {phrase!r}")
     if len(folded) > MAX_PHRASE_CHARS:

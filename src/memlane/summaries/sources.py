@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memlane.lang.script import fold
 from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
 from memlane.summaries.lines import split_label
 from memlane.summaries.model import Note, Summary
@@ -41,7 +41,7 @@ def line_words(text: str) -> frozenset[str]:
 
 def seen_key(line: str) -> str:
     """A line as compared with lines already shown (case and width folded)."""
-    return unicodedata.normalize("NFKC", line).casefold().strip()
+    return fold(line).strip()
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 
 from memlane.lang import en, stopwords
-from memlane.lang.script import UNSPACED_RANGES
+from memlane.lang.script import UNSPACED_RANGES, fold
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -92,7 +91,7 @@ def normalize_for_dedupe(text: str) -> str:
     >>> normalize_for_dedupe("  I moved to Beijing!! ")
     'i moved to beijing'
     """
-    pieces = _ALNUM_RUN.findall(unicodedata.normalize("NFKC", text).casefold())
+    pieces = _ALNUM_RUN.findall(fold(text))
     out: list[str] = []
     for piece in pieces:
         if out and _latin_letter(out[-1][-1]) and _latin_letter(piece[0]):
