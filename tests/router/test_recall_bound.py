@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 import memlane
+from memlane.router.evidence import RECENT_FILINGS
 from memlane.storage.sql import rows
 from tests.conftest import FakeClock
 from tests.router.test_evidence import assert_judged_as_reference
@@ -91,18 +92,114 @@ def test_one_recall_reads_the_slot_heads_of_its_candidates_in_one_store_call(
     from memlane.storage.sql.note_keys import SQLNoteKeys
 
     calls: list[int] = []
-    real = SQLNoteKeys.latest_per_key
+    real = SQLNoteKeys.recent_keyed
 
-    def counting(self, tenant, subject, kinds, visible=(None, None)):  # type: ignore[no-untyped-def]
+    def counting(self, tenant, subject, kinds, visible, limit):  # type: ignore[no-untyped-def]
         calls.append(len(kinds))
-        return real(self, tenant, subject, kinds, visible)
+        return real(self, tenant, subject, kinds, visible, limit)
 
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
         for text in [*SAID[:3], "My favourite colour is teal", "I work as a nurse in Leeds"]:
             mem.remember("U-1", text)
             clock.advance(minutes=1)
         assert mem.index.wait(timeout=30)
-        monkeypatch.setattr(SQLNoteKeys, "latest_per_key", counting)
+        monkeypatch.setattr(SQLNoteKeys, "recent_keyed", counting)
         assert mem.recall("U-1", "who chairs the Tidewater Club, and where do I work?").items
     assert calls and calls[0] > 1  # every probed key of the candidates at once
     assert len(calls) <= 2  # and at most one more for a replacement judged after
+
+
+NAMES = ["ada", "ben"]
+PLACES = ["lyon", "oslo", "riga", "kyiv", "bern", "faro", "graz", "linz", "nice", "pula", "turku"]
+
+
+def _one_shape(number: int) -> str:
+    """Clauses of one shape that differ in two spans: none re-fills another's slot.
+
+    Two names and three places: each of their heads is shared by a sixth of the clauses or
+    more, so both sizes asked for below file more than ``RECENT_FILINGS`` under each.
+    """
+    name, place = NAMES[number % len(NAMES)], PLACES[number // len(NAMES) % 3]
+    return f"I met {name} at the {place} market on day {number}"
+
+
+def _read_by_one_shaped_recall(clock: FakeClock, count: list[int], said: int) -> int:
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        notes = [
+            {"subject": "U-1", "text": _one_shape(n), "at": clock.advance(minutes=1)}
+            for n in range(said)
+        ]
+        mem.summaries.add_notes(notes)
+        assert mem.index.wait(timeout=60)
+        mem.recall("U-1", "who did I meet at the market?")  # keys, vectors: all settled
+        count[0] = 0
+        assert mem.recall("U-1", "who did I meet at the lyon market?").items
+        return count[0]
+
+
+def test_judging_reads_the_latest_clauses_of_a_shape_not_every_one_the_subject_said(
+    clock: FakeClock, notes_read: list[int]
+) -> None:
+    """The refilling walk reads at most ``RECENT_FILINGS`` clauses per slot probe.
+
+    Before, it read every distinct clause filed under the probe: here every note, a recall
+    reading 5 times more notes for 5 times as many.
+    """
+    few = _read_by_one_shaped_recall(clock, notes_read, 8 * RECENT_FILINGS)
+    many = _read_by_one_shaped_recall(clock, notes_read, 40 * RECENT_FILINGS)
+    assert many <= few + RECENT_FILINGS // 4, (few, many)
+
+
+def _chairs(numbers: range, clock: FakeClock) -> list[dict[str, object]]:
+    """Notes filed under one slot probe that do not re-fill the Vaasa club's chair."""
+    texts = [f"The chair of the {PLACES[n % 11]} club is Ada{n}" for n in numbers]
+    return [{"subject": "U-1", "text": text, "at": clock.advance(minutes=1)} for text in texts]
+
+
+def test_a_refill_among_the_latest_filings_still_supersedes_after_many_older_ones(
+    clock: FakeClock,
+) -> None:
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        mem.summaries.add_notes(_chairs(range(5 * RECENT_FILINGS), clock))
+        mem.remember("U-1", "The chair of the Vaasa club is Zed", at=clock.advance(hours=1))
+        mem.summaries.add_notes(_chairs(range(RECENT_FILINGS // 2), clock))
+        mem.remember("U-1", "The chair of the Vaasa club is Amy", at=clock.advance(hours=1))
+        assert mem.index.wait(timeout=60)
+        items = mem.recall("U-1", "who chairs the Vaasa club?").items
+        stale = [item.text for item in items if item.status == "stale"]
+        assert stale == ["The chair of the Vaasa club is Zed"]
+
+
+def test_an_update_in_a_long_stream_of_one_frame_supersedes_beyond_the_latest_filings(
+    clock: FakeClock,
+) -> None:
+    """Every statement of the stream opens "the chair of the …": one short probe for all.
+
+    Its latest filings are other clubs' updates; the longer head the two statements of one
+    club share ("the chair of the kakan rowing club", 32 characters) has two. Before the longer
+    heads were read, the first updates of a stream longer than ``RECENT_FILINGS`` left their
+    old value current. (A head shared for fewer than 32 characters, "the chair of the kakan
+    club is", is filed under 16 at most, "the chair of the": there an early update is still
+    missed; see docs/recall.md.)
+    """
+    syllables = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "zu", "bri", "dan", "fe", "gor"]
+
+    def word(n: int) -> str:
+        return syllables[n % 12] + syllables[n // 12 % 12] + "n"
+
+    clubs = [f"{word(n)} rowing club" for n in range(3 * RECENT_FILINGS)]
+    old, new = (
+        [word(n).title() + "ia" for n in range(100, 200)],
+        [f"Sir {word(n)}" for n in range(200, 300)],
+    )
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        said = [f"The chair of the {club} is {old[n]}" for n, club in enumerate(clubs)]
+        said += [f"The chair of the {club} is {new[n]}" for n, club in enumerate(clubs)]
+        notes = [{"subject": "U-1", "text": t, "at": clock.advance(minutes=1)} for t in said]
+        mem.summaries.add_notes(notes)
+        assert mem.index.wait(timeout=60)
+        for n in (0, 1, RECENT_FILINGS):  # updated first: 3 x RECENT_FILINGS filings ago
+            items = mem.recall("U-1", f"who chairs the {clubs[n]}?").items
+            status = {item.text: item.status for item in items}
+            assert status.get(f"The chair of the {clubs[n]} is {old[n]}") == "stale", status
+            assert status.get(f"The chair of the {clubs[n]} is {new[n]}") == "current", status

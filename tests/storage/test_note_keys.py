@@ -16,6 +16,7 @@ import memlane
 from memlane.router.evidence import CLAIM, NOTE, SLOT, WORD, clause_digest, note_keys
 from memlane.router.slots import clauses, slot_keys, slot_probes
 from memlane.storage.sql import SQLSummaryStore, schema
+from memlane.storage.sql import note_keys as note_keys_module
 from memlane.storage.sqlite import schema as sqlite_schema
 from memlane.summaries import linedata
 from memlane.summaries.model import Note
@@ -194,7 +195,7 @@ def test_slot_keys_are_stored_per_clause(memory: memlane.Memory) -> None:
     assert {key for _, key in rows} == {clause_digest(clause)}
 
 
-def test_latest_per_key_reads_each_key_once_with_its_latest_live_visible_holder(
+def test_recent_keyed_reads_the_latest_live_visible_rows_of_a_kind_up_to_a_limit(
     memory: memlane.Memory, clock: FakeClock
 ) -> None:
     texts = ["The chair of the club is Ada", "The chair of the club is Ben"]
@@ -206,23 +207,28 @@ def test_latest_per_key_reads_each_key_once_with_its_latest_live_visible_holder(
     store = store_of(memory)
     kind = SLOT + slot_probes("the chair of the club is ada")[0]
 
-    def heads(visible: tuple[int | None, int | None] = (None, None)) -> dict[str, int]:
-        found = store.latest_per_key(memory.tenant, "U-1", [kind], visible)[kind]
-        assert all(len(row) == 4 for row in found)
-        return {key: note_id for key, note_id, _, _ in found}
+    def recent(limit: int, visible: tuple[int | None, int | None] = (None, None)) -> list[int]:
+        found = store.recent_keyed(memory.tenant, "U-1", [kind], visible, limit)[kind]
+        return [note_id for _, note_id, _, _ in found]
 
+    ids = [note.id for note in said]
+    assert recent(3) == ids[5:2:-1]  # latest first, no further than the limit
+    assert recent(10) == ids[::-1]
     ada, ben = (clause_digest(clauses(text)[0]) for text in texts)
-    assert heads() == {ada: said[5].id, ben: said[4].id}
-    rows = store.latest_per_key(memory.tenant, "U-1", [kind])[kind]
-    row = next(row for row in rows if row[0] == ada)
-    assert row[2:] == (to_micros(said[5].at), to_micros(said[5].tx_from))
-    assert heads((to_micros(said[3].at), None)) == {ada: said[3].id, ben: said[2].id}
-    assert heads((None, to_micros(said[1].tx_from))) == {ada: said[1].id, ben: said[0].id}
+    rows = store.recent_keyed(memory.tenant, "U-1", [kind], (None, None), 2)[kind]
+    assert rows == [
+        (ada, ids[5], to_micros(said[5].at), to_micros(said[5].tx_from)),
+        (ben, ids[4], to_micros(said[4].at), to_micros(said[4].tx_from)),
+    ]
+    assert recent(2, (to_micros(said[3].at), None)) == [ids[3], ids[2]]
+    assert recent(10, (None, to_micros(said[1].tx_from))) == [ids[1], ids[0]]
     memory.forget("U-1", reason="erasure")
-    assert heads() == {}
+    assert recent(10) == []
 
 
-def test_latest_per_key_answers_every_kind_asked_in_one_read(memory: memlane.Memory) -> None:
+def test_recent_keyed_answers_every_kind_asked_in_few_reads(
+    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     memory.remember("U-1", "The chair of the club is Ada")
     memory.remember("U-1", "My favourite colour is teal")
     memory.remember("U-1", "The chair of the club is Ben")
@@ -232,15 +238,47 @@ def test_latest_per_key_answers_every_kind_asked_in_one_read(memory: memlane.Mem
         SLOT + slot_probes("my favourite colour is teal")[0],
         SLOT + "a probe nobody filed",
     ]
-    together = store.latest_per_key(memory.tenant, "U-1", kinds)
-    assert list(together) == kinds
+    reads = []
+    fetchall = store.db.fetchall
+
+    def spy(sql: str, *rest: object) -> object:
+        if sql.startswith("SELECT r.kind"):  # not the background indexer's reads
+            reads.append(sql)
+        return fetchall(sql, *rest)
+
+    monkeypatch.setattr(store.db, "fetchall", spy)
+    together = store.recent_keyed(memory.tenant, "U-1", kinds, (None, None), 5)
+    assert list(together) == kinds and len(reads) == 1
+    monkeypatch.setattr(note_keys_module, "KINDS_PER_READ", 2)
+    assert store.recent_keyed(memory.tenant, "U-1", kinds, (None, None), 5) == together
+    assert len(reads) == 3  # three kinds, two a read
     for kind in kinds:
-        assert sorted(together[kind]) == sorted(
-            store.latest_per_key(memory.tenant, "U-1", [kind])[kind]
-        )
+        alone = store.recent_keyed(memory.tenant, "U-1", [kind], (None, None), 5)
+        assert together[kind] == alone[kind]
     assert len(together[kinds[0]]) == 2 and len(together[kinds[1]]) == 1
     assert together[kinds[2]] == []
-    assert store.latest_per_key(memory.tenant, "U-1", []) == {}
+    assert store.recent_keyed(memory.tenant, "U-1", [], (None, None), 5) == {}
+    with pytest.raises(ValueError, match="indexed by time"):
+        store.recent_keyed(memory.tenant, "U-1", [WORD], (None, None), 5)
+
+
+def test_recent_keyed_reads_a_kinds_latest_rows_from_its_time_index(tmp_path: Path) -> None:
+    """The limit bounds what is read only if the rows come in time order from an index."""
+    with memlane.Memory(tmp_path / "plan.db", embedder="hash") as mem:
+        mem.remember("U-1", "The chair of the club is Ada")
+        store = store_of(mem)
+        kind = SLOT + slot_probes("the chair of the club is ada")[0]
+        asked = []
+        fetchall = store.db.fetchall
+        monkeypatch = pytest.MonkeyPatch()
+        with monkeypatch.context() as patch:
+            patch.setattr(store.db, "fetchall", lambda *a: asked.append(a) or fetchall(*a))
+            store.recent_keyed(mem.tenant, "U-1", [kind], (None, 10**18), 4)
+        sql, parameters = asked[0]
+        plan = store.db.fetchall(f"EXPLAIN QUERY PLAN {sql}", parameters)
+        steps = " | ".join(str(row[-1]) for row in plan)
+        assert "note_keys_recent" in steps, steps
+        assert "TEMP B-TREE" not in steps, steps  # no sort: the rows come in index order
 
 
 def test_a_file_keyed_before_slot_rows_named_their_clause_is_keyed_again(

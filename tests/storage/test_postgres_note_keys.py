@@ -16,7 +16,8 @@ import psycopg
 import pytest
 
 import memlane
-from memlane.router.evidence import note_keys
+from memlane.router.evidence import SLOT, note_keys
+from memlane.router.slots import slot_probes
 from memlane.storage.sql import SQLSummaryStore
 
 OTHER_NOTES = 3_000
@@ -69,6 +70,7 @@ def _generic_plan(url: str, sql: str, parameters: Any) -> str:
     """The plan a prepared statement runs after its first five executions."""
     numbered = sql.split("%s")
     sql = "".join(f"{part}${n}" for n, part in enumerate(numbered[:-1], 1)) + numbered[-1]
+    sql = sql.replace("%%", "%")  # psycopg's escape of a literal %
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute("SET plan_cache_mode = force_generic_plan")
         connection.execute(f"PREPARE asked AS {sql}")
@@ -77,19 +79,27 @@ def _generic_plan(url: str, sql: str, parameters: Any) -> str:
     return "\n".join(row[0] for row in rows)
 
 
-def test_the_latest_holders_are_read_by_note_id_not_with_every_note(
+def test_the_latest_filings_are_read_from_the_time_index_and_by_note_id(
     crowded: memlane.Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = _store(crowded)
-    asked = _asked(store, monkeypatch, "WITH RECURSIVE")
-    heads = store.latest_per_key(crowded.tenant, "U-1", ["w", "n"])
-    assert [key for key, *_ in heads["n"]] == [""] and heads["w"]
-    assert len(asked) == 1
+    crowded.recall("U-1", "what is my favourite team?")  # keys the subject's notes
+    kind = SLOT + slot_probes("my favourite team is arsenal")[0]
     with psycopg.connect(crowded.url, autocommit=True) as connection:
-        rows = connection.execute(f"EXPLAIN {asked[0][0]}", asked[0][1]).fetchall()
-    plan = "\n".join(row[0] for row in rows)
+        connection.execute(  # the other subjects filed clauses under it too
+            "INSERT INTO note_keys SELECT tenant, subject, %s, 'other', id, said_at, tx_from "
+            "FROM notes WHERE subject <> 'U-1'",
+            (kind,),
+        )
+        connection.execute("ANALYZE")
+    asked = _asked(store, monkeypatch, "SELECT r.kind")
+    recent = store.recent_keyed(crowded.tenant, "U-1", [kind, SLOT + "nobody"], (None, None), 4)
+    assert len(recent[kind]) == 1 and recent[SLOT + "nobody"] == []
+    assert len(asked) == 1
+    plan = _generic_plan(crowded.url, *asked[0])
     assert "Seq Scan on notes" not in plan, plan
     assert "notes_pkey" in plan, plan
+    assert "note_keys_recent" in plan, plan
 
 
 def test_a_subjects_unkeyed_notes_are_found_by_its_index_in_a_generic_plan(

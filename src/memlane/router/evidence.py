@@ -22,7 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 from memlane.lang.changes import takes_back
 from memlane.lang.words import shares_term, term_keys, term_probe
 from memlane.router.claims import Claim, claims
-from memlane.router.slots import clauses, slot_keys, slot_opening, slot_probes
+from memlane.router.slots import clauses, recent_probes, slot_keys, slot_opening
 from memlane.summaries.linedata import (
     CITES,
     CLAIM,
@@ -53,6 +53,12 @@ Refills = Callable[[str], bool]
 """Whether a clause re-fills a slot (see :meth:`Evidence.refilling`)."""
 HEADS_READ = 32
 """Notes read at once for the clauses they file, when judging against later statements."""
+RECENT_FILINGS = 16
+"""How many of the latest clauses filed under each probe of a clause are read to judge it
+against later statements (:meth:`StoredEvidence.refilling`): a slot re-filled more often than
+this after a statement of the same shape is already superseded by the nearer re-fills, and
+the cost of judging a clause stays bounded however much the subject has said in that shape
+(see docs/recall.md)."""
 Meaning = Callable[[int], Sequence[tuple[int, float]]]
 """``meaning(note_id)``: the subject's notes nearest in meaning to a note, as ``(note id,
 cosine)``, nearest first; none when the embedder cannot tell (see
@@ -409,10 +415,13 @@ class StoredEvidence:
     def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
         """The latest statement ``since`` re-filling ``clause``.
 
-        Of the stored notes, the clauses filed under a probe of ``clause`` are read once
-        each, with their latest holder (:meth:`LineData.latest_per_key`), latest first; only
-        a clause that re-fills the slot has its holders read further, when its latest comes
-        from ``turns``. A subject that said one thing a thousand times costs one row.
+        Of the stored notes, the :data:`RECENT_FILINGS` latest clauses filed under each probe
+        of ``clause`` (:func:`memlane.router.slots.recent_probes`: its slot probes and its
+        longer heads and tails) are read (:meth:`LineData.recent`), each once, with its
+        latest holder, latest first; only a clause that re-fills the slot has its holders
+        read further, when its latest comes from ``turns``. A re-fill older than the latest
+        filings of every key it shares with ``clause`` is not looked for: the cost stays
+        bounded however often the subject said something in the shape of ``clause``.
         """
         stored = self._stored_refilling(clause, since, refills)
         window = self._listed.refilling(clause, since, refills)
@@ -421,14 +430,14 @@ class StoredEvidence:
         return stored if said_when(stored) >= said_when(window) else window  # stored on ties
 
     def prepare(self, clauses: Iterable[str], turns: Iterable[str] = ()) -> None:
-        """Read the heads of every slot key these clauses probe in one store call.
+        """Read the latest clauses of every slot key these clauses probe in one store call.
 
         On PostgreSQL each read is a round trip; a recall judging a few dozen candidates
         probes a hundred or more slot keys, and asks for the statements citing the turns of
         each candidate: those are read at once too (two more calls).
         """
-        kinds = (SLOT + probe for clause in clauses for probe in slot_probes(clause))
-        self.data.read_heads(kinds, self.visible)
+        kinds = (SLOT + probe for clause in clauses for probe in recent_probes(clause))
+        self.data.read_recent(kinds, self.visible, RECENT_FILINGS)
         self.data.prefetch_citing(turns)
 
     def retracting(self) -> Iterator[Statement]:
@@ -447,8 +456,8 @@ class StoredEvidence:
         after = since[0]
         limit = (-to_micros(after[0]), -to_micros(after[1]))
         lists = {
-            kind: self.data.latest_per_key(kind, self.visible)
-            for kind in (SLOT + probe for probe in slot_probes(clause))
+            kind: self.data.recent(kind, self.visible, RECENT_FILINGS)
+            for kind in (SLOT + probe for probe in recent_probes(clause))
         }
         heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
         best: tuple[tuple[int, int, int], Statement] | None = None

@@ -141,6 +141,29 @@ def slot_probes(clause: str) -> tuple[str, ...]:
     return _slot_pair(clause, slot_opening(clause), span)
 
 
+@lru_cache(maxsize=32_768)
+def recent_probes(clause: str) -> tuple[str, ...]:
+    """The keys whose latest clauses are read to judge ``clause``: probes, longest last.
+
+    Its :func:`slot_probes`, which every clause re-filling it holds, then the longer heads
+    and tails it is filed under (:func:`slot_keys`). Only the latest few clauses of each key
+    are read (:data:`memlane.router.evidence.RECENT_FILINGS`): a short probe ("the chai")
+    is shared by every statement of a frame, a longer one ("the chair of the tidewater c")
+    by the statements of one slot, so a re-fill said long ago is still among the latest of
+    the longest key both clauses share.
+
+    >>> recent_probes("my team is arsenal")[2:]
+    ('h8:my team ', 't8:my| arsenal', 'h16:my team is arsen', 't16:my| team is arsenal')
+    """
+    probes = slot_probes(clause)
+    if not probes:
+        return ()
+    span = int(probes[0].split(":", 1)[0][1:])
+    opening = slot_opening(clause)
+    longer = (s for s in SLOT_KEY_SPANS if span < s <= len(clause))
+    return probes + tuple(key for s in longer for key in _slot_pair(clause, opening, s))
+
+
 def _slot_pair(clause: str, opening: str, span: int) -> tuple[str, str]:
     head = clause[: max(span, len(opening))]
     return f"h{span}:{head}", f"t{span}:{opening}|{clause[-span:]}"

@@ -108,6 +108,9 @@ Visible = tuple[int | None, int | None]
 """``(said until, known at)`` in microseconds: only notes said and stored by then count."""
 ANY: Visible = (None, None)
 """No bound: every live note counts."""
+TIMED_KINDS = "s"
+"""Note key kinds that start with this are also indexed by when their note was said, so that
+:meth:`SummaryStore.recent_keyed` reads a kind's latest rows without reading its others."""
 
 
 class SummaryStore(Transactional, Protocol):
@@ -180,10 +183,13 @@ class SummaryStore(Transactional, Protocol):
         """A page ``(offset, limit)`` of the live notes holding ``key``, latest first."""
         ...
 
-    def latest_per_key(
-        self, tenant: str, subject: str, kinds: Sequence[str], visible: Visible = ANY
+    def recent_keyed(
+        self, tenant: str, subject: str, kinds: Sequence[str], visible: Visible, limit: int
     ) -> dict[str, list[tuple[str, int, int, int]]]:
-        """Per kind, each key with its latest live holder: ``(key, id, said, stored)``."""
+        """Per kind (each of :data:`TIMED_KINDS`), its ``limit`` latest live rows.
+
+        ``(key, note id, said, stored)``, latest first, of notes said and stored by ``visible``.
+        """
         ...
 
     def keyed_ids(

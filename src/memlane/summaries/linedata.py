@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import merge
 from typing import NamedTuple
 
-from memlane.storage.base import ANY, SummaryStore, Visible
+from memlane.storage.base import ANY, TIMED_KINDS, SummaryStore, Visible
 from memlane.summaries.model import Note
 
 NoteKeyer = Callable[[str, str, Sequence[str]], list[tuple[str, str]]]
@@ -29,10 +29,10 @@ WORD = "w"
 """its comparison keywords (:func:`memlane.summaries.sources.line_words`);"""
 CLAIM = "c"
 """the ``holder|relation`` of each of its claims;"""
-SLOT = "s"
+SLOT = TIMED_KINDS
 """``SLOT`` and a slot key of a clause (:func:`memlane.router.slots.slot_keys`) as the kind, a
-digest of the clause as the key (so that the clauses filed under a slot key are read once
-each, however many notes say them: :meth:`LineData.latest_per_key`);"""
+digest of the clause as the key (so that a clause said by many notes is read once:
+:meth:`LineData.recent`); slot kinds are indexed by time (:data:`TIMED_KINDS`);"""
 RETRACTS = "r"
 """``""`` when it retracts a value;"""
 CITES = "p"
@@ -108,7 +108,7 @@ class LineData:
         self._subject = subject
         self._counts: dict[tuple[object, ...], int] = {}
         self._pages: dict[tuple[str, str], list[list[Note]]] = {}
-        self._heads: dict[tuple[str, Visible], list[Head]] = {}
+        self._heads: dict[tuple[str, Visible, int], list[Head]] = {}
         self._by_id: dict[int, Note | None] = {}
         self._holders: dict[tuple[str, str], list[int]] = {}
         self._held: dict[tuple[str, str], int] = {}
@@ -163,24 +163,26 @@ class LineData:
                 return
             offset, size, number = offset + size, size * 4, number + 1
 
-    def latest_per_key(self, kind: str, visible: Visible = ANY) -> list[Head]:
-        """Each key of ``kind`` with its latest live holder visible at ``visible``, latest first.
+    def recent(self, kind: str, visible: Visible, limit: int) -> list[Head]:
+        """The ``limit`` latest rows of ``kind`` visible at ``visible``, latest first.
 
-        One row per key, however many notes hold it (see :class:`Head`).
+        Each key once, with its latest holder among them (see :class:`Head`): a clause said
+        again and again takes one place, but its rows count towards ``limit``.
         """
-        self.read_heads([kind], visible)
-        return self._heads[kind, visible]
+        self.read_recent([kind], visible, limit)
+        return self._heads[kind, visible, limit]
 
-    def read_heads(self, kinds: Iterable[str], visible: Visible = ANY) -> None:
-        """Read the heads of every kind of ``kinds`` not read yet, in one store call."""
-        missing = list(dict.fromkeys(k for k in kinds if (k, visible) not in self._heads))
+    def read_recent(self, kinds: Iterable[str], visible: Visible, limit: int) -> None:
+        """Read :meth:`recent` of every kind of ``kinds`` not read yet, in one store call."""
+        missing = list(dict.fromkeys(k for k in kinds if (k, visible, limit) not in self._heads))
         if not missing:
             return
-        found = self._store.latest_per_key(self._tenant, self._subject, missing, visible)
+        found = self._store.recent_keyed(self._tenant, self._subject, missing, visible, limit)
         for kind, rows in found.items():
-            self._heads[kind, visible] = sorted(
-                Head(-said, -stored, note_id, key) for key, note_id, said, stored in rows
-            )
+            heads: dict[str, Head] = {}
+            for key, note_id, said, stored in rows:  # latest first: a key's first is its head
+                heads.setdefault(key, Head(-said, -stored, note_id, key))
+            self._heads[kind, visible, limit] = sorted(heads.values())
 
     def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
         """Per key of ``kind`` held by a live note, the ids of the notes holding it."""

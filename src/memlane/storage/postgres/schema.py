@@ -278,6 +278,11 @@ MIGRATIONS += (
     shared.UNEMBEDDED_IN_ORDER,
 )
 
+MIGRATIONS += (
+    # 11: a slot key's latest rows from one index (SQLite's 11).
+    shared.NOTE_KEYS_RECENT,
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

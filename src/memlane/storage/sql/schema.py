@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memlane.storage.base import TIMED_KINDS
+
 ATTRIBUTES = """CREATE TABLE attributes (
     tenant TEXT NOT NULL,
     name TEXT NOT NULL,
@@ -113,6 +115,19 @@ REKEY_NOTES = (
 PENDING_IN_ORDER = (
     "DROP INDEX note_keys_pending_by_subject",
     "CREATE INDEX note_keys_pending_by_subject ON note_keys_pending (tenant, subject, note_id)",
+)
+TIMED_KEYS = f"kind LIKE '{TIMED_KINDS}%'"
+"""The key rows of kinds starting with :data:`memlane.storage.base.TIMED_KINDS`. A read states
+it word for word (``%`` doubled for the placeholders) for SQLite to use the partial index below;
+SQLite plans ``kind >= 's' AND kind < 't'`` beside ``kind = ?`` as a range and sorts."""
+# A slot key's latest rows straight from one index, however many notes are filed under it:
+# judging a clause reads the latest few clauses filed under each of its slot probes (see
+# memlane.router.evidence.RECENT_FILINGS). Led by the key, note_keys_by_key made that read
+# every distinct clause filed under the probe (a tenth of a 10^4-note subject per probe).
+# Partial: slot rows are about 4 of 10 key rows, and no other kind is read by time.
+NOTE_KEYS_RECENT = (
+    f"""CREATE INDEX IF NOT EXISTS note_keys_recent ON note_keys
+        (tenant, subject, kind, said_at DESC, tx_from DESC, note_id, key) WHERE {TIMED_KEYS}""",
 )
 # The background indexer's queue is the table itself: rows without a vector, in id order
 # (this index finds the new ones without reading the embedded), claimed for a while by one

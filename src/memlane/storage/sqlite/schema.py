@@ -77,6 +77,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.PENDING_IN_ORDER,
     # 10: the indexer's claims of any tenant in id order from one index.
     shared.UNEMBEDDED_IN_ORDER,
+    # 11: a slot key's latest rows from one index.
+    shared.NOTE_KEYS_RECENT,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
