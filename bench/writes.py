@@ -101,12 +101,12 @@ def _server_cpu(server: Any) -> float:
 
     postmaster = int((Path(server.pgdata) / "postmaster.pid").read_text().split()[0])
     total = 0
-    for entry in os.listdir("/proc"):
+    for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
             fields = (Path("/proc") / entry / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if int(entry) == postmaster or int(fields[1]) == postmaster:
+        if postmaster in (int(entry), int(fields[1])):  # itself or a child (fields[1]: ppid)
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
 

@@ -86,3 +86,17 @@ def test_a_write_that_fails_with_its_commit_commits_nothing(
         later = mem.facts.set("U-1", "city", "Beijing", valid_from="2026-02-01")
         assert later.tx_from > held.tx_from
         assert [f.value for f in mem.facts.history("U-1", "city")] == ["Shanghai", "Beijing"]
+
+
+def test_names_and_values_bound_on_the_client_arrive_as_written(postgres_url: str) -> None:
+    """The simple queries carry literals quoted by psycopg: quotes, ``%`` and ``\\`` intact."""
+    awkward = 'O\'Brien; DROP TABLE facts; -- 100% \\x27 %s %(x)s $$ "q"'
+    with memlane.Memory(postgres_url) as mem:
+        fact = mem.facts.set(awkward, awkward, {"note": awkward}, valid_from="2026-01-01")
+        assert (fact.subject, fact.attribute, fact.value) == (awkward, awkward, {"note": awkward})
+        mem.facts.set(awkward, awkward, awkward, valid_from="2026-02-01")
+        assert [f.value for f in mem.facts.history(awkward, awkward)] == [
+            {"note": awkward},
+            awkward,
+        ]
+        assert mem.facts.retract(awkward, awkward, "2026-03-01")[0].value == awkward

@@ -162,7 +162,7 @@ class PostgresDatabase(Database):
             raise StorageError(f"PostgreSQL error: {error}") from error
 
     def _opened(self) -> list[Any] | None:
-        """The opening query's rows, read with ``BEGIN`` and the locks (see :meth:`_begin_with`)."""
+        """The opening query's rows, read with ``BEGIN`` and the locks (see :meth:`_begin`)."""
         rows, self._tx.opened = self._tx.opened, None
         return rows
 
