@@ -1,9 +1,11 @@
 """Fact write throughput through the public API only, so one script measures any tree.
 
-Batched versions per second (``set_many``, 5,000 per call, new subjects), single ``set`` per
-second, and (PostgreSQL) single sets per second with 1 and 16 client processes on different
-subjects. After each client count, as many processes make empty commits (a one-row
-``INSERT`` each, in autocommit) on the same server: what the disk's WAL flushes and the
+Batched versions per second (``set_many``, 5,000 per call, new subjects; then as many with
+``returning=False`` where the tree has it), single ``set`` per second (with the CPU time per
+set of this process and, on PostgreSQL, of the server's processes), and (PostgreSQL) single
+sets per second with 1 and 16 client processes on different subjects. After each client
+count, as many processes make empty commits (a one-row ``INSERT`` each, in autocommit) on
+the same server: what the disk's WAL flushes and the
 cores allow in that run, the fair figure to compare memlane's rate with. The batched rate is
 also reported per second of this process's CPU time, which other work on a shared machine
 slows down less. Run it against this tree and the one before the change, alternately, and
@@ -47,25 +49,66 @@ except ImportError:  # a tree from before bench.report named the machine
 BATCH = 5_000
 
 
-def batched(url: str, count: int) -> dict[str, float]:
-    """``count`` new versions through ``set_many``: per second of wall time and of CPU time."""
+def batched(
+    url: str, count: int, server: Any = None, *, returning: bool = True
+) -> dict[str, float]:
+    """``count`` new versions through ``set_many``: per second of wall time and of CPU time.
+
+    ``returning=False`` measures ``set_many(..., returning=False)`` (nothing, in a tree
+    without it); ``server``: a pgserver whose processes' CPU time is counted too.
+    """
+    name = "batched" if returning else "batched_unreturned"
+    options = {} if returning else {"returning": False}
     with memlane.Memory(url) as mem:
         calls = [_writes(offset, min(count, offset + BATCH)) for offset in range(0, count, BATCH)]
-        cpu, wall = time.process_time(), time.perf_counter()
+        if not returning:
+            calls = [[{**w, "subject": "N" + w["subject"]} for w in writes] for writes in calls]
+            try:
+                mem.facts.set_many([], **options)
+            except TypeError:  # a tree from before returning=False
+                return {}
+        served, cpu, wall = _server_cpu(server), time.process_time(), time.perf_counter()
         for writes in calls:
-            mem.facts.set_many(writes)
+            mem.facts.set_many(writes, **options)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    return {"batched_versions_per_s": count / wall, "batched_versions_per_cpu_s": count / cpu}
+        served = _server_cpu(server) - served
+    found = {f"{name}_versions_per_s": count / wall, f"{name}_versions_per_cpu_s": count / cpu}
+    if server is not None:
+        found[f"{name}_server_cpu_us_per_version"] = served / count * 1e6
+    return found
 
 
-def singles(url: str, count: int) -> float:
-    """Single ``set`` calls per second, on 100 subjects."""
+def singles(url: str, count: int, server: Any = None) -> dict[str, float]:
+    """Single ``set`` calls per second, on 100 subjects; CPU per set (client, server)."""
     with memlane.Memory(url) as mem:
         mem.facts.set("S-warm", "status", "ready")
-        started = time.perf_counter()
+        served, cpu, started = _server_cpu(server), time.process_time(), time.perf_counter()
         for k in range(count):
             mem.facts.set(f"S-{k % 100}", "status", f"v{k}")
-        return count / (time.perf_counter() - started)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        served = _server_cpu(server) - served
+    found = {"single_sets_per_s": count / wall, "single_set_client_cpu_us": cpu / count * 1e6}
+    if server is not None:
+        found["single_set_server_cpu_us"] = served / count * 1e6
+    return found
+
+
+def _server_cpu(server: Any) -> float:
+    """CPU seconds of the pgserver's postmaster and its children so far (Linux ``/proc``)."""
+    if server is None:
+        return 0.0
+    import os
+
+    postmaster = int((Path(server.pgdata) / "postmaster.pid").read_text().split()[0])
+    total = 0
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fields = (Path("/proc") / entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if postmaster in (int(entry), int(fields[1])):  # itself or a child (fields[1]: ppid)
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def clients(url: str, count: int, seconds: float) -> float:
@@ -172,7 +215,8 @@ def main() -> None:
         folder = Path(name)
         if options.backend == "sqlite":
             found |= batched(str(folder / "bench.db"), options.versions)
-            found["single_sets_per_s"] = singles(str(folder / "bench.db"), options.singles)
+            found |= batched(str(folder / "bench.db"), options.versions, returning=False)
+            found |= singles(str(folder / "bench.db"), options.singles)
         else:
             server = _postgres(folder, options.commit_delay, options.synchronous_commit)
             found["commit_delay_us"] = options.commit_delay
@@ -180,8 +224,9 @@ def main() -> None:
             try:
                 url = str(server.get_uri())
                 if not options.only_clients:
-                    found |= batched(url, options.versions)
-                    found["single_sets_per_s"] = singles(url, options.singles)
+                    found |= batched(url, options.versions, server)
+                    found |= batched(url, options.versions, server, returning=False)
+                    found |= singles(url, options.singles, server)
                 for count in (1, 16):
                     found[f"clients_{count}_sets_per_s"] = clients(url, count, options.seconds)
                     found[f"clients_{count}_commits_per_s"] = commits(url, count, options.seconds)

@@ -113,3 +113,21 @@ def test_a_key_reads_from_the_earliest_start_of_its_calls() -> None:
     groups = Groups.of([call(None, None), call(40, 60), call(70, 80)])
     assert groups.ranges(100) == [("U-1", "city", 40, FOREVER)]
     assert Groups.of([call(150, 160)]).ranges(100) == [("U-1", "city", 100, 160)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_set_many_without_returning_stores_the_same_and_counts_what_changed(
+    seed: int, new_scratch_url: Callable[[], str], clock: FakeClock
+) -> None:
+    rng = random.Random(seed)
+    counted, returned = _twins(new_scratch_url, clock)
+    with counted, returned:
+        for _ in range(4):
+            writes = _writes(rng, rng.randrange(1, 25))
+            before = {fact.id for subject in SUBJECTS for fact in returned.facts.audit(subject)}
+            got = returned.facts.set_many(writes)
+            changed = sum(fact.id not in before for fact in got)
+            assert counted.facts.set_many(writes, returning=False) == changed
+            assert _state(counted) == _state(returned)
+            clock.advance(hours=1)
+        assert counted.facts.set_many([], returning=False) == 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import Any, Literal, overload
 
 from memlane.errors import InvalidInput
 from memlane.facts.bulk import (
@@ -24,9 +24,9 @@ from memlane.facts.identifiers import IdentifierKeys
 from memlane.facts.model import AttributeDef, Cardinality, Fact
 from memlane.facts.normalize import PHONE_NORMALIZER, canonical_json
 from memlane.facts.phones import check_region
-from memlane.facts.temporal import FOREVER, Span, WritePlan, plan_assert, plan_retract
+from memlane.facts.temporal import Span, WritePlan, plan_assert, plan_retract
 from memlane.storage.base import scope_key
-from memlane.storage.fact_stores import FactStore, FactWriter, Scope
+from memlane.storage.fact_stores import FactStore, FactWriter, KeyWrite, Scope
 from memlane.timeutil import (
     Clock,
     TimeInput,
@@ -225,11 +225,9 @@ class FactsLane:
         """
         subject, attribute = _name("subject", subject), _name("attribute", attribute)
         start_at, end_at = self._interval_inputs(valid_from, valid_to)
-        with self._store.transaction(
-            [(self._tenant, subject, attribute)], issue_at=to_micros(self._now())
-        ) as writer:
-            tx = self._issue_tx(writer)
-            definition, held = self._write_view(writer, subject, attribute, tx, start_at, end_at)
+        with self._write_key(subject, attribute, start_at, end_at) as opened:
+            tx, held = opened.tx, opened.believed
+            definition = self._remember(attribute, opened.definition)
             keys = (None,) if value is None else self._identifiers.of(definition, value)
             start, end = interval(start_at, end_at, tx)
             for key in keys:  # the first reading of the value that is held
@@ -239,12 +237,24 @@ class FactsLane:
             plan = plan_retract(believed, start, end)
             if plan.is_noop:
                 return []
-            applied = writer.apply(
-                self._tenant, subject, attribute, plan.supersede, plan.insert, tx
+            applied = opened.writer.apply(
+                self._tenant, subject, attribute, plan.supersede, plan.insert, tx, last=True
             )
             return applied.superseded
 
-    def set_many(self, writes: Iterable[Mapping[str, Any]]) -> list[Fact]:
+    @overload
+    def set_many(
+        self, writes: Iterable[Mapping[str, Any]], *, returning: Literal[True] = True
+    ) -> list[Fact]: ...
+
+    @overload
+    def set_many(
+        self, writes: Iterable[Mapping[str, Any]], *, returning: Literal[False]
+    ) -> int: ...
+
+    def set_many(
+        self, writes: Iterable[Mapping[str, Any]], *, returning: bool = True
+    ) -> list[Fact] | int:
         """Apply many :meth:`set` calls (given as keyword mappings) in one transaction.
 
         The same outcome as calling :meth:`set` for each inside :meth:`batch`, computed in
@@ -252,13 +262,20 @@ class FactsLane:
         superseded ones and one to insert the new ones. On PostgreSQL only the written keys
         are locked, so batches of other subjects run at the same time.
 
+        Returns the version each call holds, as :meth:`set` does. With ``returning=False``,
+        only how many calls hold a version this batch wrote (the others found theirs held
+        already): no facts are built, none is read back, and on PostgreSQL no ids are
+        reserved first (for a bulk load that needs no ids).
+
         >>> mem.facts.set_many([{"subject": "U-1", "attribute": "tier", "value": "gold"}])
         ... # doctest: +SKIP
+        >>> mem.facts.set_many(writes, returning=False)  # doctest: +SKIP
+        5000
         """
         checked = Checked()  # names and times repeat across a batch: checked once each
         assertions = [self._assertion(checked, **dict(write)) for write in writes]
         if not assertions:
-            return []
+            return [] if returning else 0
         groups = Groups.of(assertions)
         keys = [(self._tenant, subject, attribute) for subject, attribute in groups]
         with self._store.transaction(keys) as writer:
@@ -267,6 +284,9 @@ class FactsLane:
             self._high_water = from_micros(first + len(assertions) - 1)
             believed = writer.believed_of(self._tenant, groups.ranges(first))
             plan = plan_batch(assertions, believed, first, groups)
+            if not returning:
+                writer.write_versions(self._tenant, plan.closes, plan.versions, returning=False)
+                return sum(isinstance(outcome, int) for outcome in plan.outcomes)
             # A no-op returns the version as it was then, before the batch closes it, if it does.
             held = {o.id: self._stored(o.id) for o in plan.outcomes if not isinstance(o, int)}
             inserted = writer.write_versions(self._tenant, plan.closes, plan.versions)
@@ -400,12 +420,9 @@ class FactsLane:
     def _assert(self, operation: str, call: Assertion) -> Fact:
         """Write one validated ``set`` or ``add`` (``operation``) in its own transaction."""
         subject, attribute, value = call.subject, call.attribute, call.value
-        with self._store.transaction(
-            [(self._tenant, subject, attribute)], issue_at=to_micros(self._now())
-        ) as writer:
-            tx = self._issue_tx(writer)
-            given = call.start, call.end
-            definition, held = self._write_view(writer, subject, attribute, tx, *given)
+        with self._write_key(subject, attribute, call.start, call.end) as opened:
+            writer, tx, held = opened.writer, opened.tx, opened.believed
+            definition = self._remember(attribute, opened.definition)
             many = self._check_operation(definition, operation)
             key = call.key
             if definition.identifier:
@@ -417,23 +434,21 @@ class FactsLane:
             plan = plan_assert(believed, key, start, end, call.payload(tx))
             return self._execute(writer, subject, attribute, plan, tx)
 
-    def _write_view(
-        self,
-        writer: FactWriter,
-        subject: str,
-        attribute: str,
-        tx: int,
-        start: int | None,
-        end: int | None,
-    ) -> tuple[AttributeDef, list[Span]]:
-        """A single write's stored definition and the believed versions (every value) it touches.
+    @contextmanager
+    def _write_key(
+        self, subject: str, attribute: str, start: int | None, end: int | None
+    ) -> Iterator[KeyWrite]:
+        """A single write's transaction: its time, the stored definition, what it touches.
 
-        Read in one query once the write's transaction time is issued (the defaults of
-        ``start`` and ``end`` need it); the interval itself is checked afterwards, as before.
+        The believed versions are those of every value touching ``[start, end]`` (``start``
+        defaulting to the transaction time); the interval itself is checked afterwards.
         """
-        low, high = tx if start is None else start, FOREVER if end is None else end
-        stored, held = writer.write_view(self._tenant, subject, attribute, low, high)
-        return self._remember(attribute, stored), held
+        now = to_micros(self._now())
+        with self._store.write_key(
+            self._tenant, subject, attribute, now=now, start=start, end=end
+        ) as opened:
+            self._high_water = from_micros(opened.tx)
+            yield opened
 
     def _held_otherwise(
         self, call: Assertion, definition: AttributeDef, key: str, held: list[Span]
@@ -514,7 +529,9 @@ class FactsLane:
     ) -> Fact:
         if plan.unchanged is not None:
             return self._stored(plan.unchanged.id)
-        applied = writer.apply(self._tenant, subject, attribute, plan.supersede, plan.insert, tx)
+        applied = writer.apply(
+            self._tenant, subject, attribute, plan.supersede, plan.insert, tx, last=True
+        )
         assert plan.asserted is not None
         return applied.inserted[plan.asserted]
 
@@ -531,11 +548,6 @@ class FactsLane:
         now = checked_now(self._clock)
         high_water = self._high_water
         return now if high_water is None or now >= high_water else high_water
-
-    def _issue_tx(self, writer: FactWriter) -> int:
-        tx = writer.next_tx(to_micros(self._now()))
-        self._high_water = from_micros(tx)
-        return tx
 
     def _instant(self, value: TimeInput, field: str) -> datetime:
         return parse_instant(value, self._zone, field)

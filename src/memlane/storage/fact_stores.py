@@ -60,6 +60,16 @@ class NewVersion:
     tx_to: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class KeyWrite:
+    """A write transaction of one key, as :meth:`FactStore.write_key` opens it."""
+
+    writer: FactWriter
+    tx: int
+    definition: AttributeDef | None
+    believed: list[Span]
+
+
 class FactWriter(Protocol):
     """The write side, valid only inside :meth:`FactStore.transaction`."""
 
@@ -81,9 +91,17 @@ class FactWriter(Protocol):
         ...
 
     def write_versions(
-        self, tenant: str, closes: Sequence[tuple[int, int]], versions: Sequence[NewVersion]
+        self,
+        tenant: str,
+        closes: Sequence[tuple[int, int]],
+        versions: Sequence[NewVersion],
+        *,
+        returning: bool = True,
     ) -> list[Fact]:
-        """Close each stored ``(id, tx)`` and insert ``versions`` in bulk; the inserted facts."""
+        """Close each stored ``(id, tx)`` and insert ``versions`` in bulk; the inserted facts.
+
+        ``returning=False``: nothing is returned (an empty list), and nothing built for it.
+        """
         ...
 
     def attribute(self, tenant: str, name: str) -> AttributeDef | None:
@@ -104,12 +122,6 @@ class FactWriter(Protocol):
         """Believed, undeleted versions that touch ``[start, end)`` (of one value if ``key``)."""
         ...
 
-    def write_view(
-        self, tenant: str, subject: str, attribute: str, start: int, end: int
-    ) -> tuple[AttributeDef | None, list[Span]]:
-        """The attribute's stored definition and :meth:`believed_near` of every value: one query."""
-        ...
-
     def apply(
         self,
         tenant: str,
@@ -118,8 +130,14 @@ class FactWriter(Protocol):
         supersede: Sequence[int],
         insert: Sequence[Insert],
         tx: int,
+        *,
+        last: bool = False,
     ) -> Applied:
-        """Close ``supersede`` at ``tx`` and insert ``insert`` with ``tx_from = tx``."""
+        """Close ``supersede`` at ``tx`` and insert ``insert`` with ``tx_from = tx``.
+
+        ``last``: nothing is written after it in the transaction, so a backend may commit
+        in the same round trip (when the transaction is not nested in another).
+        """
         ...
 
 
@@ -135,6 +153,25 @@ class FactStore(Protocol):
         else; a backend may then lock only them, so writers of other keys run at once.
         ``issue_at``: the clock's time of a write that takes one transaction time; a backend
         may issue it as it takes the locks (the next ``next_tx`` then returns it).
+        """
+        ...
+
+    def write_key(
+        self,
+        tenant: str,
+        subject: str,
+        attribute: str,
+        *,
+        now: int,
+        start: int | None,
+        end: int | None,
+    ) -> AbstractContextManager[KeyWrite]:
+        """A write transaction of one key, opened with what a single write plans from.
+
+        It holds the key's lock, its transaction time (``>= now``), the attribute's stored
+        definition and the believed versions of every value touching ``[start, end]``
+        (``start`` defaults to the transaction time, ``end`` to forever): read together
+        after the lock is taken, in one round trip where the database allows it.
         """
         ...
 

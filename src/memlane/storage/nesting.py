@@ -63,6 +63,11 @@ class Nesting:
         """Record that the current transaction has written."""
         self._writes += 1
 
+    @property
+    def poisoned(self) -> bool:
+        """True once a nested block failed after writing: the outermost one will not commit."""
+        return self._poisoned
+
     @contextmanager
     def outermost(self) -> Iterator[None]:
         """The outermost block; raises before the commit if a nested block failed writing."""

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+from psycopg import ClientCursor
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
@@ -19,7 +20,7 @@ from memlane.storage.base import WriteKey
 from memlane.storage.nesting import Nesting
 from memlane.storage.postgres.dialect import PostgresDialect
 from memlane.storage.postgres.schema import WRITE_LOCK, migrate
-from memlane.storage.sql.dialect import Database
+from memlane.storage.sql.dialect import Database, Statement
 
 LOCK_TIMEOUT_SECONDS = 30.0
 MAX_KEY_LOCKS = 256
@@ -133,28 +134,55 @@ class PostgresDatabase(Database):
         keys: Sequence[WriteKey] | None = None,
         derived: bool = False,
         issue_at: int | None = None,
+        opening: Statement | None = None,
     ) -> Iterator[None]:
         try:
             with self.pool.connection() as connection:
                 try:
-                    self._tx.issue_at = issue_at  # read by _begin
+                    self._tx.issue_at, self._tx.opening = issue_at, opening  # read by _begin
                     self._begin(connection, keys, derived)
                     with self._counting:
                         self._begun += 1
                     self._tx.connection = connection
                     yield
-                    self._sync_sequence(connection)
-                    connection.execute("COMMIT")
+                    if not self._tx.committed:  # else its last statement committed it
+                        self._sync_sequence(connection)
+                        connection.execute("COMMIT")
                 except BaseException:
-                    self._rollback(connection)
-                    self._give_back(connection)
+                    if not self._tx.committed:
+                        self._rollback(connection)
+                        self._give_back(connection)
                     raise
                 finally:
                     self._tx.connection = None
                     self._tx.last_tx, self._tx.issued, self._tx.issues = None, None, 0
                     self._tx.issue_at, self._tx.prepaid = None, None
+                    self._tx.opening, self._tx.opened, self._tx.committed = None, None, False
         except psycopg.Error as error:
             raise StorageError(f"PostgreSQL error: {error}") from error
+
+    def _opened(self) -> list[Any] | None:
+        """The opening query's rows, read with ``BEGIN`` and the locks (see :meth:`_begin`)."""
+        rows, self._tx.opened = self._tx.opened, None
+        return rows
+
+    def fetchall_last(self, sql: str, parameters: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
+        """The transaction's last statement and its ``COMMIT``, in one round trip.
+
+        Only for an outermost keyed transaction that no failed nested block poisoned (else
+        a plain query: the ``COMMIT`` comes when the block ends, or never). An exclusive one
+        may have to move the sequence of transaction times before it commits, so it does too.
+        Both go as one simple query, the parameters bound by psycopg on this side; if the
+        statement fails, the ``COMMIT`` does not run and the transaction is rolled back.
+        """
+        tx = self._tx
+        if tx.nesting.depth != 1 or tx.nesting.poisoned or tx.exclusive:
+            return self.fetchall(sql, parameters)
+        with self._statement() as connection:
+            query = f"{_bound(connection, sql, parameters)}; COMMIT"
+            rows = list(connection.execute(query).fetchall())
+            tx.committed = True
+            return rows
 
     @staticmethod
     def _rollback(connection: Any) -> None:
@@ -314,11 +342,13 @@ class PostgresDatabase(Database):
         return f"{int(self.lock_timeout * 1000)}ms"
 
     def _begin(self, connection: Any, keys: Sequence[WriteKey] | None, derived: bool) -> None:
-        """``BEGIN``, the transaction's locks and (if asked) its first time, in one round trip.
+        """``BEGIN``, the locks, the first time and the opening query (if asked): one round trip.
 
-        Statements in one simple query, so the values are written into it: the lock keys
-        and the clock's time are integers and the timeout a number of milliseconds, nothing a
-        caller typed. The time is issued after the locks are held, as :meth:`next_txs` would.
+        Statements in one simple query, run in order (if one fails, the rest do not run):
+        the time is issued after the locks are held, as :meth:`next_txs` would, and the
+        opening query reads after both. The lock keys, the clock's time and the timeout
+        are integers written into the query; the opening query's parameters are bound by
+        psycopg on this side (:func:`_bound`).
         A ``derived`` transaction commits without waiting for its WAL to reach the disk
         (``synchronous_commit`` off for it alone: after a crash it is there whole or not at
         all, never in part): waiting took 2-9 ms of a recall that keys a subject's notes.
@@ -334,21 +364,29 @@ class PostgresDatabase(Database):
             locks = f"SELECT memlane_lock_keys('{{{array}}}'::bigint[], '{self._timeout()}')"
         if derived:
             locks += ", set_config('synchronous_commit', 'off', true)"
-        issue_at = self._tx.issue_at
+        issue_at, opening = self._tx.issue_at, self._tx.opening
         issue = "" if issue_at is None else f"; SELECT memlane_next_tx({int(issue_at)}, 1, true)"
+        first = "" if opening is None else f"; {_bound(connection, *opening)}"
         try:
-            cursor = connection.execute(f"BEGIN; {locks}{issue}")
+            cursor = connection.execute(f"BEGIN; {locks}{issue}{first}")
+            cursor.nextset()  # past BEGIN's result
             if issue_at is not None:
-                cursor.nextset()  # past BEGIN's result
                 cursor.nextset()  # and the locks'
-                first = int(cursor.fetchone()[0])
-                self._tx.prepaid, self._tx.issued, self._tx.issues = first, (first, first), 1
-                self._tx.last_tx = first
+                first_tx = int(cursor.fetchone()[0])
+                self._tx.prepaid, self._tx.issues = first_tx, 1
+                self._tx.issued = (first_tx, first_tx)
+                self._tx.last_tx = first_tx
+            if opening is not None:
+                cursor.nextset()
+                self._tx.opened = list(cursor.fetchall())
         except psycopg.errors.LockNotAvailable as error:
-            raise StorageError(
-                f"cannot take the write lock on {_redacted(self.url)} within "
-                f"{self.lock_timeout:g} s: {error}"
-            ) from error
+            raise self._lock_error(error) from error
+
+    def _lock_error(self, error: Exception) -> StorageError:
+        return StorageError(
+            f"cannot take the write lock on {_redacted(self.url)} within "
+            f"{self.lock_timeout:g} s: {error}"
+        )
 
 
 class _Transaction(threading.local):
@@ -364,6 +402,9 @@ class _Transaction(threading.local):
         self.issue_at: int | None = None  # the clock's time to issue one with the locks at
         self.prepaid: int | None = None  # issued in the BEGIN round trip, not yet asked for
         self.exclusive = False
+        self.opening: Statement | None = None  # the query to run with the locks
+        self.opened: list[Any] | None = None  # its rows, not yet taken
+        self.committed = False  # by its last statement (fetchall_last)
 
 
 def _too_many(keys: Sequence[WriteKey]) -> bool:
@@ -401,3 +442,11 @@ def _redacted(url: str) -> str:
     credentials, host = rest.rsplit("@", 1)
     user = credentials.split(":", 1)[0]
     return f"{scheme}://{user}@{host}"
+
+
+def _bound(connection: Any, sql: str, parameters: Sequence[Any] | dict[str, Any]) -> str:
+    """``sql`` with its parameters written in as literals, quoted by psycopg (libpq).
+
+    For a statement sent with others in one simple query, which takes no parameters.
+    """
+    return ClientCursor(connection).mogrify(sql, parameters)

@@ -283,6 +283,31 @@ MIGRATIONS += (
     shared.NOTE_KEYS_RECENT,
 )
 
+MIGRATIONS += (
+    # 12: what a single write plans from, read by a function: its query is planned once per
+    # connection (plpgsql keeps the plan) while the call goes in the simple query that
+    # begins the transaction (one round trip, no prepared statement).
+    (
+        """CREATE FUNCTION memlane_write_view(p_tenant TEXT, p_subject TEXT, p_attribute TEXT,
+            high BIGINT, low BIGINT)
+        RETURNS TABLE (cardinality TEXT, identifier INTEGER, normalizer TEXT, id BIGINT,
+            value_key TEXT, valid_from BIGINT, valid_to BIGINT, value TEXT, source TEXT,
+            reason TEXT, confidence DOUBLE PRECISION, provenance TEXT, tx_from BIGINT,
+            stated_tx BIGINT)
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            RETURN QUERY SELECT d.cardinality, d.identifier, d.normalizer, f.id, f.value_key,
+                f.valid_from, f.valid_to, f.value, f.source, f.reason, f.confidence,
+                f.provenance, f.tx_from, f.stated_tx
+            FROM (SELECT 1 AS one) AS k
+            LEFT JOIN attributes AS d ON d.tenant = p_tenant AND d.name = p_attribute
+            LEFT JOIN facts AS f ON f.tenant = p_tenant AND f.subject = p_subject
+                AND f.attribute = p_attribute AND f.tx_to IS NULL AND f.deleted_at IS NULL
+                AND f.valid_from <= high AND f.valid_to >= low;
+        END $$""",
+    ),
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -13,6 +13,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from functools import partial
 from typing import Any, NamedTuple, Protocol, Self
 
 import numpy as np
@@ -23,6 +24,8 @@ from memlane.storage.base import DocKind, WriteKey
 from memlane.storage.nesting import Nesting
 
 Parameters = Sequence[Any] | dict[str, Any]
+Statement = tuple[str, Parameters]
+"""A query and its parameters."""
 KeyRange = tuple[str, str, int, int]
 """``(subject, attribute, lo, hi)``: one key's versions touching ``[lo, hi]``."""
 Vector = npt.NDArray[np.float32]
@@ -87,7 +90,8 @@ class Database(ABC):
         *,
         derived: bool = False,
         issue_at: int | None = None,
-    ) -> Iterator[None]:
+        opening: Statement | None = None,
+    ) -> Iterator[list[Any] | None]:
         """A write transaction holding the write lock; nested calls join the outermost one.
 
         ``keys``: the transaction writes facts of these keys only, so a database that can
@@ -96,13 +100,30 @@ class Database(ABC):
         is derived again when missing), so its commit need not wait for the disk: a crash
         loses it whole or not at all. ``issue_at``: the clock's time of a write that takes one
         transaction time, which a database may issue with the locks (saving a round trip).
-        Both heeded when it opens the outermost transaction.
+        Both heeded when it opens the outermost transaction. ``opening``: a query run first
+        in the block, once the locks are held; the block gets its rows (``None`` without
+        one). A database may send it with ``BEGIN`` and the locks, in one round trip.
         """
         lock, nesting = self._writing()
-        with nesting.write(lock, lambda: self._transaction(keys, derived, issue_at)):
+        with nesting.write(lock, partial(self._transaction, keys, derived, issue_at, opening)):
             if nesting.depth > 1:
                 self._join(keys)
-            yield
+            rows = self._opened()
+            if rows is None and opening is not None:
+                rows = self.fetchall(*opening)
+            yield rows
+
+    def _opened(self) -> list[Any] | None:
+        """The rows of the opening query, if :meth:`_transaction` read them (once)."""
+        return None
+
+    def fetchall_last(self, sql: str, parameters: Parameters = ()) -> list[Any]:
+        """Run the last statement of a write transaction and return its rows.
+
+        Nothing may be written after it: a database may commit in the same round trip
+        when the transaction is not nested in another (PostgreSQL). Here, a plain query.
+        """
+        return self.fetchall(sql, parameters)
 
     def _join(self, keys: Sequence[WriteKey] | None) -> None:  # noqa: B027 (a hook)
         """A nested write joins the open transaction: lock what it needs beyond it (nothing)."""
@@ -142,8 +163,12 @@ class Database(ABC):
         keys: Sequence[WriteKey] | None = None,
         derived: bool = False,
         issue_at: int | None = None,
+        opening: Statement | None = None,
     ) -> AbstractContextManager[None]:
-        """Open the outermost transaction, its locks taken (all of them if ``keys`` is None)."""
+        """Open the outermost transaction, its locks taken (all of them if ``keys`` is None).
+
+        A database that runs ``opening`` with the locks hands its rows to :meth:`_opened`.
+        """
 
     @abstractmethod
     def next_tx(self, now: int) -> int:
@@ -184,6 +209,10 @@ class Dialect(Protocol):
     apply_function: str
     """A server-side function that supersedes and inserts one write's versions in one round
     trip (the arguments of ``memlane_apply``, returning the changed rows), or ``''``."""
+
+    write_view_function: str
+    """A server-side function returning what a single write plans from, planned once per
+    connection (the arguments and rows of ``memlane_write_view``), or ``''``: the query."""
 
     turn_order: str
     """The column that orders turns said at the same instant in insertion order."""
@@ -235,7 +264,8 @@ class Dialect(Protocol):
         """Insert fact versions of ``tenant``, given as rows of columns.
 
         Each row: ``id, tx_to, tenant, subject, attribute, value, value_key, valid_from,
-        valid_to, tx_from, source, reason, confidence, provenance, stated_tx``.
+        valid_to, tx_from, source, reason, confidence, provenance, stated_tx``; an ``id`` of
+        ``None`` (in every row or none) leaves the numbering to the database.
         """
         ...
 

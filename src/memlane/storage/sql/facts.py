@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from memlane.errors import StorageError
 from memlane.facts.model import AttributeDef, Fact
 from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import FOREVER, Insert, Span
-from memlane.storage.fact_stores import Applied, NewVersion, Scope
+from memlane.storage.fact_stores import Applied, KeyWrite, NewVersion, Scope
 from memlane.storage.sql import rows as decode
-from memlane.storage.sql.dialect import Database, KeyRange, SQLStore
+from memlane.storage.sql.dialect import Database, KeyRange, SQLStore, Statement
 from memlane.timeutil import from_micros
 
 _COLUMNS = decode.FACT_COLUMNS
 _DEFINITION = "SELECT name, cardinality, identifier, normalizer FROM attributes WHERE tenant = %s"
 _BELIEVED = "tx_to IS NULL AND deleted_at IS NULL"
 _KNOWN_AT = "tx_from <= %(known)s AND (tx_to IS NULL OR tx_to > %(known)s) AND deleted_at IS NULL"
+_WRITE_VIEW = (  # a definition (or NULLs) on every row, then one believed version's columns
+    "SELECT d.cardinality, d.identifier, d.normalizer, "
+    f"{', '.join('f.' + column for column in decode.SPAN_COLUMN_NAMES)} "
+    "FROM (SELECT 1 AS one) AS k "
+    "LEFT JOIN attributes AS d ON d.tenant = %(tenant)s AND d.name = %(attribute)s "
+    "LEFT JOIN facts AS f ON f.tenant = %(tenant)s AND f.subject = %(subject)s "
+    "AND f.attribute = %(attribute)s AND f.tx_to IS NULL AND f.deleted_at IS NULL "
+    "AND f.valid_from <= %(high)s AND f.valid_to >= %(low)s"
+)
+_VIEW_ARGUMENTS = "%(tenant)s, %(subject)s, %(attribute)s, %(high)s, %(low)s"
+"""The arguments of a dialect's ``write_view_function``: the parameters of the query."""
 _INSERTED = (  # and in this order the dialects' insert_versions take them, after id, tx_to
     "tenant, subject, attribute, value, value_key, valid_from, valid_to, tx_from, source, "
     "reason, confidence, provenance, stated_tx"
@@ -101,29 +113,41 @@ class SQLFactStore(SQLStore):
             parameters += (key,)
         return [decode.span(row) for row in self.db.fetchall(sql, parameters)]
 
-    def write_view(
-        self, tenant: str, subject: str, attribute: str, start: int, end: int
-    ) -> tuple[AttributeDef | None, list[Span]]:
-        """The definition and the believed versions a single write plans with, in one query.
+    @contextmanager
+    def write_key(
+        self,
+        tenant: str,
+        subject: str,
+        attribute: str,
+        *,
+        now: int,
+        start: int | None,
+        end: int | None,
+    ) -> Iterator[KeyWrite]:
+        """A write transaction of one key, opened with its definition and believed versions.
 
-        One round trip instead of two on PostgreSQL (a ``set`` makes few, and each costs as
-        much client and server CPU as the write's own work).
+        The definition and the believed versions are one query, sent with ``BEGIN``, the
+        key's lock and the transaction time in one round trip on PostgreSQL (a ``set`` makes
+        few, and each costs as much client and server CPU as the write's own work). The
+        time is not known when the query is written, so a defaulted ``start`` reads from
+        ``now`` (the time is at least that), and the versions ending before the time are
+        dropped here: the same versions as reading from the time itself.
         """
-        rows = self.db.fetchall(
-            "SELECT d.cardinality, d.identifier, d.normalizer, "
-            f"{', '.join('f.' + column for column in decode.SPAN_COLUMN_NAMES)} "
-            "FROM (SELECT 1 AS one) AS k "
-            "LEFT JOIN attributes AS d ON d.tenant = %s AND d.name = %s "
-            "LEFT JOIN facts AS f ON f.tenant = %s AND f.subject = %s AND f.attribute = %s "
-            "AND f.tx_to IS NULL AND f.deleted_at IS NULL "
-            "AND f.valid_from <= %s AND f.valid_to >= %s",
-            (tenant, attribute, tenant, subject, attribute, end, start),
-        )
-        first = rows[0]
-        definition = None if first[0] is None else decode.definition((attribute, *first[:3]))
-        if self.db.in_transaction:
+        low, high = now if start is None else start, FOREVER if end is None else end
+        function = self.dialect.write_view_function  # the same rows as the query
+        sql = f"SELECT * FROM {function}({_VIEW_ARGUMENTS})" if function else _WRITE_VIEW
+        arguments = {"tenant": tenant, "subject": subject, "attribute": attribute}
+        view: Statement = (sql, arguments | {"high": high, "low": low})
+        with self.db.write([(tenant, subject, attribute)], issue_at=now, opening=view) as rows:
+            tx = self.next_tx(now)
+            assert rows is not None  # an opening query always has its row
+            first = rows[0]
+            definition = None if first[0] is None else decode.definition((attribute, *first[:3]))
             self._definitions()[tenant, attribute] = definition
-        return definition, [decode.span(row[3:]) for row in rows if row[3] is not None]
+            believed = [decode.span(row[3:]) for row in rows if row[3] is not None]
+            if start is None:
+                believed = [span for span in believed if span.end >= tx]
+            yield KeyWrite(self, tx, definition, believed)
 
     def apply(
         self,
@@ -133,14 +157,20 @@ class SQLFactStore(SQLStore):
         supersede: Sequence[int],
         insert: Sequence[Insert],
         tx: int,
+        *,
+        last: bool = False,
     ) -> Applied:
-        """Close ``supersede`` at ``tx``; insert ``insert``; return what changed."""
+        """Close ``supersede`` at ``tx``; insert ``insert``; return what changed.
+
+        ``last``: nothing follows in the transaction, which may then commit with it.
+        """
         self.db.wrote()
         if self.dialect.apply_function:  # one round trip: a server-side function
             arguments = [_payload_columns(item, tx) for item in insert]
             # It takes the columns but tx_from (one for all), as arrays.
             columns = list(zip(*(row[:4] + row[5:] for row in arguments), strict=True))
-            rows = self.db.fetchall(
+            run = self.db.fetchall_last if last else self.db.fetchall
+            rows = run(
                 f"SELECT {_COLUMNS} FROM {self.dialect.apply_function}"
                 f"({', '.join(['%s'] * 14)})",
                 (tenant, subject, attribute, tx, list(dict.fromkeys(supersede)),
@@ -201,12 +231,32 @@ class SQLFactStore(SQLStore):
         return found
 
     def write_versions(
-        self, tenant: str, closes: Sequence[tuple[int, int]], versions: Sequence[NewVersion]
+        self,
+        tenant: str,
+        closes: Sequence[tuple[int, int]],
+        versions: Sequence[NewVersion],
+        *,
+        returning: bool = True,
     ) -> list[Fact]:
-        """Close each stored ``(id, tx)``, then insert ``versions``: one statement each."""
+        """Close each stored ``(id, tx)``, then insert ``versions``: one statement each.
+
+        Without ``returning`` the inserted facts are neither built nor returned, and the
+        database numbers the rows itself (no statement to reserve their ids first).
+        """
         self.db.wrote()
         if closes and self.dialect.close_versions(closes) != len(closes):
             raise StorageError("a version to supersede was no longer believed")
+        if not returning:
+            self.dialect.insert_versions(
+                tenant,
+                [
+                    (None, v.tx_to, tenant, v.subject, v.attribute, v.text, v.key, v.start,
+                     v.end, v.tx, v.source, v.reason, v.confidence,
+                     canonical_json(list(v.provenance)) if v.provenance else "[]", v.stated)
+                    for v in versions
+                ],
+            )  # fmt: skip
+            return []
         ids = self.dialect.new_ids("facts", len(versions))
         instant = decode.Instants().__getitem__  # a batch's versions share most instants
         rows: list[tuple[Any, ...]] = []

@@ -12,7 +12,7 @@ from typing import Any
 
 from memlane.errors import StorageError
 from memlane.storage.base import WriteKey
-from memlane.storage.sql.dialect import Database, Parameters
+from memlane.storage.sql.dialect import Database, Parameters, Statement
 from memlane.storage.sqlite.dialect import SQLiteDialect
 from memlane.storage.sqlite.schema import migrate
 
@@ -66,9 +66,11 @@ class SQLiteDatabase(Database):
         keys: Sequence[WriteKey] | None = None,
         derived: bool = False,
         issue_at: int | None = None,
+        opening: Statement | None = None,
     ) -> Iterator[None]:
         # ``derived`` changes nothing: in WAL mode at synchronous NORMAL no commit waits
-        # for the disk; nor does ``issue_at``: issuing a time costs no round trip here.
+        # for the disk; nor do ``issue_at`` and ``opening``: no statement is a round trip
+        # here (``write`` runs the opening query itself).
         self._begin()
         try:
             yield

@@ -48,6 +48,7 @@ class SQLiteDialect:
 
     fact_slot = ""
     apply_function = ""
+    write_view_function = ""
     turn_order = "rowid"
     doc_tokens = ""
     skip_locked = ""
@@ -104,7 +105,7 @@ class SQLiteDialect:
         )
 
     def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One prepared ``INSERT``, run per version."""
+        """One prepared ``INSERT``, run per version (an ``id`` of ``None`` is the next rowid)."""
         self.db.executemany(
             "INSERT INTO facts (id, tx_to, tenant, subject, attribute, value, value_key, "
             "valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated_tx) "
