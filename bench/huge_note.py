@@ -75,23 +75,35 @@ def run_mix(
     return times
 
 
-def large_writes(mem: memlane.Memory) -> dict[str, Callable[[], object]]:
-    """The largest writes memlane accepts, each made of repeated prose."""
+def large_writes(mem: memlane.Memory, notes: int = 1) -> dict[str, Callable[[], object]]:
+    """The largest writes memlane accepts, each made of repeated prose.
 
-    def text(chars: int) -> str:
-        return (PARAGRAPH * (chars // len(PARAGRAPH) + 1))[:chars]
+    ``notes`` largest notes are written one after the other in the first phase (each starts
+    differently, so none is a repeat of another): more of them make a longer phase, with more
+    requests timed while pieces are embedded.
+    """
+
+    def text(chars: int, first: str = "") -> str:
+        return (first + PARAGRAPH * (chars // len(PARAGRAPH) + 1))[:chars]
 
     def turn() -> None:
         mem.add_turn("U-1", "s-large", "user", text(MAX_TURN_CHARS))
         mem.session("U-1", "s-large").close()
 
+    def letters() -> None:
+        for n in range(notes):
+            mem.remember("U-1", text(MAX_NOTE_CHARS, f"Letter {n}. "))
+
+    times = "" if notes == 1 else f" x {notes}"
     return {
-        f"remember {MAX_NOTE_CHARS:,} chars": lambda: mem.remember("U-1", text(MAX_NOTE_CHARS)),
+        f"remember {MAX_NOTE_CHARS:,} chars{times}": letters,
         f"turn {MAX_TURN_CHARS:,} chars + close": turn,
     }
 
 
-def measure(embedder: str | None, baseline_s: float) -> dict[str, Any]:
+def measure(
+    embedder: str | None, baseline_s: float, notes: int = 1, turn: bool = True
+) -> dict[str, Any]:
     """Baseline, then the mix while each large write is made and embedded."""
     with (
         tempfile.TemporaryDirectory() as folder,
@@ -105,10 +117,8 @@ def measure(embedder: str | None, baseline_s: float) -> dict[str, Any]:
         base = run_mix(mem, mix, _after(baseline_s))
         medians = {kind: statistics.median(times) for kind, times in base.items()}
         p99s = {kind: _p99(sorted(times)) for kind, times in base.items()}
-        phases = [
-            _phase(mem, mix, medians, p99s, name, write)
-            for name, write in large_writes(mem).items()
-        ]
+        writes = list(large_writes(mem, notes).items())[: 2 if turn else 1]
+        phases = [_phase(mem, mix, medians, p99s, name, write) for name, write in writes]
         model = mem.embedder().name
     return {"model": model, "baseline_p50_ms": medians, "baseline_p99_ms": p99s, "phases": phases}
 
@@ -128,6 +138,8 @@ def _phase(
     a ratio taken in one run says more than a delay in ms.
     """
     mem.index.wait()
+    indexer = mem.index.indexer
+    before = [getattr(indexer, name, 0) for name in ("deferrals", "forced_calls")]
     done = threading.Event()
     timing: dict[str, float] = {}
 
@@ -156,11 +168,15 @@ def _phase(
                 "p99_ratio": round(_p99(sorted(times)) / p99s[kind], 2),
             }
         )
+    after = [getattr(indexer, name, None) for name in ("deferrals", "forced_calls")]
     return {
         "write": name,
         "write_ms": round(timing["write_ms"], 1),
         "embedded_after_s": round(timing["embedded_after_s"], 2),
         "rows": rows,
+        # how often the worker put a model call off for requests, and made one anyway
+        "deferrals": None if after[0] is None else after[0] - before[0],
+        "forced_calls": None if after[1] is None else after[1] - before[1],
     }
 
 
@@ -178,15 +194,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default=None, help="spec; default: memlane's default")
     parser.add_argument("--baseline-seconds", type=float, default=5.0)
+    parser.add_argument("--notes", type=int, default=1, help="largest notes in the first phase")
+    parser.add_argument("--no-turn", action="store_true", help="skip the largest turn's phase")
     parser.add_argument("--out", type=Path, default=None)
     options = parser.parse_args()
-    result = measure(options.embedder, options.baseline_seconds)
+    result = measure(
+        options.embedder, options.baseline_seconds, options.notes, turn=not options.no_turn
+    )
     result["machine"] = machine()
     header = ("request", "count", "delay_p99_ms", "delay_max_ms", "p50_ratio", "p99_ratio")
     for phase in result["phases"]:
         print(
             f"{result['model']}: {phase['write']} took {phase['write_ms']:.0f} ms, "
-            f"embedded after {phase['embedded_after_s']} s"
+            f"embedded after {phase['embedded_after_s']} s "
+            f"(calls put off {phase['deferrals']}, made anyway {phase['forced_calls']})"
         )
         print(" | ".join(header))
         for row in phase["rows"]:
