@@ -56,12 +56,16 @@ def requests(mem: memlane.Memory) -> dict[str, Callable[[int], object]]:
 
 
 def run_mix(
-    mem: memlane.Memory, mix: dict[str, Callable[[int], object]], until: Callable[[], bool]
+    mem: memlane.Memory,
+    mix: dict[str, Callable[[int], object]],
+    until: Callable[[], bool],
+    pause: float = 0.0,
 ) -> dict[str, list[float]]:
     """Send the mix round-robin until ``until()``; times in ms per kind.
 
     Each call is marked as a request in progress, as the server marks each of its requests
-    (``ServerState.memory``): long work of the large write lets it go first.
+    (``ServerState.memory``): long work of the large write lets it go first. ``pause``
+    seconds pass between two requests (a client's think time; 0: they come back to back).
     """
     times: dict[str, list[float]] = {kind: [] for kind in mix}
     i = 0
@@ -71,6 +75,7 @@ def run_mix(
             with mem.index.indexer.request():
                 call(i)
             times[kind].append((time.perf_counter() - started) * 1000)
+            time.sleep(pause)
         i += 1
     return times
 
@@ -102,7 +107,11 @@ def large_writes(mem: memlane.Memory, notes: int = 1) -> dict[str, Callable[[], 
 
 
 def measure(
-    embedder: str | None, baseline_s: float, notes: int = 1, turn: bool = True
+    embedder: str | None,
+    baseline_s: float,
+    notes: int = 1,
+    turn: bool = True,
+    pause: float = 0.0,
 ) -> dict[str, Any]:
     """Baseline, then the mix while each large write is made and embedded."""
     with (
@@ -114,13 +123,19 @@ def measure(
         mix = requests(mem)
         run_mix(mem, mix, _after(1.0))  # warm the model and the caches
         mem.index.wait()
-        base = run_mix(mem, mix, _after(baseline_s))
+        base = run_mix(mem, mix, _after(baseline_s), pause)
         medians = {kind: statistics.median(times) for kind, times in base.items()}
         p99s = {kind: _p99(sorted(times)) for kind, times in base.items()}
         writes = list(large_writes(mem, notes).items())[: 2 if turn else 1]
-        phases = [_phase(mem, mix, medians, p99s, name, write) for name, write in writes]
+        phases = [_phase(mem, mix, medians, p99s, name, write, pause) for name, write in writes]
         model = mem.embedder().name
-    return {"model": model, "baseline_p50_ms": medians, "baseline_p99_ms": p99s, "phases": phases}
+    return {
+        "model": model,
+        "pause_ms": pause * 1000,
+        "baseline_p50_ms": medians,
+        "baseline_p99_ms": p99s,
+        "phases": phases,
+    }
 
 
 def _phase(
@@ -130,6 +145,7 @@ def _phase(
     p99s: dict[str, float],
     name: str,
     write: Callable[[], object],
+    pause: float = 0.0,
 ) -> dict[str, Any]:
     """The mix's delays while ``write`` runs in another thread and its items are embedded.
 
@@ -153,7 +169,7 @@ def _phase(
 
     writer = threading.Thread(target=make_it)
     writer.start()
-    during = run_mix(mem, mix, done.is_set)
+    during = run_mix(mem, mix, done.is_set, pause)
     writer.join()
     rows = []
     for kind, times in during.items():
@@ -196,10 +212,17 @@ def main() -> None:
     parser.add_argument("--baseline-seconds", type=float, default=5.0)
     parser.add_argument("--notes", type=int, default=1, help="largest notes in the first phase")
     parser.add_argument("--no-turn", action="store_true", help="skip the largest turn's phase")
+    parser.add_argument(
+        "--pause-ms", type=float, default=0.0, help="think time between two requests of the mix"
+    )
     parser.add_argument("--out", type=Path, default=None)
     options = parser.parse_args()
     result = measure(
-        options.embedder, options.baseline_seconds, options.notes, turn=not options.no_turn
+        options.embedder,
+        options.baseline_seconds,
+        options.notes,
+        turn=not options.no_turn,
+        pause=options.pause_ms / 1000,
     )
     result["machine"] = machine()
     header = ("request", "count", "delay_p99_ms", "delay_max_ms", "p50_ratio", "p99_ratio")
