@@ -81,23 +81,34 @@ def run_mix(
 
 
 def large_writes(mem: memlane.Memory, notes: int = 1) -> dict[str, Callable[[], object]]:
-    """The largest writes memlane accepts, each made of repeated prose.
+    """The largest writes memlane accepts: notes of numbered sentences, a turn of repeated prose.
 
     ``notes`` largest notes are written one after the other in the first phase (each starts
     differently, so none is a repeat of another): more of them make a longer phase, with more
     requests timed while pieces are embedded.
     """
 
-    def text(chars: int, first: str = "") -> str:
-        return (first + PARAGRAPH * (chars // len(PARAGRAPH) + 1))[:chars]
+    def text(chars: int) -> str:
+        return (PARAGRAPH * (chars // len(PARAGRAPH) + 1))[:chars]
+
+    def letter(n: int) -> str:
+        # Every sentence numbered: no two pieces of any note alike, so each piece is a model
+        # call (repeated prose would be served by the embedder's cache after its first period).
+        sentences = (f"In entry {n}.{k} " + PARAGRAPH for k in range(MAX_NOTE_CHARS))
+        found = ""
+        for sentence in sentences:
+            if len(found) + len(sentence) > MAX_NOTE_CHARS:
+                return found
+            found += sentence
+        return found
+
+    def letters() -> None:
+        for n in range(notes):
+            mem.remember("U-1", letter(n))
 
     def turn() -> None:
         mem.add_turn("U-1", "s-large", "user", text(MAX_TURN_CHARS))
         mem.session("U-1", "s-large").close()
-
-    def letters() -> None:
-        for n in range(notes):
-            mem.remember("U-1", text(MAX_NOTE_CHARS, f"Letter {n}. "))
 
     times = "" if notes == 1 else f" x {notes}"
     return {
