@@ -68,16 +68,28 @@ def run_mix(
     seconds pass between two requests (a client's think time; 0: they come back to back).
     """
     times: dict[str, list[float]] = {kind: [] for kind in mix}
+    beside: dict[str, list[bool]] = {kind: [] for kind in mix}
+    indexer = mem.index.indexer
     i = 0
     while not until():
         for kind, call in mix.items():
+            done = getattr(indexer, "calls_done", 0)
             started = time.perf_counter()
-            with mem.index.indexer.request():
+            with indexer.request():
                 call(i)
             times[kind].append((time.perf_counter() - started) * 1000)
+            # a model call of the worker was in flight at some moment of this request
+            beside[kind].append(getattr(indexer, "calls_begun", -1) > done)
             time.sleep(pause)
         i += 1
+    BESIDE.clear()
+    BESIDE.update(beside)
     return times
+
+
+BESIDE: dict[str, list[bool]] = {}
+"""Per kind, whether each request of the last :func:`run_mix` ran beside a model call of the
+indexer (unknown, all False, on trees whose indexer does not count its calls)."""
 
 
 def large_writes(mem: memlane.Memory, notes: int = 1) -> dict[str, Callable[[], object]]:
@@ -185,10 +197,24 @@ def _phase(
     rows = []
     for kind, times in during.items():
         delays = sorted(t - medians[kind] for t in times)
+        beside = [t - medians[kind] for t, b in zip(times, BESIDE[kind], strict=True) if b]
         rows.append(
             {
                 "request": kind,
                 "count": len(delays),
+                "beside_model_call": len(beside),
+                "delay_max_beside_ms": round(max(beside), 1) if beside else None,
+                "delay_max_alone_ms": round(
+                    max(
+                        (
+                            t - medians[kind]
+                            for t, b in zip(times, BESIDE[kind], strict=True)
+                            if not b
+                        ),
+                        default=0.0,
+                    ),
+                    1,
+                ),
                 "delay_p99_ms": round(_p99(delays), 1),
                 "delay_max_ms": round(delays[-1], 1),
                 "p50_ratio": round(statistics.median(times) / medians[kind], 2),
@@ -236,7 +262,17 @@ def main() -> None:
         pause=options.pause_ms / 1000,
     )
     result["machine"] = machine()
-    header = ("request", "count", "delay_p99_ms", "delay_max_ms", "p50_ratio", "p99_ratio")
+    header = (
+        "request",
+        "count",
+        "delay_p99_ms",
+        "delay_max_ms",
+        "p50_ratio",
+        "p99_ratio",
+        "beside_model_call",
+        "delay_max_beside_ms",
+        "delay_max_alone_ms",
+    )
     for phase in result["phases"]:
         print(
             f"{result['model']}: {phase['write']} took {phase['write_ms']:.0f} ms, "

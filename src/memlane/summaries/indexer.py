@@ -138,6 +138,10 @@ class Indexer:
         self.forced_calls = 0
         """How often it made one anyway, having waited as long as :data:`BUSY_SHARE` allows."""
         self._call_seconds = FIRST_CALL_SECONDS  # how long the worker's last call took
+        self.calls_begun = 0
+        """Model calls the worker began; with :attr:`calls_done`, a request that saw
+        ``calls_begun`` at its end above ``calls_done`` at its start ran beside one."""
+        self.calls_done = 0
         self._in_model = False
         self._queries: dict[tuple[str, str], Future[np.ndarray]] = {}  # vectors being made
 
@@ -448,11 +452,14 @@ class Indexer:
             self._wait_for_quiet()
         self._in_model = True
         started = time.monotonic()
+        if worker:
+            self.calls_begun += 1
         try:
             return np.asarray(embedder.embed_documents(texts), dtype=np.float32)
         finally:
             self._in_model = False
             if worker:
+                self.calls_done += 1
                 self._call_seconds = time.monotonic() - started
 
     def _release(self, batch: list[tuple[int, str]]) -> None:
