@@ -20,6 +20,7 @@ Run from the repo root:
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import tempfile
@@ -70,7 +71,7 @@ def run_mix(
     times: dict[str, list[float]] = {kind: [] for kind in mix}
     beside: dict[str, list[bool]] = {kind: [] for kind in mix}
     indexer = mem.index.indexer
-    i = 0
+    i = next(ROUNDS)  # numbered across calls: every recall asks a question not asked before
     while not until():
         for kind, call in mix.items():
             done = getattr(indexer, "calls_done", 0)
@@ -81,12 +82,14 @@ def run_mix(
             # a model call of the worker was in flight at some moment of this request
             beside[kind].append(getattr(indexer, "calls_begun", -1) > done)
             time.sleep(pause)
-        i += 1
+        i = next(ROUNDS)
     BESIDE.clear()
     BESIDE.update(beside)
     return times
 
 
+ROUNDS = itertools.count()
+"""Rounds of the mix in this process (a recall's question names its round)."""
 BESIDE: dict[str, list[bool]] = {}
 """Per kind, whether each request of the last :func:`run_mix` ran beside a model call of the
 indexer (unknown, all False, on trees whose indexer does not count its calls)."""
