@@ -136,13 +136,13 @@ class Recaller(threading.Thread):
         )
         self._pause = pause
         self._times: list[float] = []
-        self._stop = threading.Event()
+        self._halt = threading.Event()
         self._lock = threading.Lock()
         self.errors = 0
 
     def run(self) -> None:
         i = 0
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             question = {"subject": "U-2", "query": f"what tea did the user try on day {i}?"}
             started = time.perf_counter()
             answer = self._client.post("/v1/recall", json=question)
@@ -162,7 +162,7 @@ class Recaller(threading.Thread):
 
     def stop(self) -> list[float]:
         """Stop after the request in flight; the times since :meth:`mark`."""
-        self._stop.set()
+        self._halt.set()
         self.join(timeout=600)
         return self.mark()
 
