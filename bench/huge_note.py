@@ -20,6 +20,7 @@ Run from the repo root:
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import tempfile
@@ -56,42 +57,88 @@ def requests(mem: memlane.Memory) -> dict[str, Callable[[int], object]]:
 
 
 def run_mix(
-    mem: memlane.Memory, mix: dict[str, Callable[[int], object]], until: Callable[[], bool]
+    mem: memlane.Memory,
+    mix: dict[str, Callable[[int], object]],
+    until: Callable[[], bool],
+    pause: float = 0.0,
 ) -> dict[str, list[float]]:
     """Send the mix round-robin until ``until()``; times in ms per kind.
 
     Each call is marked as a request in progress, as the server marks each of its requests
-    (``ServerState.memory``): long work of the large write lets it go first.
+    (``ServerState.memory``): long work of the large write lets it go first. ``pause``
+    seconds pass between two requests (a client's think time; 0: they come back to back).
     """
     times: dict[str, list[float]] = {kind: [] for kind in mix}
-    i = 0
+    beside: dict[str, list[bool]] = {kind: [] for kind in mix}
+    indexer = mem.index.indexer
+    i = next(ROUNDS)  # numbered across calls: every recall asks a question not asked before
     while not until():
         for kind, call in mix.items():
+            done = getattr(indexer, "calls_done", 0)
             started = time.perf_counter()
-            with mem.index.indexer.request():
+            with indexer.request():
                 call(i)
             times[kind].append((time.perf_counter() - started) * 1000)
-        i += 1
+            # a model call of the worker was in flight at some moment of this request
+            beside[kind].append(getattr(indexer, "calls_begun", -1) > done)
+            time.sleep(pause)
+        i = next(ROUNDS)
+    BESIDE.clear()
+    BESIDE.update(beside)
     return times
 
 
-def large_writes(mem: memlane.Memory) -> dict[str, Callable[[], object]]:
-    """The largest writes memlane accepts, each made of repeated prose."""
+ROUNDS = itertools.count()
+"""Rounds of the mix in this process (a recall's question names its round)."""
+BESIDE: dict[str, list[bool]] = {}
+"""Per kind, whether each request of the last :func:`run_mix` ran beside a model call of the
+indexer (unknown, all False, on trees whose indexer does not count its calls)."""
+
+
+def large_writes(mem: memlane.Memory, notes: int = 1) -> dict[str, Callable[[], object]]:
+    """The largest writes memlane accepts: notes of numbered sentences, a turn of repeated prose.
+
+    ``notes`` largest notes are written one after the other in the first phase (each starts
+    differently, so none is a repeat of another): more of them make a longer phase, with more
+    requests timed while pieces are embedded.
+    """
 
     def text(chars: int) -> str:
         return (PARAGRAPH * (chars // len(PARAGRAPH) + 1))[:chars]
+
+    def letter(n: int) -> str:
+        # Every sentence numbered: no two pieces of any note alike, so each piece is a model
+        # call (repeated prose would be served by the embedder's cache after its first period).
+        sentences = (f"In entry {n}.{k} " + PARAGRAPH for k in range(MAX_NOTE_CHARS))
+        found = ""
+        for sentence in sentences:
+            if len(found) + len(sentence) > MAX_NOTE_CHARS:
+                return found
+            found += sentence
+        return found
+
+    def letters() -> None:
+        for n in range(notes):
+            mem.remember("U-1", letter(n))
 
     def turn() -> None:
         mem.add_turn("U-1", "s-large", "user", text(MAX_TURN_CHARS))
         mem.session("U-1", "s-large").close()
 
+    times = "" if notes == 1 else f" x {notes}"
     return {
-        f"remember {MAX_NOTE_CHARS:,} chars": lambda: mem.remember("U-1", text(MAX_NOTE_CHARS)),
+        f"remember {MAX_NOTE_CHARS:,} chars{times}": letters,
         f"turn {MAX_TURN_CHARS:,} chars + close": turn,
     }
 
 
-def measure(embedder: str | None, baseline_s: float) -> dict[str, Any]:
+def measure(
+    embedder: str | None,
+    baseline_s: float,
+    notes: int = 1,
+    turn: bool = True,
+    pause: float = 0.0,
+) -> dict[str, Any]:
     """Baseline, then the mix while each large write is made and embedded."""
     with (
         tempfile.TemporaryDirectory() as folder,
@@ -102,15 +149,19 @@ def measure(embedder: str | None, baseline_s: float) -> dict[str, Any]:
         mix = requests(mem)
         run_mix(mem, mix, _after(1.0))  # warm the model and the caches
         mem.index.wait()
-        base = run_mix(mem, mix, _after(baseline_s))
+        base = run_mix(mem, mix, _after(baseline_s), pause)
         medians = {kind: statistics.median(times) for kind, times in base.items()}
         p99s = {kind: _p99(sorted(times)) for kind, times in base.items()}
-        phases = [
-            _phase(mem, mix, medians, p99s, name, write)
-            for name, write in large_writes(mem).items()
-        ]
+        writes = list(large_writes(mem, notes).items())[: 2 if turn else 1]
+        phases = [_phase(mem, mix, medians, p99s, name, write, pause) for name, write in writes]
         model = mem.embedder().name
-    return {"model": model, "baseline_p50_ms": medians, "baseline_p99_ms": p99s, "phases": phases}
+    return {
+        "model": model,
+        "pause_ms": pause * 1000,
+        "baseline_p50_ms": medians,
+        "baseline_p99_ms": p99s,
+        "phases": phases,
+    }
 
 
 def _phase(
@@ -120,6 +171,7 @@ def _phase(
     p99s: dict[str, float],
     name: str,
     write: Callable[[], object],
+    pause: float = 0.0,
 ) -> dict[str, Any]:
     """The mix's delays while ``write`` runs in another thread and its items are embedded.
 
@@ -128,6 +180,8 @@ def _phase(
     a ratio taken in one run says more than a delay in ms.
     """
     mem.index.wait()
+    indexer = mem.index.indexer
+    before = [getattr(indexer, name, 0) for name in ("deferrals", "forced_calls")]
     done = threading.Event()
     timing: dict[str, float] = {}
 
@@ -135,32 +189,53 @@ def _phase(
         started = time.perf_counter()
         write()
         timing["write_ms"] = (time.perf_counter() - started) * 1000
-        mem.index.wait()
+        # The large write's own items: the mix's notes keep coming, and under requests that
+        # never pause the backlog of the whole tenant may never be empty.
+        while mem.index.pending("U-1"):
+            time.sleep(0.05)
         timing["embedded_after_s"] = time.perf_counter() - started
         done.set()
 
     writer = threading.Thread(target=make_it)
     writer.start()
-    during = run_mix(mem, mix, done.is_set)
+    during = run_mix(mem, mix, done.is_set, pause)
     writer.join()
     rows = []
     for kind, times in during.items():
         delays = sorted(t - medians[kind] for t in times)
+        beside = [t - medians[kind] for t, b in zip(times, BESIDE[kind], strict=True) if b]
         rows.append(
             {
                 "request": kind,
                 "count": len(delays),
+                "beside_model_call": len(beside),
+                "delay_max_beside_ms": round(max(beside), 1) if beside else None,
+                "delay_max_alone_ms": round(
+                    max(
+                        (
+                            t - medians[kind]
+                            for t, b in zip(times, BESIDE[kind], strict=True)
+                            if not b
+                        ),
+                        default=0.0,
+                    ),
+                    1,
+                ),
                 "delay_p99_ms": round(_p99(delays), 1),
                 "delay_max_ms": round(delays[-1], 1),
                 "p50_ratio": round(statistics.median(times) / medians[kind], 2),
                 "p99_ratio": round(_p99(sorted(times)) / p99s[kind], 2),
             }
         )
+    after = [getattr(indexer, name, None) for name in ("deferrals", "forced_calls")]
     return {
         "write": name,
         "write_ms": round(timing["write_ms"], 1),
         "embedded_after_s": round(timing["embedded_after_s"], 2),
         "rows": rows,
+        # how often the worker put a model call off for requests, and made one anyway
+        "deferrals": None if after[0] is None else after[0] - before[0],
+        "forced_calls": None if after[1] is None else after[1] - before[1],
     }
 
 
@@ -178,15 +253,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default=None, help="spec; default: memlane's default")
     parser.add_argument("--baseline-seconds", type=float, default=5.0)
+    parser.add_argument("--notes", type=int, default=1, help="largest notes in the first phase")
+    parser.add_argument("--no-turn", action="store_true", help="skip the largest turn's phase")
+    parser.add_argument(
+        "--pause-ms", type=float, default=0.0, help="think time between two requests of the mix"
+    )
     parser.add_argument("--out", type=Path, default=None)
     options = parser.parse_args()
-    result = measure(options.embedder, options.baseline_seconds)
+    result = measure(
+        options.embedder,
+        options.baseline_seconds,
+        options.notes,
+        turn=not options.no_turn,
+        pause=options.pause_ms / 1000,
+    )
     result["machine"] = machine()
-    header = ("request", "count", "delay_p99_ms", "delay_max_ms", "p50_ratio", "p99_ratio")
+    header = (
+        "request",
+        "count",
+        "delay_p99_ms",
+        "delay_max_ms",
+        "p50_ratio",
+        "p99_ratio",
+        "beside_model_call",
+        "delay_max_beside_ms",
+        "delay_max_alone_ms",
+    )
     for phase in result["phases"]:
         print(
             f"{result['model']}: {phase['write']} took {phase['write_ms']:.0f} ms, "
-            f"embedded after {phase['embedded_after_s']} s"
+            f"embedded after {phase['embedded_after_s']} s "
+            f"(calls put off {phase['deferrals']}, made anyway {phase['forced_calls']})"
         )
         print(" | ".join(header))
         for row in phase["rows"]:

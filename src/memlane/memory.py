@@ -382,7 +382,7 @@ class Memory:
         optional_name("subject", subject)
         optional_name("session_id", session_id)
         self.sweep()
-        with self._resources.indexer.foreground():  # the indexer starts no batch meanwhile
+        with self._resources.indexer.foreground():  # the indexer starts no model call meanwhile
             return self.router.recall(
                 subject,
                 query,

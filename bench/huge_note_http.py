@@ -1,0 +1,237 @@
+"""The largest note through HTTP, end to end, while another client keeps recalling.
+
+Issue 16: "a 1 MiB note never delays another request by more than 100 ms". A real
+``memlane serve`` (its own process, a new SQLite database, the default embedder) is sent,
+by one client:
+
+1. a body of 1 MiB + 1 byte (refused: 413, nothing stored),
+2. a note of 1 MiB of JSON whose text is over ``MAX_NOTE_CHARS`` (refused: 422),
+3. a note of ``MAX_NOTE_CHARS`` characters (accepted), then ``/readyz`` is polled until
+   nothing is pending (embedded),
+
+while a second client recalls another subject with ``--pause-ms`` between its requests.
+Its recall times are compared before (quiet) and while the note is written and embedded;
+at the end the note is recalled by its own words and meaning.
+
+Run from the repo root:
+
+    PYTHONPATH=src python bench/huge_note_http.py --out /tmp/huge-note-http.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from memlane.bench.report import machine
+from memlane.validation import MAX_NOTE_CHARS
+
+ENTRY = "from memlane.cli import main; main()"
+MIB = 1024 * 1024
+SENTENCE = "Dear diary, the beekeeper moved the hives to the orchard behind the old mill. "
+
+
+def main() -> None:
+    """Print what happened and write the JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quiet-seconds", type=float, default=10.0)
+    parser.add_argument("--pause-ms", type=float, default=20.0)
+    parser.add_argument("--out", type=Path, default=None)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        result = measure(Path(folder), options.quiet_seconds, options.pause_ms)
+    result["machine"] = machine()
+    print(json.dumps({k: v for k, v in result.items() if k != "machine"}, indent=2))
+    if options.out is not None:
+        options.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def measure(folder: Path, quiet_seconds: float, pause_ms: float) -> dict[str, Any]:
+    """Start a server on a new database, send the writes, time the other client's recalls."""
+    env = {**os.environ, "MEMLANE_URL": str(folder / "served.db")}
+    key = _key(env)
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-c", ENTRY, "serve", "--port", str(port), "--log-level", "warning"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{port}",
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=600,
+        ) as client:
+            _started(client, server)
+            return _run(client, port, key, quiet_seconds, pause_ms / 1000)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _run(
+    client: httpx.Client, port: int, key: str, quiet_seconds: float, pause: float
+) -> dict[str, Any]:
+    for day in range(50):
+        note = {"subject": "U-2", "text": f"On day {day} the user tried a new green tea"}
+        client.post("/v1/remember", json=note).raise_for_status()
+    _embedded(client)
+    other = Recaller(port, key, pause)
+    other.start()
+    time.sleep(quiet_seconds)
+    quiet = other.mark()
+    refused = {
+        "body_over_1_MiB": _post_raw(client, b'{"subject": "U-1", "text": "' + b"x" * MIB + b'"}'),
+        "text_over_limit_1_MiB_body": _post_raw(
+            client, b'{"subject": "U-1", "text": "' + b"y" * (MIB - 64) + b'"}'
+        ),
+    }
+    text = _letter()
+    started = time.perf_counter()
+    accepted = client.post("/v1/remember", json={"subject": "U-1", "text": text})
+    write_ms = (time.perf_counter() - started) * 1000
+    _embedded(client)
+    embedded_s = time.perf_counter() - started
+    during = other.stop()
+    found = client.post(
+        "/v1/recall", json={"subject": "U-1", "query": "where are the beehives now?"}
+    )
+    items = found.json().get("items", []) if found.status_code == 200 else []
+    return {
+        "refused_status": refused,
+        "note_chars": len(text),
+        "note_status": accepted.status_code,
+        "note_write_ms": round(write_ms, 1),
+        "embedded_after_s": round(embedded_s, 2),
+        "note_recalled": any("beekeeper" in json.dumps(item) for item in items),
+        "pause_ms": pause * 1000,
+        "other_recall_quiet": _summary(quiet),
+        "other_recall_during": _summary(during),
+        "other_recall_errors": other.errors,
+    }
+
+
+class Recaller(threading.Thread):
+    """The other client: recalls subject U-2 with a new question each time until stopped."""
+
+    def __init__(self, port: int, key: str, pause: float) -> None:
+        super().__init__(daemon=True)
+        self._client = httpx.Client(
+            base_url=f"http://127.0.0.1:{port}",
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=600,
+        )
+        self._pause = pause
+        self._times: list[float] = []
+        self._halt = threading.Event()
+        self._lock = threading.Lock()
+        self.errors = 0
+
+    def run(self) -> None:
+        i = 0
+        while not self._halt.is_set():
+            question = {"subject": "U-2", "query": f"what tea did the user try on day {i}?"}
+            started = time.perf_counter()
+            answer = self._client.post("/v1/recall", json=question)
+            elapsed = (time.perf_counter() - started) * 1000
+            with self._lock:
+                self._times.append(elapsed)
+                self.errors += answer.status_code != 200
+            i += 1
+            time.sleep(self._pause)
+        self._client.close()
+
+    def mark(self) -> list[float]:
+        """The times so far; the next ones start afresh."""
+        with self._lock:
+            times, self._times = self._times, []
+        return times
+
+    def stop(self) -> list[float]:
+        """Stop after the request in flight; the times since :meth:`mark`."""
+        self._halt.set()
+        self.join(timeout=600)
+        return self.mark()
+
+
+def _letter() -> str:
+    """A note of at most ``MAX_NOTE_CHARS`` numbered sentences: every piece is a model call."""
+    found = ""
+    for n in range(MAX_NOTE_CHARS):
+        sentence = f"In entry {n} " + SENTENCE
+        if len(found) + len(sentence) > MAX_NOTE_CHARS:
+            break
+        found += sentence
+    return found
+
+
+def _summary(times: list[float]) -> dict[str, float]:
+    ordered = sorted(times)
+    if not ordered:
+        return {"count": 0}
+    return {
+        "count": len(ordered),
+        "p50_ms": round(statistics.median(ordered), 1),
+        "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 1),
+        "max_ms": round(ordered[-1], 1),
+    }
+
+
+def _post_raw(client: httpx.Client, body: bytes) -> int:
+    headers = {"Content-Type": "application/json"}
+    return client.post("/v1/remember", content=body, headers=headers).status_code
+
+
+def _embedded(client: httpx.Client) -> None:
+    while client.get("/readyz").json()["pending"]:
+        time.sleep(0.1)
+
+
+def _key(env: dict[str, str]) -> str:
+    command = ["keys", "create", "--tenant", "acme", "--role", "agent", "--json"]
+    created = subprocess.run(
+        [sys.executable, "-c", ENTRY, *command],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    key: str = json.loads(created.stdout)["key"]
+    return key
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _started(client: httpx.Client, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if client.get("/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the server did not start")
+        time.sleep(0.1)
+
+
+if __name__ == "__main__":
+    main()
