@@ -27,6 +27,7 @@ from memlane.router.lanes import (
     turn_statements,
 )
 from memlane.router.model import LANES, Lane, LaneStep, QueryAnalysis, Recall
+from memlane.router.named_turns import with_named_turns
 from memlane.router.plan import (
     Decision,
     exact_decision,
@@ -258,6 +259,15 @@ class Router:
                 turn_ids,
                 lambda subject: self._line_data(run, subject),
             )
+            if resolution.matched:
+                read.candidates = with_named_turns(
+                    read.candidates,
+                    resolution.matched,
+                    run.exact.named_turns,
+                    lambda subject: self._line_data(run, subject),
+                    run.filters,
+                    turn_ids,
+                )
             found = read.candidates + run.exact.supplement
             run.candidates.extend(found)
             decision = _filtered(decision, read.hits, read.dropped)
