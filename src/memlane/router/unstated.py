@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from memlane.lang import salient_terms
 from memlane.lang.frames import relation_heads
 from memlane.lang.words import carried_terms, holds_head
+from memlane.router.analysis import asks_several
 from memlane.router.candidates import Candidate
 from memlane.router.model import QueryAnalysis
 
@@ -40,10 +41,13 @@ def without_unstated(
     """``candidates`` without the summary lane's items when the relation asked was never stated.
 
     See the module docstring. Questions about an identifier, one of the subject's people or
-    an attribute the exact lane answers are judged by their own rules, not this one.
+    an attribute the exact lane answers are judged by their own rules, not this one; nor
+    is a question that joins several asks (its rest is another ask, not a relation).
     """
     if analysis.identifiers or analysis.roles or analysis.attributes:
         return candidates
+    if asks_several(analysis.query):
+        return candidates  # "favourite colour and 爱好": the rest is another ask, not a relation
     said = [c for c in candidates if c.item.lane == "summary" and c.item.fact is None]
     asked = salient_terms(analysis.query)
     if not said or len(asked) < 2:
