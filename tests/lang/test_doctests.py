@@ -7,7 +7,13 @@ import importlib
 
 import pytest
 
-MODULES = ["memlane.lang.changes", "memlane.lang.roles", "memlane.lang.words"]
+MODULES = [
+    "memlane.lang.changes",
+    "memlane.lang.frames",
+    "memlane.lang.qualifiers",
+    "memlane.lang.roles",
+    "memlane.lang.words",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -28,6 +28,11 @@ def _told(*texts: str) -> memlane.Memory:
         ("I've got the vet 2 August, evening", "when's the user's dentist booking?", "2 August"),
         ("3月9号下午去体检中心", "用户的牙科预约是哪天？", "3月9号"),
         ("下周二上午去骨科复诊", "我眼科复查约的什么时候？", "下周二"),
+        # "后四位" asks for a code's last digits, as 尾号 does: the bank card's are not the ID's
+        ("扣款用尾号3355的银行卡", "我身份证后四位是多少？", "3355"),
+        # the head of "扫地机器人" is its last 人, not the 人 that starts "人体工学椅"
+        ("人体工学椅的快递单号是JT1316569946746", "我那个扫地机器人的快递单号是多少？",
+         "JT1316569946746"),
     ],
 )  # fmt: skip
 def test_a_code_of_another_purpose_does_not_answer_a_code_noun(said, question, near_miss):
@@ -45,6 +50,10 @@ def test_a_code_of_another_purpose_does_not_answer_a_code_noun(said, question, n
          "tracking no. for the standing fan?", "1ZX4R7710392650228"),
         ("physio on 14 May at 10am", "When is my physio appointment?", "14 May"),
         ("3月9号下午去牙科复诊", "用户的牙科预约是哪天？", "3月9号"),
+        ("扣款用尾号3355的银行卡", "我银行卡后四位是多少？", "3355"),
+        # "个人" and "私人" say the same of an e-mail: the one not used for work
+        ("私人邮箱leihu83@example.net", "我个人邮箱是哪个？", "leihu83@example.net"),
+        ("my private email is kit.h@example.net", "What's my personal email?", "kit.h@example.net"),
     ],
 )  # fmt: skip
 def test_the_code_asked_for_still_answers(said, question, answer):

@@ -352,3 +352,11 @@ def test_what_a_question_tells_before_it_asks_is_a_note(sentence, note):
 @pytest.mark.parametrize("sentence", ["We have two kids, 4 and 7", "My mum visits, 3 days a week"])
 def test_a_speaker_who_opens_with_we_or_my_talks_about_themself(sentence):
     assert note_text(sentence, "Jon") is not None
+
+
+def test_a_short_sentence_beside_a_code_tells_what_the_code_is_for():
+    assert notes("1ZYL4F963564311443 has been stuck for 4 days. It's a baby stroller") == [
+        "U-001 said: 1ZYL4F963564311443 has been stuck for 4 days.",
+        "U-001 said: It's a baby stroller",
+    ]
+    assert notes("It's a baby stroller") == []  # alone, too thin to remember

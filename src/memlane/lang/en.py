@@ -107,6 +107,10 @@ NEUTRAL_MODIFIERS = frozenset(
 )  # fmt: skip
 """Words before an attribute that do not narrow it: "my *new* email" asks for the email."""
 
+PRIVATE_WORDS = frozenset(("personal", "private"))
+"""Words that narrow a code to the one not used for work ("my *personal* email"): any says
+the others."""
+
 POST_MODIFIER = (
     r"(?:\s+(?:number|no\.?|id|code))?"
     r"\s+(?:for|on|at)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"

@@ -62,12 +62,51 @@ def qualifiers(text: str, span: Span, skip: Iterable[Span] = ()) -> tuple[Qualif
 
 
 def carries(text: str, qualifier: Qualifier) -> bool:
-    """Whether ``text`` says any word of ``qualifier`` (folded; English plurals match)."""
+    """Whether ``text`` says any word of ``qualifier`` (folded; English plurals match).
+
+    >>> carries("私人邮箱leihu83@example.net", ("个人",)), carries("工作邮箱", ("个人",))
+    (True, False)
+    """
     folded = fold(text)
     return any(
-        word in folded if _is_cjk_text(word) else bool(_word_pattern(word).search(folded))
-        for word in qualifier
+        _ends_compound(folded, word)
+        if len(word) == 1 and _is_cjk_text(word)
+        else word in folded
+        if _is_cjk_text(word)
+        else bool(_word_pattern(word).search(folded))
+        for word in _alike(qualifier)
     )
+
+
+def _alike(qualifier: Qualifier) -> Qualifier:
+    """A qualifier with the words that say the same of a code: "个人" is "私人".
+
+    So is "personal" "private" (:data:`memlane.lang.zh.PRIVATE_WORDS`, ``en.PRIVATE_WORDS``).
+    """
+    alike = [group for group in (zh.PRIVATE_WORDS, en.PRIVATE_WORDS) if group & set(qualifier)]
+    return tuple(dict.fromkeys([*qualifier, *(word for group in alike for word in group)]))
+
+
+def _ends_compound(folded: str, head: str) -> bool:
+    """Whether ``head`` (a compound's last character: :func:`_bigrams`) ends a word of ``folded``.
+
+    The head of a Chinese compound comes last ("银行*卡*"): it ends a word when a character of
+    the compound comes before it, or when nothing of a word follows it ("尾号1892的*卡*").
+    Where it only starts one ("*人*体工学椅" for "扫地机器人"), it is another thing's.
+
+    >>> _ends_compound("扣款用尾号3355的银行卡", "卡"), _ends_compound("尾号1892的卡，谢谢", "卡")
+    (True, True)
+    >>> _ends_compound("人体工学椅的快递单号是jt1316569946746", "人")
+    False
+    """
+    for match in re.finditer(re.escape(head), folded):
+        before = folded[match.start() - 1] if match.start() else ""
+        after = folded[match.end()] if match.end() < len(folded) else ""
+        if (_is_cjk_text(before) and before not in zh.FUNCTION_CHARACTERS) or not (
+            _is_cjk_text(after) and after not in zh.FUNCTION_CHARACTERS
+        ):
+            return True
+    return False
 
 
 def _before(text: str, value_word: bool) -> list[Qualifier]:

@@ -63,6 +63,9 @@ NEUTRAL_MODIFIERS = frozenset(
 )  # fmt: skip
 """Words before an attribute that do not narrow it: "我*现在的*手机号" asks for the phone."""
 
+PRIVATE_WORDS = frozenset(("个人", "私人", "私用"))
+"""Words that narrow a code to the one not used for work ("*个人*邮箱"): any says the others."""
+
 SUBJECT_WORDS = r"(?:我们|我|您|你|他|她|用户|客户|顾客|会员|本人|那个|这个|那|这)"
 """How a question names its subject before an attribute ("用户的", "我那个")."""
 
@@ -119,8 +122,9 @@ FUNCTION_CHARACTERS = frozenset("的是在了吗呢吧啊呀和与或也都就�
 EITHER_OR = "还是"
 """The word between two values a question offers to choose from ("电话*还是*短信？")."""
 
-CODE_NOUNS = r"尾号|编号|号(?!码)"
-"""Nouns that ask for a code of some kind ("护照*号*", "身份证*尾号*"); 号码 is a phone's."""
+CODE_NOUNS = r"尾号|编号|号(?!码)|[后末](?:几|\d+|[一二三四五六七八九十])位"
+"""Nouns that ask for a code of some kind ("护照*号*", "身份证*尾号*", "身份证*后四位*"); 号码
+is a phone's."""
 
 VALUE_WORDS = r"号|码|邮箱|地址"
 """What an attribute word that names the value itself holds ("号码", "单号", "邮箱"), unlike

@@ -104,7 +104,8 @@ def _owners(
 class ExactRead:
     """What the exact lane gave: answers, the profile supplement, and the facts held.
 
-    ``literal_spans`` are where the query names a held attribute outright ("favourite team").
+    ``literal_spans`` are where the query names a held attribute outright ("favourite team");
+    ``named_turns`` the turns that gave each subject's facts holding the identifiers named.
     """
 
     answers: list[Candidate] = field(default_factory=list)
@@ -113,6 +114,7 @@ class ExactRead:
     answered: bool = False
     facts: dict[str, SubjectFacts] = field(default_factory=dict)
     literal_spans: list[tuple[int, int]] = field(default_factory=list)
+    named_turns: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +175,7 @@ def read_exact(
             for ref in resolution.matched.get(subject, [])
             for fact in _holding(_held_codes(held, ref), ref)
         ]
+        read.named_turns[subject] = {turn for fact in named for turn in fact.provenance}
         chosen: dict[int, Candidate] = {}
         answered = _answer(held, asked, analysis, query, chosen)
         if not answered and not asked and named and lookup_only:

@@ -99,10 +99,14 @@ def extract_notes(
     speaker = (speaker_name or turn.speaker or turn.subject).strip()
     notes: list[NoteDraft] = []
     seen: set[str] = set()
+    # What is said beside a code describes what the code names ("1Z… is stuck. It's a baby
+    # stroller"): a question naming the code is answered by it, however short it is.
+    beside_code = bool(find_spans(turn.content, _CODES))
     for raw in split_sentences(turn.content):
         pause()
         sentence = strip_discourse(raw)
-        text = note_text(sentence, speaker, resolver(sentence, turn.at, zone))
+        times = resolver(sentence, turn.at, zone)
+        text = note_text(sentence, speaker, times, beside_code=beside_code)
         key = normalize_for_dedupe(text or "")
         if text is not None and key and key not in seen:
             seen.add(key)
@@ -111,12 +115,16 @@ def extract_notes(
     return notes
 
 
-def note_text(sentence: str, speaker: str, times: Sequence[Mention] = ()) -> str | None:
+def note_text(
+    sentence: str, speaker: str, times: Sequence[Mention] = (), *, beside_code: bool = False
+) -> str | None:
     """The note one sentence makes, or ``None`` when it is not worth remembering.
 
     A sentence that takes a value back is worth remembering however short ("Monday is
     out"), and so is a question that does ("Can you cancel the blender?", "could you
-    update my name to Ann?"): what the speaker withdrew or changed.
+    update my name to Ann?"): what the speaker withdrew or changed. ``beside_code``: the
+    turn names a code, so a sentence needs no more words than one about the speaker
+    ("It's a baby stroller" tells what the code is for).
 
     >>> note_text("Oh, I've been to Paris!", "Jon")
     'Jon has been to Paris!'
@@ -127,7 +135,8 @@ def note_text(sentence: str, speaker: str, times: Sequence[Mention] = ()) -> str
     if not sentence:
         return None
     withdraws = takes_back(sentence)
-    if not withdraws and not is_informative(sentence, has_time=bool(times)):
+    informative = is_informative(sentence, has_time=bool(times), about_speaker=beside_code)
+    if not withdraws and not informative:
         return None
     if is_question(sentence):
         keeps = find_spans(sentence, _QUESTION_KEEPS) or _states_figure(sentence)
@@ -182,6 +191,7 @@ def _states_figure(sentence: str) -> bool:
 
 
 _NUMBERS: frozenset[SpanKind] = frozenset({"number", "quantity"})
+_CODES: frozenset[SpanKind] = frozenset({"identifier"})
 _INFORMATIVE_KINDS: frozenset[SpanKind] = frozenset({"identifier", "date", "amount", "quantity"})
 _DISCOURSE = re.compile(
     rf"^(?:(?:{said.DISCOURSE_EN})\b[,!.]?\s+)+"
@@ -198,12 +208,13 @@ def strip_discourse(sentence: str) -> str:
     return stripped or sentence.strip()
 
 
-def is_informative(sentence: str, *, has_time: bool = False) -> bool:
+def is_informative(sentence: str, *, has_time: bool = False, about_speaker: bool = False) -> bool:
     """True unless the sentence is a greeting, a filler or too thin to remember.
 
     Identifiers, dates, amounts and quantities always count; otherwise enough content
     words (names inside the sentence count double, a relative time counts one) or Chinese
-    content characters are needed, fewer when the speaker talks about themself.
+    content characters are needed, fewer when the speaker talks about themself (or when
+    ``about_speaker`` says the sentence is as close to them: it describes their code).
     """
     if find_spans(sentence, _INFORMATIVE_KINDS):
         return True
@@ -214,7 +225,7 @@ def is_informative(sentence: str, *, has_time: bool = False) -> bool:
         if is_content_word(word)
     )
     cjk_chars = sum(len(segment) for segment in cjk_segments(sentence)) + 2 * int(has_time)
-    first_person = _FIRST_PERSON.search(sentence) is not None
+    first_person = about_speaker or _FIRST_PERSON.search(sentence) is not None
     return score >= (2 if first_person else 3) or cjk_chars >= (2 if first_person else 4)
 
 
