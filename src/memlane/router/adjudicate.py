@@ -50,6 +50,7 @@ from memlane.router.takeback import (
     names_retracted,
     only_takes_back,
     readdressed,
+    replaced_in_frame,
     replaced_in_meaning,
     switched_from,
 )
@@ -418,7 +419,8 @@ class Adjudicator:
         ``text`` arranged ("a window seat from now on"), or picks the other of two values
         an either-or question offers, or gives another street address in place of the one
         ``text`` gives, or is nearest in meaning to what ``text`` said ("No car anymore — I
-        take the train" after "I drive to work").
+        take the train" after "I drive to work"), or, when the embedder cannot tell
+        meaning, follows what the speaker last said of themself.
         """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
@@ -433,6 +435,7 @@ class Adjudicator:
                 or chosen_over(found.text, text, subject, self._offers)
                 or readdressed(found.text, text)
                 or replaced_in_meaning(evidence, found, candidate.turns)
+                or replaced_in_frame(evidence, found, candidate.turns)
             ),
         )
         return _latest([latest] if latest is not None else [])
