@@ -142,3 +142,31 @@ def test_a_question_or_a_remark_about_something_else_is_not_what_is_taken_back(
         assert any("discount code" in text for text in _current(r))
         r = mem.recall("U-1", "how does this user get to work?")
         assert any("drive to work" in text for text in _stale(r))
+
+
+@pytest.mark.parametrize(
+    ("old", "distractor", "new", "question", "now"),
+    [
+        pytest.param(
+            "I drive to work most days",
+            "The discount code for work orders isn't working",
+            "I used to drive but now I take the train since we sold the car",
+            "How does the user get to work?", "take the train", id="commute",
+        ),
+        pytest.param(
+            "Please send emails in German",
+            "Which language are the emails about the discount in?",
+            "English is fine now, no need for German anymore — my English has got much better",
+            "which language for emails to this customer?", "English is fine", id="language",
+        ),
+    ],
+)  # fmt: skip
+def test_what_replaced_a_recalled_statement_ranks_in_its_place(
+    clock: FakeClock, old: str, distractor: str, new: str, question: str, now: str
+) -> None:
+    """Found first by its words, the old statement is stale: what replaced it comes first."""
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        _told(mem, clock, old, distractor, new)
+        assert mem.index.wait(timeout=30)
+        r = mem.recall("U-1", question)
+        assert now in r.items[0].text

@@ -125,7 +125,7 @@ class Adjudicator:
                 judged.extend(self._judge_summary(candidate, wanted, refs))
             else:
                 judged.extend(self._judge_one(candidate, wanted, refs))
-        return [self._with_reply(candidate) for candidate in judged]
+        return _in_place([self._with_reply(candidate) for candidate in judged])
 
     def _with_reply(self, candidate: Candidate) -> Candidate:
         """A current statement whose assistant's reply was taken back falls with it.
@@ -525,6 +525,30 @@ def _historical(candidate: Candidate) -> Candidate:
     """
     item = replace(candidate.item, status="historical")
     return replace(candidate, item=item, tier=max(candidate.tier, TIER_OTHERS))
+
+
+def _in_place(judged: list[Candidate]) -> list[Candidate]:
+    """A recalled note that made another stale scores at least as the one it replaced.
+
+    Asked "how does the user get to work?", "I drive to work most days" is found first by
+    its words and "I used to drive but now I take the train" after a complaint that shares
+    none; once the first is stale, what replaced it is the answer in its place.
+    """
+    replaced = [(c.replaced_by, c.item.score) for c in judged if c.item.status == "stale"]
+    replaced = [(turns, score) for turns, score in replaced if turns]
+    if not replaced:
+        return judged
+    out = []
+    for candidate in judged:
+        if candidate.note is not None and candidate.item.status != "stale":
+            score = max(
+                (score for turns, score in replaced if turns & candidate.turns),
+                default=candidate.item.score,
+            )
+            if score > candidate.item.score:
+                candidate = replace(candidate, item=replace(candidate.item, score=score))
+        out.append(candidate)
+    return out
 
 
 def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
