@@ -170,3 +170,25 @@ def test_what_replaced_a_recalled_statement_ranks_in_its_place(
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", question)
         assert now in r.items[0].text
+
+
+def test_the_subjects_own_name_names_no_retracted_value(clock: FakeClock) -> None:
+    """Notes write "M6137730's work adress" for "my work adress": every note says the name."""
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        for number, text in enumerate(
+            (
+                "Deliveries go to work please — 395 Market Sq, reception",
+                "why is shipping so slow this week",
+                "pls stop using my work adress, send to 340 Pine St from now on",
+            ),
+            start=1,
+        ):
+            clock.advance(days=10)
+            s = mem.session("M6137730", session_id=f"s-{number}")
+            s.add("user", text)
+            s.close()
+        assert mem.index.wait(timeout=30)
+        r = mem.recall("M6137730", "why is shipping slow?", include_stale=True)
+        assert any("shipping" in text for text in _current(r))
+        assert not any("shipping" in text for text in _stale(r))
+        assert any("395 Market Sq" in text for text in _stale(r))

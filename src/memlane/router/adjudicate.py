@@ -31,7 +31,6 @@ from memlane.facts.model import Fact
 from memlane.lang.changes import (
     Offer,
     offered,
-    retractions,
     takes_back,
 )
 from memlane.router.candidates import (
@@ -47,11 +46,11 @@ from memlane.router.evidence import Evidence, Statement, first_later, origins
 from memlane.router.slots import clauses, restates
 from memlane.router.takeback import (
     chosen_over,
-    names_retracted,
     only_takes_back,
     readdressed,
     replaced_in_frame,
     replaced_in_meaning,
+    retracted_in,
     switched_from,
 )
 from memlane.summaries.text import is_question
@@ -430,7 +429,7 @@ class Adjudicator:
             after,
             candidate.turns,
             lambda found: (
-                any(names_retracted(evidence, old, text) for old in retractions(found.text))
+                retracted_in(evidence, found.text, text, subject)
                 or switched_from(evidence, found.text, text, subject)
                 or chosen_over(found.text, text, subject, self._offers)
                 or readdressed(found.text, text)

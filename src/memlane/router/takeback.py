@@ -52,6 +52,20 @@ def names_retracted(evidence: Evidence, retraction: Retraction, text: str) -> bo
     )
 
 
+def retracted_in(evidence: Evidence, later: str, text: str, subject: str) -> bool:
+    """Whether a ``later`` retraction names a value ``text`` holds (see :func:`names_retracted`).
+
+    Not by the subject's own name: notes write it for "I" ("Pls stop using M6137730's work
+    adress"), so every statement of the subject says it, and a subject with few statements
+    would find it specific enough to be a value.
+    """
+    own = salient_terms(subject)
+    return any(
+        names_retracted(evidence, Retraction(old.old, old.terms - own), text)
+        for old in retractions(later)
+    )
+
+
 def switched_from(evidence: Evidence, switch: str, text: str, subject: str) -> bool:
     """Whether ``text`` is what a later ``switch`` replaced: they share a specific word.
 
