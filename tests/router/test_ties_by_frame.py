@@ -192,3 +192,19 @@ def test_the_subjects_own_name_names_no_retracted_value(clock: FakeClock) -> Non
         assert any("shipping" in text for text in _current(r))
         assert not any("shipping" in text for text in _stale(r))
         assert any("395 Market Sq" in text for text in _stale(r))
+
+
+def test_a_storyline_line_is_dated_by_the_statement_it_repeats(clock: FakeClock) -> None:
+    """A later retraction naming the line's value is no source of it: it takes it back."""
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        _told(
+            mem,
+            clock,
+            "Email for receipts: hdimitrov@example.com",
+            "please stop using hdimitrov@example.com, I don't check it anymore. "
+            "Use hannah.dimitrov@example.org",
+            "why is shipping so slow this week",
+        )
+        assert mem.index.wait(timeout=30)
+        r = mem.recall("U-1", "where do I send the receipt?", k=10)
+        assert not any("hdimitrov@example.com" in text for text in _current(r))

@@ -42,7 +42,7 @@ from memlane.router.candidates import (
     note_candidate,
 )
 from memlane.router.claims import SELF, Claim, claims, mentions, named
-from memlane.router.evidence import Evidence, Statement, first_later, origins
+from memlane.router.evidence import Evidence, Statement, first_later, origins, turns_of
 from memlane.router.slots import clauses, restates
 from memlane.router.takeback import (
     chosen_over,
@@ -53,7 +53,7 @@ from memlane.router.takeback import (
     retracted_in,
     switched_from,
 )
-from memlane.summaries.text import is_question
+from memlane.summaries.text import is_question, normalize_for_dedupe
 
 # "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
 _NO_TIMING_RULE = frozenset({"employer"})
@@ -294,7 +294,10 @@ class Adjudicator:
         """A summary's line as said when the statements it cites were said, where known.
 
         A storyline spans months; judged as a whole, none of its lines is older than a
-        retraction inside that span. Judged by its own statements, each line is.
+        retraction inside that span. Judged by its own statements, each line is. A line
+        that repeats one of them word for word ("Email for receipts: h@example.com") is
+        dated by that one alone, not by a later one that also names its value ("please stop
+        using h@example.com"): that one takes it back.
         """
         cited = (
             frozenset(candidate.line_sources[index]) if index < len(candidate.line_sources) else ()
@@ -305,6 +308,11 @@ class Adjudicator:
         sources = self._evidence(subject).citing(frozenset(cited))
         if not sources:
             return candidate
+        said = normalize_for_dedupe(candidate.lines[index])
+        verbatim = [found for found in sources if said in normalize_for_dedupe(found.text)]
+        if verbatim:  # the statement the line repeats dates it, not one naming its value
+            sources = verbatim
+            cited = frozenset().union(*(turns_of(found.turns) for found in verbatim))
         latest = max(sources, key=lambda found: (found.said, found.learned))
         turns = frozenset(cited).union(*(found.turns for found in sources))
         return replace(
