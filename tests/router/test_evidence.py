@@ -84,11 +84,17 @@ def remember_all(mem: memlane.Memory, clock: FakeClock, statements: Sequence[str
 
 
 def listed(
-    data: LineData, as_statements, visible, window: Sequence[Statement] = (), meaning=no_meaning
+    data: LineData,
+    as_statements,
+    visible,
+    window: Sequence[Statement] = (),
+    meaning=no_meaning,
+    tells_meaning=False,
 ):  # type: ignore[no-untyped-def]
     """The reference: every note of the subject in memory, as before note keys."""
     notes = data._store.notes(data._tenant, data._subject)  # type: ignore[attr-defined]
-    return ListedEvidence([*as_statements(notes), *window], meaning=meaning)
+    statements = [*as_statements(notes), *window]
+    return ListedEvidence(statements, meaning=meaning, tells_meaning=tells_meaning)
 
 
 def judged(

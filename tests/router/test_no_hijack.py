@@ -127,3 +127,15 @@ def test_the_dentists_number_is_not_the_users_own(told_as, question):
         r = mem.recall("U-3", question)
         assert r.items and dentists in r.items[0].text, [item.text for item in r.items]
         assert r.items[0].lane != "exact"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["birthplace of this customer?", "Where was the user born?", "where did she grow up?"],
+)
+def test_where_someone_was_born_is_their_hometown_not_where_they_live(mem, question):
+    """Asked for a birthplace, the exact lane answers the hometown, not the current city."""
+    mem.facts.set("U-1", "hometown", "Qingdao", valid_from="2026-01-01")
+    recall = mem.recall("U-1", question)
+    assert recall.analysis.attributes == ("hometown",)
+    assert recall.items[0].lane == "exact" and recall.items[0].fact.attribute == "hometown"

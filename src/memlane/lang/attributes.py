@@ -41,7 +41,10 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "user_id": ("用户id", "用户编号", "账号", "user id", "account id", "account number"),
     "name": ("名字", "姓名", "叫什么", "称呼", "name"),
     "preferred_name": ("怎么称呼", "称呼", "昵称", "nickname", "preferred name"),
-    "hometown": ("老家", "家乡", "哪里人", "哪儿人", "籍贯", "hometown", "where * from"),
+    "hometown": (
+        "老家", "家乡", "哪里人", "哪儿人", "籍贯", "hometown", "where * from", "birthplace",
+        "place of birth", "where * born", "where * grew up", "where * grow up",
+    ),
     "birthday": ("生日", "出生", "birthday", "born", "date of birth"),
 }  # fmt: skip
 """The phrases every new registry starts with, by attribute (colloquial ones last: 人在哪,

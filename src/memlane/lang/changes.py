@@ -167,6 +167,8 @@ def _own_switch(sentence: str, names: tuple[str, ...]) -> bool:
     cue = _en_switch()
     if not cue.search(sentence) or tells_episode(cue.sub(" ", sentence)):
         return False
+    if re.search(en.UPDATE_HEADING, sentence):
+        return True  # "Update on my diet: …" announces news of the speaker's own
     speaks = _names_speaker(sentence, names)
     for clause in _CLAUSE_BREAK.split(sentence):
         clause = clause.strip()
@@ -191,6 +193,66 @@ def _names_speaker(text: str, names: tuple[str, ...]) -> bool:
 
 
 _EN_WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+def speaks_for_self(text: str, speakers: tuple[str, ...] = ()) -> bool:
+    """Whether English ``text`` tells how things stand for the speaker, not what happened.
+
+    It names the speaker (a first-person word, or one of ``speakers``, the names notes write
+    for "I") or asks for something ("SMS only please"), and tells no episode. A note's label
+    ("U-1 said:") names no one: "U-1 said: the discount code isn't working" is about the code.
+    Chinese marks neither tense nor a request this way: a Chinese text never does.
+
+    >>> speaks_for_self("I drive to work most days"), speaks_for_self("SMS only please")
+    (True, True)
+    >>> speaks_for_self("U-1 said: the code isn't working", ("U-1",))
+    False
+    >>> speaks_for_self("I rented a van last summer"), speaks_for_self("我每天开车上班")
+    (False, False)
+    """
+    folded = _LABEL.sub("", fold(text).strip())
+    if _CJK.search(folded) or tells_episode(folded):
+        return False
+    names = tuple(fold(name) for name in speakers if name)
+    requests = en.REQUEST_WORDS.intersection(_EN_WORDS.findall(folded))
+    return bool(requests) or _names_speaker(folded, names) or bool(switched_parts(text, speakers))
+
+
+def taken_back_by_kind(text: str, speakers: tuple[str, ...] = ()) -> frozenset[str]:
+    """The terms by which the speaker's English retraction or switch names what it takes back.
+
+    Only when what it takes back is a kind of thing, written in lower case ("No car anymore",
+    "no more texts pls", "switched to paying yearly"), not a name or a number ("Not Bex
+    anymore", "I left Acme", "the 131 number is out"): a name said for the first time is a
+    value of its own, not another word for the speaker's last arrangement. Empty when
+    ``text`` takes nothing back, or not as the speaker.
+
+    >>> sorted(taken_back_by_kind("No car anymore — I take the train in every day"))
+    ['car']
+    >>> taken_back_by_kind("I left Acme last week"), taken_back_by_kind("The car is gone")
+    (frozenset(), frozenset())
+    """
+    if not speaks_for_self(text, speakers):
+        return frozenset()
+    terms: set[str] = set()
+    for found in retractions(text):
+        words = _EN_WORDS.findall(found.old)
+        if not words or any(not _written_lower(word, text) for word in words):
+            return frozenset()  # a name, a number, or not English
+        terms |= found.terms
+    for part in switched_parts(text, speakers):
+        terms |= salient_terms(_en_switch().sub(" ", part))  # the cue itself names nothing
+    for name in speakers:
+        terms -= salient_terms(name)
+    return frozenset(terms)
+
+
+def _written_lower(word: str, text: str) -> bool:
+    """Whether ``word`` (folded) is written in ``text`` in lower case, as a kind is."""
+    return re.search(rf"(?<![\w']){re.escape(word)}(?![\w])", text) is not None
+
+
+_CJK = re.compile(f"[{CJK_RANGES}]")
 
 
 def takes_back(text: str) -> bool:
@@ -239,7 +301,7 @@ def _switch() -> re.Pattern[str]:
 
 @cache
 def _en_switch() -> re.Pattern[str]:
-    return re.compile(f"{en.SWITCH}|{cues.EN_RESCHEDULE}")
+    return re.compile(f"{en.SWITCH}|{en.UPDATE_HEADING}|{cues.EN_RESCHEDULE}")
 
 
 @cache

@@ -214,6 +214,10 @@ SWITCH = (
 than text"), whether or not the old one is named: what it shares with earlier statements of
 the subject is what switched."""
 
+UPDATE_HEADING = r"\bupdate\s+on\s+[^:.!?]{1,30}:(?!\d)"
+"""A heading that announces news of something ("Update on my diet: I eat fish now"): what
+follows it replaces what was said of that thing before, as a switch does."""
+
 GENERIC_NOUNS = frozenset(("city", "town", "country", "place", "company", "number", "name"))
 """Nouns that name a kind of value, not whose it is: "which *city*" asks for the subject's
 city only when the question ties it to the subject ("which city is *the user* in")."""

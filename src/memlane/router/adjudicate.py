@@ -31,7 +31,6 @@ from memlane.facts.model import Fact
 from memlane.lang.changes import (
     Offer,
     offered,
-    retractions,
     takes_back,
 )
 from memlane.router.candidates import (
@@ -43,17 +42,18 @@ from memlane.router.candidates import (
     note_candidate,
 )
 from memlane.router.claims import SELF, Claim, claims, mentions, named
-from memlane.router.evidence import Evidence, Statement, first_later, origins
+from memlane.router.evidence import Evidence, Statement, first_later, origins, turns_of
 from memlane.router.slots import clauses, restates
 from memlane.router.takeback import (
     chosen_over,
-    names_retracted,
     only_takes_back,
     readdressed,
+    replaced_in_frame,
     replaced_in_meaning,
+    retracted_in,
     switched_from,
 )
-from memlane.summaries.text import is_question
+from memlane.summaries.text import is_question, normalize_for_dedupe
 
 # "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
 _NO_TIMING_RULE = frozenset({"employer"})
@@ -124,7 +124,7 @@ class Adjudicator:
                 judged.extend(self._judge_summary(candidate, wanted, refs))
             else:
                 judged.extend(self._judge_one(candidate, wanted, refs))
-        return [self._with_reply(candidate) for candidate in judged]
+        return _in_place([self._with_reply(candidate) for candidate in judged])
 
     def _with_reply(self, candidate: Candidate) -> Candidate:
         """A current statement whose assistant's reply was taken back falls with it.
@@ -294,7 +294,10 @@ class Adjudicator:
         """A summary's line as said when the statements it cites were said, where known.
 
         A storyline spans months; judged as a whole, none of its lines is older than a
-        retraction inside that span. Judged by its own statements, each line is.
+        retraction inside that span. Judged by its own statements, each line is. A line
+        that repeats one of them word for word ("Email for receipts: h@example.com") is
+        dated by that one alone, not by a later one that also names its value ("please stop
+        using h@example.com"): that one takes it back.
         """
         cited = (
             frozenset(candidate.line_sources[index]) if index < len(candidate.line_sources) else ()
@@ -305,6 +308,11 @@ class Adjudicator:
         sources = self._evidence(subject).citing(frozenset(cited))
         if not sources:
             return candidate
+        said = normalize_for_dedupe(candidate.lines[index])
+        verbatim = [found for found in sources if said in normalize_for_dedupe(found.text)]
+        if verbatim:  # the statement the line repeats dates it, not one naming its value
+            sources = verbatim
+            cited = frozenset().union(*(turns_of(found.turns) for found in verbatim))
         latest = max(sources, key=lambda found: (found.said, found.learned))
         turns = frozenset(cited).union(*(found.turns for found in sources))
         return replace(
@@ -418,7 +426,8 @@ class Adjudicator:
         ``text`` arranged ("a window seat from now on"), or picks the other of two values
         an either-or question offers, or gives another street address in place of the one
         ``text`` gives, or is nearest in meaning to what ``text`` said ("No car anymore — I
-        take the train" after "I drive to work").
+        take the train" after "I drive to work"), or, when the embedder cannot tell
+        meaning, follows what the speaker last said of themself.
         """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
@@ -428,11 +437,12 @@ class Adjudicator:
             after,
             candidate.turns,
             lambda found: (
-                any(names_retracted(evidence, old, text) for old in retractions(found.text))
+                retracted_in(evidence, found.text, text, subject)
                 or switched_from(evidence, found.text, text, subject)
                 or chosen_over(found.text, text, subject, self._offers)
                 or readdressed(found.text, text)
                 or replaced_in_meaning(evidence, found, candidate.turns)
+                or replaced_in_frame(evidence, found, candidate.turns)
             ),
         )
         return _latest([latest] if latest is not None else [])
@@ -522,6 +532,30 @@ def _historical(candidate: Candidate) -> Candidate:
     """
     item = replace(candidate.item, status="historical")
     return replace(candidate, item=item, tier=max(candidate.tier, TIER_OTHERS))
+
+
+def _in_place(judged: list[Candidate]) -> list[Candidate]:
+    """A recalled note that made another stale scores at least as the one it replaced.
+
+    Asked "how does the user get to work?", "I drive to work most days" is found first by
+    its words and "I used to drive but now I take the train" after a complaint that shares
+    none; once the first is stale, what replaced it is the answer in its place.
+    """
+    replaced = [(c.replaced_by, c.item.score) for c in judged if c.item.status == "stale"]
+    replaced = [(turns, score) for turns, score in replaced if turns]
+    if not replaced:
+        return judged
+    out = []
+    for candidate in judged:
+        if candidate.note is not None and candidate.item.status != "stale":
+            score = max(
+                (score for turns, score in replaced if turns & candidate.turns),
+                default=candidate.item.score,
+            )
+            if score > candidate.item.score:
+                candidate = replace(candidate, item=replace(candidate.item, score=score))
+        out.append(candidate)
+    return out
 
 
 def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:

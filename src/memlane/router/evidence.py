@@ -19,7 +19,7 @@ from functools import cached_property
 from heapq import merge
 from typing import Any, Generic, Protocol, TypeVar, cast
 
-from memlane.lang.changes import takes_back
+from memlane.lang.changes import speaks_for_self, takes_back
 from memlane.lang.words import shares_term, term_keys, term_probe
 from memlane.router.claims import Claim, claims
 from memlane.router.slots import clauses, recent_probes, slot_keys, slot_opening
@@ -28,6 +28,7 @@ from memlane.summaries.linedata import (
     CLAIM,
     DIGITS,
     NOTE,
+    OWN,
     PAIRS,
     RETRACTS,
     SLOT,
@@ -144,6 +145,8 @@ def note_keys(subject: str, text: str, provenance: Sequence[str]) -> list[tuple[
         ]
     if takes_back(text):
         keys.append((RETRACTS, ""))
+    if not is_question(text) and speaks_for_self(text, (subject,)):
+        keys.append((OWN, ""))
     keys += [(CITES, ref) for ref in sorted(origins(provenance))]
     words, digits, pairs = term_keys(text)
     keys += [(TERM, word) for word in sorted(words)] + [(PAIRS, pair) for pair in sorted(pairs)]
@@ -246,10 +249,32 @@ class Evidence(Protocol):
         """
         ...
 
+    @property
+    def tells_meaning(self) -> bool:
+        """Whether the embedder's similarity follows meaning (see :meth:`nearest_before`)."""
+        ...
+
+    def sharing(self, term: str) -> int:
+        """How many of the subject's statements hold ``term``."""
+        ...
+
+    def latest_own_before(self, said: Statement) -> Statement | None:
+        """The latest statement said before ``said`` telling how things stand for the speaker.
+
+        Not a question, not from ``said``'s turns (see
+        :func:`memlane.lang.changes.speaks_for_self`).
+        """
+        ...
+
 
 def specific_limit(size: int) -> float:
     """How many of ``size`` statements may share a term that still names a value."""
     return max(MIN_SPECIFIC_COUNT, SPECIFIC_SHARE * size)
+
+
+def _own(said: Statement) -> bool:
+    """Whether ``said`` tells how things stand for its speaker (the ``OWN`` key of a note)."""
+    return not is_question(said.text) and speaks_for_self(said.text, (said.subject,))
 
 
 def _latest_first(statements: Iterable[Statement]) -> list[Statement]:
@@ -265,6 +290,7 @@ class ListedEvidence:
             (the window beside stored notes); by default these.
         sharing: how many other statements share a term (stored notes), added to the count.
         meaning: which notes are near a note in meaning (see :data:`Meaning`).
+        tells_meaning: whether the embedder's similarity follows meaning.
     """
 
     def __init__(
@@ -273,12 +299,15 @@ class ListedEvidence:
         size: Callable[[], int] | None = None,
         sharing: Callable[[str], int] | None = None,
         meaning: Meaning = no_meaning,
+        tells_meaning: bool = False,
     ) -> None:
         self.statements = statements
         self._size = size
         self._sharing = sharing
         self._meaning = meaning
+        self._tells_meaning = tells_meaning
         self._specific: dict[str, bool] = {}
+        self._counts: dict[str, int] = {}
 
     @cached_property
     def _count(self) -> int:
@@ -322,10 +351,29 @@ class ListedEvidence:
     def specific(self, term: str) -> bool:
         """Whether at most :func:`specific_limit` of the statements share ``term``."""
         if term not in self._specific:
-            count = sum(shares_term(frozenset((term,)), said.text) for said in self.statements)
-            count += self._sharing(term) if self._sharing else 0
-            self._specific[term] = count <= specific_limit(self._count)
+            self._specific[term] = self.sharing(term) <= specific_limit(self._count)
         return self._specific[term]
+
+    def sharing(self, term: str) -> int:
+        """How many statements hold ``term`` (with the stored notes that do, if given)."""
+        if term not in self._counts:
+            count = sum(shares_term(frozenset((term,)), said.text) for said in self.statements)
+            self._counts[term] = count + (self._sharing(term) if self._sharing else 0)
+        return self._counts[term]
+
+    @property
+    def tells_meaning(self) -> bool:
+        """Whether the embedder's similarity follows meaning."""
+        return self._tells_meaning
+
+    def latest_own_before(self, said: Statement) -> Statement | None:
+        """The latest statement before ``said`` telling how things stand for the speaker."""
+        return _first_before(said, _latest_first(self.own))
+
+    @cached_property
+    def own(self) -> list[Statement]:
+        """The statements telling how things stand for the speaker."""
+        return [found for found in self.statements if _own(found)]
 
     def nearest_before(self, said: Statement) -> Statement | None:
         """The note said before ``said`` nearest to it in meaning (see :data:`Meaning`)."""
@@ -391,11 +439,13 @@ class StoredEvidence:
     visible: tuple[int | None, int | None]
     window: Sequence[Statement] = ()
     meaning: Meaning = no_meaning
+    tells_meaning: bool = False
     _listed: ListedEvidence = field(init=False)
     _said: dict[int, Statement | None] = field(init=False, default_factory=dict)
     _read: dict[tuple[str, ...], _Replay[Any]] = field(init=False, default_factory=dict)
     _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
     _nearest: dict[int, Statement | None] = field(init=False, default_factory=dict)
+    _own_before: dict[str, Statement | None] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._listed = ListedEvidence(self.window, self._size, self._sharing)
@@ -523,6 +573,24 @@ class StoredEvidence:
     def specific(self, term: str) -> bool:
         """Whether few enough of the subject's statements share ``term``."""
         return self._listed.specific(term)
+
+    def sharing(self, term: str) -> int:
+        """How many of the subject's statements (notes and window turns) hold ``term``."""
+        return self._listed.sharing(term)
+
+    def latest_own_before(self, said: Statement) -> Statement | None:
+        """The latest statement before ``said`` telling how things stand for the speaker.
+
+        Stored notes by their ``OWN`` key, latest first, merged with the window's turns.
+        """
+        if said.ref not in self._own_before:
+            own = self._replay(("own",), self._owning)
+            self._own_before[said.ref] = _first_before(said, own)
+        return self._own_before[said.ref]
+
+    def _owning(self) -> Iterator[Statement]:
+        window = iter(_latest_first(self._listed.own))
+        return self._with_window(self._latest(OWN, [""]), window, said_when)
 
     def nearest_before(self, said: Statement) -> Statement | None:
         """The note said before ``said`` nearest to it in meaning, read once per recall.

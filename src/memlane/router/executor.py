@@ -365,6 +365,7 @@ class Router:
                 filters.visible_until,
                 turn_statements(turns, request.until),
                 meaning=lambda note_id: self._summaries.near_in_meaning(subject, note_id),
+                tells_meaning=self._summaries.tells_meaning(),
             )
 
         return Adjudicator(facts_of, evidence_of, self._zone)

@@ -3,7 +3,9 @@
 A retraction names an old value by a specific word (:func:`names_retracted`), or switches an
 arrangement sharing one (:func:`switched_from`), or picks the other of two values the
 question offers (:func:`chosen_over`), or gives another street address (:func:`readdressed`),
-or, sharing no word, is nearest in meaning to what it replaced (:func:`replaced_in_meaning`);
+or, sharing no word, is nearest in meaning to what it replaced (:func:`replaced_in_meaning`),
+or, when the embedder cannot tell meaning, follows the speaker's own latest statement
+(:func:`replaced_in_frame`);
 a statement that only takes a value back tells nothing of the present
 (:func:`only_takes_back`). The adjudicator (:mod:`memlane.router.adjudicate`) asks these.
 """
@@ -19,6 +21,7 @@ from memlane.lang.changes import (
     retractions,
     street_addresses,
     switched_parts,
+    taken_back_by_kind,
 )
 from memlane.lang.words import salient_terms, shares_term, tells_episode
 from memlane.router.evidence import Evidence, Statement
@@ -46,6 +49,20 @@ def names_retracted(evidence: Evidence, retraction: Retraction, text: str) -> bo
     return any(
         shares_term(frozenset((term,)), text) and evidence.specific(term)
         for term in retraction.terms
+    )
+
+
+def retracted_in(evidence: Evidence, later: str, text: str, subject: str) -> bool:
+    """Whether a ``later`` retraction names a value ``text`` holds (see :func:`names_retracted`).
+
+    Not by the subject's own name: notes write it for "I" ("Pls stop using M6137730's work
+    adress"), so every statement of the subject says it, and a subject with few statements
+    would find it specific enough to be a value.
+    """
+    own = salient_terms(subject)
+    return any(
+        names_retracted(evidence, Retraction(old.old, old.terms - own), text)
+        for old in retractions(later)
     )
 
 
@@ -105,3 +122,41 @@ def replaced_in_meaning(evidence: Evidence, later: Statement, turns: frozenset[s
         return False
     found = evidence.nearest_before(later)
     return found is not None and bool(found.turns & turns) and not tells_episode(found.text)
+
+
+def replaced_in_frame(evidence: Evidence, later: Statement, turns: frozenset[str]) -> bool:
+    """Whether a later retraction replaces what was said in ``turns``, by where it stands.
+
+    With an embedder that cannot tell meaning (the hash embedder), "No car anymore — I take
+    the train in every day" is tied to nothing by :func:`replaced_in_meaning`. It still
+    takes something back: what the speaker said of themself last before it ("I drive to
+    work most days"), when all of these hold:
+
+    - it says what holds now besides what it takes back ("I take the train"): one that
+      only takes a value back ("Not vegan anymore") names all it retracts;
+    - the speaker takes back a kind of thing, not a name or a number, in English
+      (:func:`~memlane.lang.changes.taken_back_by_kind`): a name said for the first time
+      ("I left Acme") is a value of its own;
+    - no other statement of the subject names what it takes back (else the words tie it:
+      :func:`names_retracted`, :func:`switched_from`);
+    - that last statement tells how things stand for the speaker (not a question, not an
+      episode, not about something else: :func:`~memlane.lang.changes.speaks_for_self`) and
+      shares no word with the retraction: one that does ("I train new staff", then "I take
+      the train") is left to the words, which did not tie it.
+    """
+    if evidence.tells_meaning or tells_episode(later.text):
+        return False
+    if only_retracts(later.text, (later.subject,)):
+        return False  # "not vegan anymore" names all it takes back: nothing else
+    terms = taken_back_by_kind(later.text, (later.subject,))
+    if not terms:
+        return False
+    itself = evidence.citing(later.turns)  # its note and its turn in the window, if both
+    for term in terms:
+        if evidence.sharing(term) > sum(shares_term(frozenset((term,)), s.text) for s in itself):
+            return False  # another statement names it: the words decide
+    found = evidence.latest_own_before(later)
+    if found is None or not found.turns & turns:
+        return False
+    said = salient_terms(later.text) - salient_terms(later.subject)
+    return not shares_term(said, found.text)

@@ -95,6 +95,13 @@ class SummariesLane:
         found = self._store.notes_by_id(self._tenant, [owner for owner, _ in ranked])
         return [NoteHit(found[owner], score) for owner, score in ranked if owner in found]
 
+    def tells_meaning(self) -> bool:
+        """Whether the embedder's similarity follows meaning: it has a ``meaning_floor``.
+
+        See :func:`~memlane.embed.base.meaning_floor`; the hash embedder's does not.
+        """
+        return meaning_floor(self._embedder()) is not None
+
     def near_in_meaning(self, subject: str, note_id: int) -> list[tuple[int, float]]:
         """The subject's notes nearest in meaning to note ``note_id``, as ``(id, cosine)``.
 

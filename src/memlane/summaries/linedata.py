@@ -35,6 +35,9 @@ digest of the clause as the key (so that a clause said by many notes is read onc
 :meth:`LineData.recent`); slot kinds are indexed by time (:data:`TIMED_KINDS`);"""
 RETRACTS = "r"
 """``""`` when it retracts a value;"""
+OWN = "o"
+"""``""`` when it tells how things stand for the speaker
+(:func:`memlane.lang.changes.speaks_for_self`);"""
 CITES = "p"
 """the turns and notes it came from (:func:`memlane.router.evidence.origins`);"""
 TERM = "e"
