@@ -81,7 +81,7 @@ class PostgresDialect:
     )
     # Close-and-insert of one write in one round trip (schema migration 2).
     apply_function = "memlane_apply"
-    # A single write's definition and believed versions (schema migration 11).
+    # A single write's definition and believed versions (schema migration 12).
     write_view_function = "memlane_write_view"
     turn_order = "seq"
     doc_tokens = "to_tsvector('simple', %s)"
