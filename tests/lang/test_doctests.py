@@ -9,7 +9,6 @@ import pytest
 
 MODULES = [
     "memlane.lang.changes",
-    "memlane.lang.frames",
     "memlane.lang.qualifiers",
     "memlane.lang.roles",
     "memlane.lang.words",

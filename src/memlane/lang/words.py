@@ -6,7 +6,6 @@ import re
 from functools import lru_cache
 
 from memlane.lang import en, zh
-from memlane.lang.kinds import stem as loose_stem
 from memlane.lang.roles import roles_named
 from memlane.lang.script import CJK_RANGES, fold, whole_latin
 
@@ -162,53 +161,6 @@ def term_probe(term: str) -> tuple[str, tuple[str, ...]]:
         return "word", (term,)
     pairs = (term[i : i + 2] for i in range(len(term) - 1))
     return "pairs", tuple(pair for pair in dict.fromkeys(pairs) if pair not in zh.GENERIC_TERMS)
-
-
-def carried_terms(terms: frozenset[str], text: str) -> frozenset[str]:
-    """The ``terms`` (:func:`salient_terms`) that ``text`` holds, English words by a looser stem.
-
-    "coaches" is held by "head coach", which :func:`shares_term` does not see; a Chinese run
-    is held when at least half of its pairs are.
-
-    >>> sorted(carried_terms(salient_terms("Who coaches the Comets?"), "the Comets' coach"))
-    ['coache', 'comet']
-    """
-    folded, words, _ = _index(text)
-    loose = {loose_stem(word) for word in words}
-    found = set()
-    for term in terms:
-        if term.isdigit():
-            held = shares_term(frozenset((term,)), text)
-        elif term[0].isascii():
-            held = loose_stem(term) in loose
-        else:  # most of a Chinese run: "山猫队" is not "溯峪山猫队"
-            pairs = term_probe(term)[1]
-            held = bool(pairs) and 2 * sum(pair in folded for pair in pairs) >= len(pairs)
-        if held:
-            found.add(term)
-    return frozenset(found)
-
-
-def holds_head(terms: frozenset[str], head: str) -> bool:
-    """Whether the ``terms`` of a question hold a relation's ``head`` (by a loose stem).
-
-    >>> holds_head(frozenset({"coache", "comet"}), "coach")
-    True
-    >>> holds_head(frozenset({"队长袖标"}), "队长"), holds_head(frozenset({"head"}), "coach")
-    (True, False)
-    """
-    if head.isascii():
-        return any(loose_stem(term) == loose_stem(head) for term in terms)
-    return any(head in term for term in terms)
-
-
-def term_forms(term: str) -> tuple[str, ...]:
-    """The stored word keys (:func:`term_keys`) a Latin term of a question may be held under.
-
-    >>> term_forms("coache")
-    ('coache', 'coach')
-    """
-    return tuple(dict.fromkeys((term, loose_stem(term))))
 
 
 @lru_cache(maxsize=16_384)
