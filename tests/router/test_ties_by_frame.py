@@ -13,25 +13,19 @@ import pytest
 
 import memlane
 from tests.conftest import FakeClock
+from tests.support.conversations import texts_with_status, told_a_month_apart
 
 
 def _told(mem: memlane.Memory, clock: FakeClock, *said: str) -> None:
-    """The user says each of ``said`` in a session of its own, a month apart."""
-    for number, text in enumerate(said, start=1):
-        clock.advance(days=30)
-        s = mem.session("U-1", session_id=f"s-{number}")
-        s.add("user", text)
-        clock.advance(minutes=2)
-        s.add("assistant", "Ok.")
-        s.close()
+    told_a_month_apart(mem, clock, *said)
 
 
 def _current(result: memlane.Recall) -> list[str]:
-    return [item.text for item in result.items if item.status == "current"]
+    return texts_with_status(result, "current")
 
 
 def _stale(result: memlane.Recall) -> list[str]:
-    return [item.text for item in result.items if item.status == "stale"]
+    return texts_with_status(result, "stale")
 
 
 REPLACED = [

@@ -17,6 +17,7 @@ import pytest
 import memlane
 from memlane.embed.base import Vectors
 from tests.conftest import FakeClock
+from tests.support.conversations import texts_with_status, told_a_month_apart
 from tests.support.embedders import TopicEmbedder
 
 TOPICS = (
@@ -27,27 +28,16 @@ TOPICS = (
 )
 
 
-def _chat(mem: memlane.Memory, clock: FakeClock, session: str, said: str) -> None:
-    """The user says ``said`` in a new session a month later; the assistant replies."""
-    clock.advance(days=30)
-    s = mem.session("U-1", session_id=session)
-    s.add("user", said)
-    clock.advance(minutes=2)
-    s.add("assistant", "Ok.")
-    s.close()
-
-
 def _told(mem: memlane.Memory, clock: FakeClock, *said: str) -> None:
-    for number, text in enumerate(said, start=1):
-        _chat(mem, clock, f"s-{number}", text)
+    told_a_month_apart(mem, clock, *said)
 
 
 def _current(result: memlane.Recall) -> list[str]:
-    return [item.text for item in result.items if item.status == "current"]
+    return texts_with_status(result, "current")
 
 
 def _stale(result: memlane.Recall) -> list[str]:
-    return [item.text for item in result.items if item.status == "stale"]
+    return texts_with_status(result, "stale")
 
 
 REPLACED = [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import memlane
 
 INDEX_WAIT_S = 30
@@ -22,3 +24,20 @@ def told(*texts: str, subject: str, wait: bool = False) -> memlane.Memory:
     if wait:
         assert mem.index.wait(timeout=INDEX_WAIT_S)
     return mem
+
+
+def told_a_month_apart(mem: memlane.Memory, clock: Any, *said: str, subject: str = "U-1") -> None:
+    """``subject`` says each of ``said`` in a session of its own (``s-1``, ``s-2``…), a month
+    apart on the fake ``clock``; the assistant answers "Ok." two minutes later."""
+    for number, text in enumerate(said, start=1):
+        clock.advance(days=30)
+        session = mem.session(subject, session_id=f"s-{number}")
+        session.add("user", text)
+        clock.advance(minutes=2)
+        session.add("assistant", "Ok.")
+        session.close()
+
+
+def texts_with_status(result: memlane.Recall, status: str) -> list[str]:
+    """The texts of the recalled items whose status is ``status`` ("current", "stale"…)."""
+    return [item.text for item in result.items if item.status == status]
