@@ -33,13 +33,16 @@ from memlane.embed.base import (
     serves_queries_beside_documents,
 )
 from memlane.embed.pieces import combined, pieces
+from memlane.embed.process import EmbeddingProcess
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.storage.base import SummaryStore, VectorClaim
 
 log = logging.getLogger(__name__)
 
-Indexing = Literal["background", "inline"]
-"""``"background"``: a worker thread embeds; ``"inline"``: each write embeds before returning."""
+Indexing = Literal["background", "inline", "process"]
+"""``"background"``: a worker thread embeds; ``"process"``: the worker thread has a child
+process at the lowest CPU priority make the model calls (:mod:`memlane.embed.process`);
+``"inline"``: each write embeds before returning."""
 Progress = Callable[[int, int], None]
 """``progress(done, total)``, called as items are embedded."""
 
@@ -97,9 +100,9 @@ worker at the requests' priority."""
 
 def indexing_mode(value: object) -> Indexing:
     """``value`` if it names an indexing mode, else :class:`~memlane.InvalidInput`."""
-    if value == "background" or value == "inline":
+    if value == "background" or value == "inline" or value == "process":
         return value
-    raise InvalidInput("indexing", f"must be 'background' or 'inline', got {value!r}")
+    raise InvalidInput("indexing", f"must be 'background', 'process' or 'inline', got {value!r}")
 
 
 class Indexer:
@@ -111,6 +114,12 @@ class Indexer:
     Each handle reaches it through its tenant's :class:`Index` (``Memory.index``). The worker
     starts on the first write and stops in :meth:`close` (without waiting for the backlog:
     what is left stays pending).
+
+    With ``process`` (``indexing="process"``) the worker's model calls are made by that child
+    process at the lowest CPU priority, one for every tenant; queries are still embedded in
+    this process, and :meth:`run` (an import, ``memlane index``) still embeds in its
+    caller's thread. A call whose child died gives its batch back and is retried by a new
+    child (:data:`RETRY_SECONDS`).
     """
 
     def __init__(
@@ -119,10 +128,13 @@ class Indexer:
         *,
         embedder: Callable[[], Embedder],
         indexing: Indexing = "background",
+        process: EmbeddingProcess | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
         self.indexing = indexing_mode(indexing)
+        self.process = process
+        """The child process making the worker's model calls, if any."""
         self._changed = threading.Condition()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -322,6 +334,8 @@ class Indexer:
         with self._changed:
             thread = self._thread
             self._changed.notify_all()
+        if self.process is not None:
+            self.process.close()  # a call in flight fails: its batch is given back
         if thread is not None:
             thread.join()
 
@@ -341,6 +355,8 @@ class Indexer:
                 with self._changed:
                     self._error = None
             except Exception as error:  # the worker must outlive a failing model or database
+                if self._stop.is_set():
+                    return  # closed during a call (the child process was stopped)
                 log.warning("indexing failed: %s", error)
                 with self._changed:
                     self._error, self._failures = error, self._failures + 1
@@ -446,8 +462,12 @@ class Indexer:
 
         In the worker thread it first waits for a quiet moment (:meth:`_wait_for_quiet`);
         :meth:`run` (an import, inline indexing) embeds in its caller's thread and does not.
+        With a child process the worker sends the call there at once: the kernel runs the
+        child only on a core no request wants, so there is nothing to wait for.
         """
         worker = threading.current_thread() is self._thread
+        if worker and self.process is not None:
+            return self._call_process(self.process, texts)
         if worker:
             self._wait_for_quiet()
         self._in_model = True
@@ -461,6 +481,15 @@ class Indexer:
             if worker:
                 self.calls_done += 1
                 self._call_seconds = time.monotonic() - started
+
+    def _call_process(self, process: EmbeddingProcess, texts: list[str]) -> Vectors:
+        started = time.monotonic()
+        self.calls_begun += 1
+        try:
+            return process.embed_documents(texts)
+        finally:
+            self.calls_done += 1
+            self._call_seconds = time.monotonic() - started
 
     def _release(self, batch: list[tuple[int, str]]) -> None:
         try:
