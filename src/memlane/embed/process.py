@@ -38,7 +38,16 @@ LOWEST_NICE = 19
 """The child's niceness (the largest there is)."""
 STOP_SECONDS = 2.0
 """How long :meth:`EmbeddingProcess.close` lets the child end before killing it."""
-_CHILD = "import sys; from memlane.embed.process import main; main(sys.argv[1:])"
+_CHILD = f"""
+import os, sys
+try:  # first, before the imports: they cost CPU too (main() does it again, checked)
+    os.nice({LOWEST_NICE} - os.nice(0))
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+except (AttributeError, OSError):
+    pass
+from memlane.embed.process import main
+main(sys.argv[1:])
+"""
 
 Spec = Embedder | str | None
 """What the child builds its embedder from: a spec string (``None``: the default) or an
