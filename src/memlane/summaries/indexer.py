@@ -343,6 +343,8 @@ class Indexer:
 
     def _work(self) -> None:
         _behind_requests()
+        if self.process is not None:
+            _load_for_queries(self._embedder())
         retry = RETRY_SECONDS[0]
         while not self._stop.is_set():
             self._wake.wait()
@@ -508,6 +510,21 @@ def _behind_requests() -> None:
         me = threading.get_native_id()
         with contextlib.suppress(OSError):  # not allowed: run as it is
             os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + WORKER_NICE)
+
+
+def _load_for_queries(embedder: Embedder) -> None:
+    """Load ``embedder``'s model now, in the worker thread, if it has one to load.
+
+    With a worker process no document call loads this process's copy, which only queries
+    use: without this the first search after the first write would pay for the loading.
+    """
+    target = getattr(embedder, "inner", embedder)  # a CachedEmbedder's model
+    load = getattr(target, "load", None)
+    if callable(load):
+        try:
+            load()
+        except Exception as error:  # the first query will say so again, where it matters
+            log.warning("could not load the embedder for queries: %s", error)
 
 
 def _query_queues_behind(embedder: Embedder) -> bool:
