@@ -95,6 +95,17 @@ def test_documents_are_embedded_in_another_process_at_the_lowest_priority(open_m
     assert any("bees" in item.text for item in found.items)
 
 
+def test_the_model_for_queries_is_loaded_by_the_worker_thread_not_the_first_search(
+    open_memory,
+):
+    embedder = SlowEmbedder()
+    mem = open_memory(embedder)
+    assert embedder.loads == 0  # nothing loads at open
+    mem.remember("U-1", "the user keeps bees")
+    assert mem.index.wait(timeout=60)
+    assert embedder.loads == 1  # this process's copy, for queries, before any search
+
+
 def test_a_killed_worker_is_restarted_and_the_note_still_gets_embedded(open_memory):
     mem = open_memory(SlowEmbedder(delay=0.2))
     mem.remember("U-1", LONG)  # several pieces, a call each

@@ -110,6 +110,10 @@ class SlowEmbedder(HashBacked):
         super().__init__(dim=64)
         self.delay = delay
         self.embedded: list[str] = []
+        self.loads = 0
+
+    def load(self) -> None:
+        self.loads += 1
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         time.sleep(self.delay)
