@@ -518,8 +518,9 @@ def _load_for_queries(embedder: Embedder) -> None:
     With a worker process no document call loads this process's copy, which only queries
     use: without this the first search after the first write would pay for the loading.
     """
-    target = getattr(embedder, "inner", embedder)  # a CachedEmbedder's model
-    load = getattr(target, "load", None)
+    load = getattr(embedder, "load", None)
+    if load is None:  # a CachedEmbedder: its model's
+        load = getattr(getattr(embedder, "inner", None), "load", None)
     if callable(load):
         try:
             load()
