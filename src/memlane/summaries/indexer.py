@@ -7,6 +7,10 @@ restart, by any process. A worker *claims* a batch for a while (:data:`CLAIM_SEC
 statement, so two workers (threads or processes) never embed the same items; a claim a dead
 process left behind ends on its own, and a worker that stops gives its claim back.
 
+With ``indexing="process"`` the worker thread has a child process at the lowest CPU
+priority make its model calls (:mod:`memlane.embed.process`); the queue and the claims stay
+here.
+
 While items wait, search finds them by their words and ranks them with the rest
 (:func:`memlane.summaries.search.fuse_partial`); no search ever waits for the model.
 """
