@@ -10,9 +10,9 @@ from tests.support.embedders import GatedEmbedder, SlowEmbedder
 
 from memlane.embed import make_embedder
 from memlane.embed.base import EmbeddingError
-from memlane.embed.process import EmbeddingProcess, sendable
+from memlane.embed.process import EmbeddingProcess, sendable, supported
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="the worker process needs POSIX")
+pytestmark = pytest.mark.skipif(not supported(), reason="the worker process needs POSIX")
 
 
 @pytest.fixture

@@ -23,9 +23,9 @@ from tests.support.embedders import GatedEmbedder, SlowEmbedder
 
 import memlane
 from memlane.embed.base import EmbeddingError
-from memlane.embed.process import LOWEST_NICE, EmbeddingProcess
+from memlane.embed.process import LOWEST_NICE, EmbeddingProcess, supported
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="the worker process needs POSIX")
+pytestmark = pytest.mark.skipif(not supported(), reason="the worker process needs POSIX")
 
 LONG = " ".join(f"In entry {n} the beekeeper moved the hives to the orchard." for n in range(24))
 

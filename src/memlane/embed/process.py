@@ -55,8 +55,11 @@ embedder object that can be pickled (a test's fake)."""
 
 
 def supported() -> bool:
-    """Whether documents can be embedded in a child process here (POSIX pipes)."""
-    return os.name == "posix"
+    """Whether documents can be embedded in a child process here (POSIX pipes).
+
+    ``pass_fds`` is POSIX's, and so is ``os.fork``: its presence says where we are.
+    """
+    return hasattr(os, "fork")
 
 
 def sendable(spec: Spec) -> bool:
