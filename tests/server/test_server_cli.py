@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 from memlane.cli import cli
 
 ENTRY = "from memlane.cli import main; main()"
+KEYS_CREATE = ["keys", "create", "--tenant", "acme", "--role", "agent", "--json"]
 
 
 def _free_port() -> int:
@@ -26,23 +28,14 @@ def _free_port() -> int:
         return port
 
 
-def test_serve_answers_with_a_key_from_keys_create(tmp_path: Path) -> None:
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], subprocess.Popen[bytes]]]:
+    """A real ``memlane serve`` on a new SQLite file: its URL, an agent key's headers, it."""
     pytest.importorskip("uvicorn")
-    db = str(tmp_path / "served.db")
-    env = {**os.environ, "MEMLANE_URL": db}
+    env = {**os.environ, "MEMLANE_URL": str(tmp_path / "served.db")}
+    env.pop("MEMLANE_INDEXING", None)
     created = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            ENTRY,
-            "keys",
-            "create",
-            "--tenant",
-            "acme",
-            "--role",
-            "agent",
-            "--json",
-        ],
+        [sys.executable, "-c", ENTRY, *KEYS_CREATE],
         env=env,
         capture_output=True,
         text=True,
@@ -68,21 +61,68 @@ def test_serve_answers_with_a_key_from_keys_create(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "server did not start"
             assert server.poll() is None, server.stderr.read() if server.stderr else ""
             time.sleep(0.1)
-        headers = {"Authorization": f"Bearer {key}"}
-        body = {"subject": "U-1", "attribute": "location", "value": "Oslo"}
-        assert httpx.post(f"{base}/v1/facts/set", json=body, headers=headers).status_code == 200
-        got = httpx.get(
-            f"{base}/v1/facts/get",
-            params={"subject": "U-1", "attribute": "location"},
-            headers=headers,
-        )
-        assert got.json()["fact"]["value"] == "Oslo"
-        assert httpx.get(f"{base}/v1/facts/get", params={"subject": "U-1"}).status_code == 401
+        yield base, {"Authorization": f"Bearer {key}"}, server
     finally:
         server.terminate()
         server.wait(timeout=20)
         if server.stderr is not None:
             server.stderr.close()
+
+
+def test_serve_answers_with_a_key_from_keys_create(served) -> None:
+    base, headers, _ = served
+    body = {"subject": "U-1", "attribute": "location", "value": "Oslo"}
+    assert httpx.post(f"{base}/v1/facts/set", json=body, headers=headers).status_code == 200
+    got = httpx.get(
+        f"{base}/v1/facts/get",
+        params={"subject": "U-1", "attribute": "location"},
+        headers=headers,
+    )
+    assert got.json()["fact"]["value"] == "Oslo"
+    assert httpx.get(f"{base}/v1/facts/get", params={"subject": "U-1"}).status_code == 401
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_serve_embeds_in_one_child_at_the_lowest_priority_and_stops_it(served) -> None:
+    base, headers, server = served
+    note = {"subject": "U-1", "text": "the user keeps bees behind the old mill"}
+    for tenant_note in range(3):
+        body = {**note, "text": f"{note['text']} ({tenant_note})"}
+        assert httpx.post(f"{base}/v1/remember", json=body, headers=headers).status_code == 200
+    deadline = time.monotonic() + 60
+    while not (children := _children(server.pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(children) == 1
+    (child,) = children
+    while os.getpriority(os.PRIO_PROCESS, child) != 19 and time.monotonic() < deadline:
+        time.sleep(0.01)  # the child lowers its own priority first thing
+    assert os.getpriority(os.PRIO_PROCESS, child) == 19
+    server.terminate()
+    server.wait(timeout=20)
+    deadline = time.monotonic() + 20
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)  # stopped with the server, not left behind
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def test_serve_names_the_extra_when_it_is_missing(

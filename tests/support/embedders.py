@@ -93,3 +93,32 @@ class TopicEmbedder(HashBacked):
         said = [float(any(word in folded for word in words)) for words in self.topics]
         vector = np.concatenate([0.3 * self.inner.embed_query(text), np.asarray(said)])
         return (vector / np.linalg.norm(vector)).astype(np.float32)
+
+
+class SlowEmbedder(HashBacked):
+    """A picklable hash embedder that takes ``delay`` seconds per document call.
+
+    It says it runs one call at a time, as the local engines do, so the indexer gives it
+    short calls (a long note in pieces). What it embedded is recorded in ``embedded`` of the
+    copy that did it: a copy sent to a worker process leaves the test's own list empty.
+    """
+
+    one_call_at_a_time = True
+    queries_beside_documents = True
+
+    def __init__(self, delay: float = 0.0) -> None:
+        super().__init__(dim=64)
+        self.delay = delay
+        self.embedded: list[str] = []
+        self.loads = 0
+
+    def load(self) -> None:
+        self.loads += 1
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        time.sleep(self.delay)
+        self.embedded.extend(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.inner.embed_query(text)

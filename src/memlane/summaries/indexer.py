@@ -7,6 +7,10 @@ restart, by any process. A worker *claims* a batch for a while (:data:`CLAIM_SEC
 statement, so two workers (threads or processes) never embed the same items; a claim a dead
 process left behind ends on its own, and a worker that stops gives its claim back.
 
+With ``indexing="process"`` the worker thread has a child process at the lowest CPU
+priority make its model calls (:mod:`memlane.embed.process`); the queue and the claims stay
+here.
+
 While items wait, search finds them by their words and ranks them with the rest
 (:func:`memlane.summaries.search.fuse_partial`); no search ever waits for the model.
 """
@@ -33,13 +37,16 @@ from memlane.embed.base import (
     serves_queries_beside_documents,
 )
 from memlane.embed.pieces import combined, pieces
+from memlane.embed.process import EmbeddingProcess
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.storage.base import SummaryStore, VectorClaim
 
 log = logging.getLogger(__name__)
 
-Indexing = Literal["background", "inline"]
-"""``"background"``: a worker thread embeds; ``"inline"``: each write embeds before returning."""
+Indexing = Literal["background", "inline", "process"]
+"""``"background"``: a worker thread embeds; ``"process"``: the worker thread has a child
+process at the lowest CPU priority make the model calls (:mod:`memlane.embed.process`);
+``"inline"``: each write embeds before returning."""
 Progress = Callable[[int, int], None]
 """``progress(done, total)``, called as items are embedded."""
 
@@ -97,9 +104,9 @@ worker at the requests' priority."""
 
 def indexing_mode(value: object) -> Indexing:
     """``value`` if it names an indexing mode, else :class:`~memlane.InvalidInput`."""
-    if value == "background" or value == "inline":
+    if value == "background" or value == "inline" or value == "process":
         return value
-    raise InvalidInput("indexing", f"must be 'background' or 'inline', got {value!r}")
+    raise InvalidInput("indexing", f"must be 'background', 'process' or 'inline', got {value!r}")
 
 
 class Indexer:
@@ -111,6 +118,12 @@ class Indexer:
     Each handle reaches it through its tenant's :class:`Index` (``Memory.index``). The worker
     starts on the first write and stops in :meth:`close` (without waiting for the backlog:
     what is left stays pending).
+
+    With ``process`` (``indexing="process"``) the worker's model calls are made by that child
+    process at the lowest CPU priority, one for every tenant; queries are still embedded in
+    this process, and :meth:`run` (an import, ``memlane index``) still embeds in its
+    caller's thread. A call whose child died gives its batch back and is retried by a new
+    child (:data:`RETRY_SECONDS`).
     """
 
     def __init__(
@@ -119,10 +132,13 @@ class Indexer:
         *,
         embedder: Callable[[], Embedder],
         indexing: Indexing = "background",
+        process: EmbeddingProcess | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
         self.indexing = indexing_mode(indexing)
+        self.process = process
+        """The child process making the worker's model calls, if any."""
         self._changed = threading.Condition()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -322,6 +338,8 @@ class Indexer:
         with self._changed:
             thread = self._thread
             self._changed.notify_all()
+        if self.process is not None:
+            self.process.close()  # a call in flight fails: its batch is given back
         if thread is not None:
             thread.join()
 
@@ -329,6 +347,8 @@ class Indexer:
 
     def _work(self) -> None:
         _behind_requests()
+        if self.process is not None:
+            _load_for_queries(self._embedder())
         retry = RETRY_SECONDS[0]
         while not self._stop.is_set():
             self._wake.wait()
@@ -341,6 +361,8 @@ class Indexer:
                 with self._changed:
                     self._error = None
             except Exception as error:  # the worker must outlive a failing model or database
+                if self._stop.is_set():
+                    return  # closed during a call (the child process was stopped)
                 log.warning("indexing failed: %s", error)
                 with self._changed:
                     self._error, self._failures = error, self._failures + 1
@@ -446,8 +468,12 @@ class Indexer:
 
         In the worker thread it first waits for a quiet moment (:meth:`_wait_for_quiet`);
         :meth:`run` (an import, inline indexing) embeds in its caller's thread and does not.
+        With a child process the worker sends the call there at once: the kernel runs the
+        child only on a core no request wants, so there is nothing to wait for.
         """
         worker = threading.current_thread() is self._thread
+        if worker and self.process is not None:
+            return self._call_process(self.process, texts)
         if worker:
             self._wait_for_quiet()
         self._in_model = True
@@ -461,6 +487,15 @@ class Indexer:
             if worker:
                 self.calls_done += 1
                 self._call_seconds = time.monotonic() - started
+
+    def _call_process(self, process: EmbeddingProcess, texts: list[str]) -> Vectors:
+        started = time.monotonic()
+        self.calls_begun += 1
+        try:
+            return process.embed_documents(texts)
+        finally:
+            self.calls_done += 1
+            self._call_seconds = time.monotonic() - started
 
     def _release(self, batch: list[tuple[int, str]]) -> None:
         try:
@@ -479,6 +514,22 @@ def _behind_requests() -> None:
         me = threading.get_native_id()
         with contextlib.suppress(OSError):  # not allowed: run as it is
             os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + WORKER_NICE)
+
+
+def _load_for_queries(embedder: Embedder) -> None:
+    """Load ``embedder``'s model now, in the worker thread, if it has one to load.
+
+    With a worker process no document call loads this process's copy, which only queries
+    use: without this the first search after the first write would pay for the loading.
+    """
+    load = getattr(embedder, "load", None)
+    if load is None:  # a CachedEmbedder: its model's
+        load = getattr(getattr(embedder, "inner", None), "load", None)
+    if callable(load):
+        try:
+            load()
+        except Exception as error:  # the first query will say so again, where it matters
+            log.warning("could not load the embedder for queries: %s", error)
 
 
 def _query_queues_behind(embedder: Embedder) -> bool:
