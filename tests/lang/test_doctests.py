@@ -9,6 +9,7 @@ import pytest
 
 MODULES = [
     "memlane.lang.changes",
+    "memlane.lang.frames",
     "memlane.lang.kinds",
     "memlane.lang.qualifiers",
     "memlane.lang.roles",
