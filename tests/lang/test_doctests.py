@@ -9,6 +9,8 @@ import pytest
 
 MODULES = [
     "memlane.lang.changes",
+    "memlane.lang.frames",
+    "memlane.lang.kinds",
     "memlane.lang.qualifiers",
     "memlane.lang.roles",
     "memlane.lang.words",

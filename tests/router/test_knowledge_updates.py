@@ -122,6 +122,28 @@ def test_the_statement_that_fits_the_question_answers_it(
     assert answer in _top(FILLER + statements[::-1], question)
 
 
+@pytest.mark.parametrize(
+    ("statements", "question", "answer"),
+    [
+        (["1. The managing director of Corwen Tools is Ada Penn.",
+          "2. The flagship product of Corwen Tools is the Lark drill.",
+          "3. The flagship product of Corwen Tools is the Wren saw."],
+         "Who runs Corwen Tools?", "Ada Penn"),
+        (["1、朗澜机器人的首席执行官是陆念初。", "2、朗澜机器人的主打产品是“游隼”扫描仪。",
+          "3、漪陂镇的镇长是裴云舒。", "4、朗澜机器人的主打产品是“青鸾”平板。",
+          "5、朗澜机器人共有452名员工。"],
+         "朗澜机器人现在由谁掌舵？", "陆念初"),
+    ],
+)  # fmt: skip
+def test_who_is_not_answered_by_a_thing_that_replaced_another(
+    statements: list[str], question: str, answer: str
+) -> None:
+    # The product, restated, ranks where its first statement ranked (a replacement ranks
+    # where what it replaced ranked); "who" asks for a person, and a value written with an
+    # article or in quotes is a thing, so the product falls behind the person.
+    assert answer in _top(statements, question)
+
+
 def test_the_kinds_of_value_asked_and_held() -> None:
     assert asked_kind("Who looks after the lighthouse?") == "person"
     assert asked_kind("灯塔几点亮？") == "time"
@@ -132,6 +154,11 @@ def test_the_kinds_of_value_asked_and_held() -> None:
     assert held_kinds("The museum has 40 rooms.") == {"number"}
     assert held_kinds("The museum has 40 rooms.", "Is it the one with 40 rooms?") == set()
     assert held_kinds("We met from last week on.") == set()  # no name after "from"
+    assert held_kinds("The flagship product of Corwen Tools is the Lark drill.") == {"thing"}
+    assert held_kinds('The motto of Ashgrove School is "Rise early".') == {"thing"}
+    assert held_kinds("梅石茶厂的主打产品是“云雾”绿茶。") == {"thing"}
+    assert held_kinds("The managing director of Corwen Tools is Ada Penn.") == set()
+    assert held_kinds("I think the best one is the red one, honestly") == set()
 
 
 def test_a_chinese_holder_is_named_by_most_of_it() -> None:

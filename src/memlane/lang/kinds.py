@@ -19,7 +19,7 @@ import unicodedata
 
 from memlane.lang.script import fold
 
-PERSON, NUMBER, TIME, PLACE = "person", "number", "time", "place"
+PERSON, NUMBER, TIME, PLACE, THING = "person", "number", "time", "place", "thing"
 
 _ASKS = (
     (TIME, r"\bwhen\b|\bwhat time\b|\bhow early\b|\bhow late\b|几点|什么时候|何时|多早"),
@@ -40,6 +40,13 @@ _PLACE = re.compile(
 )
 """A place is where a locative word puts it: "headquarters *in* Lyon", "总部设*在*霁洲市" (a
 name: "from *last* week" names no place)."""
+_THING = re.compile(
+    r"\b(?:is|are|was|were)\s+"
+    r"(?:(?:the|an?)\s+[^\s,;]+(?:\s+[^\s,;]+){0,3}?\s*[.!]*|[\"“][^\"”]+[\"”][.!]*)\s*$"
+    r"|是\s*[“「《\"]"
+)
+"""A value a statement ends with, written with an article ("… is *the* Heron e-bike") or in
+quotes ("主打产品是*“*青鸾”平板"): a thing or a title, as no person's name is written."""
 
 
 _SUFFIX = re.compile(r"(?:ing|ers|ors|er|or|ed|es|s)$")
@@ -71,7 +78,8 @@ def held_kinds(statement: str, question: str = "") -> frozenset[str]:
     """The kinds of value ``statement`` holds that ``question`` does not name itself.
 
     A clock time is a ``time``; other digits a ``number``; a word after a locative ("in",
-    "在") a ``place``. ``statement`` should come without its numbering ("第9条：", "(24)").
+    "在") a ``place``; a value ending the statement with an article or in quotes a ``thing``.
+    ``statement`` should come without its numbering ("第9条：", "(24)").
     """
     folded, asked = fold(statement), fold(question)
     found: set[str] = set()
@@ -86,6 +94,8 @@ def held_kinds(statement: str, question: str = "") -> frozenset[str]:
         name = fold(match["en"] or match["zh"] or "")
         if name and name not in asked:
             found.add(PLACE)
+    if _THING.search(folded):
+        found.add(THING)
     return frozenset(found)
 
 

@@ -96,6 +96,15 @@ def _roles(query: str, intents: tuple[AttributeIntent, ...]) -> tuple[str, ...]:
     return tuple(sorted(roles_of_subject(query) | {role for role in modifying if role}))
 
 
+def asks_several(query: str) -> bool:
+    """Whether a question joins several asks ("favourite colour and 爱好", "A, B?").
+
+    >>> asks_several("favourite colour and 爱好?"), asks_several("Who coaches the Comets?")
+    (True, False)
+    """
+    return _CLAUSE_BREAK.search(query.strip().rstrip("?？!！。.")) is not None
+
+
 def asks_context(text: str) -> bool:
     """True if ``text`` asks about context, preferences or past episodes ("喜欢", "said")."""
     return bool(_CONTEXT.search(fold(text)))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from itertools import islice
 
 from memlane.facts.lane import FactsLane
+from memlane.lang.kinds import stem as loose_stem
+from memlane.lang.words import term_probe
 from memlane.router.adjudicate import Adjudicator
 from memlane.router.analysis import analyze
 from memlane.router.answers import answering
@@ -40,12 +43,17 @@ from memlane.router.ranking import rank
 from memlane.router.render import render
 from memlane.router.summary_lane import SummaryFilters, note_statements, read_summaries
 from memlane.router.synonyms import SynonymRegistry
+from memlane.router.unstated import without_unstated
 from memlane.session import Session
 from memlane.summaries.lane import SummariesLane
-from memlane.summaries.linedata import LineData
+from memlane.summaries.linedata import PAIRS, TERM, LineData
 from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant
 from memlane.validation import MAX_BUDGET_TOKENS, MAX_RECALL_ITEMS, integer, optional_name
 from memlane.window.model import Turn
+
+MAX_HOLDING = 64
+"""At most this many of a subject's statements holding a term are read to tell whether the
+relation a question asks is stated at all (:mod:`memlane.router.unstated`)."""
 
 SessionFinder = Callable[[str | None, str], Session | None]
 """``(subject or None, session_id) -> the running session, or None``."""
@@ -169,6 +177,7 @@ class Router:
             adjudicator.said,
             at_present=request.valid_at is None,
         )
+        answers = without_unstated(answers, analysis, lambda s, t: self._holding(run, s, t))
         items = rank(answers, request.k, request.include_stale)
         subjects = list(
             dict.fromkeys([*run.resolution.subjects, *(i.subject for i in items if i.subject)])
@@ -323,6 +332,20 @@ class Router:
         if subject not in run.line_data:
             run.line_data[subject] = self._summaries.line_data(subject, note_keys)
         return run.line_data[subject]
+
+    def _holding(self, run: _Run, subject: str, term: str) -> Iterator[str]:
+        """Some of the subject's visible statements holding ``term`` (by its stored keys)."""
+        filters = run.filters
+        assert filters is not None, "the summary step sets the filters"
+        kind, keys = term_probe(term)
+        if kind == "digits":
+            return
+        if kind == "word":  # "coache" is stored as "coach"
+            keys = tuple(dict.fromkeys((*keys, loose_stem(term))))
+        notes = self._line_data(run, subject).latest(TERM if kind == "word" else PAIRS, keys)
+        for note in islice(notes, MAX_HOLDING):
+            if filters.visible(note.at, note.tx_from):
+                yield note.text
 
     def _adjudicator(self, run: _Run) -> Adjudicator:
         request, filters = run.request, run.filters
