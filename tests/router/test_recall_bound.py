@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 import memlane
-from memlane.router.evidence import RECENT_FILINGS
+from memlane.router.refilling import RECENT_FILINGS
 from memlane.storage.sql import rows
 from tests.conftest import FakeClock
 from tests.router.test_evidence import assert_judged_as_reference

@@ -147,7 +147,7 @@ def recent_probes(clause: str) -> tuple[str, ...]:
 
     Its :func:`slot_probes`, which every clause re-filling it holds, then the longer heads
     and tails it is filed under (:func:`slot_keys`). Only the latest few clauses of each key
-    are read (:data:`memlane.router.evidence.RECENT_FILINGS`): a short probe ("the chai")
+    are read (:data:`memlane.router.refilling.RECENT_FILINGS`): a short probe ("the chai")
     is shared by every statement of a frame, a longer one ("the chair of the tidewater c")
     by the statements of one slot, so a re-fill said long ago is still among the latest of
     the longest key both clauses share.
