@@ -3,7 +3,7 @@
 Each clause of a note is filed, when the note is written, under the slot keys of
 :func:`memlane.router.slots.slot_keys` (a ``SLOT`` kind naming the key, a digest of the clause
 as the key: :func:`clause_digest`). Judging whether a later statement re-fills a slot of a
-clause reads, under each key the clause probes (:func:`memlane.router.slots.recent_probes`),
+clause reads, under each key the clause probes (:func:`memlane.router.slots.slot_probes`),
 only the :data:`RECENT_FILINGS` latest clauses filed there, in time order from an index: the
 cost of a judgement stays bounded however much the subject has said in that shape.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from heapq import merge
 
-from memlane.router.slots import clauses, recent_probes
+from memlane.router.slots import clauses, slot_probes
 from memlane.router.statements import Refills, Since, Statement, first_later
 from memlane.summaries.linedata import SLOT, Head, LineData
 from memlane.summaries.model import Note
@@ -45,7 +45,7 @@ def clause_digest(clause: str) -> str:
 
 def probed_kinds(clause: str) -> tuple[str, ...]:
     """The ``SLOT`` kinds whose latest filings are read to judge ``clause``."""
-    return tuple(SLOT + probe for probe in recent_probes(clause))
+    return tuple(SLOT + probe for probe in slot_probes(clause))
 
 
 @dataclass
