@@ -3,9 +3,11 @@
 Each clause of a note is filed, when the note is written, under the slot keys of
 :func:`memlane.router.slots.slot_keys` (a ``SLOT`` kind naming the key, a digest of the clause
 as the key: :func:`clause_digest`). Judging whether a later statement re-fills a slot of a
-clause reads, under each key the clause probes (:func:`memlane.router.slots.slot_probes`),
-only the :data:`RECENT_FILINGS` latest clauses filed there, in time order from an index: the
-cost of a judgement stays bounded however much the subject has said in that shape.
+clause reads, under the keys the clause probes (:func:`memlane.router.slots.probe_chains`: its
+heads and its tails, shortest first), only the :data:`RECENT_FILINGS` latest clauses filed
+there, in time order from an index: the cost of a judgement stays bounded however much the
+subject has said in that shape. Along a chain, a key whose latest filings are all its
+filings ends the reading: every re-fill filed under a longer key of the chain is among them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from heapq import merge
 
-from memlane.router.slots import clauses, slot_probes
+from memlane.router.slots import clauses, probe_chains
 from memlane.router.statements import Refills, Since, Statement, first_later
 from memlane.summaries.linedata import SLOT, Head, LineData
 from memlane.summaries.model import Note
@@ -43,9 +45,9 @@ def clause_digest(clause: str) -> str:
     return hashlib.blake2b(clause.encode(), digest_size=8).hexdigest()
 
 
-def probed_kinds(clause: str) -> tuple[str, ...]:
-    """The ``SLOT`` kinds whose latest filings are read to judge ``clause``."""
-    return tuple(SLOT + probe for probe in slot_probes(clause))
+def kind_chains(clause: str) -> list[tuple[str, ...]]:
+    """The ``SLOT`` kinds of the keys ``clause`` probes, one chain per side, shortest first."""
+    return [tuple(SLOT + probe for probe in chain) for chain in probe_chains(clause) if chain]
 
 
 @dataclass
@@ -64,15 +66,43 @@ class RefillWalk:
     _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
 
     def prepare(self, judged: Iterable[str]) -> None:
-        """Read the latest filings of every key these clauses probe, in one store call."""
-        kinds = (kind for clause in judged for kind in probed_kinds(clause))
-        self.data.read_recent(kinds, self.visible, RECENT_FILINGS)
+        """Read the latest filings of the keys these clauses probe, a few store calls in all.
+
+        Every chain's shortest key first, all clauses at once; then, of the chains whose
+        keys read so far were all filled (:meth:`LineData.filled`), the next keys, twice as
+        many each round. A chain stops at its first key that was not filled.
+        """
+        chains = [chain for clause in dict.fromkeys(judged) for chain in kind_chains(clause)]
+        step = 1
+        while chains:
+            self.data.read_recent(
+                (kind for chain in chains for kind in chain[:step]), self.visible, RECENT_FILINGS
+            )
+            chains = [
+                chain[step:]
+                for chain in chains
+                if len(chain) > step and all(self._filled(kind) for kind in chain[:step])
+            ]
+            step *= 2
+
+    def probed(self, clause: str) -> list[str]:
+        """The kinds whose latest filings judge ``clause``: each chain to its first not filled."""
+        kinds: list[str] = []
+        for chain in kind_chains(clause):
+            for kind in chain:
+                kinds.append(kind)
+                if not self._filled(kind):
+                    break
+        return kinds
+
+    def _filled(self, kind: str) -> bool:
+        return self.data.filled(kind, self.visible, RECENT_FILINGS)
 
     def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
         """The latest stored statement ``since`` with a clause that ``refills`` ``clause``.
 
-        The :data:`RECENT_FILINGS` latest clauses filed under each probe of ``clause`` are
-        read (:meth:`LineData.recent`), each once, with its latest holder, latest first;
+        The :data:`RECENT_FILINGS` latest clauses filed under each key :meth:`probed` gives
+        are read (:meth:`LineData.recent`), each once, with its latest holder, latest first;
         only a clause that re-fills the slot has its holders read further, when its latest
         comes from ``turns``. A re-fill older than the latest filings of every key it shares
         with ``clause`` is not looked for.
@@ -81,7 +111,7 @@ class RefillWalk:
         limit = (-to_micros(after[0]), -to_micros(after[1]))
         lists = {
             kind: self.data.recent(kind, self.visible, RECENT_FILINGS)
-            for kind in probed_kinds(clause)
+            for kind in self.probed(clause)
         }
         heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
         best: tuple[tuple[int, int, int], Statement] | None = None

@@ -99,6 +99,15 @@ def slot_opening(clause: str) -> str:
     return clause
 
 
+FILED_SHARE = 1 / 8
+"""A clause is filed under its heads and tails at least this share of it long (see
+:func:`slot_keys`); the clauses that may restate it are at most twice as long, so each files
+every head and tail of a quarter of this clause or more, the lengths it probes."""
+PROBED_SHARE = 1 / 4
+"""A clause probes its heads and tails at least this share of it long: the head or the tail
+that two clauses of one slot share is that long (see :func:`probe_chains`)."""
+
+
 @lru_cache(maxsize=32_768)
 def slot_keys(clause: str) -> tuple[str, ...]:
     """The keys a clause is filed under: each says "the frame holds this much of it".
@@ -106,45 +115,69 @@ def slot_keys(clause: str) -> tuple[str, ...]:
     Two clauses of one slot (:func:`restates`) share a head and a tail, cut at word edges,
     that together make at least half of the longer one, so one of the two is at least a
     quarter of either clause. A clause is filed under every head and every tail it holds
-    that is cut at a word edge (:func:`word_cuts`) and at least a quarter of it long (a tail
-    joined to the clause's :func:`slot_opening`, which both share), so the head or tail a
-    re-filling clause shares with it is one of its keys, whatever the length: the slot's
-    *masked-value* key ("the chair of the kalo club is …", "… chairs the kalo club"). A head
-    holding the entity of a frame is shared by the statements of that one slot, not by every
-    statement of the frame, so the latest filings of the key hold the slot's latest re-fill
+    that is cut at a word edge (:func:`word_cuts`) and at least :data:`FILED_SHARE` of it
+    long (a tail joined to the clause's :func:`slot_opening`, which both share): the head or
+    tail a re-filling clause shares with it is one of them, whatever its length — the slot's
+    *masked-value* key ("the chair of the kalo club is …"). A head holding the entity of a
+    frame is shared by the statements of that one slot, not by every statement of the frame,
+    so the latest filings of the key hold the slot's latest re-fill
     (:data:`memlane.router.refilling.RECENT_FILINGS`). Stored as a digest of the head or tail
     (:func:`masked_key`): a key row stays short however long the clause. A clause too short
     to hold a frame (:data:`MIN_FRAME_CHARS`) has none.
 
     >>> [key[0] for key in slot_keys("my team is arsenal")]
-    ['h', 'h', 't', 't', 't']
-    >>> set(slot_keys("the chair of the kalo club is ada moss")) & set(
-    ...     slot_keys("the chair of the kalo club is ben ode")) == {
-    ...     masked_key("h", "the chair of the kalo club is")}
+    ['h', 'h', 'h', 't', 't', 't']
+    >>> shared = set(slot_keys("the chair of the kalo club is ada moss")) & set(
+    ...     slot_keys("the chair of the kalo club is ben ode"))
+    >>> masked_key("h", "the chair of the kalo club is") in shared
     True
     """
-    if sum(not char.isspace() for char in clause) < MIN_FRAME_CHARS:
-        return ()  # the frame (taken before it is widened to whole words) does not fit
-    quarter = len(clause) / 4
-    opening = slot_opening(clause)
-    cuts = word_cuts(clause)
-    heads = dict.fromkeys(clause[:cut].rstrip() for cut in cuts if cut >= quarter)
-    tails = dict.fromkeys(clause[cut:].lstrip() for cut in cuts if len(clause) - cut >= quarter)
-    keys = [masked_key("h", head) for head in heads if head]
-    keys += [masked_key("t", f"{opening}|{tail}") for tail in tails if tail]
-    return tuple(keys)
+    heads, tails = _sides(clause, FILED_SHARE)
+    return heads + tails
+
+
+@lru_cache(maxsize=32_768)
+def probe_chains(clause: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keys whose latest clauses are read to judge ``clause``: its heads, then its tails.
+
+    Each of the two shortest first, from :data:`PROBED_SHARE` of the clause. Every clause that
+    re-fills ``clause`` is filed under one of them (the head or tail the two share), and under
+    every shorter one of the same chain: so when the latest filings of a key are all of its
+    filings, the longer keys of its chain hold nothing more
+    (:meth:`memlane.router.refilling.RefillWalk.prepare`).
+
+    >>> heads, tails = probe_chains("my team is arsenal")
+    >>> len(heads), len(tails), set(heads + tails) <= set(slot_keys("my team is arsenal"))
+    (2, 3, True)
+    """
+    return _sides(clause, PROBED_SHARE)
 
 
 def slot_probes(clause: str) -> tuple[str, ...]:
-    """The keys whose latest clauses are read to judge ``clause``: all its :func:`slot_keys`.
+    """Every key of :func:`probe_chains`: one of them files each clause re-filling ``clause``.
 
-    Every clause that re-fills ``clause`` is filed under one of them (the head or tail the two
-    share), and a clause of another slot under none of the longer ones.
-
-    >>> slot_probes("my team is arsenal") == slot_keys("my team is arsenal")
+    >>> set(slot_probes("my team is arsenal")) <= set(slot_keys("my team is arsenal"))
     True
     """
-    return slot_keys(clause)
+    heads, tails = probe_chains(clause)
+    return heads + tails
+
+
+def _sides(clause: str, share: float) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keys of the heads and of the tails of ``clause`` at least ``share`` of it long."""
+    if sum(not char.isspace() for char in clause) < MIN_FRAME_CHARS:
+        return (), ()  # the frame (taken before it is widened to whole words) does not fit
+    least = share * len(clause)
+    cuts = word_cuts(clause)
+    heads = dict.fromkeys(clause[:cut].rstrip() for cut in cuts if cut >= least)
+    tails = dict.fromkeys(
+        clause[cut:].lstrip() for cut in reversed(cuts) if len(clause) - cut >= least
+    )
+    opening = slot_opening(clause)
+    return (
+        tuple(masked_key("h", head) for head in heads if head),
+        tuple(masked_key("t", f"{opening}|{tail}") for tail in tails if tail),
+    )
 
 
 def word_cuts(clause: str) -> tuple[int, ...]:
