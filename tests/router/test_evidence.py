@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import memlane
 from memlane.router import executor
 from memlane.router.evidence import ListedEvidence, Statement, no_meaning
-from memlane.router.slots import restates, slot_keys, slot_opening, slot_probes
+from memlane.router.slots import probe_chains, restates, slot_keys, slot_opening, slot_probes
 from memlane.summaries.linedata import LineData
 from memlane.summaries.model import Note
 from memlane.summaries.sources import NoteIndex, StoredNoteIndex
@@ -36,12 +36,26 @@ def test_every_clause_that_restates_another_is_filed_under_one_of_its_probes(
         if restates(first, second) is None or slot_opening(first) != slot_opening(second):
             continue
         assert set(slot_probes(first)) & set(slot_keys(second)), (first, second)
+        filed = set(slot_keys(second))
+        for chain in probe_chains(first):  # filed under a key: under the shorter ones too
+            held = [key in filed for key in chain]
+            assert not any(held) or all(held[: max(i for i, h in enumerate(held) if h) + 1])
 
 
 def test_probes_of_a_long_clause_leave_out_clauses_of_other_frames() -> None:
     probe = set(slot_probes("the chair of the tidewater club is ada moss"))
     assert probe & set(slot_keys("the chair of the tidewater club is ben ode"))
     assert not probe & set(slot_keys("the weather in the tidewater valley was grim"))
+
+
+def test_the_longest_key_two_clauses_of_one_slot_share_is_the_slots_own() -> None:
+    """Whatever the length of the entity: a frame's short head is every entity's."""
+    kalo, tidewater = (
+        set(slot_keys(f"the chair of the {club} club is ada moss"))
+        for club in ("kalo", "tidewater")
+    )
+    update = set(slot_keys("the chair of the kalo club is ben ode"))
+    assert kalo & update - tidewater  # the slot's own head, which no other club's files
 
 
 STATEMENTS = [

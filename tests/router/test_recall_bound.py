@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 import memlane
-from memlane.router.evidence import RECENT_FILINGS
+from memlane.router.refilling import RECENT_FILINGS
 from memlane.storage.sql import rows
 from tests.conftest import FakeClock
 from tests.router.test_evidence import assert_judged_as_reference
@@ -175,12 +175,10 @@ def test_an_update_in_a_long_stream_of_one_frame_supersedes_beyond_the_latest_fi
 ) -> None:
     """Every statement of the stream opens "the chair of the …": one short probe for all.
 
-    Its latest filings are other clubs' updates; the longer head the two statements of one
-    club share ("the chair of the kakan rowing club", 32 characters) has two. Before the longer
-    heads were read, the first updates of a stream longer than ``RECENT_FILINGS`` left their
-    old value current. (A head shared for fewer than 32 characters, "the chair of the kakan
-    club is", is filed under 16 at most, "the chair of the": there an early update is still
-    missed; see docs/recall.md.)
+    Its latest filings are other clubs' updates; the head the two statements of one club
+    share ("the chair of the kakan rowing club is") has two. Before the longer heads were
+    read, the first updates of a stream longer than ``RECENT_FILINGS`` left their old value
+    current.
     """
     syllables = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "zu", "bri", "dan", "fe", "gor"]
 
@@ -203,3 +201,33 @@ def test_an_update_in_a_long_stream_of_one_frame_supersedes_beyond_the_latest_fi
             status = {item.text: item.status for item in items}
             assert status.get(f"The chair of the {clubs[n]} is {old[n]}") == "stale", status
             assert status.get(f"The chair of the {clubs[n]} is {new[n]}") == "current", status
+
+
+@pytest.mark.parametrize(
+    "frame", ["The chair of the {} club is {}", "The {} club has {} as its chair"]
+)
+def test_an_update_of_a_short_name_in_a_long_stream_of_one_frame_supersedes(
+    clock: FakeClock, frame: str
+) -> None:
+    """Names of four letters: the two statements of one club share only 29 characters.
+
+    Filed at head lengths 1, 2, 4, … 64, the longest head both held was "the chair of the"
+    (or "the ka"), every club's: an update said more than ``RECENT_FILINGS`` statements of
+    the frame ago was not found and the old chair stayed current. Filed under every head and
+    tail cut at a word, they share the slot's own ("the chair of the kaka club is").
+    """
+    syllables = ["ka", "lo", "mi", "re", "sa", "to", "ve", "zu", "bi", "da", "fe", "go"]
+    clubs = [syllables[n % 12] + syllables[n // 12 % 12] for n in range(3 * RECENT_FILINGS)]
+    old = [f"Ada{syllables[n % 12]}" for n in range(len(clubs))]
+    new = [f"Ben{syllables[n % 12]}" for n in range(len(clubs))]
+    said = [frame.format(club, old[n]) for n, club in enumerate(clubs)]
+    said += [frame.format(club, new[n]) for n, club in enumerate(clubs)]
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        notes = [{"subject": "U-1", "text": t, "at": clock.advance(minutes=1)} for t in said]
+        mem.summaries.add_notes(notes)
+        assert mem.index.wait(timeout=60)
+        for n in (0, 1, RECENT_FILINGS):  # updated 3 x RECENT_FILINGS filings of the frame ago
+            items = mem.recall("U-1", f"who chairs the {clubs[n]} club?").items
+            status = {item.text: item.status for item in items}
+            assert status.get(frame.format(clubs[n], old[n])) == "stale", status
+            assert status.get(frame.format(clubs[n], new[n])) == "current", status

@@ -309,3 +309,41 @@ def test_a_file_keyed_before_slot_rows_named_their_clause_is_keyed_again(
         assert pending(mem) == 0
         old = store_of(mem).db.fetchone("SELECT count(*) FROM note_keys WHERE kind = 's'")
         assert old[0] == 0
+
+
+def test_a_file_keyed_under_power_of_two_heads_is_keyed_again_under_masked_value_keys(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    path = tmp_path / "old.db"
+    said_twice(
+        path,
+        clock,
+        "The chair of the Kalo Club is Ada Moss",
+        "The chair of the Kalo Club is Ben Ode",
+    )
+    connection = sqlite3.connect(path)
+    rekeyed = max(
+        number
+        for number, statements in enumerate(sqlite_schema.MIGRATIONS)
+        if statements == schema.REKEY_NOTES
+    )
+    connection.execute("DELETE FROM note_keys WHERE kind LIKE 's%'")
+    connection.execute(
+        "INSERT INTO note_keys SELECT tenant, subject, 'sh16:the chair of the', "
+        "'0123456789abcdef', note_id, said_at, tx_from FROM note_keys WHERE kind = 'n'"
+    )
+    connection.execute(f"PRAGMA user_version = {rekeyed}")
+    connection.commit()
+    connection.close()
+    with memlane.Memory(path, clock=clock, embedder="hash") as mem:
+        assert pending(mem) == 2 and key_rows(mem, "U-1") == 0
+        items = mem.recall("U-1", "who chairs the Kalo Club?").items
+        stale = [i.text for i in items if i.status == "stale"]
+        assert stale == ["The chair of the Kalo Club is Ada Moss"]
+        assert pending(mem) == 0
+        slot_rows = store_of(mem).db.fetchall(
+            "SELECT DISTINCT kind FROM note_keys WHERE kind LIKE 's%'", ()
+        )
+        expected = {SLOT + key for key in slot_keys("the chair of the kalo club is ada moss")}
+        expected |= {SLOT + key for key in slot_keys("the chair of the kalo club is ben ode")}
+        assert {kind for (kind,) in slot_rows} == expected

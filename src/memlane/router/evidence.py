@@ -10,19 +10,27 @@ the statements its candidates need, not everything the subject has said.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from heapq import merge
-from typing import Any, Generic, Protocol, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar
 
 from memlane.lang.changes import speaks_for_self, takes_back
 from memlane.lang.words import shares_term, term_keys, term_probe
-from memlane.router.claims import Claim, claims
-from memlane.router.slots import clauses, recent_probes, slot_keys, slot_opening
+from memlane.router.claims import claims
+from memlane.router.refilling import RECENT_FILINGS, RefillWalk, clause_digest
+from memlane.router.slots import clauses, slot_keys, slot_opening
+from memlane.router.statements import (
+    Refills,
+    Since,
+    Statement,
+    first_later,
+    said_when,
+    statement,
+)
 from memlane.summaries.linedata import (
     CITES,
     CLAIM,
@@ -34,32 +42,34 @@ from memlane.summaries.linedata import (
     SLOT,
     TERM,
     WORD,
-    Head,
     LineData,
 )
 from memlane.summaries.model import Note
 from memlane.summaries.sources import line_words
 from memlane.summaries.text import is_question
-from memlane.timeutil import to_micros
+
+__all__ = [
+    "RECENT_FILINGS",
+    "Evidence",
+    "ListedEvidence",
+    "Refills",
+    "Since",
+    "Statement",
+    "StoredEvidence",
+    "clause_digest",
+    "first_later",
+    "note_keys",
+    "origins",
+    "said_when",
+    "statement",
+    "turns_of",
+]
 
 SPECIFIC_SHARE = 0.05
 MIN_SPECIFIC_COUNT = 3
 """A retracted value's word ties it to earlier statements only if at most this share (or
 count) of the subject's statements say it: a value is specific, a common word is not."""
 
-Since = tuple[tuple[datetime, datetime], frozenset[str]]
-"""Statements said after ``(said, stored)`` and not from these turns: those that may
-supersede another (see :func:`first_later`)."""
-Refills = Callable[[str], bool]
-"""Whether a clause re-fills a slot (see :meth:`Evidence.refilling`)."""
-HEADS_READ = 32
-"""Notes read at once for the clauses they file, when judging against later statements."""
-RECENT_FILINGS = 16
-"""How many of the latest clauses filed under each probe of a clause are read to judge it
-against later statements (:meth:`StoredEvidence.refilling`): a slot re-filled more often than
-this after a statement of the same shape is already superseded by the nearer re-fills, and
-the cost of judging a clause stays bounded however much the subject has said in that shape
-(see docs/recall.md)."""
 Meaning = Callable[[int], Sequence[tuple[int, float]]]
 """``meaning(note_id)``: the subject's notes nearest in meaning to a note, as ``(note id,
 cosine)``, nearest first; none when the embedder cannot tell (see
@@ -68,38 +78,6 @@ cosine)``, nearest first; none when the embedder cannot tell (see
 T = TypeVar("T")
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
 _PROBE_KINDS = {"word": TERM, "pairs": PAIRS}
-
-
-@dataclass(frozen=True)
-class Statement:
-    """Evidence: a note or user turn of a subject; its claims are read when first asked for."""
-
-    subject: str
-    text: str
-    said: datetime
-    learned: datetime
-    turns: frozenset[str]
-    ref: str
-    note: Note | None = None
-
-    @cached_property
-    def claims(self) -> tuple[Claim, ...]:
-        """What the statement asserts (see :func:`memlane.router.claims.claims`)."""
-        return tuple(claims(self.text, self.subject))
-
-
-def statement(
-    subject: str,
-    text: str,
-    *,
-    said: datetime,
-    learned: datetime,
-    turns: Iterable[str],
-    ref: str,
-    note: Note | None = None,
-) -> Statement:
-    """Build a :class:`Statement`."""
-    return Statement(subject, text, said, learned, frozenset(turns), ref, note)
 
 
 NOTE_REF = "note:"
@@ -153,37 +131,6 @@ def note_keys(subject: str, text: str, provenance: Sequence[str]) -> list[tuple[
     if digits:
         keys.append((DIGITS, digits))
     return keys
-
-
-def clause_digest(clause: str) -> str:
-    """What a slot row stores of the clause it files: equal clauses, equal digests.
-
-    >>> clause_digest("my team is arsenal") == clause_digest("my team is arsenal")
-    True
-    """
-    return hashlib.blake2b(clause.encode(), digest_size=8).hexdigest()
-
-
-def first_later(
-    found: Iterable[T],
-    after: tuple[datetime, datetime],
-    turns: frozenset[str],
-    keep: Callable[[T], bool] | None = None,
-    said: Callable[[T], Statement] = lambda item: cast(Statement, item),
-) -> T | None:
-    """The first of ``found`` (latest first) said after ``after``, not from ``turns``, kept."""
-    for item in found:
-        statement = said(item)
-        if (statement.said, statement.learned) <= after:
-            return None  # the rest are older still
-        if not statement.turns & turns and (keep is None or keep(item)):
-            return item
-    return None
-
-
-def said_when(said: Statement) -> tuple[datetime, datetime]:
-    """When a statement was said, then stored: the later one is the newer knowledge."""
-    return said.said, said.learned
 
 
 def no_meaning(note_id: int) -> Sequence[tuple[int, float]]:
@@ -410,17 +357,6 @@ def _said_by(pair: tuple[Statement, str]) -> Statement:
     return pair[0]
 
 
-def _indexed(heads: Sequence[Head], kind: str) -> Iterator[tuple[Head, str, int]]:
-    """The heads of a slot key with where they come from, for :func:`heapq.merge`."""
-    for index, head in enumerate(heads):
-        yield head, kind, index
-
-
-def _order(note: Note) -> tuple[int, int, int]:
-    """Where a note comes in the latest-first order of :meth:`LineData.latest`."""
-    return -to_micros(note.at), -to_micros(note.tx_from), note.id
-
-
 @dataclass
 class StoredEvidence:
     """:class:`Evidence` of a subject's stored notes (by their keys) and its window's turns.
@@ -443,12 +379,13 @@ class StoredEvidence:
     _listed: ListedEvidence = field(init=False)
     _said: dict[int, Statement | None] = field(init=False, default_factory=dict)
     _read: dict[tuple[str, ...], _Replay[Any]] = field(init=False, default_factory=dict)
-    _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
+    _walk: RefillWalk = field(init=False)
     _nearest: dict[int, Statement | None] = field(init=False, default_factory=dict)
     _own_before: dict[str, Statement | None] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._listed = ListedEvidence(self.window, self._size, self._sharing)
+        self._walk = RefillWalk(self.data, self.visible, self._latest)
 
     def citing(self, turns: frozenset[str]) -> list[Statement]:
         """The statements that came from one of ``turns`` (turn ids or ``note:<id>``)."""
@@ -465,15 +402,11 @@ class StoredEvidence:
     def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
         """The latest statement ``since`` re-filling ``clause``.
 
-        Of the stored notes, the :data:`RECENT_FILINGS` latest clauses filed under each probe
-        of ``clause`` (:func:`memlane.router.slots.recent_probes`: its slot probes and its
-        longer heads and tails) are read (:meth:`LineData.recent`), each once, with its
-        latest holder, latest first; only a clause that re-fills the slot has its holders
-        read further, when its latest comes from ``turns``. A re-fill older than the latest
-        filings of every key it shares with ``clause`` is not looked for: the cost stays
-        bounded however often the subject said something in the shape of ``clause``.
+        Of the stored notes, by the refilling walk (:class:`RefillWalk`): only the latest
+        clauses filed under the keys ``clause`` probes are read, so the cost stays bounded
+        however often the subject said something in the shape of ``clause``.
         """
-        stored = self._stored_refilling(clause, since, refills)
+        stored = self._walk.refilling(clause, since, refills)
         window = self._listed.refilling(clause, since, refills)
         if stored is None or window is None:
             return stored or window
@@ -486,8 +419,7 @@ class StoredEvidence:
         probes a hundred or more slot keys, and asks for the statements citing the turns of
         each candidate: those are read at once too (two more calls).
         """
-        kinds = (SLOT + probe for clause in clauses for probe in recent_probes(clause))
-        self.data.read_recent(kinds, self.visible, RECENT_FILINGS)
+        self._walk.prepare(clauses)
         self.data.prefetch_citing(turns)
 
     def retracting(self) -> Iterator[Statement]:
@@ -501,53 +433,6 @@ class StoredEvidence:
             if any(c.key == key for c in said.claims)
         )
         return self._with_window(stored, self._listed.claiming(key), said_when)
-
-    def _stored_refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
-        after = since[0]
-        limit = (-to_micros(after[0]), -to_micros(after[1]))
-        lists = {
-            kind: self.data.recent(kind, self.visible, RECENT_FILINGS)
-            for kind in (SLOT + probe for probe in recent_probes(clause))
-        }
-        heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
-        best: tuple[tuple[int, int, int], Statement] | None = None
-        seen: set[str] = set()
-        for head, kind, index in heads:
-            if (head.before, head.stored_before) >= limit:
-                break  # the other clauses were last said before ``after``
-            if best is not None and head[:3] >= best[0]:
-                break  # their holders all come after the best found
-            if head.key in seen:
-                continue  # filed under both slot keys
-            seen.add(head.key)
-            filed = self._filed(lists[kind], index)
-            if filed is None or not refills(filed):
-                continue
-            found = first_later(self._latest(kind, [head.key]), *since)
-            if found is not None and found.note is not None:
-                order = _order(found.note)
-                best = (order, found) if best is None or order < best[0] else best
-        return None if best is None else best[1]
-
-    def _filed(self, heads: Sequence[Head], index: int) -> str | None:
-        """The clause ``heads[index]`` files under its slot key (so it opens as the probe).
-
-        Read once per recall per clause, from the heads' notes, a page of heads at a time.
-        """
-        digest = heads[index].key
-        if digest not in self._clauses:
-            wanted = [
-                head for head in heads[index : index + HEADS_READ] if head.key not in self._clauses
-            ]
-            found = self.data.by_id([head.note_id for head in wanted])
-            for head in wanted:
-                note = found.get(head.note_id)
-                if note is not None and head.key not in self._clauses:
-                    texts = clauses(note.text, note.subject)
-                    self._clauses[head.key] = next(
-                        (text for text in texts if clause_digest(text) == head.key), None
-                    )
-        return self._clauses.get(digest)
 
     def _retracting(self) -> Iterator[Statement]:
         stored = self._latest(RETRACTS, [""])

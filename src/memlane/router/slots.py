@@ -23,6 +23,7 @@ episode of the same shape adds to it, never replaces it (:func:`memlane.lang.tel
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -98,75 +99,107 @@ def slot_opening(clause: str) -> str:
     return clause
 
 
-SLOT_KEY_SPANS = (1, 2, 4, 8, 16, 32, 64)
-"""The lengths of the heads and tails a clause is filed under (see :func:`slot_keys`)."""
+FILED_SHARE = 1 / 8
+"""A clause is filed under its heads and tails at least this share of it long (see
+:func:`slot_keys`); the clauses that may restate it are at most twice as long, so each files
+every head and tail of a quarter of this clause or more, the lengths it probes."""
+PROBED_SHARE = 1 / 4
+"""A clause probes its heads and tails at least this share of it long: the head or the tail
+that two clauses of one slot share is that long (see :func:`probe_chains`)."""
 
 
 @lru_cache(maxsize=32_768)
 def slot_keys(clause: str) -> tuple[str, ...]:
-    """The keys a clause is filed under, so that the clauses that may restate one are found.
+    """The keys a clause is filed under: each says "the frame holds this much of it".
 
-    A clause is filed under its opening joined to its head, and to its tail, of every length
-    in :data:`SLOT_KEY_SPANS` it holds; :func:`slot_probes` asks for one length that every
-    clause restating the probe shares.
+    Two clauses of one slot (:func:`restates`) share a head and a tail, cut at word edges,
+    that together make at least half of the longer one, so one of the two is at least a
+    quarter of either clause. A clause is filed under every head and every tail it holds
+    that is cut at a word edge (:func:`word_cuts`) and at least :data:`FILED_SHARE` of it
+    long (a tail joined to the clause's :func:`slot_opening`, which both share): the head or
+    tail a re-filling clause shares with it is one of them, whatever its length — the slot's
+    *masked-value* key ("the chair of the kalo club is …"). A head holding the entity of a
+    frame is shared by the statements of that one slot, not by every statement of the frame,
+    so the latest filings of the key hold the slot's latest re-fill
+    (:data:`memlane.router.refilling.RECENT_FILINGS`). Stored as a digest of the head or tail
+    (:func:`masked_key`): a key row stays short however long the clause. A clause too short
+    to hold a frame (:data:`MIN_FRAME_CHARS`) has none.
 
-    >>> keys = slot_keys("my team is arsenal")
-    >>> len(keys), keys[4:6]
-    (10, ('h4:my t', 't4:my|enal'))
+    >>> [key[0] for key in slot_keys("my team is arsenal")]
+    ['h', 'h', 'h', 't', 't', 't']
+    >>> shared = set(slot_keys("the chair of the kalo club is ada moss")) & set(
+    ...     slot_keys("the chair of the kalo club is ben ode"))
+    >>> masked_key("h", "the chair of the kalo club is") in shared
+    True
     """
-    opening = slot_opening(clause)
-    keys: list[str] = []
-    for span in SLOT_KEY_SPANS:
-        if span > len(clause):
-            break
-        keys += _slot_pair(clause, opening, span)
-    return tuple(keys)
+    heads, tails = _sides(clause, FILED_SHARE)
+    return heads + tails
 
 
 @lru_cache(maxsize=32_768)
+def probe_chains(clause: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keys whose latest clauses are read to judge ``clause``: its heads, then its tails.
+
+    Each of the two shortest first, from :data:`PROBED_SHARE` of the clause. Every clause that
+    re-fills ``clause`` is filed under one of them (the head or tail the two share), and under
+    every shorter one of the same chain: so when the latest filings of a key are all of its
+    filings, the longer keys of its chain hold nothing more
+    (:meth:`memlane.router.refilling.RefillWalk.prepare`).
+
+    >>> heads, tails = probe_chains("my team is arsenal")
+    >>> len(heads), len(tails), set(heads + tails) <= set(slot_keys("my team is arsenal"))
+    (2, 3, True)
+    """
+    return _sides(clause, PROBED_SHARE)
+
+
 def slot_probes(clause: str) -> tuple[str, ...]:
-    """The keys of :func:`slot_keys` that every clause :func:`restates` ``clause`` holds.
+    """Every key of :func:`probe_chains`: one of them files each clause re-filling ``clause``.
 
-    :func:`restates` needs the frame (a shared head plus a shared tail) to be at least half
-    of the longer clause, so the shared head or tail is at least a quarter of ``clause``; the
-    span asked for is the longest of :data:`SLOT_KEY_SPANS` within that quarter (the other
-    clause, at least half as long, files it). A clause too short to hold a frame has none.
-
-    >>> slot_probes("my team is arsenal")
-    ('h4:my t', 't4:my|enal')
+    >>> set(slot_probes("my team is arsenal")) <= set(slot_keys("my team is arsenal"))
+    True
     """
+    heads, tails = probe_chains(clause)
+    return heads + tails
+
+
+def _sides(clause: str, share: float) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keys of the heads and of the tails of ``clause`` at least ``share`` of it long."""
     if sum(not char.isspace() for char in clause) < MIN_FRAME_CHARS:
-        return ()  # the frame (taken before it is widened to whole words) does not fit
-    span = max(s for s in SLOT_KEY_SPANS if s == 1 or s <= len(clause) / 4)
-    return _slot_pair(clause, slot_opening(clause), span)
-
-
-@lru_cache(maxsize=32_768)
-def recent_probes(clause: str) -> tuple[str, ...]:
-    """The keys whose latest clauses are read to judge ``clause``: probes, longest last.
-
-    Its :func:`slot_probes`, which every clause re-filling it holds, then the longer heads
-    and tails it is filed under (:func:`slot_keys`). Only the latest few clauses of each key
-    are read (:data:`memlane.router.evidence.RECENT_FILINGS`): a short probe ("the chai")
-    is shared by every statement of a frame, a longer one ("the chair of the tidewater c")
-    by the statements of one slot, so a re-fill said long ago is still among the latest of
-    the longest key both clauses share.
-
-    >>> recent_probes("my team is arsenal")[2:]
-    ('h8:my team ', 't8:my| arsenal', 'h16:my team is arsen', 't16:my| team is arsenal')
-    """
-    probes = slot_probes(clause)
-    if not probes:
-        return ()
-    span = int(probes[0].split(":", 1)[0][1:])
+        return (), ()  # the frame (taken before it is widened to whole words) does not fit
+    least = share * len(clause)
+    cuts = word_cuts(clause)
+    heads = dict.fromkeys(clause[:cut].rstrip() for cut in cuts if cut >= least)
+    tails = dict.fromkeys(
+        clause[cut:].lstrip() for cut in reversed(cuts) if len(clause) - cut >= least
+    )
     opening = slot_opening(clause)
-    longer = (s for s in SLOT_KEY_SPANS if span < s <= len(clause))
-    return probes + tuple(key for s in longer for key in _slot_pair(clause, opening, s))
+    return (
+        tuple(masked_key("h", head) for head in heads if head),
+        tuple(masked_key("t", f"{opening}|{tail}") for tail in tails if tail),
+    )
 
 
-def _slot_pair(clause: str, opening: str, span: int) -> tuple[str, str]:
-    head = clause[: max(span, len(opening))]
-    return f"h{span}:{head}", f"t{span}:{opening}|{clause[-span:]}"
+def word_cuts(clause: str) -> tuple[int, ...]:
+    """Where a clause may be cut without splitting a Latin word or a number.
+
+    Between any two characters of unspaced text (Chinese has no spaces to cut at), on each
+    side of a space or a punctuation mark: where :func:`restates` may end a frame's head or
+    begin its tail.
+
+    >>> word_cuts("my team")
+    (2, 3)
+    """
+    return tuple(cut for cut in range(1, len(clause)) if not _joins(clause, cut))
+
+
+def masked_key(side: str, frame: str) -> str:
+    """The stored key of a clause's head (``"h"``) or tail (``"t"``): a short digest of it.
+
+    >>> masked_key("h", "my team is") == masked_key("h", "my team is")
+    True
+    """
+    return side + hashlib.blake2b(frame.encode(), digest_size=8).hexdigest()
 
 
 def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
@@ -246,10 +279,15 @@ def _common_prefix(first: str, second: str) -> int:
 
 
 def _word_edges(old: str, new: str, prefix: int, suffix: int) -> tuple[int, int]:
-    """Widen the differing span to whole Latin words and digit runs ("9:30" vs "9:45")."""
-    while prefix > 0 and _joins(old, prefix) and _joins(new, prefix):
+    """Widen the differing span to whole Latin words and digit runs ("9:30" vs "9:45").
+
+    In both clauses: "price 95" against "price 9" differ in the whole number, not in "5"
+    against nothing, so a frame always ends and begins at a :func:`word_cuts` of each (where
+    :func:`slot_keys` files it).
+    """
+    while prefix > 0 and (_joins(old, prefix) or _joins(new, prefix)):
         prefix -= 1
-    while suffix > 0 and _joins(old, len(old) - suffix) and _joins(new, len(new) - suffix):
+    while suffix > 0 and (_joins(old, len(old) - suffix) or _joins(new, len(new) - suffix)):
         suffix -= 1
     return prefix, suffix
 

@@ -112,6 +112,7 @@ class LineData:
         self._counts: dict[tuple[object, ...], int] = {}
         self._pages: dict[tuple[str, str], list[list[Note]]] = {}
         self._heads: dict[tuple[str, Visible, int], list[Head]] = {}
+        self._filled: set[tuple[str, Visible, int]] = set()
         self._by_id: dict[int, Note | None] = {}
         self._holders: dict[tuple[str, str], list[int]] = {}
         self._held: dict[tuple[str, str], int] = {}
@@ -182,10 +183,20 @@ class LineData:
             return
         found = self._store.recent_keyed(self._tenant, self._subject, missing, visible, limit)
         for kind, rows in found.items():
+            if len(rows) >= limit:
+                self._filled.add((kind, visible, limit))
             heads: dict[str, Head] = {}
             for key, note_id, said, stored in rows:  # latest first: a key's first is its head
                 heads.setdefault(key, Head(-said, -stored, note_id, key))
             self._heads[kind, visible, limit] = sorted(heads.values())
+
+    def filled(self, kind: str, visible: Visible, limit: int) -> bool:
+        """Whether :meth:`recent` of ``kind`` read ``limit`` rows: there may be older ones.
+
+        Otherwise they are every row of ``kind`` visible at ``visible``.
+        """
+        self.read_recent([kind], visible, limit)
+        return (kind, visible, limit) in self._filled
 
     def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
         """Per key of ``kind`` held by a live note, the ids of the notes holding it."""

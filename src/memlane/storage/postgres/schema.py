@@ -308,6 +308,11 @@ MIGRATIONS += (
     ),
 )
 
+MIGRATIONS += (
+    # 13: notes keyed again (SQLite's migration 12).
+    shared.REKEY_NOTES,
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

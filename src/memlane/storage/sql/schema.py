@@ -122,7 +122,7 @@ it word for word (``%`` doubled for the placeholders) for SQLite to use the part
 SQLite plans ``kind >= 's' AND kind < 't'`` beside ``kind = ?`` as a range and sorts."""
 # A slot key's latest rows straight from one index, however many notes are filed under it:
 # judging a clause reads the latest few clauses filed under each of its slot probes (see
-# memlane.router.evidence.RECENT_FILINGS). Led by the key, note_keys_by_key made that read
+# memlane.router.refilling.RECENT_FILINGS). Led by the key, note_keys_by_key made that read
 # every distinct clause filed under the probe (a tenth of a 10^4-note subject per probe).
 # Partial: slot rows are about 4 of 10 key rows, and no other kind is read by time.
 NOTE_KEYS_RECENT = (

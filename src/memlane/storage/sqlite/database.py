@@ -50,6 +50,10 @@ class SQLiteDatabase(Database):
             self.connection.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             self.connection.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             migrate(self.connection)
+            # How many documents hold a term, read from FTS5's index (no storage of its own).
+            self.connection.execute(
+                "CREATE VIRTUAL TABLE temp.search_vocab USING fts5vocab(main, search_fts, 'row')"
+            )
         except sqlite3.Error as error:
             raise StorageError(f"cannot open SQLite database {self.path!r}: {error}") from error
         self._last_tx: int | None = None

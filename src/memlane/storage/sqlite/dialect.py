@@ -36,6 +36,10 @@ MATRIX_CACHE_ENTRIES = 64
 STATE_CACHE_ENTRIES = 10_000
 """How many scopes' vector counts a database keeps (all dropped when full)."""
 _LOOKUP_CHUNK = 400
+COMMON_DOCS = 1_000
+"""A query term held by more documents of the scope than this is left out of a lexical search
+while a rarer term of the query stays in it (:meth:`SQLiteDialect.lexical`): the cost of a
+search is then bounded by the documents holding its rarer terms, not by the scope's size."""
 """Keys per archive lookup statement (two parameters each at most; SQLite allows 32,766)."""
 
 Matrix = npt.NDArray[np.float32]
@@ -207,10 +211,15 @@ class SQLiteDialect:
         return owners, matrix
 
     def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
-        """FTS5's BM25, the scope token ANDed into the match so FTS5 itself narrows it."""
-        words = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+        """FTS5's BM25, the scope token ANDed into the match so FTS5 itself narrows it.
+
+        Only the terms that name few documents of the scope are matched, when the query has
+        some (:meth:`_telling`): BM25 scores every document the match holds, so a word most of
+        a large scope says would cost a score per document, for a weight near nothing.
+        """
         tenant, subject, kind = scope
         token = lexical.scope_token(tenant, kind, *(() if subject is None else (subject,)))
+        words = " OR ".join(_phrase(term) for term in self._telling(terms, token))
         where, parameters = search_scope(tenant, subject, kind, alias="d.")
         rows = self.db.fetchall(
             "SELECT d.owner_id FROM search_fts JOIN search_docs AS d ON d.id = search_fts.rowid "
@@ -219,6 +228,36 @@ class SQLiteDialect:
             {**parameters, "match": f'({words}) AND "{token}"', "limit": limit},
         )
         return [row[0] for row in rows]
+
+    def _telling(self, terms: Sequence[str], token: str) -> Sequence[str]:
+        """The terms held by at most :data:`COMMON_DOCS` documents of the scope (``token``).
+
+        All of them when none is held by more; the rarest one alone when every one is. FTS5's
+        vocabulary counts a term's documents in every scope at once (an upper bound, read
+        from its index in well under a millisecond); only a term above the bound there is
+        counted in the scope, and only up to the bound.
+        """
+        if len(terms) < 2:
+            return terms
+        held = {
+            term: int(row[0]) if row else 0
+            for term in terms
+            for row in [self.db.fetchone("SELECT doc FROM search_vocab WHERE term = %s", (term,))]
+        }
+        common = {
+            term
+            for term in terms
+            if held[term] > COMMON_DOCS
+            and self.db.fetchone(
+                "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH %s "
+                "LIMIT %s)",
+                (f"{_phrase(term)} AND {_phrase(token)}", COMMON_DOCS + 1),
+            )[0]
+            > COMMON_DOCS
+        }
+        if not common:
+            return terms
+        return [term for term in terms if term not in common] or [min(terms, key=held.__getitem__)]
 
     # -- purge --------------------------------------------------------------------------
 
@@ -321,6 +360,11 @@ class SQLiteArchiveReader:
             if not fetched:
                 return
             yield [dict(zip(spec.names, row, strict=True)) for row in fetched]
+
+
+def _phrase(term: str) -> str:
+    """A term as an FTS5 string (a phrase of one token)."""
+    return '"' + term.replace('"', '""') + '"'
 
 
 def fts_tokens(tenant: str, subject: str, kind: str, text: str) -> str:

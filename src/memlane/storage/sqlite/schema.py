@@ -79,6 +79,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.UNEMBEDDED_IN_ORDER,
     # 11: a slot key's latest rows from one index.
     shared.NOTE_KEYS_RECENT,
+    # 12: notes keyed again (slot rows under masked-value keys: heads and tails cut at words).
+    shared.REKEY_NOTES,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

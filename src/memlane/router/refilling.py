@@ -1,0 +1,165 @@
+"""The refilling walk: the latest stored clause that re-fills a slot of a clause, read by key.
+
+Each clause of a note is filed, when the note is written, under the slot keys of
+:func:`memlane.router.slots.slot_keys` (a ``SLOT`` kind naming the key, a digest of the clause
+as the key: :func:`clause_digest`). Judging whether a later statement re-fills a slot of a
+clause reads, under the keys the clause probes (:func:`memlane.router.slots.probe_chains`: its
+heads and its tails, shortest first), only the :data:`RECENT_FILINGS` latest clauses filed
+there, in time order from an index: the cost of a judgement stays bounded however much the
+subject has said in that shape. Along a chain, a key whose latest filings are all its
+filings ends the reading: every re-fill filed under a longer key of the chain is among them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from heapq import merge
+
+from memlane.router.slots import clauses, probe_chains
+from memlane.router.statements import Refills, Since, Statement, first_later
+from memlane.summaries.linedata import SLOT, Head, LineData
+from memlane.summaries.model import Note
+from memlane.timeutil import to_micros
+
+HEADS_READ = 32
+"""Notes read at once for the clauses they file, when judging against later statements."""
+RECENT_FILINGS = 16
+"""How many of the latest clauses filed under each probe of a clause are read to judge it
+against later statements (:meth:`RefillWalk.refilling`): a slot re-filled more often than
+this after a statement of the same shape is already superseded by the nearer re-fills, and
+the cost of judging a clause stays bounded however much the subject has said in that shape
+(see docs/recall.md)."""
+
+Latest = Callable[[str, Sequence[str]], Iterator[Statement]]
+"""``latest(kind, keys)``: the visible statements holding one of ``keys``, latest first."""
+
+
+def clause_digest(clause: str) -> str:
+    """What a slot row stores of the clause it files: equal clauses, equal digests.
+
+    >>> clause_digest("my team is arsenal") == clause_digest("my team is arsenal")
+    True
+    """
+    return hashlib.blake2b(clause.encode(), digest_size=8).hexdigest()
+
+
+def kind_chains(clause: str) -> list[tuple[str, ...]]:
+    """The ``SLOT`` kinds of the keys ``clause`` probes, one chain per side, shortest first."""
+    return [tuple(SLOT + probe for probe in chain) for chain in probe_chains(clause) if chain]
+
+
+@dataclass
+class RefillWalk:
+    """The refilling walk over one subject's stored notes, for one recall.
+
+    Args:
+        data: the subject's stored note keys.
+        visible: ``(said until, known at)`` in microseconds.
+        latest: the visible statements holding a key, latest first (read once per recall).
+    """
+
+    data: LineData
+    visible: tuple[int | None, int | None]
+    latest: Latest
+    _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
+
+    def prepare(self, judged: Iterable[str]) -> None:
+        """Read the latest filings of the keys these clauses probe, a few store calls in all.
+
+        Every chain's shortest key first, all clauses at once; then, of the chains whose
+        keys read so far were all filled (:meth:`LineData.filled`), the next keys, twice as
+        many each round. A chain stops at its first key that was not filled.
+        """
+        chains = [chain for clause in dict.fromkeys(judged) for chain in kind_chains(clause)]
+        step = 1
+        while chains:
+            self.data.read_recent(
+                (kind for chain in chains for kind in chain[:step]), self.visible, RECENT_FILINGS
+            )
+            chains = [
+                chain[step:]
+                for chain in chains
+                if len(chain) > step and all(self._filled(kind) for kind in chain[:step])
+            ]
+            step *= 2
+
+    def probed(self, clause: str) -> list[str]:
+        """The kinds whose latest filings judge ``clause``: each chain to its first not filled."""
+        kinds: list[str] = []
+        for chain in kind_chains(clause):
+            for kind in chain:
+                kinds.append(kind)
+                if not self._filled(kind):
+                    break
+        return kinds
+
+    def _filled(self, kind: str) -> bool:
+        return self.data.filled(kind, self.visible, RECENT_FILINGS)
+
+    def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
+        """The latest stored statement ``since`` with a clause that ``refills`` ``clause``.
+
+        The :data:`RECENT_FILINGS` latest clauses filed under each key :meth:`probed` gives
+        are read (:meth:`LineData.recent`), each once, with its latest holder, latest first;
+        only a clause that re-fills the slot has its holders read further, when its latest
+        comes from ``turns``. A re-fill older than the latest filings of every key it shares
+        with ``clause`` is not looked for.
+        """
+        after = since[0]
+        limit = (-to_micros(after[0]), -to_micros(after[1]))
+        lists = {
+            kind: self.data.recent(kind, self.visible, RECENT_FILINGS)
+            for kind in self.probed(clause)
+        }
+        heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
+        best: tuple[tuple[int, int, int], Statement] | None = None
+        seen: set[str] = set()
+        for head, kind, index in heads:
+            if (head.before, head.stored_before) >= limit:
+                break  # the other clauses were last said before ``after``
+            if best is not None and head[:3] >= best[0]:
+                break  # their holders all come after the best found
+            if head.key in seen:
+                continue  # filed under both slot keys
+            seen.add(head.key)
+            filed = self._filed(lists[kind], index)
+            if filed is None or not refills(filed):
+                continue
+            found = first_later(self.latest(kind, [head.key]), *since)
+            if found is not None and found.note is not None:
+                order = _order(found.note)
+                best = (order, found) if best is None or order < best[0] else best
+        return None if best is None else best[1]
+
+    def _filed(self, heads: Sequence[Head], index: int) -> str | None:
+        """The clause ``heads[index]`` files under its slot key (so it opens as the probe).
+
+        Read once per recall per clause, from the heads' notes, a page of heads at a time.
+        """
+        digest = heads[index].key
+        if digest not in self._clauses:
+            wanted = [
+                head for head in heads[index : index + HEADS_READ] if head.key not in self._clauses
+            ]
+            found = self.data.by_id([head.note_id for head in wanted])
+            for head in wanted:
+                note = found.get(head.note_id)
+                if note is not None and head.key not in self._clauses:
+                    texts = clauses(note.text, note.subject)
+                    self._clauses[head.key] = next(
+                        (text for text in texts if clause_digest(text) == head.key), None
+                    )
+        return self._clauses.get(digest)
+
+
+def _indexed(heads: Sequence[Head], kind: str) -> Iterator[tuple[Head, str, int]]:
+    """The heads of a slot key with where they come from, for :func:`heapq.merge`."""
+    for index, head in enumerate(heads):
+        yield head, kind, index
+
+
+def _order(note: Note) -> tuple[int, int, int]:
+    """Where a note comes in the latest-first order of :meth:`LineData.latest`."""
+    return -to_micros(note.at), -to_micros(note.tx_from), note.id

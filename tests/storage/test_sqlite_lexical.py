@@ -1,0 +1,73 @@
+"""A lexical search on SQLite leaves out of its match the words most of a large scope holds.
+
+FTS5's BM25 scores every document the match holds: a question word that a subject's notes
+nearly all say made a search of a 10^5-note subject score all of them (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import memlane
+from memlane.storage import lexical
+from memlane.storage.sql import SQLSummaryStore
+from memlane.storage.sqlite.dialect import COMMON_DOCS, SQLiteDialect
+from tests.conftest import FakeClock
+
+RARE = 5
+
+
+@pytest.fixture(scope="module")
+def mem() -> Iterator[memlane.Memory]:
+    """U-1 said "lessons" in more notes than COMMON_DOCS, "kazudi" in a few; U-2 once each."""
+    clock = FakeClock(datetime(2026, 3, 2, tzinfo=UTC))
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as memory:
+        said = [f"took lessons in town {n} with friend {n}" for n in range(COMMON_DOCS + 10)]
+        said[:RARE] = [f"took kazudi lessons in port {n}" for n in range(RARE)]
+        memory.summaries.add_notes(
+            [
+                {"subject": "U-1", "text": text, "at": clock.now + timedelta(seconds=n)}
+                for n, text in enumerate(said)
+            ]
+        )
+        memory.summaries.add_notes(
+            [{"subject": "U-2", "text": "took kazudi lessons in the port", "at": clock.now}]
+        )
+        yield memory
+
+
+def dialect(mem: memlane.Memory) -> SQLiteDialect:
+    store = mem.summaries._store
+    assert isinstance(store, SQLSummaryStore) and isinstance(store.dialect, SQLiteDialect)
+    return store.dialect
+
+
+def telling(mem: memlane.Memory, subject: str, terms: list[str]) -> list[str]:
+    token = lexical.scope_token(mem.tenant, "note", subject)
+    return list(dialect(mem)._telling(terms, token))
+
+
+def test_a_word_more_than_common_docs_notes_of_the_scope_hold_is_left_out(
+    mem: memlane.Memory,
+) -> None:
+    assert telling(mem, "U-1", ["lessons", "kazudi"]) == ["kazudi"]
+
+
+def test_in_a_scope_where_it_is_rare_the_same_word_stays(mem: memlane.Memory) -> None:
+    assert telling(mem, "U-2", ["lessons", "kazudi"]) == ["lessons", "kazudi"]
+
+
+def test_a_query_of_common_words_only_keeps_the_rarest(mem: memlane.Memory) -> None:
+    assert telling(mem, "U-1", ["lessons", "took"]) in (["lessons"], ["took"])
+    assert telling(mem, "U-1", ["lessons"]) == ["lessons"]
+
+
+def test_the_notes_holding_the_rarer_words_are_still_found_first(mem: memlane.Memory) -> None:
+    store = mem.summaries._store
+    found = store.lexical(mem.tenant, "U-1", "note", "kazudi lessons in port 3", RARE)
+    texts = [note.text for note in store.notes_by_id(mem.tenant, found).values()]
+    assert "took kazudi lessons in port 3" in texts
+    assert all("kazudi" in text or "port" in text for text in texts)
