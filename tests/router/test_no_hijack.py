@@ -139,3 +139,24 @@ def test_where_someone_was_born_is_their_hometown_not_where_they_live(mem, quest
     recall = mem.recall("U-1", question)
     assert recall.analysis.attributes == ("hometown",)
     assert recall.items[0].lane == "exact" and recall.items[0].fact.attribute == "hometown"
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("I'm a FedEx driver myself", "the rug came with UPS, one corner torn"),
+         "Which driver delivered it?", "UPS"),
+        (("I'm in Denver", "our team offsite is in Austin in May"),
+         "where's the gathering this year?", "Austin"),
+        (("我在顺丰做快递员", "箱子这次是中通运来的，角压坏了"), "那件是哪家快递运的？", "中通"),
+        (("我手机号13912345678", "如家1206房，枕头下落了个耳机"), "那间是几号？", "1206"),
+    ],
+)  # fmt: skip
+def test_a_question_about_a_thing_is_not_answered_by_what_the_subject_told_of_themself(
+    said, question, answer
+):
+    """Naming neither the subject nor anyone, it asks about a thing: the note that opens with
+    the subject (their employer, city or phone) ranks after the notes about other things."""
+    with told(*said, subject="U-4", wait=True) as mem:
+        r = mem.recall("U-4", question)
+        assert r.items and answer in r.items[0].text, [item.text for item in r.items]

@@ -18,7 +18,11 @@ structural rules set those apart, after adjudication and before ranking:
   (:mod:`memlane.lang.medicines`);
 * **which** — a question that narrows a code with qualifiers ("my *work* email", the
   tracking number *for my keyboard*) is not answered by a fact of that attribute, or a
-  statement holding some code, unless what was said carries every qualifier.
+  statement holding some code, unless what was said carries every qualifier;
+* **about what** — a question that names neither the subject nor anyone else ("Which
+  courier delivered it?", "落东西的那间房是几号？") asks about a thing or an episode: notes
+  telling of the subject ("I work for USPS", "我手机号…") rank after the other notes
+  (:func:`_about_a_thing`).
 
 What is left may be nothing: then memory knows nothing that answers the question.
 """
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from memlane.extract import find_identifiers, resolve_times
@@ -43,7 +48,7 @@ from memlane.lang import (
 )
 from memlane.lang.changes import asks_earlier, tells_past
 from memlane.lang.codewords import names_code
-from memlane.lang.holders import opens_with_role
+from memlane.lang.holders import names_subject, opens_with_role, opens_with_speaker
 from memlane.lang.kinds import PERSON, TIME, asked_kind
 from memlane.lang.medicines import asks_about_food, names_medicine_only
 from memlane.lang.qualifiers import Qualifier, carries
@@ -52,7 +57,7 @@ from memlane.lang.script import fold
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
 from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
 from memlane.router.analysis import CODES, EVENT
-from memlane.router.candidates import TIER_PROFILE, Candidate
+from memlane.router.candidates import TIER_ASIDE, TIER_NOTE, TIER_PROFILE, Candidate
 from memlane.router.claims import mentions
 from memlane.router.evidence import turns_of
 from memlane.router.model import AttributeIntent, QueryAnalysis
@@ -98,7 +103,35 @@ def answering(
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
     kept = _without_bare_codes(kept, analysis, mentions)
+    kept = _about_a_thing(kept, analysis)
     return _without_restatements(kept, analysis, mentions)
+
+
+def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
+    """Under a question about a thing, the notes telling of the subject rank after the rest.
+
+    "Which courier delivered it?" and "出问题的那个包裹是哪家快递送的？" name neither the subject
+    ("I", "the user", "用户", a pronoun), nor anyone else, nor an identifier: they ask about a
+    parcel, not about the subject. "I work for USPS as a driver" tells of the subject (its
+    note opens with them: :func:`memlane.lang.holders.opens_with_speaker`), not of the
+    parcel: it ranks after the notes that tell of other things, still before summaries
+    (the subject may be meant all the same: "number of kids in the household?").
+    """
+    query = analysis.query
+    if names_subject(query) or analysis.identifiers or analysis.roles or _NAME.search(query):
+        return candidates
+    if len({c.item.subject for c in candidates if c.item.kind == "note"}) > 1:
+        return candidates  # read across subjects: who "the subject" is, the question says
+    return [replace(c, tier=TIER_ASIDE) if _of_the_subject(c) else c for c in candidates]
+
+
+def _of_the_subject(candidate: Candidate) -> bool:
+    """Whether a candidate is a note that opens with the subject (it tells of them)."""
+    return (
+        candidate.tier == TIER_NOTE
+        and candidate.item.kind == "note"
+        and opens_with_speaker(candidate.statement, candidate.item.subject or "")
+    )
 
 
 def _without_bare_codes(
