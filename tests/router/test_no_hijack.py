@@ -160,3 +160,19 @@ def test_a_question_about_a_thing_is_not_answered_by_what_the_subject_told_of_th
     with told(*said, subject="U-4", wait=True) as mem:
         r = mem.recall("U-4", question)
         assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("my cell is +1 415 555 0199", "we keep three dogs at home"),
+         "how many pets does the user have?", "three dogs"),
+        (("我手机号13800001234", "家里养了两只猫"), "客户家里养了几只宠物？", "两只猫"),
+    ],
+)  # fmt: skip
+def test_a_count_is_not_answered_by_a_note_whose_digits_are_all_a_code(said, question, answer):
+    """ "How many…?" names no code: a phone number holds digits, but it counts nothing."""
+    with told(*said, subject="U-5", wait=True) as mem:
+        r = mem.recall("U-5", question)
+        assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+        assert all("555" not in item.text for item in r.items if item.kind == "note")

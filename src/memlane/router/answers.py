@@ -47,9 +47,9 @@ from memlane.lang import (
     shares_term,
 )
 from memlane.lang.changes import asks_earlier, tells_past
-from memlane.lang.codewords import names_code
+from memlane.lang.codewords import code_nouns, names_code
 from memlane.lang.holders import names_subject, opens_with_role, opens_with_speaker
-from memlane.lang.kinds import PERSON, TIME, asked_kind
+from memlane.lang.kinds import NUMBER, PERSON, TIME, asked_kind
 from memlane.lang.medicines import asks_about_food, names_medicine_only
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
@@ -141,15 +141,41 @@ def _without_bare_codes(
 
     "What *number* of kids does the customer have?": the number belongs to the kids, and
     "number's +1-303-555-0188" (nothing said beside the phone) is a near miss; what was said
-    of the kids answers, unless nothing else was recalled.
+    of the kids answers, unless nothing else was recalled. Under a question for a count that
+    names no code at all ("how many children…?": :func:`_counts`), so is a note whose every
+    digit belongs to a code ("Usr-7's cell is +1-404-555-0125").
     """
     asked = {*analysis.attributes, *dict(analysis.qualified)}
-    hijacked = {i.attribute for i in analysis.intents if i.attribute in CODES} - asked
-    if not hijacked or analysis.identifiers:
+    named = {i.attribute for i in analysis.intents if i.attribute in CODES}
+    hijacked = named - asked
+    counted = _counts(analysis) and not named
+    if (not hijacked and not counted) or analysis.identifiers:
         return candidates
-    bare = [c for c in candidates if _bare_code(c, hijacked, mentions)]
+    bare = [
+        c for c in candidates if _bare_code(c, hijacked, mentions) or (counted and _only_codes(c))
+    ]
     rest = [c for c in candidates if c not in bare]
     return rest if any(c.item.lane != "exact" for c in rest) else candidates
+
+
+def _counts(analysis: QueryAnalysis) -> bool:
+    """Whether the question asks for a count or an amount, and names no code.
+
+    "How many children does the user have?", "落东西的那间房是几号？": a phone number holds
+    digits, but it is no count, and the question writes no code noun ("号码", "number",
+    "护照号": :func:`memlane.lang.codewords.code_nouns`) that would ask for one.
+    """
+    query = fold(analysis.query)
+    return asked_kind(query) == NUMBER and not code_nouns(query)
+
+
+def _only_codes(candidate: Candidate) -> bool:
+    """Whether a note's every digit belongs to a code: it holds no count ("cell is +1-404…")."""
+    if candidate.item.kind != "note":
+        return False
+    text = fold(candidate.statement).replace(fold(candidate.item.subject or "\0"), " ")
+    codes = [m.span for m in find_identifiers(text) if m.kind in IDENTIFIER_ATTRIBUTES]
+    return bool(codes) and not any(ch.isdigit() for ch in _blank(text, codes))
 
 
 def _bare_code(candidate: Candidate, kinds: set[str], mentions: Mentions) -> bool:
