@@ -179,7 +179,7 @@ def test_a_count_is_not_answered_by_a_note_whose_digits_are_all_a_code(said, que
 
 
 def test_calling_the_subject_is_no_qualifier_of_the_number_asked():
-    """"给她打电话该打哪个号" asks for her number: "给她打" is a clause, not a kind of phone."""
+    """ "给她打电话该打哪个号" asks for her number: "给她打" is a clause, not a kind of phone."""
     said = ("电话留189-9062-4057就行", "189那个号不用了，换成193 7695 8221了")
     with told(*said, subject="U-6") as mem:
         r = mem.recall("U-6", "给她打电话该打哪个号？")
