@@ -185,3 +185,21 @@ def test_calling_the_subject_is_no_qualifier_of_the_number_asked():
         r = mem.recall("U-6", "给她打电话该打哪个号？")
         assert r.analysis.qualified == ()
         assert r.items and "193 7695 8221" in r.items[0].text, [item.text for item in r.items]
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("我在成都住了五年了", "上次那个优惠券怎么用不了", "一直想搬去大理，不过还没定"),
+         "我打算以后去哪个城市定居？", "大理"),
+        (("我在成都住了五年了", "上次那个红包怎么领不了", "我打算明年搬去大理"),
+         "客户计划以后住哪里？", "大理"),
+        (("I live in Leeds", "why is my refund so slow", "we're thinking of moving to Lisbon"),
+         "where is she considering relocating?", "Lisbon"),
+    ],
+)  # fmt: skip
+def test_a_question_about_a_plan_is_answered_by_the_note_that_tells_one(said, question, answer):
+    """A present state ("住了五年了") or a complaint tells no plan; "一直想搬去大理" does."""
+    with told(*said, subject="U-7", wait=True) as mem:
+        r = mem.recall("U-7", question)
+        assert r.items and answer in r.items[0].text, [item.text for item in r.items]

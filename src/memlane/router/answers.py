@@ -40,6 +40,7 @@ from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
 from memlane.facts.normalize import match_keys
 from memlane.lang import (
+    asks_about_plans,
     retractions,
     roles_named,
     salient_terms,
@@ -104,6 +105,7 @@ def answering(
         kept = _about_before(kept, analysis)
     kept = _without_bare_codes(kept, analysis, mentions)
     kept = _about_a_thing(kept, analysis)
+    kept = _about_a_plan(kept, analysis)
     return _without_restatements(kept, analysis, mentions)
 
 
@@ -123,6 +125,23 @@ def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list
     if len({c.item.subject for c in candidates if c.item.kind == "note"}) > 1:
         return candidates  # read across subjects: who "the subject" is, the question says
     return [replace(c, tier=TIER_ASIDE) if _of_the_subject(c) else c for c in candidates]
+
+
+def _about_a_plan(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
+    """Under a question about a plan, the notes that tell one rank before those that do not.
+
+    "我打算以后去哪个城市定居？" asks what the subject means to do: "一直想搬去济南" tells it,
+    "我在长沙住了十年了" tells how things stand (:func:`memlane.lang.asks_about_plans` reads
+    the cues of a plan, in a question or a statement). Nothing changes when no note tells one.
+    """
+    if analysis.identifiers or not asks_about_plans(analysis.query):
+        return candidates
+    notes = {id(c) for c in candidates if c.tier == TIER_NOTE and c.item.kind == "note"}
+    planned = {id(c) for c in candidates if id(c) in notes and asks_about_plans(c.statement)}
+    if not planned:
+        return candidates
+    aside = notes - planned
+    return [replace(c, tier=TIER_ASIDE) if id(c) in aside else c for c in candidates]
 
 
 def _of_the_subject(candidate: Candidate) -> bool:
