@@ -203,3 +203,22 @@ def test_a_question_about_a_plan_is_answered_by_the_note_that_tells_one(said, qu
     with told(*said, subject="U-7", wait=True) as mem:
         r = mem.recall("U-7", question)
         assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("I ordered a desk lamp and a Bose speaker",
+          "Tracking for the desk lamp is 784512690345, the Bose speaker is 784512690391"),
+         "and the Bose speaker?", "784512690391"),
+        (("I bought a Dyson fan and a Nespresso machine", "the coupon code isn't working",
+          "Tracking for the fan is 612093847561, the Nespresso machine is 612093847598"),
+         "and the Nespresso machine?", "612093847598"),
+    ],
+)  # fmt: skip
+def test_a_follow_up_naming_a_thing_is_not_answered_by_what_the_subject_did(said, question, answer):
+    """ "and the Bose speaker?" names a thing (capitalized, but no person): "I ordered a … and
+    a Bose speaker" tells of the subject, the tracking numbers of the speaker."""
+    with told(*said, subject="U-8", wait=True) as mem:
+        r = mem.recall("U-8", question)
+        assert r.items and answer in r.items[0].text, [item.text for item in r.items]

@@ -120,7 +120,7 @@ def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list
     (the subject may be meant all the same: "number of kids in the household?").
     """
     query = analysis.query
-    if names_subject(query) or analysis.identifiers or analysis.roles or _NAME.search(query):
+    if names_subject(query) or analysis.identifiers or analysis.roles:
         return candidates
     if len({c.item.subject for c in candidates if c.item.kind == "note"}) > 1:
         return candidates  # read across subjects: who "the subject" is, the question says
