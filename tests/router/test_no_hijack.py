@@ -139,3 +139,86 @@ def test_where_someone_was_born_is_their_hometown_not_where_they_live(mem, quest
     recall = mem.recall("U-1", question)
     assert recall.analysis.attributes == ("hometown",)
     assert recall.items[0].lane == "exact" and recall.items[0].fact.attribute == "hometown"
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("I'm a FedEx driver myself", "the rug came with UPS, one corner torn"),
+         "Which driver delivered it?", "UPS"),
+        (("I'm in Denver", "our team offsite is in Austin in May"),
+         "where's the gathering this year?", "Austin"),
+        (("我在顺丰做快递员", "箱子这次是中通运来的，角压坏了"), "那件是哪家快递运的？", "中通"),
+        (("我手机号13912345678", "如家1206房，枕头下落了个耳机"), "那间是几号？", "1206"),
+    ],
+)  # fmt: skip
+def test_a_question_about_a_thing_is_not_answered_by_what_the_subject_told_of_themself(
+    said, question, answer
+):
+    """Naming neither the subject nor anyone, it asks about a thing: the note that opens with
+    the subject (their employer, city or phone) ranks after the notes about other things."""
+    with told(*said, subject="U-4", wait=True) as mem:
+        r = mem.recall("U-4", question)
+        assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("my cell is +1 415 555 0199", "we keep three dogs at home"),
+         "how many pets does the user have?", "three dogs"),
+        (("我手机号13800001234", "家里养了两只猫"), "客户家里养了几只宠物？", "两只猫"),
+    ],
+)  # fmt: skip
+def test_a_count_is_not_answered_by_a_note_whose_digits_are_all_a_code(said, question, answer):
+    """ "How many…?" names no code: a phone number holds digits, but it counts nothing."""
+    with told(*said, subject="U-5", wait=True) as mem:
+        r = mem.recall("U-5", question)
+        assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+        assert all("555" not in item.text for item in r.items if item.kind == "note")
+
+
+def test_calling_the_subject_is_no_qualifier_of_the_number_asked():
+    """ "给她打电话该打哪个号" asks for her number: "给她打" is a clause, not a kind of phone."""
+    said = ("电话留189-9062-4057就行", "189那个号不用了，换成193 7695 8221了")
+    with told(*said, subject="U-6") as mem:
+        r = mem.recall("U-6", "给她打电话该打哪个号？")
+        assert r.analysis.qualified == ()
+        assert r.items and "193 7695 8221" in r.items[0].text, [item.text for item in r.items]
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("我在成都住了五年了", "上次那个优惠券怎么用不了", "一直想搬去大理，不过还没定"),
+         "我打算以后去哪个城市定居？", "大理"),
+        (("我在成都住了五年了", "上次那个红包怎么领不了", "我打算明年搬去大理"),
+         "客户计划以后住哪里？", "大理"),
+        (("I live in Leeds", "why is my refund so slow", "we're thinking of moving to Lisbon"),
+         "where is she considering relocating?", "Lisbon"),
+    ],
+)  # fmt: skip
+def test_a_question_about_a_plan_is_answered_by_the_note_that_tells_one(said, question, answer):
+    """A present state ("住了五年了") or a complaint tells no plan; "一直想搬去大理" does."""
+    with told(*said, subject="U-7", wait=True) as mem:
+        r = mem.recall("U-7", question)
+        assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("I ordered a desk lamp and a Bose speaker",
+          "Tracking for the desk lamp is 784512690345, the Bose speaker is 784512690391"),
+         "and the Bose speaker?", "784512690391"),
+        (("I bought a Dyson fan and a Nespresso machine", "the coupon code isn't working",
+          "Tracking for the fan is 612093847561, the Nespresso machine is 612093847598"),
+         "and the Nespresso machine?", "612093847598"),
+    ],
+)  # fmt: skip
+def test_a_follow_up_naming_a_thing_is_not_answered_by_what_the_subject_did(said, question, answer):
+    """ "and the Bose speaker?" names a thing (capitalized, but no person): "I ordered a … and
+    a Bose speaker" tells of the subject, the tracking numbers of the speaker."""
+    with told(*said, subject="U-8", wait=True) as mem:
+        r = mem.recall("U-8", question)
+        assert r.items and answer in r.items[0].text, [item.text for item in r.items]

@@ -196,3 +196,26 @@ def test_asked_for_the_old_address_a_retraction_naming_only_what_is_asked_is_lef
     r = mem.recall("U-1", "之前公司那个地址是哪？")
     assert "创业路314号" in r.items[0].text
     assert not any("科技园南路280号" in text for text in _current_texts(r))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question", "old_value", "new_value"),
+    [
+        ("叫我小周就行", "以后称呼我周老师吧，别叫小周了",
+         "我希望你们怎么称呼我？", "小周", "周老师"),
+        ("Call me Bex, that's fine", "Please call me Rebecca from now on, not Bex",
+         "what should we call her?", "Bex", "Rebecca"),
+    ],
+)  # fmt: skip
+def test_a_storyline_line_falls_with_the_first_person_statement_it_repeats(
+    mem, clock: FakeClock, old, new, question, old_value, new_value
+):
+    """The storyline keeps "I"; its note writes the subject's id. The line repeats the note
+    all the same, and is dated by it, not by the later retraction that also names the value."""
+    _chat(mem, clock, "s-1", old)
+    between = "退货运费谁出？" if old_value == "小周" else "who pays return shipping?"
+    _chat(mem, clock, "s-2", between)
+    _chat(mem, clock, "s-3", new, days=30)
+    result = mem.recall("U-1", question)
+    stale_kept = [t for t in _current_texts(result) if old_value in t and new_value not in t]
+    assert not stale_kept, _current_texts(result)

@@ -16,6 +16,7 @@ from functools import cache
 from memlane.lang import en, zh
 from memlane.lang.roles import SUBJECT_OWNERS, roles_named
 from memlane.lang.script import CJK_RANGES, fold
+from memlane.lang.speaker import SPEAKER_LABEL
 
 
 def is_generic(phrase: str) -> bool:
@@ -108,6 +109,29 @@ _HEAD_WORDS = 4
 _HEAD_CHARS = 5
 """How far into a clause the role is its subject: four words, or five Chinese characters
 ("我老婆在…", "我家猫叫…"; not "在百度做产品*经理*")."""
+
+
+_SPEAKER_FIRST = re.compile(r"(?:i|i'm|i've|i'd|my|me)\b|我(?![们國国])")
+"""The speaker as the first word of what they said: "I work for USPS", "My cell is …", "我在…"."""
+
+
+def opens_with_speaker(statement: str, subject: str) -> bool:
+    """Whether a statement is told of the speaker: its first word is "I", or the subject.
+
+    A note writes "I" as the subject's id ("U-1 work for USPS", "U-1手机号…"), and labels
+    what the speaker told of anything else ("U-1 said: the parcel came with Evri", "U-1说：
+    这次京东送的"); a summary's line keeps the speaker's own words.
+
+    >>> opens_with_speaker("U-1 work for USPS as a driver", "U-1")
+    True
+    >>> opens_with_speaker("U-1 said: I left it", "U-1"), opens_with_speaker("我在极兔上班", "")
+    (False, True)
+    """
+    text = fold(statement).lstrip()
+    own = fold(subject)
+    if own and text.startswith(own):
+        return not SPEAKER_LABEL.match(text[len(own) :])
+    return _SPEAKER_FIRST.match(text) is not None
 
 
 def opens_with_role(statement: str) -> bool:

@@ -155,7 +155,7 @@ def _cjk_before(text: str, value_word: bool = True) -> list[Qualifier]:
     # asks ("帮我查*罗技鼠标*的物流单号").
     runs = [_bare(run)[-_MAX_CJK:] for run in reversed(earlier)]
     models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
-    narrowing = [_unheld(_unmodified(_bare(nearest)))]
+    narrowing = [_unclause(_unheld(_unmodified(_bare(nearest))))]
     if (
         value_word
         and not narrowing[0]
@@ -188,6 +188,18 @@ def _possessor(run: str) -> str:
     if len(bare) < 2 or re.search(zh.SUBJECT_WORDS, bare) or bare != _unmodified(run):
         return ""
     return bare
+
+
+def _unclause(run: str) -> str:
+    """A run that holds the subject past its start is a clause ("给他打"), no qualifier.
+
+    "给他打电话该打哪个号？" asks for the number to call the subject on, not for one of a
+    thing called "给他打"; "*公司*电话" is a qualifier still.
+
+    >>> _unclause("给他打"), _unclause("公司")
+    ('', '公司')
+    """
+    return "" if re.search(zh.SUBJECT_WORDS, run[1:]) else run
 
 
 def _unmodified(run: str) -> str:

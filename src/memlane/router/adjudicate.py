@@ -53,6 +53,7 @@ from memlane.router.takeback import (
     retracted_in,
     switched_from,
 )
+from memlane.summaries.notes import resolve_first_person
 from memlane.summaries.text import is_question, normalize_for_dedupe
 
 # "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
@@ -295,9 +296,10 @@ class Adjudicator:
 
         A storyline spans months; judged as a whole, none of its lines is older than a
         retraction inside that span. Judged by its own statements, each line is. A line
-        that repeats one of them word for word ("Email for receipts: h@example.com") is
-        dated by that one alone, not by a later one that also names its value ("please stop
-        using h@example.com"): that one takes it back.
+        that repeats one of them word for word ("Email for receipts: h@example.com"; "叫我小韩
+        就行" for the note "叫U-1小韩就行", which writes "I" as the subject) is dated by that one
+        alone, not by a later one that also names its value ("please stop using
+        h@example.com", "别叫小韩了"): that one takes it back.
         """
         cited = (
             frozenset(candidate.line_sources[index]) if index < len(candidate.line_sources) else ()
@@ -308,8 +310,16 @@ class Adjudicator:
         sources = self._evidence(subject).citing(frozenset(cited))
         if not sources:
             return candidate
-        said = normalize_for_dedupe(candidate.lines[index])
-        verbatim = [found for found in sources if said in normalize_for_dedupe(found.text)]
+        line = candidate.lines[index]
+        said = {
+            normalize_for_dedupe(line),
+            normalize_for_dedupe(resolve_first_person(line, subject)),
+        }
+        verbatim = [
+            found
+            for found in sources
+            if any(words in normalize_for_dedupe(found.text) for words in said)
+        ]
         if verbatim:  # the statement the line repeats dates it, not one naming its value
             sources = verbatim
             cited = frozenset().union(*(turns_of(found.turns) for found in verbatim))

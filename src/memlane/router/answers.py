@@ -18,7 +18,11 @@ structural rules set those apart, after adjudication and before ranking:
   (:mod:`memlane.lang.medicines`);
 * **which** — a question that narrows a code with qualifiers ("my *work* email", the
   tracking number *for my keyboard*) is not answered by a fact of that attribute, or a
-  statement holding some code, unless what was said carries every qualifier.
+  statement holding some code, unless what was said carries every qualifier;
+* **about what** — a question that names neither the subject nor anyone else ("Which
+  courier delivered it?", "落东西的那间房是几号？") asks about a thing or an episode: notes
+  telling of the subject ("I work for USPS", "我手机号…") rank after the other notes
+  (:func:`_about_a_thing`).
 
 What is left may be nothing: then memory knows nothing that answers the question.
 """
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from memlane.extract import find_identifiers, resolve_times
@@ -35,6 +40,7 @@ from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
 from memlane.facts.normalize import match_keys
 from memlane.lang import (
+    asks_about_plans,
     retractions,
     roles_named,
     salient_terms,
@@ -42,9 +48,9 @@ from memlane.lang import (
     shares_term,
 )
 from memlane.lang.changes import asks_earlier, tells_past
-from memlane.lang.codewords import names_code
-from memlane.lang.holders import opens_with_role
-from memlane.lang.kinds import PERSON, TIME, asked_kind
+from memlane.lang.codewords import code_nouns, names_code
+from memlane.lang.holders import names_subject, opens_with_role, opens_with_speaker
+from memlane.lang.kinds import NUMBER, PERSON, TIME, asked_kind
 from memlane.lang.medicines import asks_about_food, names_medicine_only
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
@@ -52,7 +58,7 @@ from memlane.lang.script import fold
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
 from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
 from memlane.router.analysis import CODES, EVENT
-from memlane.router.candidates import TIER_PROFILE, Candidate
+from memlane.router.candidates import TIER_ASIDE, TIER_NOTE, TIER_PROFILE, Candidate
 from memlane.router.claims import mentions
 from memlane.router.evidence import turns_of
 from memlane.router.model import AttributeIntent, QueryAnalysis
@@ -98,7 +104,53 @@ def answering(
     if analysis.history and at_present and analysis.period is None:
         kept = _about_before(kept, analysis)
     kept = _without_bare_codes(kept, analysis, mentions)
+    kept = _about_a_thing(kept, analysis)
+    kept = _about_a_plan(kept, analysis)
     return _without_restatements(kept, analysis, mentions)
+
+
+def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
+    """Under a question about a thing, the notes telling of the subject rank after the rest.
+
+    "Which courier delivered it?" and "出问题的那个包裹是哪家快递送的？" name neither the subject
+    ("I", "the user", "用户", a pronoun), nor anyone else, nor an identifier: they ask about a
+    parcel, not about the subject. "I work for USPS as a driver" tells of the subject (its
+    note opens with them: :func:`memlane.lang.holders.opens_with_speaker`), not of the
+    parcel: it ranks after the notes that tell of other things, still before summaries
+    (the subject may be meant all the same: "number of kids in the household?").
+    """
+    query = analysis.query
+    if names_subject(query) or analysis.identifiers or analysis.roles:
+        return candidates
+    if len({c.item.subject for c in candidates if c.item.kind == "note"}) > 1:
+        return candidates  # read across subjects: who "the subject" is, the question says
+    return [replace(c, tier=TIER_ASIDE) if _of_the_subject(c) else c for c in candidates]
+
+
+def _about_a_plan(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
+    """Under a question about a plan, the notes that tell one rank before those that do not.
+
+    "我打算以后去哪个城市定居？" asks what the subject means to do: "一直想搬去济南" tells it,
+    "我在长沙住了十年了" tells how things stand (:func:`memlane.lang.asks_about_plans` reads
+    the cues of a plan, in a question or a statement). Nothing changes when no note tells one.
+    """
+    if analysis.identifiers or not asks_about_plans(analysis.query):
+        return candidates
+    notes = {id(c) for c in candidates if c.tier == TIER_NOTE and c.item.kind == "note"}
+    planned = {id(c) for c in candidates if id(c) in notes and asks_about_plans(c.statement)}
+    if not planned:
+        return candidates
+    aside = notes - planned
+    return [replace(c, tier=TIER_ASIDE) if id(c) in aside else c for c in candidates]
+
+
+def _of_the_subject(candidate: Candidate) -> bool:
+    """Whether a candidate is a note that opens with the subject (it tells of them)."""
+    return (
+        candidate.tier == TIER_NOTE
+        and candidate.item.kind == "note"
+        and opens_with_speaker(candidate.statement, candidate.item.subject or "")
+    )
 
 
 def _without_bare_codes(
@@ -108,15 +160,41 @@ def _without_bare_codes(
 
     "What *number* of kids does the customer have?": the number belongs to the kids, and
     "number's +1-303-555-0188" (nothing said beside the phone) is a near miss; what was said
-    of the kids answers, unless nothing else was recalled.
+    of the kids answers, unless nothing else was recalled. Under a question for a count that
+    names no code at all ("how many children…?": :func:`_counts`), so is a note whose every
+    digit belongs to a code ("Usr-7's cell is +1-404-555-0125").
     """
     asked = {*analysis.attributes, *dict(analysis.qualified)}
-    hijacked = {i.attribute for i in analysis.intents if i.attribute in CODES} - asked
-    if not hijacked or analysis.identifiers:
+    named = {i.attribute for i in analysis.intents if i.attribute in CODES}
+    hijacked = named - asked
+    counted = _counts(analysis) and not named
+    if (not hijacked and not counted) or analysis.identifiers:
         return candidates
-    bare = [c for c in candidates if _bare_code(c, hijacked, mentions)]
+    bare = [
+        c for c in candidates if _bare_code(c, hijacked, mentions) or (counted and _only_codes(c))
+    ]
     rest = [c for c in candidates if c not in bare]
     return rest if any(c.item.lane != "exact" for c in rest) else candidates
+
+
+def _counts(analysis: QueryAnalysis) -> bool:
+    """Whether the question asks for a count or an amount, and names no code.
+
+    "How many children does the user have?", "落东西的那间房是几号？": a phone number holds
+    digits, but it is no count, and the question writes no code noun ("号码", "number",
+    "护照号": :func:`memlane.lang.codewords.code_nouns`) that would ask for one.
+    """
+    query = fold(analysis.query)
+    return asked_kind(query) == NUMBER and not code_nouns(query)
+
+
+def _only_codes(candidate: Candidate) -> bool:
+    """Whether a note's every digit belongs to a code: it holds no count ("cell is +1-404…")."""
+    if candidate.item.kind != "note":
+        return False
+    text = fold(candidate.statement).replace(fold(candidate.item.subject or "\0"), " ")
+    codes = [m.span for m in find_identifiers(text) if m.kind in IDENTIFIER_ATTRIBUTES]
+    return bool(codes) and not any(ch.isdigit() for ch in _blank(text, codes))
 
 
 def _bare_code(candidate: Candidate, kinds: set[str], mentions: Mentions) -> bool:

@@ -20,10 +20,11 @@ TIER_ANSWER = 0
 TIER_WINDOW = 1
 TIER_WORKFLOW = 2
 TIER_NOTE = 3
-TIER_SUMMARY = 4
-TIER_OTHERS = 5  # statements only about someone else the question does not name
-TIER_CONTEXT = 5  # summaries found as a whole, none of whose lines is about the query
-TIER_PROFILE = 6
+TIER_ASIDE = 4  # notes of the subject's own, under a question about a thing or an episode
+TIER_SUMMARY = 5
+TIER_OTHERS = 6  # statements only about someone else the question does not name
+TIER_CONTEXT = 6  # summaries found as a whole, none of whose lines is about the query
+TIER_PROFILE = 7
 ON_TOPIC_BONUS = 0.15
 
 
