@@ -226,6 +226,38 @@ def test_cli_writes_json(data, tmp_path):
     assert "bm25+vector-rrf" in result.output
 
 
+def test_cli_writes_one_line_per_question(data, tmp_path):
+    target = tmp_path / "questions.jsonl"
+    args = ["bench", "locomo", "--data", str(data), "--embedder", "hash"]
+    result = CliRunner().invoke(cli, [*args, "--questions", str(target)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote 3 questions to {target}" in result.output
+    rows = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert [(r["conversation"], r["index"], r["category"]) for r in rows] == [
+        ("tiny-1", 0, 4),
+        ("tiny-1", 1, 1),
+        ("tiny-1", 3, 5),
+    ]
+    puppy, wedding, adversarial = rows
+    assert puppy["question"] == "What is the name of Sam's puppy?"
+    assert puppy["answer"] == "Biscuit" and puppy["gold"] == ["D1:2"]
+    assert puppy["ranked"][0] == "D1:2"  # the puppy's note, as the aggregate test says
+    assert puppy["hit"] == {"@1": 1.0, "@5": 1.0, "@10": 1.0}
+    assert puppy["answered"]["1000"] is True and puppy["items"] >= 1
+    assert all(turn.startswith("D") for turn in wedding["ranked"])
+    assert len(wedding["ranked"]) <= 10
+    assert adversarial["gold"] == ["D2:3"] and set(adversarial["hit"]) == {"@1", "@5", "@10"}
+
+
+def test_question_records_agree_with_the_aggregate(data):
+    records: list = []
+    results = run(data, embedder_spec="hash", progress=lambda _: None, questions=records)
+    scored = [r for r in records if r.category != 5]
+    for k in (1, 5, 10):
+        mean = sum(r.hit[f"@{k}"] for r in scored) / len(scored)
+        assert results.systems[SYSTEM][f"turn_hit@{k}"]["all"] == pytest.approx(mean)
+
+
 def test_the_plot_shows_every_category_of_every_system(tmp_path) -> None:
     pytest.importorskip("matplotlib")
     from memlane.bench.locomo import CATEGORIES, plot

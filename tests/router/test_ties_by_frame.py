@@ -202,3 +202,30 @@ def test_a_storyline_line_is_dated_by_the_statement_it_repeats(clock: FakeClock)
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "where do I send the receipt?", k=10)
         assert not any("hdimitrov@example.com" in text for text in _current(r))
+
+
+def test_only_the_replacing_note_ranks_in_place_not_the_other_sentences_of_its_turn(
+    clock: FakeClock,
+) -> None:
+    """A turn is noted sentence by sentence: the note beside the replacement replaced nothing.
+
+    On LoCoMo (default embedder) every note of a replacing turn took the stale one's score,
+    and chit-chat said beside a "used to" pushed evidence out of the top ten.
+    """
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        _told(
+            mem,
+            clock,
+            "I drive to work most days",
+            "The discount code for work orders isn't working",
+            "I used to drive but now I take the train since we sold the car. "
+            "My sister adopted a beagle puppy last weekend.",
+        )
+        assert mem.index.wait(timeout=30)
+        r = mem.recall("U-1", "How does the user get to work?", include_stale=True)
+        stale = [i for i in r.items if i.status == "stale" and "drive to work" in i.text]
+        replacing = [i for i in r.items if "take the train" in i.text]
+        beside = [i for i in r.items if "beagle" in i.text]
+        assert stale and replacing and beside
+        assert replacing[0].score >= stale[0].score  # the replacement ranks in its place
+        assert beside[0].score < stale[0].score  # its neighbour keeps its own score

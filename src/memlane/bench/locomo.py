@@ -21,10 +21,15 @@ Baselines, same data and embedder: flat vector retrieval over turns, BM25 over t
 their reciprocal-rank fusion. Category 5 (adversarial: the answer was never said) is
 reported apart, as abstention: how often nothing comes back, and how often the context
 carries the adversarial answer.
+
+With ``questions=`` a list, one :class:`QuestionRecord` per question asked is appended to
+it (``memlane bench locomo --questions FILE`` writes them as JSON lines), so two trees can
+be compared question by question.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import statistics
@@ -33,7 +38,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -371,17 +376,54 @@ class Asked:
     question: LocomoQuestion
     gold: tuple[str, ...]
     groups: tuple[str, ...]
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionRecord:
+    """What memlane did with one question (``--questions``): enough to diff two trees.
+
+    ``index`` is the question's position in the conversation's ``qa`` list, ``gold`` its
+    evidence turns of the conversation, ``ranked`` memlane's first ``max(KS)`` turns at the
+    smallest budget, ``hit`` turn hit@k for every ``k`` of ``KS`` (empty without gold turns)
+    and ``answer`` whether ``r.text`` held the gold answer at each budget.
+    """
+
+    conversation: str
+    index: int
+    category: int
+    question: str
+    answer: str
+    gold: tuple[str, ...]
+    ranked: tuple[str, ...]
+    items: int
+    hit: dict[str, float]
+    answered: dict[str, bool]
+
+    def to_json(self) -> str:
+        """One JSON line."""
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+
+def write_questions(records: Iterable[QuestionRecord], path: str | Path) -> int:
+    """Write ``records`` to ``path`` as JSON lines; return how many were written."""
+    count = 0
+    with Path(path).open("w", encoding="utf-8") as out:
+        for record in records:
+            out.write(record.to_json() + "\n")
+            count += 1
+    return count
 
 
 def asked_questions(conversation: Conversation, known: set[str]) -> list[Asked]:
     """Questions with evidence naming turns of the conversation, with their groups."""
     asked = []
-    for question in conversation.questions:
+    for index, question in enumerate(conversation.questions):
         gold = tuple(dia_id for dia_id in question.evidence if dia_id in known)
         if question.category == ADVERSARIAL:
-            asked.append(Asked(question, gold, ("adversarial",)))
+            asked.append(Asked(question, gold, ("adversarial",), index))
         elif question.category in CATEGORIES and gold:
-            asked.append(Asked(question, gold, (CATEGORIES[question.category], "all")))
+            asked.append(Asked(question, gold, (CATEGORIES[question.category], "all"), index))
     return asked
 
 
@@ -391,23 +433,57 @@ def items_for(budget: int) -> int:
 
 
 def score_memlane(
-    scores: Scores, mem: Memory, subject: str, item: Asked, to_dia: Mapping[str, str]
+    scores: Scores,
+    mem: Memory,
+    subject: str,
+    item: Asked,
+    to_dia: Mapping[str, str],
+    records: list[QuestionRecord] | None = None,
 ) -> float:
-    """Ask memlane at every budget; return the milliseconds of the first recall."""
+    """Ask memlane at every budget; return the milliseconds of the first recall.
+
+    With ``records``, the question's :class:`QuestionRecord` is appended to it.
+    """
     question, groups = item.question, item.groups
     elapsed = 0.0
+    ranked: list[str] = []
+    items = 0
+    answered: dict[str, bool] = {}
     for index, budget in enumerate(BUDGETS):
         started = time.perf_counter()
         result = mem.recall(subject, question.question, k=items_for(budget), budget_tokens=budget)
         if index == 0:
             elapsed = (time.perf_counter() - started) * 1000
-            _score_items(scores, result, item, to_dia)
+            ranked = _score_items(scores, result, item, to_dia)
+            items = len(result.items)
         score_answer(scores, SYSTEM, groups, budget, result.text, question.answer)
+        answered[str(budget)] = contains_answer(result.text, question.answer)
+    if records is not None:
+        hit = {f"@{k}": turn_hit(ranked, item.gold, k) for k in KS} if item.gold else {}
+        records.append(
+            QuestionRecord(
+                subject,
+                item.index,
+                question.category,
+                question.question,
+                question.answer,
+                item.gold,
+                tuple(ranked),
+                items,
+                hit,
+                answered,
+            )
+        )
     return elapsed
 
 
-def _score_items(scores: Scores, result: Recall, item: Asked, to_dia: Mapping[str, str]) -> None:
-    """Evidence recall of memlane's items, and what kind of items came back."""
+def _score_items(
+    scores: Scores, result: Recall, item: Asked, to_dia: Mapping[str, str]
+) -> list[str]:
+    """Evidence recall of memlane's items, and what kind of items came back.
+
+    Returns the first ``max(KS)`` ranked turns.
+    """
     groups, gold = item.groups, item.gold
     ranked = expand_turns((i.provenance for i in result.items), to_dia, max(KS))
     if gold:
@@ -422,6 +498,7 @@ def _score_items(scores: Scores, result: Recall, item: Asked, to_dia: Mapping[st
         top = items[0]
         for kind in ("fact", "note", "summary"):
             scores.add(SYSTEM, f"top_is_{kind}", groups, float(top.kind == kind))
+    return ranked
 
 
 def score_baseline(
@@ -449,8 +526,11 @@ def run(
     embedder_spec: str | None = None,
     limit_conversations: int | None = None,
     progress: Progress = print,
+    questions: list[QuestionRecord] | None = None,
 ) -> Results:
     """Run the suite on the LoCoMo-format file ``data``.
+
+    With ``questions`` a list, each question's :class:`QuestionRecord` is appended to it.
 
     Raises:
         InvalidInput: ``data`` is missing or not LoCoMo, or the limit is not positive.
@@ -484,18 +564,20 @@ def run(
     )
     scores = Scores()
     latencies: list[float] = []
-    questions = Counter[str]()
+    asked_in = Counter[str]()
     with tempfile.TemporaryDirectory(prefix="memlane-locomo-") as name:
         for conversation in conversations:
             folder = Path(name) / conversation.sample_id
             folder.mkdir()
-            asked = _conversation(conversation, folder, embedder, scores, latencies, progress)
+            asked = _conversation(
+                conversation, folder, embedder, scores, latencies, progress, questions
+            )
             for item in asked:
-                questions.update(item.groups)
+                asked_in.update(item.groups)
     results.systems = {SYSTEM: {}, **{b: {} for b in BASELINES}}
     for group in ("all", *CATEGORIES.values(), "adversarial"):
-        if questions[group]:
-            results.put(SYSTEM, "questions", group, questions[group])
+        if asked_in[group]:
+            results.put(SYSTEM, "questions", group, asked_in[group])
     scores.put_into(results)
     if latencies:
         results.put(SYSTEM, "recall_p50_ms", "all", statistics.median(latencies))
@@ -509,6 +591,7 @@ def _conversation(
     scores: Scores,
     latencies: list[float],
     progress: Progress,
+    records: list[QuestionRecord] | None = None,
 ) -> list[Asked]:
     """Replay, index the baselines, ask every question; return the questions scored."""
     script = transcript(conversation)
@@ -534,7 +617,7 @@ def _conversation(
         mem.index.wait()  # the replay's backlog: quality is measured with everything embedded
         for item in asked:
             latencies.append(
-                score_memlane(scores, mem, script.dialogue.subject, item, script.to_dia)
+                score_memlane(scores, mem, script.dialogue.subject, item, script.to_dia, records)
             )
             by_vector = vector.rank(item.question.question)
             by_bm25 = bm25.rank(item.question.question)

@@ -195,26 +195,39 @@ def failure_modes_command(
     default=None,
     help="Only the first N conversations of the file.",
 )
+@click.option(
+    "--questions",
+    "questions_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write one JSON line per question (gold turns, memlane's ranked turns, hits) here.",
+)
 @plot_option("Draw hit@10, recall@10 and answer@500 per category to this PNG.")
 def locomo_command(
     data: str,
     embedder: str | None,
     out: str | None,
     limit_conversations: int | None,
+    questions_path: str | None,
     plot_path: str | None,
 ) -> None:
     """Recall on LoCoMo: evidence and answer recall against vector, BM25 and RRF baselines."""
     from pathlib import Path
 
-    from memlane.bench.locomo import plot, run
+    from memlane.bench.locomo import QuestionRecord, plot, run, write_questions
 
+    records: list[QuestionRecord] | None = [] if questions_path else None
     results = run(
         Path(data),
         embedder_spec=embedder,
         limit_conversations=limit_conversations,
         progress=click.echo,
+        questions=records,
     )
     _report(results, out, plot_path, plot)
+    if questions_path and records is not None:
+        count = write_questions(records, questions_path)
+        click.echo(f"wrote {count} questions to {questions_path}")
 
 
 @bench.command("workflows")

@@ -551,21 +551,34 @@ def _in_place(judged: list[Candidate]) -> list[Candidate]:
     its words and "I used to drive but now I take the train" after a complaint that shares
     none; once the first is stale, what replaced it is the answer in its place.
     """
-    replaced = [(c.replaced_by, c.item.score) for c in judged if c.item.status == "stale"]
-    replaced = [(turns, score) for turns, score in replaced if turns]
+    replaced = [c for c in judged if c.item.status == "stale" and c.replaced_by]
     if not replaced:
         return judged
     out = []
     for candidate in judged:
         if candidate.note is not None and candidate.item.status != "stale":
             score = max(
-                (score for turns, score in replaced if turns & candidate.turns),
+                (old.item.score for old in replaced if _replaced(old, candidate)),
                 default=candidate.item.score,
             )
             if score > candidate.item.score:
                 candidate = replace(candidate, item=replace(candidate.item, score=score))
         out.append(candidate)
     return out
+
+
+def _replaced(old: Candidate, note: Candidate) -> bool:
+    """Whether the recalled ``note`` is the statement that made ``old`` stale.
+
+    That note itself when the replacement is a stored note: a turn of several sentences
+    is noted sentence by sentence, and the other notes of the replacing turn ("Gina does
+    remember those dance classes!" beside "Gina used to love the studio") replaced
+    nothing. Any note of its turns when the replacement is a window turn, which is no note.
+    """
+    assert note.note is not None
+    if old.replaced_by_note is not None:
+        return note.note.id == old.replaced_by_note
+    return bool(old.replaced_by & note.turns)
 
 
 def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
@@ -575,8 +588,10 @@ def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
         superseded_by=verdict.reason,
         valid_to=verdict.since,
     )
-    replaced_by = verdict.replacement.turns if verdict.replacement else frozenset()
-    return replace(candidate, item=item, replaced_by=replaced_by)
+    replacement = verdict.replacement
+    replaced_by = replacement.turns if replacement else frozenset()
+    note = replacement.note.id if replacement and replacement.note else None
+    return replace(candidate, item=item, replaced_by=replaced_by, replaced_by_note=note)
 
 
 def _value_key(value: object) -> str:

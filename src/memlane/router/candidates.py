@@ -41,7 +41,8 @@ class Candidate:
     when no line can be tied to its turns. ``answered`` holds, for each of ``lines`` an
     assistant said, the user's line it answers and the turns that cites (see
     :meth:`memlane.router.adjudicate.Adjudicator._answer_verdict`). ``replaced_by``: the
-    turns of the statement that made a stale candidate stale.
+    turns of the statement that made a stale candidate stale; ``replaced_by_note`` the id of
+    that statement's note, when it is a stored note (a window turn has none).
     """
 
     item: RecallItem
@@ -60,6 +61,7 @@ class Candidate:
     whole: tuple[str, ...] = ()
     answered: tuple[tuple[str, tuple[str, ...]], ...] = ()
     replaced_by: frozenset[str] = frozenset()
+    replaced_by_note: int | None = None
 
     def cited(self, indexes: Iterable[int]) -> list[str]:
         """The turns the given lines cite, in order, or the whole summary's if none is known."""
