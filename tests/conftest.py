@@ -12,10 +12,16 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import settings
 
 import memlane
 
 pytest_plugins = ["tests.support.services"]
+
+# No Hypothesis deadline: how long one example takes is a benchmark's question, and on a
+# loaded machine the default 200 ms failed property tests whose logic held.
+settings.register_profile("memlane", deadline=None)
+settings.load_profile("memlane")
 
 
 class FakeClock:
