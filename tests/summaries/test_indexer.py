@@ -91,10 +91,13 @@ def test_close_stops_the_worker_and_reopening_finds_the_rest(open_memory, monkey
     embedder.gate.set()  # the batch in flight finishes; nothing more is taken
     closing.join(timeout=30)
     assert not closing.is_alive() and workers() == []
-    assert len(embedder.embedded) == 2
+    # Only the batch in flight was embedded: one or two notes, as many as had been written
+    # when the worker claimed it (under load it can wake after the first `remember`).
+    in_flight = len(embedder.embedded)
+    assert 1 <= in_flight <= 2
 
     again = open_memory(GatedEmbedder(open_gate=True))
-    assert again.index.pending() == 4  # found again from the database, claims given back
+    assert again.index.pending() == 6 - in_flight  # found again, claims given back
     assert again.index.wait(timeout=30) and again.index.pending() == 0
 
 
