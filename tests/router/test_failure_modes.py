@@ -61,6 +61,7 @@ def test_similar_snippets_and_richer_old_text_do_not_win(mem, clock: FakeClock):
     clock.advance(days=40)
     mem.remember("U-1", "Dana's favourite team is now Chelsea")
     mem.remember("U-1", "Dana's favourite food is ramen")
+    assert mem.index.wait(timeout=30)  # ranked by meaning too, not raced by the indexer
     r = mem.recall("U-1", "which club does Dana watch every weekend, her favourite team?")
     current = [item for item in r.items if item.status == "current"]
     stale = [item for item in r.items if item.status == "stale"]
