@@ -479,13 +479,23 @@ class Memory:
                 rows that conflict with what the database holds.
         """
         report = import_memory(self._backend, lines, progress)
+        self.key_notes(progress)
+        return report
+
+    def key_notes(self, progress: Progress | None = None) -> int:
+        """Derive what recall needs of every note still without it, now; how many notes.
+
+        Notes wait for their keys after an upgrade whose migration changed them, or an
+        import that was stopped; otherwise the first recall of each subject keys its
+        history while the caller waits. Every tenant in the database; ``progress(KEYING,
+        subjects done, subjects)``. ``memlane index`` calls this first.
+        """
 
         def keyed(done: int, total: int) -> None:
             if progress is not None:
                 progress(KEYING, done, total)
 
-        key_waiting(self._backend.summaries, note_keys, keyed)
-        return report
+        return key_waiting(self._backend.summaries, note_keys, keyed)
 
     # -- lifecycle ----------------------------------------------------------------------
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 from click.testing import CliRunner
 
 import memlane
 from memlane.cli import cli
+from memlane.storage.sql import schema
 
 
 def test_index_embeds_the_backlog_and_again_for_a_new_embedder(tmp_path):
@@ -22,14 +24,16 @@ def test_index_embeds_the_backlog_and_again_for_a_new_embedder(tmp_path):
         assert result.exit_code == 0, result.output
         return json.loads(result.stdout)
 
-    assert index("--embedder", "hash") == {"embedded": 0, "pending": 0, "model": "hash-v1-256"}
+    nothing = {"keyed": 0, "embedded": 0, "pending": 0, "model": "hash-v1-256"}
+    assert index("--embedder", "hash") == nothing
     changed = runner.invoke(
         cli, ["--url", url, "index", "--embedder", "hash:64", "--subject", "U-1", "--progress"]
     )
     assert changed.exit_code == 0, changed.output
     assert "embedded 1 items with hash-v1-64; 0 pending" in changed.stdout
     assert "embedding: 1/1" in changed.stderr  # progress on stderr (lines: not a terminal)
-    assert index("--embedder", "hash:64") == {"embedded": 1, "pending": 0, "model": "hash-v1-64"}
+    again = {"keyed": 0, "embedded": 1, "pending": 0, "model": "hash-v1-64"}
+    assert index("--embedder", "hash:64") == again
     with memlane.Memory(url, embedder="hash:64") as mem:
         assert mem.index.pending() == 0
         assert mem.summaries.search_notes("U-2", "cello", k=1)
@@ -51,3 +55,21 @@ def test_import_with_index_embeds_what_it_loaded(tmp_path):
     assert json.loads(imported.stdout)["embedded"] == 1
     with memlane.Memory(target) as mem:
         assert mem.index.pending() == 0
+
+
+def test_index_keys_the_notes_an_upgrade_left_waiting_so_no_recall_has_to(tmp_path):
+    url = str(tmp_path / "old.db")
+    with memlane.Memory(url, embedder="hash", indexing="inline") as mem:
+        mem.remember("U-1", "The chair of the Kalo Club is Ada Moss")
+        mem.remember("U-2", "The user plays the cello")
+    with sqlite3.connect(url) as connection:  # what a migration that re-keys notes does
+        for statement in schema.REKEY_NOTES:
+            connection.execute(statement)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["--url", url, "index", "--embedder", "hash", "--progress"])
+    assert result.exit_code == 0, result.output
+    assert "keyed 2 notes" in result.stdout
+    assert "keying: 2/2 subjects" in result.stderr
+    with memlane.Memory(url, embedder="hash") as mem:
+        assert mem._backend.summaries.unkeyed_subjects() == []
+        assert mem.key_notes() == 0

@@ -126,6 +126,12 @@ def embed_pending(
         return memory.index.run(subject, step, every_tenant=every_tenant)
 
 
+def key_notes(memory: Memory, progress: bool | None) -> int:
+    """Key every note waiting for keys now, with progress on stderr; return how many."""
+    with meter("keying", progress) as advance:
+        return memory.key_notes(advance)
+
+
 # -- helpers ------------------------------------------------------------------------------
 
 

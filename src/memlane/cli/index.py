@@ -1,7 +1,8 @@
-"""``memlane index``: embed what is not embedded yet, now, with progress.
+"""``memlane index``: key and embed what is not keyed or embedded yet, now, with progress.
 
-A memory's background indexer does this on its own while the memory is open; the command is
-for a memory nobody has open, after an import with ``--no-index``, or after a change of
+A memory's background indexer embeds on its own while the memory is open, and a subject's
+first recall keys its notes; the command is for a memory nobody has open, after an upgrade
+whose migration re-keys notes, after an import with ``--no-index``, or after a change of
 embedder (every item then waits for a vector from the new model).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import click
 
 from memlane.cli import Settings, emit_json
-from memlane.cli.archive import embed_pending, progress_option
+from memlane.cli.archive import embed_pending, key_notes, progress_option
 from memlane.memory import Memory
 
 
@@ -34,12 +35,15 @@ def index_command(
     progress: bool | None,
     as_json: bool,
 ) -> None:
-    """Embed every item that has no vector from the embedder yet (e.g. after changing it)."""
+    """Key the notes an upgrade left waiting, then embed what the embedder has no vector for."""
     with Memory(settings.url, tenant=settings.tenant, embedder=embedder) as memory:
+        keyed = key_notes(memory, progress)
         done = embed_pending(memory, progress, subject=subject, every_tenant=all_tenants)
         left = memory.index.pending_everywhere() if all_tenants else memory.index.pending(subject)
         model = memory.embedder().name
     if as_json:
-        emit_json({"embedded": done, "pending": left, "model": model})
+        emit_json({"keyed": keyed, "embedded": done, "pending": left, "model": model})
     else:
+        if keyed:
+            click.echo(f"keyed {keyed} notes")
         click.echo(f"embedded {done} items with {model}; {left} pending")
