@@ -31,20 +31,6 @@ def backend(every_backend: str) -> str:
     return every_backend
 
 
-@pytest.fixture
-def open_memory(memory_url: str, clock: FakeClock) -> Iterator:
-    opened: list[memlane.Memory] = []
-
-    def open_one(embedder, **options) -> memlane.Memory:
-        memory = memlane.Memory(memory_url, clock=clock, embedder=embedder, **options)
-        opened.append(memory)
-        return memory
-
-    yield open_one
-    for memory in opened:
-        memory.close()
-
-
 def workers() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "memlane-index"]
 

@@ -9,16 +9,16 @@ was embedded here.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.conftest import FakeClock
 from tests.support.embedders import GatedEmbedder, SlowEmbedder
 
 import memlane
@@ -36,18 +36,9 @@ def backend(every_backend: str) -> str:
 
 
 @pytest.fixture
-def open_memory(memory_url: str, clock: FakeClock) -> Iterator:
-    opened: list[memlane.Memory] = []
-
-    def open_one(embedder, **options) -> memlane.Memory:
-        options.setdefault("indexing", "process")
-        memory = memlane.Memory(memory_url, clock=clock, embedder=embedder, **options)
-        opened.append(memory)
-        return memory
-
-    yield open_one
-    for memory in opened:
-        memory.close()
+def open_memory(open_memory: Callable[..., memlane.Memory]) -> Callable[..., memlane.Memory]:
+    """The summary tests' ``open_memory``, with ``indexing="process"`` unless told otherwise."""
+    return functools.partial(open_memory, indexing="process")
 
 
 def worker(mem: memlane.Memory) -> EmbeddingProcess:
