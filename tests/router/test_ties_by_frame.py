@@ -13,20 +13,7 @@ import pytest
 
 import memlane
 from tests.conftest import FakeClock
-from tests.support.conversations import texts_with_status, told_a_month_apart
-
-
-def _told(mem: memlane.Memory, clock: FakeClock, *said: str) -> None:
-    told_a_month_apart(mem, clock, *said)
-
-
-def _current(result: memlane.Recall) -> list[str]:
-    return texts_with_status(result, "current")
-
-
-def _stale(result: memlane.Recall) -> list[str]:
-    return texts_with_status(result, "stale")
-
+from tests.support.conversations import current_texts, stale_texts, told_a_month_apart
 
 REPLACED = [
     pytest.param(
@@ -58,23 +45,25 @@ def test_without_meaning_a_retraction_takes_back_the_speakers_last_statement(
     clock: FakeClock, scratch_url: str, old: str, new: str, question: str, now: str, before: str
 ) -> None:
     with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
-        _told(mem, clock, old, "When will my invoice be ready?", "The code isn't working", new)
+        told_a_month_apart(
+            mem, clock, old, "When will my invoice be ready?", "The code isn't working", new
+        )
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", question)
-        assert any(now in text for text in _current(r))
-        assert not any(before in text for text in _current(r))
-        assert any(before in text for text in _stale(r))
+        assert any(now in text for text in current_texts(r))
+        assert not any(before in text for text in current_texts(r))
+        assert any(before in text for text in stale_texts(r))
 
 
 def test_the_window_ties_as_stored_notes_do(clock: FakeClock) -> None:
     """Said in the running session, the retraction is a window turn: it ties the same way."""
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        _told(mem, clock, "I drive to work most days")
+        told_a_month_apart(mem, clock, "I drive to work most days")
         clock.advance(days=30)
         s = mem.session("U-1", session_id="s-now")
         s.add("user", "No car anymore — I take the train in every day")
         r = mem.recall("U-1", "how does this user get to work?", session_id="s-now")
-        assert not any("drive to work" in text for text in _current(r))
+        assert not any("drive to work" in text for text in current_texts(r))
 
 
 UNTOUCHED = [
@@ -92,11 +81,11 @@ UNTOUCHED = [
 @pytest.mark.parametrize("later", UNTOUCHED)
 def test_what_the_speaker_said_last_stays_current_otherwise(clock: FakeClock, later: str) -> None:
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        _told(mem, clock, "I train new staff at work on Mondays", later)
+        told_a_month_apart(mem, clock, "I train new staff at work on Mondays", later)
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "who does the user train at work?")
-        assert any("new staff" in text for text in _current(r))
-        assert not any("new staff" in text for text in _stale(r))
+        assert any("new staff" in text for text in current_texts(r))
+        assert not any("new staff" in text for text in stale_texts(r))
 
 
 def test_a_retraction_naming_an_earlier_statement_is_left_to_the_words(
@@ -104,7 +93,7 @@ def test_a_retraction_naming_an_earlier_statement_is_left_to_the_words(
 ) -> None:
     """ "No boat anymore" ties "My boat is moored in the bay" by its word, nothing else."""
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        _told(
+        told_a_month_apart(
             mem,
             clock,
             "My boat is moored in the bay",
@@ -113,9 +102,9 @@ def test_a_retraction_naming_an_earlier_statement_is_left_to_the_words(
         )
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "who does the user train at work?")
-        assert any("new staff" in text for text in _current(r))
+        assert any("new staff" in text for text in current_texts(r))
         r = mem.recall("U-1", "where is the boat moored?")
-        assert any("moored" in text for text in _stale(r))
+        assert any("moored" in text for text in stale_texts(r))
 
 
 def test_a_question_or_a_remark_about_something_else_is_not_what_is_taken_back(
@@ -123,7 +112,7 @@ def test_a_question_or_a_remark_about_something_else_is_not_what_is_taken_back(
 ) -> None:
     """The speaker's last statement of their own is tied, past questions and other things."""
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        _told(
+        told_a_month_apart(
             mem,
             clock,
             "I drive to work most days",
@@ -133,9 +122,9 @@ def test_a_question_or_a_remark_about_something_else_is_not_what_is_taken_back(
         )
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "is the discount code working?")
-        assert any("discount code" in text for text in _current(r))
+        assert any("discount code" in text for text in current_texts(r))
         r = mem.recall("U-1", "how does this user get to work?")
-        assert any("drive to work" in text for text in _stale(r))
+        assert any("drive to work" in text for text in stale_texts(r))
 
 
 @pytest.mark.parametrize(
@@ -160,7 +149,7 @@ def test_what_replaced_a_recalled_statement_ranks_in_its_place(
 ) -> None:
     """Found first by its words, the old statement is stale: what replaced it comes first."""
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        _told(mem, clock, old, distractor, new)
+        told_a_month_apart(mem, clock, old, distractor, new)
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", question)
         assert now in r.items[0].text
@@ -183,15 +172,15 @@ def test_the_subjects_own_name_names_no_retracted_value(clock: FakeClock) -> Non
             s.close()
         assert mem.index.wait(timeout=30)
         r = mem.recall("M6137730", "why is shipping slow?", include_stale=True)
-        assert any("shipping" in text for text in _current(r))
-        assert not any("shipping" in text for text in _stale(r))
-        assert any("395 Market Sq" in text for text in _stale(r))
+        assert any("shipping" in text for text in current_texts(r))
+        assert not any("shipping" in text for text in stale_texts(r))
+        assert any("395 Market Sq" in text for text in stale_texts(r))
 
 
 def test_a_storyline_line_is_dated_by_the_statement_it_repeats(clock: FakeClock) -> None:
     """A later retraction naming the line's value is no source of it: it takes it back."""
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        _told(
+        told_a_month_apart(
             mem,
             clock,
             "Email for receipts: hdimitrov@example.com",
@@ -201,7 +190,7 @@ def test_a_storyline_line_is_dated_by_the_statement_it_repeats(clock: FakeClock)
         )
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "where do I send the receipt?", k=10)
-        assert not any("hdimitrov@example.com" in text for text in _current(r))
+        assert not any("hdimitrov@example.com" in text for text in current_texts(r))
 
 
 def test_only_the_replacing_note_ranks_in_place_not_the_other_sentences_of_its_turn(
@@ -213,7 +202,7 @@ def test_only_the_replacing_note_ranks_in_place_not_the_other_sentences_of_its_t
     and chit-chat said beside a "used to" pushed evidence out of the top ten.
     """
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        _told(
+        told_a_month_apart(
             mem,
             clock,
             "I drive to work most days",

@@ -17,7 +17,7 @@ import pytest
 import memlane
 from memlane.embed.base import Vectors
 from tests.conftest import FakeClock
-from tests.support.conversations import texts_with_status, told_a_month_apart
+from tests.support.conversations import current_texts, stale_texts, told_a_month_apart
 from tests.support.embedders import TopicEmbedder
 
 TOPICS = (
@@ -26,18 +26,6 @@ TOPICS = (
     ("短信", "电话", "微信"),
     ("invoice", "receipt", "billing"),
 )
-
-
-def _told(mem: memlane.Memory, clock: FakeClock, *said: str) -> None:
-    told_a_month_apart(mem, clock, *said)
-
-
-def _current(result: memlane.Recall) -> list[str]:
-    return texts_with_status(result, "current")
-
-
-def _stale(result: memlane.Recall) -> list[str]:
-    return texts_with_status(result, "stale")
 
 
 REPLACED = [
@@ -66,37 +54,37 @@ def test_a_replacement_sharing_no_word_makes_the_old_statement_stale(
 ) -> None:
     embedder = TopicEmbedder(TOPICS)
     with memlane.Memory(scratch_url, clock=clock, embedder=embedder) as mem:
-        _told(mem, clock, old, "Is the invoice for March ready?", new)
+        told_a_month_apart(mem, clock, old, "Is the invoice for March ready?", new)
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", question)
         assert now in r.items[0].text
-        assert not any(before in text for text in _current(r))
-        assert any(before in text for text in _stale(r))
+        assert not any(before in text for text in current_texts(r))
+        assert any(before in text for text in stale_texts(r))
 
 
 def test_a_retraction_near_nothing_it_replaces_ties_nothing(clock: FakeClock) -> None:
     """The nearest earlier statement is below the embedder's floor: another topic."""
     with memlane.Memory(":memory:", clock=clock, embedder=TopicEmbedder(TOPICS)) as mem:
-        _told(
+        told_a_month_apart(
             mem, clock, "Send my invoices to the accounts team", "No car anymore — I take the train"
         )
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "where do my invoices go?")
-        assert any("accounts team" in text for text in _current(r))
-        assert not _stale(r)
+        assert any("accounts team" in text for text in current_texts(r))
+        assert not stale_texts(r)
 
 
 def test_the_hash_embedder_ties_nothing_by_meaning(clock: FakeClock) -> None:
     """Its similarity is shared character n-grams: "train" staff is not the train taken."""
     said = ("I train new staff at work every day", "No car anymore — I take the train in every day")
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        _told(mem, clock, *said)
+        told_a_month_apart(mem, clock, *said)
         assert mem.index.wait(timeout=30)
         notes = mem.summaries.notes("U-1")
         assert notes and all(mem.summaries.near_in_meaning("U-1", n.id) == [] for n in notes)
         r = mem.recall("U-1", "who does the user train at work?")
-        assert any("new staff" in text for text in _current(r))
-        assert not any("new staff" in text for text in _stale(r))
+        assert any("new staff" in text for text in current_texts(r))
+        assert not any("new staff" in text for text in stale_texts(r))
 
 
 class _Held(TopicEmbedder):
@@ -117,21 +105,21 @@ def test_statements_waiting_for_their_vectors_are_not_tied_and_not_waited_for(
     embedder = _Held(TOPICS)
     with memlane.Memory(":memory:", clock=clock, embedder=embedder) as mem:
         old, new = REPLACED[0].values[:2]
-        _told(mem, clock, str(old), str(new))
+        told_a_month_apart(mem, clock, str(old), str(new))
         r = mem.recall("U-1", "how does this user get to work?")
-        assert any("drive to work" in text for text in _current(r))  # no vector: no tie yet
+        assert any("drive to work" in text for text in current_texts(r))  # no vector: no tie yet
         embedder.gate.set()
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "how does this user get to work?")
-        assert any("drive to work" in text for text in _stale(r))
+        assert any("drive to work" in text for text in stale_texts(r))
 
 
 def test_an_episode_is_not_taken_back_by_meaning(clock: FakeClock) -> None:
     """Only a state is taken back: "we rented a van" happened, whatever holds now."""
     said = ("We rented a van for the trip last summer", "No car anymore — I take the train in")
     with memlane.Memory(":memory:", clock=clock, embedder=TopicEmbedder(TOPICS)) as mem:
-        _told(mem, clock, *said)
+        told_a_month_apart(mem, clock, *said)
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "what did we rent for the trip?")
-        assert any("rented a van" in text for text in _current(r))
-        assert not _stale(r)
+        assert any("rented a van" in text for text in current_texts(r))
+        assert not stale_texts(r)

@@ -38,6 +38,15 @@ def told_a_month_apart(mem: memlane.Memory, clock: Any, *said: str, subject: str
         session.close()
 
 
-def texts_with_status(result: memlane.Recall, status: str) -> list[str]:
-    """The texts of the recalled items whose status is ``status`` ("current", "stale"…)."""
+def current_texts(result: memlane.Recall) -> list[str]:
+    """The texts of the recalled items marked current."""
+    return _texts_with_status(result, "current")
+
+
+def stale_texts(result: memlane.Recall) -> list[str]:
+    """The texts of the recalled items marked stale."""
+    return _texts_with_status(result, "stale")
+
+
+def _texts_with_status(result: memlane.Recall, status: str) -> list[str]:
     return [item.text for item in result.items if item.status == status]
