@@ -10,7 +10,6 @@ from click.testing import CliRunner
 from memlane.bench.locomo import (
     BASELINES,
     SYSTEM,
-    BM25Index,
     answer_forms,
     answer_token_recall,
     asked_questions,
@@ -24,10 +23,12 @@ from memlane.bench.locomo import (
     session_recall,
     transcript,
     turn_hit,
+    turn_rankers,
     turn_recall,
 )
 from memlane.bench.locomo_data import load_conversations, normalize_evidence
 from memlane.cli import cli
+from memlane.embed import make_embedder
 from memlane.errors import InvalidInput
 from memlane.summaries.text import estimate_tokens
 
@@ -147,11 +148,17 @@ def test_fill_budget_stays_within_tokens():
     assert fill_budget(["short one", "short two"], 100) == "short one\nshort two"
 
 
-def test_bm25_and_fusion_rank_the_matching_turn_first():
-    index = BM25Index(["I love my puppy Biscuit", "The cello is hard", "Puppies chew shoes"])
-    assert index.rank("puppy Biscuit")[0] == 0
-    assert index.rank("cello") == [1]
-    assert index.rank("zebra") == []
+def test_baselines_rank_the_matching_turn_first():
+    turns = ["I love my puppy Biscuit", "The cello is hard", "Puppies chew shoes"]
+    turns.append(turns[1])
+    by_vector, by_bm25 = turn_rankers(turns, make_embedder("hash:256", cache_entries=0))
+    assert by_bm25("puppy Biscuit")[0] == 0
+    assert by_bm25("shoe") == [2]  # a plural and its singular are one BM25 term
+    assert by_bm25("cello") == [1, 3]  # a tie goes to the earlier turn
+    assert by_bm25("zebra") == []
+    assert sorted(by_vector("zebra")) == [0, 1, 2, 3]
+    assert by_vector("the cello is hard")[:2] == [1, 3]
+    assert turn_rankers([], make_embedder("hash:256"))[0]("cello") == []
     assert rrf([[0, 1], [1, 0]]) == [0, 1]  # a tie goes to the earlier index
     assert rrf([[2, 0], [2, 1]])[0] == 2
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable
 
 import numpy as np
 
@@ -83,17 +83,24 @@ class FlatVectorIndex:
         scores = matrix[rows] @ vector
         top = min(k, rows.size)
         best = np.argpartition(-scores, top - 1)[:top]
-        best = best[np.argsort(-scores[best], kind="stable")]
+        best = best[np.lexsort((rows[best], -scores[best]))]  # ties: the earlier document
         return [(self._ids[int(rows[i])], float(scores[i])) for i in best]
 
 
 class BM25Index:
-    """Okapi BM25 over memlane's lexical tokens (CJK bigrams, words, joined digit runs)."""
+    """Okapi BM25, by default over memlane's lexical tokens (CJK bigrams, words, digit runs)."""
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
-        """BM25 with the usual ``k1`` and ``b``."""
+    def __init__(
+        self,
+        k1: float = 1.2,
+        b: float = 0.75,
+        *,
+        tokenize: Callable[[str], Iterable[str]] = tokens,
+    ) -> None:
+        """BM25 with the usual ``k1`` and ``b``; ``tokenize`` splits documents and queries."""
         self.k1 = k1
         self.b = b
+        self._tokenize = tokenize
         self._ids: list[str] = []
         self._position: dict[str, int] = {}
         self._lengths: list[int] = []
@@ -110,7 +117,7 @@ class BM25Index:
         row = len(self._ids)
         self._position[doc_id] = row
         self._ids.append(doc_id)
-        counts = Counter(tokens(text))
+        counts = Counter(self._tokenize(text))
         length = sum(counts.values())
         self._lengths.append(length)
         self._total_length += length
@@ -128,7 +135,7 @@ class BM25Index:
         size = len(self._ids)
         average = self._total_length / size or 1.0
         scores: dict[int, float] = defaultdict(float)
-        for token in dict.fromkeys(tokens(query)):
+        for token in dict.fromkeys(self._tokenize(query)):
             postings = self._postings.get(token)
             if not postings:
                 continue

@@ -30,7 +30,6 @@ be compared question by question.
 from __future__ import annotations
 
 import json
-import math
 import re
 import statistics
 import tempfile
@@ -41,8 +40,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numpy as np
-
+from memlane.bench.baselines import BM25Index, FlatVectorIndex
 from memlane.bench.locomo_data import Conversation, LocomoQuestion, load_conversations
 from memlane.bench.plots import grouped_bars
 from memlane.bench.report import Results
@@ -219,51 +217,25 @@ def bm25_tokens(text: str) -> list[str]:
     return terms
 
 
-class BM25Index:
-    """Okapi BM25 over a fixed list of documents."""
+def turn_rankers(documents: Sequence[str], embedder: Embedder) -> tuple[Ranker, Ranker]:
+    """The vector and BM25 baselines over ``documents``: each ranks turn positions, best first.
 
-    def __init__(self, documents: Sequence[str]) -> None:
-        self._docs = [Counter(bm25_tokens(doc)) for doc in documents]
-        lengths = [sum(doc.values()) for doc in self._docs]
-        self._lengths = lengths
-        self._average = max(sum(lengths) / max(len(lengths), 1), 1e-9)
-        frequency: Counter[str] = Counter()
-        for doc in self._docs:
-            frequency.update(doc.keys())
-        count = len(self._docs)
-        self._idf = {t: math.log(1 + (count - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
+    The vector ranking holds every turn; BM25 only the turns sharing a term with the query.
+    """
+    vector = FlatVectorIndex(embedder, batch=EMBED_BATCH)
+    bm25 = BM25Index(BM25_K1, BM25_B, tokenize=bm25_tokens)
+    for position, text in enumerate(documents):
+        vector.add(str(position), text)
+        bm25.add(str(position), text)
+    every = max(len(documents), 1)
 
-    def rank(self, query: str) -> list[int]:
-        """Document indexes with a positive score, best first (ties: earlier first)."""
-        terms = [t for t in dict.fromkeys(bm25_tokens(query)) if t in self._idf]
-        scored = []
-        for index, doc in enumerate(self._docs):
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[index] / self._average)
-            score = sum(
-                self._idf[t] * doc[t] * (BM25_K1 + 1) / (doc[t] + norm) for t in terms if t in doc
-            )
-            if score > 0:
-                scored.append((-score, index))
-        return [index for _, index in sorted(scored)]
+    def by_vector(query: str) -> list[int]:
+        return [int(doc) for doc, _ in vector.search(query, every)]
 
+    def by_bm25(query: str) -> list[int]:
+        return [int(doc) for doc, _ in bm25.search(query, every)]
 
-class VectorIndex:
-    """Exact cosine nearest neighbours over a fixed list of documents."""
-
-    def __init__(self, embedder: Embedder, documents: Sequence[str]) -> None:
-        self._embedder = embedder
-        parts = [
-            embedder.embed_documents(list(documents[i : i + EMBED_BATCH]))
-            for i in range(0, len(documents), EMBED_BATCH)
-        ]
-        self._vectors = np.vstack(parts) if parts else np.zeros((0, 1), dtype=np.float32)
-
-    def rank(self, query: str) -> list[int]:
-        """Every document index, most similar first."""
-        if not len(self._vectors):
-            return []
-        scores = self._vectors @ self._embedder.embed_query(query)
-        return [int(i) for i in np.argsort(-scores, kind="stable")]
+    return by_vector, by_bm25
 
 
 def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[int]:
@@ -598,8 +570,7 @@ def _conversation(
     tally = replay(folder, script.dialogue, embedder)
     progress(f"{conversation.sample_id}: replayed {tally.turns} turns in {tally.seconds:.1f}s")
     started = time.perf_counter()
-    vector = VectorIndex(embedder, script.documents)
-    bm25 = BM25Index(script.documents)
+    by_vector, by_bm25 = turn_rankers(script.documents, embedder)
     progress(f"{conversation.sample_id}: baselines indexed in {time.perf_counter() - started:.1f}s")
     asked = asked_questions(conversation, set(script.dia_ids))
     last = script.dialogue.sessions[-1]
@@ -619,10 +590,10 @@ def _conversation(
             latencies.append(
                 score_memlane(scores, mem, script.dialogue.subject, item, script.to_dia, records)
             )
-            by_vector = vector.rank(item.question.question)
-            by_bm25 = bm25.rank(item.question.question)
+            vector_order = by_vector(item.question.question)
+            bm25_order = by_bm25(item.question.question)
             for name, order in zip(
-                BASELINES, (by_vector, by_bm25, rrf([by_bm25, by_vector])), strict=True
+                BASELINES, (vector_order, bm25_order, rrf([bm25_order, vector_order])), strict=True
             ):
                 score_baseline(scores, name, order, item, script)
     progress(
