@@ -35,6 +35,11 @@ def read(query: str, registry: SynonymRegistry | None = None):
         ("她在哪里工作", ("work_location", "employer")),
         ("做什么工作的", ("occupation",)),
         ("when is her birthday", ("birthday",)),
+        ("Where did the user work?", ("work_location", "employer")),
+        ("Where did the user work before the job change?", ("work_location", "employer")),
+        ("Where did I live before the job change?", ("location",)),
+        ("What was my job before the move?", ("occupation",)),
+        ("customer's city of residence?", ("location",)),
         ("how was the weather", ()),
     ],
 )

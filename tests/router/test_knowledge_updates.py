@@ -193,6 +193,18 @@ def test_a_question_about_before_is_not_answered_by_the_present_profile() -> Non
     assert present == []
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["Where did the user work before the job change?", "Who did he work for before the switch?"],
+)
+def test_an_event_dating_the_question_is_not_what_it_asks(question: str) -> None:
+    recall = _told(
+        [[("I'm a designer at Netflix", 0)], [("Got hired by Zendesk!", 1440)]], question
+    )
+    assert recall.items and "Netflix" in recall.items[0].text
+    assert not any("Zendesk" in i.text and i.status == "current" for i in recall.items[:1])
+
+
 def test_a_name_spelt_one_character_off_is_another_thing() -> None:
     statements = ["白岭镇的常住人口是8200人。", "青岭镇的镇长是邹明远。"]
     for order in (statements, statements[::-1]):

@@ -375,6 +375,23 @@ def _asks_earlier() -> re.Pattern[str]:
     return re.compile(cues.ASKS_EARLIER)
 
 
+def event_times(folded: str) -> tuple[tuple[int, int], ...]:
+    """Spans of folded ``folded`` naming an event that dates the question, not what it asks.
+
+    >>> q = "where did the user work before the job change?"
+    >>> [q[a:b] for a, b in event_times(q)]
+    ['before the job change']
+    >>> event_times("what was my job before?")
+    ()
+    """
+    return tuple(match.span() for match in _event_as_time().finditer(folded))
+
+
+@cache
+def _event_as_time() -> re.Pattern[str]:
+    return re.compile(en.EVENT_AS_TIME)
+
+
 def street_addresses(text: str) -> frozenset[str]:
     """The street addresses ``text`` gives, folded ("415 oak drive", "学府路135号").
 

@@ -260,6 +260,17 @@ CODE_NOUNS = r"no\.|landline"
 AUXILIARIES = ("did", "does", "do", "will", "would")
 """Verbs that put a question's own verb after its subject: "which city *did* I visit?"."""
 
+DO_FORMS = ("do", "does", "did")
+"""The forms of "do" that carry a question's tense: a phrase written with one ("where does *
+work") matches a question written with another ("where *did* the user work?")."""
+
+EVENT_AS_TIME = (
+    r"\b(?:before|after|since|until|till|prior\s+to)\s+(?:the|my|his|her|their|our|its|this"
+    r"|that)\s+(?:[a-z][\w'-]*\s+){0,3}[a-z][\w'-]*(?=\s*(?:[?.!,;]|$))"
+)
+"""An event that dates the question, closing it: "where did I work *before the job change*?".
+Its nouns name the event, not what is asked (:func:`memlane.lang.changes.event_times`)."""
+
 HOLDING_VERBS = frozenset(
     ("have", "has", "had", "use", "used", "get", "got", "own", "hold", "keep")
 )

@@ -18,6 +18,7 @@ from memlane.extract import find_identifiers, resolve_times, time_interval
 from memlane.extract.model import Mention
 from memlane.extract.rules import CODE_ATTRIBUTES, IDENTIFIER_ATTRIBUTES
 from memlane.lang import asks_about_plans, en, names_other_person, owner_of, roles_of_subject, zh
+from memlane.lang.changes import event_times
 from memlane.lang.codewords import code_nouns, event_nouns
 from memlane.lang.grammar import VERB_ENDING, ZH_LINKER
 from memlane.lang.holders import held_by_other, is_generic
@@ -58,8 +59,8 @@ def analyze(
     query = validation.query("query", query)
     mentions = [m for m in find_identifiers(query) if m.kind in IDENTIFIER_ATTRIBUTES]
     identifiers = tuple(_identifier(mention, query) for mention in mentions)
-    intents = tuple(synonyms.match(_without(query, mentions)))
     folded = fold(query)
+    intents = _outside_events(synonyms.match(_without(query, mentions)), folded)
     context = asks_context(_blank(folded, [intent.span for intent in intents]))
     times = _times(query, mentions, at, timezone)
     # A question about the future ("下周去哪") is not answered by the value that holds now.
@@ -82,6 +83,16 @@ def analyze(
         own_value=own,
         roles=_roles(_without(query, mentions), intents),
         qualified=qualified,
+    )
+
+
+def _outside_events(intents: list[AttributeIntent], folded: str) -> tuple[AttributeIntent, ...]:
+    """The intents not inside an event that dates the question ("before the *job* change")."""
+    events = event_times(folded)
+    return tuple(
+        intent
+        for intent in intents
+        if not any(start <= intent.span[0] and intent.span[1] <= end for start, end in events)
     )
 
 

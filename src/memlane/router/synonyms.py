@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from memlane.errors import InvalidInput
-from memlane.lang import attributes
+from memlane.lang import attributes, en
 from memlane.lang.script import NOT_AFTER_LATIN, NOT_BEFORE_LATIN, fold
 from memlane.router.model import AttributeIntent
 
@@ -28,6 +28,7 @@ MAX_PHRASE_CHARS = 100
 _WILDCARD = r".{0,40}?"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _LATIN_EDGE = re.compile(r"[a-z0-9]")
+_DO_FORMS = f"(?:{'|'.join(en.DO_FORMS)})"
 
 DEFAULT_SYNONYMS: dict[str, tuple[str, ...]] = attributes.PHRASES
 """The phrases every new registry starts with, by attribute (kept in :mod:`memlane.lang`)."""
@@ -136,13 +137,18 @@ def compile_phrase(phrase: str) -> re.Pattern[str]:
     pieces = [piece for piece in re.split(r"\s*\*\s*", fold(phrase).strip()) if piece]
     parts: list[str] = []
     for piece in pieces:
-        body = r"\s+".join(re.escape(word) for word in piece.split())
+        body = r"\s+".join(_word(word) for word in piece.split())
         if _LATIN_EDGE.match(piece[0]):
             body = NOT_AFTER_LATIN + body
         if _LATIN_EDGE.match(piece[-1]):
             body += r"(?:s|es)?" + NOT_BEFORE_LATIN
         parts.append(body)
     return re.compile(_WILDCARD.join(parts))
+
+
+def _word(word: str) -> str:
+    """One word of a phrase: a form of "do" stands for all of them (the question's tense)."""
+    return _DO_FORMS if word in en.DO_FORMS else re.escape(word)
 
 
 def _overlap(first: tuple[int, int], second: tuple[int, int]) -> bool:
