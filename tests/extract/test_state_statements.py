@@ -34,6 +34,8 @@ from tests.support.stated import stated
         ("我在蓝帆科技做会计", "employer", "蓝帆科技"),
         ("我在中国联通做客服", "employer", "中国联通"),
         ("我跳槽到蓝帆科技了", "employer", "蓝帆科技"),
+        ("跳槽去蔚来了，美团太卷了", "employer", "蔚来"),  # 来 ends a one-character name
+        ("上个月搬到西安来了", "location", "西安"),  # a directional 来 ends none
         ("资料：工作单位蓝帆科技。", "employer", "蓝帆科技"),
         ("更新：原蓝帆科技，现就职于青木集团。", "employer", "青木集团"),
         ("我是青木集团的员工", "employer", "青木集团"),

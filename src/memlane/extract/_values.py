@@ -15,9 +15,9 @@ from memlane.extract._text import is_cjk
 from memlane.lang import employment, en, names_other_person
 from memlane.lang.places import EN_VALUE_STOP as _EN_STOP
 from memlane.lang.places import NAME_CONNECTORS as _CONNECTORS
+from memlane.lang.places import ZH_COME, is_en_place, longest_zh_place_prefix
 from memlane.lang.places import ZH_NAME_STOP as _ZH_NAME_STOP
 from memlane.lang.places import ZH_VALUE_STOP as _ZH_STOP
-from memlane.lang.places import is_en_place, longest_zh_place_prefix
 from memlane.lang.script import CJK_RANGES
 
 if TYPE_CHECKING:
@@ -43,7 +43,18 @@ def zh_value(doc: Doc, start: int, limit: int) -> Span | None:
         return None
     protected = longest_zh_place_prefix(text[start : run.end()])
     stop = _ZH_STOP.search(text, start + max(protected, 1), run.end())
+    if stop is not None and _ends_the_name(start, stop):
+        stop = _ZH_STOP.search(text, stop.start() + 1, run.end())
     return (start, stop.start() if stop else run.end())
+
+
+def _ends_the_name(start: int, stop: re.Match[str]) -> bool:
+    """A stop whose first character ends a one-character value instead: "去蔚来了" is 蔚来.
+
+    A directional 来 follows a whole name ("搬到北京来了"); no place or company is one
+    character, so after one it is the name's own.
+    """
+    return stop.start() - start < 2 and stop.group().startswith(ZH_COME)
 
 
 def zh_name(doc: Doc, start: int, limit: int) -> Span | None:

@@ -111,6 +111,10 @@ ZH_VALUE_STOP = re.compile(
 """Words where a Chinese value ends (了, 已经, 工作, 现在, 和家人…): not part of a place or an
 employer."""
 
+ZH_COME = "来"
+"""The directional complement of :data:`ZH_VALUE_STOP` ("搬到北京*来*了") that also ends names
+(蔚来): after a single character it is the name's own."""
+
 ZH_NAME_STOP = re.compile(
     r"了|啦|呢|吧|呀|哦|嘛|啊|的|是|今年|来自|住|在|现在|目前|我|你|也|和|跟|就|哈|吗"
 )
