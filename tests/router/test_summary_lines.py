@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import memlane
-from memlane.router.summary_lane import SummaryFilters
+from memlane.router.summary_lane import PERIOD_BONUS, SummaryFilters
 from tests.conftest import FakeClock
 from tests.support.conversations import told
 
@@ -75,6 +75,37 @@ def test_the_period_is_read_at_year_granularity():
     assert not filters.in_period("", outside, outside)
     assert filters.in_period("we married on 2023-07-01", outside, outside)
     assert not SummaryFilters(None, None, None, (), UTC).in_period("", inside, inside)
+
+
+def test_the_named_period_itself_counts_twice_its_year():
+    july = (datetime(2023, 7, 1, tzinfo=UTC), datetime(2023, 8, 1, tzinfo=UTC))
+    filters = SummaryFilters(None, None, july, (), UTC)
+    in_july = datetime(2023, 7, 20, tzinfo=UTC)
+    a_week_after = datetime(2023, 8, 6, tzinfo=UTC)
+    in_march = datetime(2023, 3, 1, tzinfo=UTC)
+    other_year = datetime(2022, 7, 20, tzinfo=UTC)
+    assert filters.period_bonus("", in_july, in_july) == 2 * PERIOD_BONUS
+    assert filters.period_bonus("", a_week_after, a_week_after) == 2 * PERIOD_BONUS
+    assert filters.period_bonus("", in_march, in_march) == PERIOD_BONUS
+    assert filters.period_bonus("we met on 2023-07-14", in_march, in_march) == 2 * PERIOD_BONUS
+    assert filters.period_bonus("", other_year, other_year) == 0.0
+    day = (datetime(2023, 7, 3, tzinfo=UTC), datetime(2023, 7, 4, tzinfo=UTC))
+    on_the_day = SummaryFilters(None, None, day, (), UTC)
+    assert on_the_day.period_bonus("", in_july, in_july) == PERIOD_BONUS  # 17 days off
+    assert SummaryFilters(None, None, None, (), UTC).period_bonus("", in_july, in_july) == 0.0
+
+
+def test_a_question_naming_a_month_prefers_what_was_said_that_month(mem, clock: FakeClock):
+    clock.set("2023-12-30T12:00:00+00:00")
+    mem.remember("U-1", "Painted a sunset with the kids, a fun project", at="2023-07-12")
+    for month in (2, 3, 4, 5, 9, 10, 11):
+        mem.remember(
+            "U-1",
+            f"Painted another landscape with the kids, project {month}",
+            at=f"2023-{month:02d}-12",
+        )
+    r = mem.recall("U-1", "What did she and her kids paint in July 2023?", k=3)
+    assert "sunset" in r.items[0].text, [item.text for item in r.items]
 
 
 def test_a_period_still_to_come_is_told_of_by_plans_only():

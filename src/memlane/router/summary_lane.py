@@ -39,6 +39,12 @@ from memlane.summaries.sources import (
 )
 from memlane.timeutil import to_micros
 
+PERIOD_BONUS = ON_TOPIC_BONUS
+"""Added to the score of a statement from the period the query names (as for an asked topic)."""
+NEAR_MIN = timedelta(days=1)
+NEAR_MAX = timedelta(days=7)
+"""How far around the named period itself a statement still counts as from it."""
+
 
 @dataclass(frozen=True, slots=True)
 class SummaryFilters:
@@ -92,8 +98,30 @@ class SummaryFilters:
         """
         if self.period is None:
             return False
-        start, end = _whole_years(self.period, self.timezone)
-        ahead = self.read_at is not None and self.period[0] > self.read_at
+        return self._touches(text, said, until, _whole_years(self.period, self.timezone))
+
+    def period_bonus(self, text: str, said: datetime, until: datetime) -> float:
+        """What an item gains for the period the query names: more the closer it is to it.
+
+        ``PERIOD_BONUS`` in the period's years (:meth:`in_period`), twice that within the
+        period itself, widened by half its length (a day to a week) on either side: "what
+        did she paint in July 2023?" prefers July to the rest of 2023.
+        """
+        if self.period is None or not self.in_period(text, said, until):
+            return 0.0
+        start, end = self.period
+        margin = min(max((end - start) / 2, NEAR_MIN), NEAR_MAX)
+        near = self._touches(text, said, until, (start - margin, end + margin))
+        return 2 * PERIOD_BONUS if near else PERIOD_BONUS
+
+    def _touches(
+        self, text: str, said: datetime, until: datetime, bounds: tuple[datetime, datetime]
+    ) -> bool:
+        """Said within ``bounds`` (half-open), or naming a date in them; see :meth:`in_period`."""
+        start, end = bounds
+        ahead = (
+            self.period is not None and self.read_at is not None and self.period[0] > self.read_at
+        )
         if not ahead and said < end and start <= until:
             return True
         for mention in resolve_times(text, said, self.timezone):
@@ -122,10 +150,6 @@ class SummaryRead:
     candidates: list[Candidate] = field(default_factory=list)
     hits: int = 0
     dropped: int = 0
-
-
-PERIOD_BONUS = ON_TOPIC_BONUS
-"""Added to the score of a statement from the period the query names (as for an asked topic)."""
 
 
 def read_summaries(
@@ -161,8 +185,7 @@ def read_summaries(
             note = note_hit.note
             if _keeps_note(note, filters, window_turns):
                 score = 0.8 * note_hit.score / best
-                if filters.in_period(note.text, note.at, note.at):
-                    score += PERIOD_BONUS
+                score += filters.period_bonus(note.text, note.at, note.at)
                 candidate = note_candidate(note, note.subject, score, filters.timezone)
                 if named and not line_words(note.text) & named:
                     candidate.tier = TIER_OTHERS  # someone else's statement on the topic
@@ -177,8 +200,7 @@ def read_summaries(
         for summary_hit, summary in kept:
             score = 0.7 * summary_hit.score / best
             text = summary.content.as_text()
-            if filters.in_period(text, summary.period_from, summary.period_to):
-                score += PERIOD_BONUS
+            score += filters.period_bonus(text, summary.period_from, summary.period_to)
             shown = SummaryShown(query, index, filters, seen_lines)
             found = summary_candidate(summary, score, shown)
             if found is not None:
