@@ -117,6 +117,16 @@ class PostgresDialect:
         """The ids as a list (psycopg sends an array)."""
         return list(ids)
 
+    def array(self, values: Sequence[str | int | float | None]) -> Any:
+        r"""The array's literal (``{...}``), written here: a text parameter cast in the SQL.
+
+        psycopg adapts a list in Python, element by element (its type, its dumper, its
+        quoting): two thirds of a ``set``'s parameter binding. Each element is a number, NULL,
+        or a string in double quotes with ``\\`` and ``"`` escaped (PostgreSQL's array input);
+        psycopg then quotes the whole literal as any string.
+        """
+        return "{" + ",".join(map(_element, values)) + "}"
+
     def key_ranges(self, ranges: Sequence[KeyRange]) -> tuple[str, tuple[Any, ...]]:
         """One JSON array of ``[subject, attribute, lo, hi]`` rows (cheaper to send than arrays)."""
         source = (
@@ -431,3 +441,14 @@ class PostgresDialect:
                 search.ensure_vector_index(self.db, int(dims))
         for name in (*_IDENTITY_TABLES, "attributes", "turns", "api_keys"):
             self.db.execute(f"ANALYZE {name}")
+
+
+def _element(value: str | int | float | None) -> str:
+    """One element of an array literal (:meth:`PostgresDialect.array`)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, int):
+        return str(value)
+    return repr(float(value))  # a finite float (confidence): repr reads back exactly

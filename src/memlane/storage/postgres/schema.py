@@ -46,12 +46,17 @@ _APPLY = """CREATE OR REPLACE FUNCTION memlane_apply(
 RETURNS SETOF facts LANGUAGE plpgsql AS $$
 DECLARE
     many BOOLEAN;
-    closed INTEGER;
+    closed INTEGER := 0;
+    one INTEGER;
+    version BIGINT;
 BEGIN
     IF cardinality(closing) > 0 THEN
-        RETURN QUERY UPDATE facts SET tx_to = p_tx
-            WHERE id = ANY(closing) AND tx_to IS NULL RETURNING *;
-        GET DIAGNOSTICS closed = ROW_COUNT;
+        FOREACH version IN ARRAY closing LOOP
+            RETURN QUERY UPDATE facts SET tx_to = p_tx
+                WHERE id = version AND tx_to IS NULL RETURNING *;
+            GET DIAGNOSTICS one = ROW_COUNT;
+            closed := closed + one;
+        END LOOP;
         IF closed <> cardinality(closing) THEN
             RAISE EXCEPTION 'a version to supersede was no longer believed'
                 USING ERRCODE = 'serialization_failure';
@@ -75,7 +80,12 @@ END $$"""
 """Close-and-insert of one write in one round trip: supersede ``closing`` at ``p_tx`` (all of
 them, or fail; nothing is read when there are none, see migration 8), then insert the new
 versions in order; returns the superseded rows, then the inserted ones. Migration 3 created
-it, migration 8 replaces it (the same text: a new database gets it at once)."""
+it, migrations 8 and 14 replace it (the same text: a new database gets it at once).
+
+Each superseded id is closed by its own ``UPDATE ... WHERE id = version``: plpgsql keeps one
+generic plan of it. ``WHERE id = ANY(closing)`` was planned anew at every call (PostgreSQL
+costs a generic plan for an array of ten, a custom one for the array given, and kept choosing
+the custom one): 6% of the server's CPU time of a ``set``."""
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: every table of SQLite's migrations 1-5 at once.
@@ -311,6 +321,11 @@ MIGRATIONS += (
 MIGRATIONS += (
     # 13: notes keyed again (SQLite's migration 12).
     shared.REKEY_NOTES,
+)
+
+MIGRATIONS += (
+    # 14: the close of ``memlane_apply`` one id at a time, with a plan kept (see _APPLY).
+    (_APPLY,),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -248,6 +248,10 @@ class Dialect(Protocol):
         """The one parameter :meth:`any_of` binds."""
         ...
 
+    def array(self, values: Sequence[str | int | float | None]) -> Any:
+        """One array argument of :attr:`apply_function` (bound to ``%s::type[]``)."""
+        ...
+
     def key_ranges(self, ranges: Sequence[KeyRange]) -> tuple[str, tuple[Any, ...]]:
         """A ``FROM`` item ``k(subject, attribute, lo, hi)`` of these rows, and its parameters."""
         ...

@@ -30,6 +30,12 @@ _WRITE_VIEW = (  # a definition (or NULLs) on every row, then one believed versi
 )
 _VIEW_ARGUMENTS = "%(tenant)s, %(subject)s, %(attribute)s, %(high)s, %(low)s"
 """The arguments of a dialect's ``write_view_function``: the parameters of the query."""
+_APPLY_ARGUMENTS = (
+    "%s, %s, %s, %s, %s::bigint[], %s::text[], %s::text[], %s::bigint[], %s::bigint[], "
+    "%s::text[], %s::text[], %s::float8[], %s::text[], %s::bigint[]"
+)
+"""The ``apply_function``'s arguments: tenant, subject, attribute, tx, the superseded ids, then
+the columns of :func:`_payload_columns` but ``tx_from``, each an array (``Dialect.array``)."""
 _INSERTED = (  # and in this order the dialects' insert_versions take them, after id, tx_to
     "tenant, subject, attribute, value, value_key, valid_from, valid_to, tx_from, source, "
     "reason, confidence, provenance, stated_tx"
@@ -169,12 +175,12 @@ class SQLFactStore(SQLStore):
             arguments = [_payload_columns(item, tx) for item in insert]
             # It takes the columns but tx_from (one for all), as arrays.
             columns = list(zip(*(row[:4] + row[5:] for row in arguments), strict=True))
+            array = self.dialect.array
             run = self.db.fetchall_last if last else self.db.fetchall
             rows = run(
-                f"SELECT {_COLUMNS} FROM {self.dialect.apply_function}"
-                f"({', '.join(['%s'] * 14)})",
-                (tenant, subject, attribute, tx, list(dict.fromkeys(supersede)),
-                 *(list(column) for column in columns or [()] * 9)),
+                f"SELECT {_COLUMNS} FROM {self.dialect.apply_function}({_APPLY_ARGUMENTS})",
+                (tenant, subject, attribute, tx, array(list(dict.fromkeys(supersede))),
+                 *(array(column) for column in columns or [()] * 9)),
             )  # fmt: skip
             changed = [decode.fact(row) for row in rows]
             closed = [fact for fact in changed if fact.tx_to is not None]

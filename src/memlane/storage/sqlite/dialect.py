@@ -87,6 +87,10 @@ class SQLiteDialect:
         """The ids as the JSON array :meth:`any_of` reads."""
         return json.dumps(list(ids))
 
+    def array(self, values: Sequence[str | int | float | None]) -> Any:
+        """A JSON array (SQLite has no :attr:`apply_function` to take one)."""
+        return json.dumps(list(values))
+
     def key_ranges(self, ranges: Sequence[KeyRange]) -> tuple[str, tuple[Any, ...]]:
         """One JSON array parameter of ``[subject, attribute, lo, hi]`` rows."""
         source = (
