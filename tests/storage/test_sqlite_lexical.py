@@ -88,6 +88,8 @@ def test_a_large_scope_s_token_is_left_out_of_a_narrow_match_and_the_ranking_sta
     def spy(sql: str, parameters: object = ()) -> list[object]:
         if isinstance(parameters, dict) and "match" in parameters:
             matches.append(str(parameters["match"]))
+        elif "ORDER BY bm25" in sql and isinstance(parameters, tuple):
+            matches.append(str(parameters[0]))  # the best matches of every scope
         return fetchall(sql, parameters)
 
     monkeypatch.setattr(store.db, "fetchall", spy)
@@ -98,8 +100,24 @@ def test_a_large_scope_s_token_is_left_out_of_a_narrow_match_and_the_ranking_sta
     monkeypatch.setattr(dialect_module, "FEW_MATCHES", 5_000)
     monkeypatch.setattr(dialect_module, "LARGE_SCOPE", 100)
     assert store.lexical(mem.tenant, "U-1", "note", query, 20) == before
-    assert token not in matches[-1]  # filtered by the join instead
+    assert token not in matches[-1]  # filtered by scope in search_docs instead
     # U-2's scope is small: its token stays, and only its note is found.
     found = store.lexical(mem.tenant, "U-2", "note", query, 20)
     assert lexical.scope_token(mem.tenant, "note", "U-2") in matches[-1]
     assert {note.subject for note in store.notes_by_id(mem.tenant, found).values()} <= {"U-2"}
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 6])
+def test_the_best_matches_of_every_scope_filtered_to_the_scope_rank_as_the_join_does(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    """Read one best match per match wanted: U-2's note, the best, pushes U-1's out of it."""
+    store = mem.summaries._store
+    query = "took kazudi lessons in the port"
+    monkeypatch.setattr(dialect_module, "FEW_MATCHES", -1)
+    before = store.lexical(mem.tenant, "U-1", "note", query, limit)
+    monkeypatch.setattr(dialect_module, "FEW_MATCHES", 5_000)
+    monkeypatch.setattr(dialect_module, "LARGE_SCOPE", 100)
+    monkeypatch.setattr(dialect_module, "OVERFETCH", 1)
+    assert store.lexical(mem.tenant, "U-1", "note", query, limit) == before
+    assert len(before) == min(limit, RARE)

@@ -51,6 +51,8 @@ VOCABULARY_ENTRIES = 10_000
 """Vocabulary counts kept (:meth:`SQLiteDialect._held`) before the memory is cleared."""
 FEW_MATCHES = 5_000
 """Most documents (in every scope) a lexical match may hold to be filtered by scope."""
+OVERFETCH = 2
+"""Best matches of every scope read per match wanted, when the scope holds most of the index."""
 """Keys per archive lookup statement (two parameters each at most; SQLite allows 32,766)."""
 
 Matrix = npt.NDArray[np.float32]
@@ -236,7 +238,10 @@ class SQLiteDialect:
         words = " OR ".join(_phrase(term) for term in telling)
         match = f'({words}) AND "{token}"'
         if self._few_in_large(telling, token):
-            match = f"({words})"  # the scope is filtered by the join below
+            match = f"({words})"  # the scope is filtered by search_docs
+            found = self._best_in_scope(scope, match, limit)
+            if found is not None:
+                return found
         where, parameters = search_scope(tenant, subject, kind, alias="d.")
         rows = self.db.fetchall(
             "SELECT d.owner_id FROM search_fts JOIN search_docs AS d ON d.id = search_fts.rowid "
@@ -245,6 +250,38 @@ class SQLiteDialect:
             {**parameters, "match": match, "limit": limit},
         )
         return [row[0] for row in rows]
+
+    def _best_in_scope(self, scope: DocScope, match: str, limit: int) -> list[int] | None:
+        """The ``limit`` best matches in scope, from the best of every scope; ``None``: too few.
+
+        The scope holds most of the index (:meth:`_few_in_large`), so the best
+        :data:`OVERFETCH` times ``limit`` matches of every scope are read in BM25's order
+        (ties by id, as the joined query orders them) and only they are looked up in
+        ``search_docs``: a few rows instead of every match's (each row of ``search_docs``
+        holds a vector: one page read each in a large file). If fewer than ``limit`` of them
+        are in scope while more matches exist, the caller asks the joined query.
+        """
+        wanted = OVERFETCH * limit
+        best = [
+            row[0]
+            for row in self.db.fetchall(
+                "SELECT rowid FROM search_fts WHERE search_fts MATCH %s "
+                "ORDER BY bm25(search_fts), rowid LIMIT %s",
+                (match, wanted),
+            )
+        ]
+        where, parameters = search_scope(*scope, alias="+")
+        owners = dict(
+            self.db.fetchall(
+                "SELECT id, owner_id FROM search_docs WHERE id IN "
+                f"(SELECT value FROM json_each(%(ids)s)) AND {where}",
+                {**parameters, "ids": json.dumps(best)},
+            )
+        )
+        kept = [owners[doc] for doc in best if doc in owners]
+        if len(kept) < limit and len(best) == wanted:
+            return None
+        return kept[:limit]
 
     def _held(self, term: str | None) -> int:
         """How many documents of every scope hold ``term`` (FTS5's vocabulary: an upper bound).
