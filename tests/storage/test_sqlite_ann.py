@@ -177,20 +177,54 @@ def test_other_tenants_and_subjects_never_come_back(store: SQLSummaryStore) -> N
     assert not set(search(store, "t", None, matrix[5], k=50)) & set(theirs)
 
 
-def test_restart_rebuilds_from_the_database(store: SQLSummaryStore, path: Path) -> None:
-    """No file to go stale: after a reopen the scan answers until the graph is built again."""
+def test_a_restart_loads_the_saved_graph_and_brings_it_up_to_the_database(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A built graph is saved beside the file; the next process loads it at its first search.
+
+    Written while no graph was open (here: a connection that searched nothing), new vectors
+    and a deletion are found by comparing the loaded graph's ids with the scope's.
+    """
     rng = np.random.default_rng(8)
     matrix = unit(rng, 400)
     owners = add(store, "t", "U-1", matrix)
     built(store, "t", "U-1", matrix[0])
+    assert len(list(Path(f"{path}-vectors").glob("*.usearch"))) == 1
     store.db.close()
+    writer = SQLSummaryStore(SQLiteDatabase(path))
+    try:
+        more = unit(rng, 30)
+        owners += add(writer, "t", "U-1", more)
+        writer.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[5],))
+    finally:
+        writer.db.close()
+    matrix = np.vstack([matrix, more])
+    alive = [i for i in range(len(owners)) if i != 5]
+    monkeypatch.setattr(ann.VectorIndexes, "_schedule", lambda *_: pytest.fail("built again"))
+    reopened = SQLSummaryStore(SQLiteDatabase(path))
+    try:
+        for query in [matrix[5], matrix[410], *unit(rng, 10)]:
+            expected = vectors.nearest(query, [owners[i] for i in alive], matrix[alive], 10)
+            assert search(reopened, "t", "U-1", query) == expected
+        assert ("t", "U-1", "note", MODEL) in indexes(reopened).scopes()
+    finally:
+        reopened.db.close()
+
+
+def test_an_unreadable_saved_graph_is_built_again(store: SQLSummaryStore, path: Path) -> None:
+    rng = np.random.default_rng(18)
+    matrix = unit(rng, 300)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    store.db.close()
+    for saved in Path(f"{path}-vectors").glob("*.usearch"):
+        saved.write_bytes(b"not a graph")
     reopened = SQLSummaryStore(SQLiteDatabase(path))
     try:
         query = unit(rng, 1)[0]
         expected = vectors.nearest(query, owners, matrix, 10)
         assert search(reopened, "t", "U-1", query) == expected  # exact while building
         assert built(reopened, "t", "U-1", query) == expected
-        assert not list(path.parent.glob("*.usearch"))  # nothing on disk besides the database
     finally:
         reopened.db.close()
 
@@ -201,8 +235,11 @@ def test_a_purge_drops_the_subject_s_graphs(store: SQLSummaryStore) -> None:
     add(store, "t", "U-1", matrix)
     built(store, "t", "U-1", matrix[0])
     built(store, "t", None, matrix[0])
+    saved = Path(f"{store.db.path}-vectors")
+    assert len(list(saved.glob("*.usearch"))) == 2
     store.db.dialect.purge_index("t", "U-1")
     assert indexes(store).scopes() == []
+    assert list(saved.iterdir()) == []  # the saved graphs held the purged vectors too
 
 
 def test_without_usearch_the_scan_answers(store: SQLSummaryStore, monkeypatch) -> None:

@@ -14,6 +14,7 @@ import pytest
 import memlane
 from memlane.storage import lexical
 from memlane.storage.sql import SQLSummaryStore
+from memlane.storage.sqlite import dialect as dialect_module
 from memlane.storage.sqlite.dialect import COMMON_DOCS, SQLiteDialect
 from tests.conftest import FakeClock
 
@@ -71,3 +72,52 @@ def test_the_notes_holding_the_rarer_words_are_still_found_first(mem: memlane.Me
     texts = [note.text for note in store.notes_by_id(mem.tenant, found).values()]
     assert "took kazudi lessons in port 3" in texts
     assert all("kazudi" in text or "port" in text for text in texts)
+
+
+@pytest.mark.parametrize(
+    "query", ["kazudi lessons in port 3", "kazudi port", "town 17 friend 17", "port 2"]
+)
+def test_a_large_scope_s_token_is_left_out_of_a_narrow_match_and_the_ranking_stays(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    """U-1 holds most of the index: its token's IDF is FTS5's floor, so BM25 ranks the same."""
+    store = mem.summaries._store
+    matches: list[str] = []
+    fetchall = store.db.fetchall
+
+    def spy(sql: str, parameters: object = ()) -> list[object]:
+        if isinstance(parameters, dict) and "match" in parameters:
+            matches.append(str(parameters["match"]))
+        elif "ORDER BY bm25" in sql and isinstance(parameters, tuple):
+            matches.append(str(parameters[0]))  # the best matches of every scope
+        return fetchall(sql, parameters)
+
+    monkeypatch.setattr(store.db, "fetchall", spy)
+    monkeypatch.setattr(dialect_module, "FEW_MATCHES", -1)  # as before: the token ANDed
+    before = store.lexical(mem.tenant, "U-1", "note", query, 20)
+    token = lexical.scope_token(mem.tenant, "note", "U-1")
+    assert token in matches[-1]
+    monkeypatch.setattr(dialect_module, "FEW_MATCHES", 5_000)
+    monkeypatch.setattr(dialect_module, "LARGE_SCOPE", 100)
+    assert store.lexical(mem.tenant, "U-1", "note", query, 20) == before
+    assert token not in matches[-1]  # filtered by scope in search_docs instead
+    # U-2's scope is small: its token stays, and only its note is found.
+    found = store.lexical(mem.tenant, "U-2", "note", query, 20)
+    assert lexical.scope_token(mem.tenant, "note", "U-2") in matches[-1]
+    assert {note.subject for note in store.notes_by_id(mem.tenant, found).values()} <= {"U-2"}
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 6])
+def test_the_best_matches_of_every_scope_filtered_to_the_scope_rank_as_the_join_does(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    """Read one best match per match wanted: U-2's note, the best, pushes U-1's out of it."""
+    store = mem.summaries._store
+    query = "took kazudi lessons in the port"
+    monkeypatch.setattr(dialect_module, "FEW_MATCHES", -1)
+    before = store.lexical(mem.tenant, "U-1", "note", query, limit)
+    monkeypatch.setattr(dialect_module, "FEW_MATCHES", 5_000)
+    monkeypatch.setattr(dialect_module, "LARGE_SCOPE", 100)
+    monkeypatch.setattr(dialect_module, "OVERFETCH", 1)
+    assert store.lexical(mem.tenant, "U-1", "note", query, limit) == before
+    assert len(before) == min(limit, RARE)

@@ -53,6 +53,9 @@ class ServerState:
         self._limit = tenant_handles
         self._handles: OrderedDict[str, Memory] = OrderedDict()
         self._lock = threading.Lock()
+        # Notes an upgrade left waiting for keys are keyed by the indexer from now on, not by
+        # the first recall of each subject while its caller waits.
+        self.root.index.start()
 
     @contextmanager
     def memory(self, tenant: str) -> Iterator[Memory]:

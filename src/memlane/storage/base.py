@@ -169,6 +169,16 @@ class SummaryStore(Transactional, Protocol):
         """Live notes of a subject whose keys are not stored yet."""
         ...
 
+    def waiting_notes(
+        self, tenant: str | None, subject: str | None, limit: int
+    ) -> list[tuple[str, str, Note]]:
+        """Up to ``limit`` notes waiting for keys, ``(tenant, subject, note)``, oldest first."""
+        ...
+
+    def unkeyed_count(self, tenant: str | None, subject: str | None = None) -> int:
+        """How many live notes of ``tenant`` (``None``: any; or of ``subject``) wait for keys."""
+        ...
+
     def unkeyed_subjects(self) -> list[tuple[str, str]]:
         """Every ``(tenant, subject)`` with live notes whose keys are not stored yet."""
         ...

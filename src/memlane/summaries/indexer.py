@@ -13,6 +13,13 @@ here.
 
 While items wait, search finds them by their words and ranks them with the rest
 (:func:`memlane.summaries.search.fuse_partial`); no search ever waits for the model.
+
+The same worker keys the notes that wait for what recall needs of them (an upgrade whose
+migration changed the keys leaves every note waiting: ``note_keys_pending``), a few at a time
+between its model calls and only in a quiet moment, so that no subject's first recall keys its
+history while its caller waits. It keys in this process in both modes (the keys are plain
+Python, no model), outside every lock: storing a batch takes the subject's write lock for that
+statement only.
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ from memlane.embed.pieces import combined, pieces
 from memlane.embed.process import EmbeddingProcess
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.storage.base import SummaryStore, VectorClaim
+from memlane.summaries.linedata import NoteKeyer
+from memlane.summaries.model import Note
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +102,10 @@ RETRY_SECONDS = (1.0, 60.0)
 """After a failed batch the worker waits the first, doubling up to the second."""
 POLL_SECONDS = 0.25
 """How often :meth:`Index.wait` looks at the database (items claimed by other workers)."""
+KEY_BATCH = 32
+"""Most notes waiting for keys the worker reads at once. It keys them one by one and stores
+what it keyed as soon as a request starts (after one note at least), so a request waits for
+one note's keys at most (a few milliseconds)."""
 WORKER_NICE = 5
 """The worker thread's niceness (Linux), added to the process's: beside a busy request thread
 a model call in flight gets a quarter of a core instead of half. An engine's own threads are
@@ -133,9 +146,11 @@ class Indexer:
         embedder: Callable[[], Embedder],
         indexing: Indexing = "background",
         process: EmbeddingProcess | None = None,
+        keyer: NoteKeyer | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
+        self._keyer = keyer  # None: notes waiting for keys are left to their first recall
         self.indexing = indexing_mode(indexing)
         self.process = process
         """The child process making the worker's model calls, if any."""
@@ -164,8 +179,23 @@ class Indexer:
     # -- the backlog --------------------------------------------------------------------
 
     def pending(self, tenant: str | None, subject: str | None = None) -> int:
-        """How many items of ``tenant`` (``None``: every tenant; or of ``subject``) wait."""
-        return self._store.pending_count(tenant, subject, self._embedder().name)
+        """How many items of ``tenant`` (``None``: every tenant; or of ``subject``) wait.
+
+        Items waiting to be embedded, and notes waiting for their keys.
+        """
+        waiting = self._store.pending_count(tenant, subject, self._embedder().name)
+        if self._keyer is not None:
+            waiting += self._store.unkeyed_count(tenant, subject)
+        return waiting
+
+    def start(self) -> None:
+        """Start the worker now if notes wait for keys (a server does so when it starts).
+
+        Otherwise it starts with the first write, or the first wait or search that finds
+        items waiting.
+        """
+        if self._keyer is not None and self._store.waiting_notes(None, None, 1):
+            self.notify(0)
 
     def wait(self, tenant: str | None, timeout: float | None = None) -> bool:
         """Block until nothing of ``tenant`` is pending; False if ``timeout`` s passed first.
@@ -199,7 +229,15 @@ class Indexer:
         """Embed what ``tenant`` (``None``: every tenant) has pending now, in this thread.
 
         Returns how many items; ``progress(done, total)`` follows along (the CLI draws a bar).
+        Notes waiting for keys are keyed first (not counted).
         """
+        while self._key_some(tenant, subject, worker=False):
+            pass
+        return self._embed_waiting(tenant, subject, progress)
+
+    def _embed_waiting(
+        self, tenant: str | None, subject: str | None, progress: Progress | None = None
+    ) -> int:
         if progress is not None:
             total = self.pending(tenant, subject)
             progress(0, total)
@@ -218,7 +256,7 @@ class Indexer:
             return
         if self.indexing == "inline":
             if count:
-                self.run(None)
+                self._embed_waiting(None, None)  # a write keys no backlog: wait() does
             return
         with self._changed:
             self._backlog += count
@@ -373,17 +411,50 @@ class Indexer:
                 self._wake.set()
 
     def _drain(self) -> None:
-        while not self._stop.is_set() and (batch := self._claim(None, None)):
+        """Key and embed until nothing waits: a batch of each in turn."""
+        while not self._stop.is_set():
+            keyed = self._key_some(None, None, worker=True)
+            batch = self._claim(None, None)
             if self._stop.is_set():
-                self._store.release_vectors([doc_id for doc_id, _ in batch])
+                if batch:
+                    self._store.release_vectors([doc_id for doc_id, _ in batch])
                 return
-            done = self._embed(batch)
+            if not batch and not keyed:
+                break
+            done = self._embed(batch) if batch else 0
             with self._changed:
                 self._backlog = max(0, self._backlog - done)
                 self._changed.notify_all()
         with self._changed:
             self._backlog = 0  # what is left is claimed by others (or new: woken again)
             self._changed.notify_all()
+
+    def _key_some(self, tenant: str | None, subject: str | None, *, worker: bool) -> int:
+        """Key up to :data:`KEY_BATCH` notes waiting for keys; how many were read (0: none).
+
+        The worker first waits for a quiet moment (as before a model call) and stops
+        keying when a request starts, storing what it keyed; keys are derived outside every
+        lock. A note forgotten meanwhile gets no keys (:meth:`SummaryStore.put_note_keys`).
+        """
+        if self._keyer is None:
+            return 0
+        waiting = self._store.waiting_notes(tenant, subject, KEY_BATCH)
+        if not waiting:
+            return 0
+        if worker:
+            self._wait_for_quiet()
+        started = time.monotonic()
+        keyed: dict[tuple[str, str], list[tuple[Note, list[tuple[str, str]]]]] = {}
+        for number, (owner, about, note) in enumerate(waiting):
+            if number and (self._stop.is_set() or (worker and self._requests)):
+                break  # read without the lock: a stale answer costs one note
+            keys = self._keyer(about, note.text, note.provenance)
+            keyed.setdefault((owner, about), []).append((note, keys))
+        for (owner, about), notes in keyed.items():
+            self._store.put_note_keys(owner, about, notes)
+        if worker:
+            self._call_seconds = time.monotonic() - started
+        return len(waiting)
 
     def _wait_for_quiet(self) -> None:
         """Wait for a quiet moment before a model call (:data:`QUIET_SECONDS`).
@@ -563,11 +634,11 @@ class Index:
         return self.indexer.indexing
 
     def pending(self, subject: str | None = None) -> int:
-        """How many items of the tenant (or of ``subject``) wait to be embedded."""
+        """How many items of the tenant (or of ``subject``) wait to be embedded or keyed."""
         return self.indexer.pending(self.tenant, subject)
 
     def pending_everywhere(self) -> int:
-        """How many items of every tenant in this database wait to be embedded."""
+        """How many items of every tenant in this database wait to be embedded or keyed."""
         return self.indexer.pending(None)
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -578,6 +649,10 @@ class Index:
                 waited; the worker retries on its own, so a later call may succeed.
         """
         return self.indexer.wait(self.tenant, timeout)
+
+    def start(self) -> None:
+        """Start the worker now if notes wait for their keys (see :meth:`Indexer.start`)."""
+        self.indexer.start()
 
     def run(
         self,

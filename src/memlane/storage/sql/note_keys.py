@@ -41,12 +41,23 @@ class SQLNoteKeys(SQLStore):
         # Keys are derived from the notes again if lost: the commit need not wait for the disk.
         with self.db.write([scope_key(tenant, subject, "notes")], derived=True):
             self.db.wrote()
+            # A note forgotten since it was read (keys are derived outside any lock) gets no
+            # rows: forgetting removed its rows already and would not again.
+            live = {
+                row[0]
+                for row in self.db.fetchall(
+                    f"SELECT id FROM notes WHERE {self.dialect.any_of('id')} "
+                    "AND deleted_at IS NULL",
+                    (ids,),
+                )
+            }
             for table in ("note_keys", "note_keys_pending"):
                 where = self.dialect.any_of("note_id")
                 self.db.execute(f"DELETE FROM {table} WHERE {where}", (ids,))
             rows = [
                 row
                 for note, keys in keyed
+                if note.id in live
                 for row in _key_rows(
                     tenant, subject, (note.id, to_micros(note.at), to_micros(note.tx_from)), keys
                 )
@@ -78,6 +89,33 @@ class SQLNoteKeys(SQLStore):
             (tenant, subject, limit),
         )
         return [decode.note(row) for row in rows]
+
+    def waiting_notes(
+        self, tenant: str | None, subject: str | None, limit: int
+    ) -> list[tuple[str, str, Note]]:
+        """Up to ``limit`` live notes waiting for keys, ``(tenant, subject, note)``, oldest first.
+
+        Of ``tenant`` (``None``: any) and ``subject`` (``None``: any of the tenant's): the
+        background indexer's queue of notes to key (:class:`memlane.summaries.indexer.Indexer`).
+        """
+        where, parameters = _waiting_scope(tenant, subject)
+        rows = self.db.fetchall(
+            f"SELECT p.tenant, p.subject, {_NOTE_COLUMNS} FROM note_keys_pending AS p "
+            f"JOIN notes AS n ON n.id = p.note_id WHERE n.deleted_at IS NULL{where} "
+            "ORDER BY p.note_id LIMIT %s",
+            [*parameters, limit],
+        )
+        return [(row[0], row[1], decode.note(row[2:])) for row in rows]
+
+    def unkeyed_count(self, tenant: str | None, subject: str | None = None) -> int:
+        """How many live notes of ``tenant`` (``None``: any; or of ``subject``) wait for keys."""
+        where, parameters = _waiting_scope(tenant, subject)
+        row = self.db.fetchone(
+            "SELECT count(*) FROM note_keys_pending AS p JOIN notes AS n ON n.id = p.note_id "
+            f"WHERE n.deleted_at IS NULL{where}",
+            parameters,
+        )
+        return int(row[0])
 
     def unkeyed_subjects(self) -> list[tuple[str, str]]:
         """Every ``(tenant, subject)`` with live notes whose keys are not stored yet."""
@@ -242,6 +280,15 @@ class SQLNoteKeys(SQLStore):
                 parameters.append(said_until)
             sql += ")"
         return int(self.db.fetchone(sql, parameters)[0])
+
+
+def _waiting_scope(tenant: str | None, subject: str | None) -> tuple[str, list[str]]:
+    """The condition on ``note_keys_pending AS p`` of a scope, and its parameters."""
+    if tenant is None:
+        return "", []
+    if subject is None:
+        return " AND p.tenant = %s", [tenant]
+    return " AND p.tenant = %s AND p.subject = %s", [tenant, subject]
 
 
 def _key_rows(

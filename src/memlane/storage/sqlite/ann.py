@@ -16,20 +16,30 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
 - **filtered**: the candidates (twice as many as asked for) are read back from the database in
   the scope (tenant, subject, kind, not deleted, model), and ranked by their stored vectors, so a
   forgotten, purged or other tenant's doc is never returned; a purge drops the subject's graphs;
-- **derived**: graphs are built in a background thread from the database at first need (after
-  every open: there is no file to go stale), and searches scan exactly until one is ready.
+- **derived**: graphs are built in a background thread from the database at first need, and
+  searches scan exactly until one is ready. A built graph is saved beside the database file
+  (:data:`GRAPH_DIRECTORY`) and loaded by the next process's first search of the scope
+  instead of being built again (about a minute for 10^5 vectors on a busy 2-core machine, while
+  every search scanned exactly); a loaded graph is brought up to the database by comparing its
+  ids with the scope's, like a graph after another connection's commit, so a file behind the
+  database (or ahead of it) costs a patch, never an answer. A purge deletes the files of the
+  scopes it touched, with their vectors.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import logging
+import os
 import queue
 import threading
+import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -67,6 +77,10 @@ OVERFETCH = 2
 """Candidates asked of the graph per result wanted, before the database filters them."""
 CHUNK = 2_000
 """Vectors read (and added to a graph) per statement while building."""
+
+GRAPH_DIRECTORY = "-vectors"
+"""Appended to a database file's path: the directory its saved graphs are kept in (one
+``.json`` per scope naming its ``.usearch`` graph and ``.npy`` ids)."""
 
 ScopeKey = tuple[str, str | None, DocKind, str]
 Stamp = tuple[int, int]
@@ -106,6 +120,8 @@ class VectorIndexes:
     def __init__(self, database: SQLiteDatabase, threshold: int | None = None) -> None:
         self.db = database
         self.threshold = THRESHOLD if threshold is None else threshold
+        self.directory = graph_directory(database)
+        """Where graphs are saved and loaded (``None``: nowhere, e.g. an in-memory database)."""
         self._index_class = usearch_index()
         self._changes = DocChanges(database)
         self._graphs: OrderedDict[ScopeKey, Graph] = OrderedDict()
@@ -132,8 +148,9 @@ class VectorIndexes:
             if graph is not None:
                 self._graphs.move_to_end(key)
         if graph is None:
-            self._consider(key, stamp)
-            return None
+            graph = self._consider(key, stamp)
+            if graph is None:
+                return None
         with graph.lock:
             if graph.stamp != stamp and not self._sync(key, graph, stamp):
                 return None
@@ -142,15 +159,99 @@ class VectorIndexes:
         found = self._rank(key, candidates, vector, limit)
         return found if len(found) >= wanted else None
 
-    def _consider(self, key: ScopeKey, stamp: Stamp) -> None:
-        """Mark a small scope as such, or have a large one's graph built."""
+    def _consider(self, key: ScopeKey, stamp: Stamp) -> Graph | None:
+        """Mark a small scope as such; a large one's saved graph, loaded, or have it built."""
+        with self._lock:
+            if key in self._building:
+                return None  # its count was taken; the graph comes
         if embedded_count(self.db, key) <= self.threshold:
             with self._lock:
                 if len(self._small) >= MAX_SMALL:
                     self._small.clear()
                 self._small[key] = stamp
+            return None
+        graph = self._load(key)
+        if graph is None:
+            self._schedule(key)
+            return None
+        with self._lock:
+            if self._closed:
+                return None
+            graph = self._graphs.setdefault(key, graph)  # unless another thread's came first
+            self._graphs.move_to_end(key)
+            self._evict()
+        return graph
+
+    # -- files --------------------------------------------------------------------------
+
+    def _load(self, key: ScopeKey) -> Graph | None:
+        """The scope's saved graph, if there is a readable one (compared whole at its sync)."""
+        if self.directory is None or self._index_class is None:
+            return None
+        named = self.directory / f"{scope_name(key)}.json"
+        try:
+            saved = json.loads(named.read_text())
+            if saved.get("scope") != list(key):
+                return None
+            dims = int(saved["dims"])
+            index = new_graph(self._index_class, dims)
+            index.load(str(self.directory / saved["graph"]))
+            ids = np.load(self.directory / saved["ids"], allow_pickle=False)
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
+            _log.debug("saved vector graph of %s not loaded: %s", key[:3], error)
+            return None
+        if len(ids) != len(index):
+            return None
+        # An impossible position: the first search compares the scope's ids whole.
+        return Graph(ids.astype(np.int64), index, dims, None, Position(-1, -1, 0))
+
+    def _save(self, key: ScopeKey, graph: Graph) -> None:
+        """Save a built graph for the next process (best effort: a failure is only logged).
+
+        The graph and its ids go to new files, then the scope's ``.json`` is replaced in one
+        step to name them, so a reader sees the old pair or the new one, never a mix.
+        """
+        if self.directory is None:
             return
-        self._schedule(key)
+        name = scope_name(key)
+        version = f"{name}-{uuid.uuid4().hex[:12]}"
+        try:
+            self.directory.mkdir(exist_ok=True)
+            graph.index.save(str(self.directory / f"{version}.usearch"))
+            np.save(self.directory / f"{version}.npy", graph.ids, allow_pickle=False)
+            named = self.directory / f"{name}.json"
+            old = _saved_files(named)
+            temporary = self.directory / f"{version}.json"
+            temporary.write_text(
+                json.dumps(
+                    {
+                        "scope": list(key),
+                        "dims": graph.dims,
+                        "graph": f"{version}.usearch",
+                        "ids": f"{version}.npy",
+                    }
+                )
+            )
+            os.replace(temporary, named)
+            for file in old:
+                file.unlink(missing_ok=True)
+        except (OSError, RuntimeError) as error:
+            _log.warning("vector graph of %s not saved: %s", key[:3], error)
+
+    def _delete_saved(self, which: Any) -> None:
+        """Delete the saved graphs whose scope key ``which(key)`` accepts."""
+        if self.directory is None or not self.directory.is_dir():
+            return
+        for named in self.directory.glob("*.json"):
+            try:
+                scope = tuple(json.loads(named.read_text())["scope"])
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if which(scope):
+                files = _saved_files(named)
+                named.unlink(missing_ok=True)
+                for file in files:
+                    file.unlink(missing_ok=True)
 
     def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> bool:
         """Bring ``graph`` up to the database (holding its lock); False: scan exactly for now.
@@ -255,6 +356,8 @@ class VectorIndexes:
             except Exception:  # a bug must not stop the worker; the scope is scanned instead
                 _log.exception("vector graph of %s not built", key[:3])
                 graph = None
+            if graph is not None:
+                self._save(key, graph)  # not shared yet: no lock needed
             with self._lock:
                 self._building.discard(key)
                 if graph is not None and not self._closed:
@@ -316,8 +419,13 @@ class VectorIndexes:
                 del self._small[key]
 
     def purged(self, tenant: str, subject: str) -> None:
-        """A subject's deleted docs were removed: drop every graph that held them."""
-        self.drop(lambda key: key[0] == tenant and key[1] in (subject, None))
+        """A subject's deleted docs were removed: drop every graph that held them, saved too."""
+
+        def held(key: Sequence[Any]) -> bool:
+            return key[0] == tenant and key[1] in (subject, None)
+
+        self.drop(held)
+        self._delete_saved(held)
 
     def close(self) -> None:
         """Stop building and forget every graph (before the connection closes)."""
@@ -345,6 +453,28 @@ def new_graph(
         expansion_add=expansion_add,
         expansion_search=expansion_search,
     )
+
+
+def graph_directory(database: SQLiteDatabase) -> Path | None:
+    """Where a database's graphs are saved: beside its file (``None``: not a plain file)."""
+    path = database.path
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return None
+    return Path(path + GRAPH_DIRECTORY)
+
+
+def scope_name(key: ScopeKey) -> str:
+    """The file name (without suffix) of a scope's saved graph."""
+    return hashlib.blake2b(json.dumps(list(key)).encode(), digest_size=12).hexdigest()
+
+
+def _saved_files(named: Path) -> list[Path]:
+    """The graph and ids files a scope's ``.json`` names (none if it cannot be read)."""
+    try:
+        saved = json.loads(named.read_text())
+        return [named.parent / saved["graph"], named.parent / saved["ids"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
 
 
 def change_stamp(database: SQLiteDatabase) -> Stamp:
