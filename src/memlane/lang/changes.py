@@ -347,8 +347,10 @@ def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
 
     >>> only_retracts("Not Bex anymore"), only_retracts("I left Acme and joined Globex")
     (True, False)
+    >>> only_retracts("Monday is out, sorry.")
+    True
     """
-    folded = _DATE_NOTE.sub("", fold(text))
+    folded = re.sub(cues.COURTESY, " ", _DATE_NOTE.sub("", fold(text))).strip()
     if not retractions(text):
         return False
     for pattern in _patterns():
