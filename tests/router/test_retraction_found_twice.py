@@ -132,3 +132,30 @@ def test_a_question_asking_which_day_is_answered_by_the_note_that_tells_one(
         assert mem.index.wait(timeout=30)
         r = mem.recall("U-1", "我看牙约的哪天？")
         assert "2月1号" in r.items[0].text
+
+
+def test_a_chinese_retraction_is_read_as_said_whatever_the_subjects_name(
+    clock: FakeClock,
+) -> None:
+    """Notes write the subject's name for 我: "加湿器那单帮user-8412d4取消吧" still takes back.
+
+    Fails on main: with a name of eleven characters inside it, the clause before 取消 is
+    too long to be read as the value taken back, so the order's confirmation stays current.
+    """
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        for number, (user, reply) in enumerate(
+            (
+                ("确认购买加湿器", "已为您下单加湿器，订单号ORD-2025-33308，预计9月25日送达。"),
+                ("加湿器那单帮我取消吧，不要了", "已为您取消订单ORD-2025-33308，款项原路退回。"),
+            ),
+            start=1,
+        ):
+            clock.advance(days=2)
+            session = mem.session("user-8412d4", session_id=f"s-{number}")
+            session.add("user", user)
+            clock.advance(minutes=2)
+            session.add("assistant", reply)
+            session.close()
+        assert mem.index.wait(timeout=30)
+        r = mem.recall("user-8412d4", "订单ORD-2025-33308还会发货吗？", k=10)
+        assert not any("9月25日送达" in text for text in current_texts(r))

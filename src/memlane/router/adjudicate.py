@@ -227,7 +227,8 @@ class Adjudicator:
                 out.append(_historical(alone))
                 continue
             out.append(_stale(alone, verdict))
-            if verdict.replacement is not None and takes_back(verdict.replacement.text):
+            replacement = verdict.replacement
+            if replacement is not None and takes_back(replacement.text, (replacement.subject,)):
                 # what took it back, after what was found for the question itself
                 added = self._replacing(candidate, verdict, refs)
                 out.extend(
@@ -654,7 +655,8 @@ def _in_place(judged: list[Candidate], query: str, found_twice: bool) -> list[Ca
             ties = [(old, _replaced(old, candidate, only_back)) for old in replaced]
             olds = [old.item.score for old, tie in ties if tie]
             retracts = any(tie == _BESIDE for _, tie in ties) or (
-                candidate.note.id not in only_back and takes_back(candidate.statement)
+                candidate.note.id not in only_back
+                and takes_back(candidate.statement, (candidate.item.subject or "",))
             )
             score = candidate.item.score
             if olds and found_twice and retracts:
