@@ -59,24 +59,6 @@ def test_a_retraction_sharing_no_word_with_the_question_outranks_a_filler(
         assert now in r.items[0].text
 
 
-def test_the_sentence_beside_one_that_only_takes_back_gives_the_new_value(
-    clock: FakeClock,
-) -> None:
-    """ "Please stop using X. Use Y": the second sentence answers, not "why is shipping slow"."""
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        told_a_month_apart(
-            mem,
-            clock,
-            "Email for receipts: hdimitrov@example.com",
-            "please stop using hdimitrov@example.com, I don't check it anymore. "
-            "Use hannah.dimitrov@example.org",
-            "why is shipping so slow this week",
-        )
-        assert mem.index.wait(timeout=30)
-        r = mem.recall("U-1", "where do I send the receipt?")
-        assert "hannah.dimitrov@example.org" in r.items[0].text
-
-
 def test_what_only_takes_back_ranks_after_what_gives_the_new_time(clock: FakeClock) -> None:
     """ "Monday is out, sorry." gives no time: the sentence beside it does."""
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:

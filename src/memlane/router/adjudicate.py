@@ -639,24 +639,20 @@ def _in_place(judged: list[Candidate], query: str, found_twice: bool) -> list[Ca
     fusion of rankings counts an item found by two: "SMS only please" and "Change of plan:
     please call me rather than text" are both recalled for "How does the customer want to
     be contacted?", and outrank "The discount code isn't working", found once and by
-    chance. Only a retraction (:func:`~memlane.lang.changes.takes_back`, or the sentence
-    beside one that only takes back, see :func:`_replaced`): a statement restated for a
-    slot many times ("The mayor of X is …" × 3) is not found more for it.
+    chance. Only a retraction that gives what holds now (:func:`~memlane.lang.changes.takes_back`,
+    not :func:`_only_back`): a statement restated for a slot many times ("The mayor of X
+    is …" × 3) is not found more for it, and "Monday is out, sorry" tells no new time.
     """
     replaced = [c for c in judged if c.item.status == "stale" and c.replaced_by]
     if not replaced:
         return judged
-    only_back = {
-        c.note.id: c.said_in() for c in judged if c.note is not None and _only_back(c, query)
-    }
+    only_back = {c.note.id for c in judged if c.note is not None and _only_back(c, query)}
     out = []
     for candidate in judged:
         if candidate.note is not None and candidate.item.status != "stale":
-            ties = [(old, _replaced(old, candidate, only_back)) for old in replaced]
-            olds = [old.item.score for old, tie in ties if tie]
-            retracts = any(tie == _BESIDE for _, tie in ties) or (
-                candidate.note.id not in only_back
-                and takes_back(candidate.statement, (candidate.item.subject or "",))
+            olds = [old.item.score for old in replaced if _replaced(old, candidate)]
+            retracts = candidate.note.id not in only_back and takes_back(
+                candidate.statement, (candidate.item.subject or "",)
             )
             score = candidate.item.score
             if olds and found_twice and retracts:
@@ -681,29 +677,18 @@ def _only_back(candidate: Candidate, query: str) -> bool:
     return not any(shares_term(found.terms, query) for found in retractions(said))
 
 
-_BESIDE = 2
-"""What :func:`_replaced` says of the sentence beside a note that only takes a value back."""
-
-
-def _replaced(old: Candidate, note: Candidate, only_back: dict[int, set[str]]) -> int:
+def _replaced(old: Candidate, note: Candidate) -> bool:
     """Whether the recalled ``note`` is the statement that made ``old`` stale.
 
     That note itself when the replacement is a stored note: a turn of several sentences
     is noted sentence by sentence, and the other notes of the replacing turn ("Gina does
     remember those dance classes!" beside "Gina used to love the studio") replaced
-    nothing. Unless that note only takes a value back (``only_back``: such notes by id,
-    with their turns: :func:`_only_back`): "Please stop using h@example.com. Use
-    h.d@example.org" replaces the old address by its second sentence, said in the same
-    turn (then ``_BESIDE``). Any note of its turns when the replacement is a window turn,
-    which is no note. ``0`` when it is not.
+    nothing. Any note of its turns when the replacement is a window turn, which is no note.
     """
     assert note.note is not None
     if old.replaced_by_note is not None:
-        if note.note.id == old.replaced_by_note:
-            return 1
-        turns = only_back.get(old.replaced_by_note)
-        return _BESIDE if turns and turns & note.said_in() else 0
-    return int(bool(old.replaced_by & note.turns))
+        return note.note.id == old.replaced_by_note
+    return bool(old.replaced_by & note.turns)
 
 
 def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
