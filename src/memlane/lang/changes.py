@@ -255,9 +255,29 @@ def _written_lower(word: str, text: str) -> bool:
 _CJK = re.compile(f"[{CJK_RANGES}]")
 
 
-def takes_back(text: str) -> bool:
-    """Whether ``text`` retracts a value or switches an arrangement: it may supersede others."""
-    return bool(retractions(text)) or switches(text)
+def takes_back(text: str, speakers: tuple[str, ...] = ()) -> bool:
+    """Whether ``text`` retracts a value or switches an arrangement: it may supersede others.
+
+    Chinese notes write a speaker's name (``speakers``) for 我: "加湿器那单帮U-8412d4取消吧"
+    is what "加湿器那单帮我取消吧" said, and is read as said, however long the name.
+
+    >>> takes_back("加湿器那单帮user-8412d4取消吧，不要了", ("User-8412d4",))
+    True
+    """
+    if retractions(text) or switches(text):
+        return True
+    return any(as_said(text, name) != text and takes_back(as_said(text, name)) for name in speakers)
+
+
+def as_said(text: str, speaker: str) -> str:
+    """Chinese ``text`` with the ``speaker``'s name read back as 我 (other text as is).
+
+    >>> as_said("别给acct-111879点燕麦拿铁了", "Acct-111879")
+    '别给我点燕麦拿铁了'
+    """
+    if not speaker or not _CJK.search(text):
+        return text
+    return re.sub(re.escape(speaker), zh.FIRST_PERSON, text, flags=re.IGNORECASE)
 
 
 def replaces_in_kind(text: str) -> bool:
@@ -347,8 +367,10 @@ def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
 
     >>> only_retracts("Not Bex anymore"), only_retracts("I left Acme and joined Globex")
     (True, False)
+    >>> only_retracts("Monday is out, sorry.")
+    True
     """
-    folded = _DATE_NOTE.sub("", fold(text))
+    folded = re.sub(cues.COURTESY, " ", _DATE_NOTE.sub("", fold(text))).strip()
     if not retractions(text):
         return False
     for pattern in _patterns():

@@ -8,6 +8,8 @@ the words that put a place after them are written down: closed classes of each l
 
 >>> asked_kind("Who runs the Tidewater Club?"), asked_kind("汐矶镇有多少居民？")
 ('person', 'number')
+>>> asked_kind("洗牙改到哪天了？"), asked_kind("会议是星期几？"), asked_kind("What day is it on?")
+('time', 'time', 'time')
 >>> sorted(held_kinds("The Tidewater Club is based in Lyon.", "where is it?"))
 ['place']
 """
@@ -21,8 +23,18 @@ from memlane.lang.script import fold
 
 PERSON, NUMBER, TIME, PLACE, THING = "person", "number", "time", "place", "thing"
 
+_ZH_WHICH_TIME = r"哪(?:一|个)?(?:天|日|年|月|周|星期|礼拜|会儿)|(?:什么|啥)(?:时候|时间|日子)"
+"""A Chinese word asking which one (哪, 什么, 啥) before a noun of time: 哪天, 哪一年, 哪个月,
+啥时候. 什么 asks a time only with a noun that is nothing else: 什么天气 asks the weather."""
+_ASKS_TIME = (
+    r"\bwhen\b|\bwhat time\b|\bhow early\b|\bhow late\b"
+    r"|\b(?:what|which)\s+(?:day|date|weekday|month|year)\b"
+    rf"|{_ZH_WHICH_TIME}|(?:星期|周|礼拜)几|几点|几时|几月|何时|多早"
+)
+"""Words asking for a time: "when", "what day"; 哪天, 什么时候, "星期几", "几点"."""
+
 _ASKS = (
-    (TIME, r"\bwhen\b|\bwhat time\b|\bhow early\b|\bhow late\b|几点|什么时候|何时|多早"),
+    (TIME, _ASKS_TIME),
     (NUMBER, r"\bhow many\b|\bhow much\b|多少|几(?![点时])|多大|多高|多长|多重"),
     (PLACE, r"\bwhere\b|哪里|哪儿|在哪|何处|何地"),
     (PERSON, r"\bwho\b|\bwhom\b|\bwhose\b|谁"),

@@ -43,3 +43,10 @@ kind ("415 Oak Drive"); matched on the text as written, not folded."""
 ZH_STREET_ADDRESS = r"[\u4e00-\u9fff]{2}(?:大道|路|街|道|巷|弄)\d{1,5}号"
 """A Chinese street address: the street's name (its last two characters), its kind and the
 number (学府路135号), whatever city and district are written before it."""
+
+COURTESY = (
+    r"\b(?:sorry|thanks?|thank\s+you|please|pls|cheers|ok(?:ay)?)\b"
+    r"|不好意思|抱歉|对不起|谢谢|麻烦了"
+)
+"""Courtesy said beside a retraction ("Monday is out, *sorry*", "不要了，*谢谢*"): no news of
+what holds now."""

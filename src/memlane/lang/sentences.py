@@ -13,8 +13,12 @@ ABBREVIATIONS = word_set(
 """Words that end a sentence only in appearance ("Dr. Li", "e.g. this"); compared lower-cased
 without the final dot."""
 
-ZH_QUESTION_END = re.compile(r"(?:吗|么|呢|吧|是否|有没有|能不能|可不可以|要不要|会不会)[。.~～]?$")
-"""A Chinese question without a question mark: it ends with 吗, 呢, 是否, 有没有…"""
+ZH_QUESTION_END = re.compile(r"(?:吗|么|呢|是否|有没有|能不能|可不可以|要不要|会不会)[。.~～]?$")
+"""A Chinese question without a question mark: it ends with 吗, 呢, 是否, 有没有…
+
+Not 吧: without a question mark it closes a suggestion or a request ("洗牙约在周四晚上七点吧",
+"下单吧", "叫我孟老师吧"), which states what the speaker wants; asked ("你是学生吧？"), it
+carries one."""
 
 CLAUSE_SEPARATOR = re.compile(
     r"[,，;；:：、]\s*|\s+[-–—]\s+"

@@ -142,3 +142,6 @@ EVENT_NOUNS = r"预约|复查|复诊"
 HOLDING_VERBS = ("使用", "用", "留", "绑")
 """Verbs by which a subject holds a value: "现在*用*哪个邮箱" asks for it; with nothing else
 before the attribute word but when (现在, 一直), they narrow nothing."""
+
+FIRST_PERSON = "我"
+"""The first person as the speaker says it (notes write the speaker's name in its place)."""

@@ -31,8 +31,12 @@ from memlane.facts.model import Fact
 from memlane.lang.changes import (
     Offer,
     offered,
+    only_retracts,
+    retractions,
     takes_back,
 )
+from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
+from memlane.lang.words import shares_term
 from memlane.router.candidates import (
     ON_TOPIC_BONUS,
     TIER_CONTEXT,
@@ -44,6 +48,7 @@ from memlane.router.candidates import (
 from memlane.router.claims import SELF, Claim, claims, mentions, named
 from memlane.router.evidence import Evidence, Statement, first_later, origins, turns_of
 from memlane.router.slots import clauses, restates
+from memlane.router.summary_lane import ABOUT, TOPICS, topics
 from memlane.router.takeback import (
     chosen_over,
     only_takes_back,
@@ -54,6 +59,7 @@ from memlane.router.takeback import (
     switched_from,
 )
 from memlane.summaries.notes import resolve_first_person
+from memlane.summaries.sources import line_words
 from memlane.summaries.text import is_question, normalize_for_dedupe
 
 # "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
@@ -125,7 +131,9 @@ class Adjudicator:
                 judged.extend(self._judge_summary(candidate, wanted, refs))
             else:
                 judged.extend(self._judge_one(candidate, wanted, refs))
-        return _in_place([self._with_reply(candidate) for candidate in judged])
+        found_twice = not any(self._evidence(subject).tells_meaning for subject in self._by_subject)
+        judged = [self._with_reply(candidate) for candidate in judged]
+        return _in_place(judged, self._query, found_twice)
 
     def _with_reply(self, candidate: Candidate) -> Candidate:
         """A current statement whose assistant's reply was taken back falls with it.
@@ -196,6 +204,7 @@ class Adjudicator:
     def _judge_summary(
         self, candidate: Candidate, wanted: frozenset[str], refs: set[str]
     ) -> list[Candidate]:
+        candidate = self._by_topic(candidate)
         assert candidate.item.subject is not None
         kept: list[int] = []
         out: list[Candidate] = []
@@ -218,13 +227,15 @@ class Adjudicator:
                 out.append(_historical(alone))
                 continue
             out.append(_stale(alone, verdict))
-            if verdict.replacement is not None and takes_back(verdict.replacement.text):
+            replacement = verdict.replacement
+            if replacement is not None and takes_back(replacement.text, (replacement.subject,)):
                 # what took it back, after what was found for the question itself
                 added = self._replacing(candidate, verdict, refs)
                 out.extend(
                     replace(c, tier=TIER_CONTEXT, item=replace(c.item, score=0.0)) for c in added
                 )
         if kept:
+            candidate, kept = _one_about(candidate, kept)
             lines = tuple(candidate.lines[i] for i in kept)
             text = f"{candidate.label}: " + "; ".join([*lines, *candidate.extras])
             item = replace(candidate.item, text=text, provenance=candidate.cited(kept))
@@ -237,6 +248,41 @@ class Adjudicator:
             )
             out.insert(0, _boost(whole, on_topic, wanted))
         return out
+
+    def _by_topic(self, candidate: Candidate) -> Candidate:
+        """A summary whose "about:" line lists several topics, with one line per topic.
+
+        A storyline's topics come from several sessions: "about: 洗牙取消周四, 洗牙约,
+        周四晚上七点" restates the booking and what took it back. Judged as one line, it is
+        as recent as the retraction and nothing later takes it back; judged topic by topic,
+        each cites the turns whose statements share its words, and the old booking's
+        topics fall. The topics still current are shown again as one line
+        (:func:`_one_about`).
+        """
+        subject = candidate.item.subject
+        if subject is None or not any(len(topics(line)) > 1 for line in candidate.lines):
+            return candidate
+        lines: list[str] = []
+        sources: list[tuple[str, ...]] = []
+        answered: list[tuple[str, tuple[str, ...]]] = []
+        for index, line in enumerate(candidate.lines):
+            cited = candidate.line_sources[index] if index < len(candidate.line_sources) else ()
+            listed = topics(line)
+            if len(listed) < 2:
+                lines.append(line)
+                sources.append(cited)
+                answered.append(
+                    candidate.answered[index] if index < len(candidate.answered) else ("", ())
+                )
+                continue
+            said = self._evidence(subject).citing(frozenset(candidate.whole or cited))
+            for topic in listed:
+                lines.append(f"{ABOUT}: {topic}")
+                sources.append(_topic_sources(topic, said) or cited)
+                answered.append(("", ()))
+        return replace(
+            candidate, lines=tuple(lines), line_sources=tuple(sources), answered=tuple(answered)
+        )
 
     def _note_reply(self, candidate: Candidate, index: int, verdict: Verdict) -> None:
         """Keep the turns an assistant's line that is taken back answers (:meth:`_with_reply`)."""
@@ -523,6 +569,42 @@ def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str])
     return replace(candidate, item=replace(candidate.item, score=score))
 
 
+def _topic_sources(topic: str, said: Sequence[Statement]) -> tuple[str, ...]:
+    """The turns of the statements a topic comes from, ``()`` when none shares a word of it.
+
+    Those that hold it word for word, else those sharing the most of its words.
+    """
+    words = line_words(topic)
+    verbatim = normalize_for_dedupe(topic)
+    found = [s for s in said if verbatim and verbatim in normalize_for_dedupe(s.text)]
+    if not found:
+        shares = {id(s): len(words & line_words(s.text)) for s in said}
+        most = max(shares.values(), default=0)
+        found = [s for s in said if most and shares[id(s)] == most]
+    return tuple(dict.fromkeys(turn for s in found for turn in sorted(turns_of(s.turns))))
+
+
+def _one_about(candidate: Candidate, kept: list[int]) -> tuple[Candidate, list[int]]:
+    """The topics :meth:`Adjudicator._by_topic` split, and that are ``kept``, joined again.
+
+    The first kept topic's line becomes "about: a, b" citing the turns of every kept topic;
+    the other topics' lines are left out of ``kept``.
+    """
+    about = [i for i in kept if topics(candidate.lines[i])]
+    if len(about) < 2:
+        return candidate, kept
+    first = about[0]
+    lines = list(candidate.lines)
+    sources = list(candidate.line_sources)
+    lines[first] = f"{ABOUT}: " + TOPICS.join(t for i in about for t in topics(lines[i]))
+    if first < len(sources):
+        sources[first] = tuple(
+            dict.fromkeys(turn for i in about if i < len(sources) for turn in sources[i])
+        )
+    joined = replace(candidate, lines=tuple(lines), line_sources=tuple(sources))
+    return joined, [i for i in kept if i == first or i not in about]
+
+
 def _line_alone(candidate: Candidate, index: int) -> Candidate:
     """A summary's line as an item of its own, to be judged apart from the other lines."""
     item = replace(
@@ -544,27 +626,55 @@ def _historical(candidate: Candidate) -> Candidate:
     return replace(candidate, item=item, tier=max(candidate.tier, TIER_OTHERS))
 
 
-def _in_place(judged: list[Candidate]) -> list[Candidate]:
+def _in_place(judged: list[Candidate], query: str, found_twice: bool) -> list[Candidate]:
     """A recalled note that made another stale scores at least as the one it replaced.
 
     Asked "how does the user get to work?", "I drive to work most days" is found first by
     its words and "I used to drive but now I take the train" after a complaint that shares
     none; once the first is stale, what replaced it is the answer in its place.
+
+    With ``found_twice`` (an embedder that cannot tell meaning: the search ranks what shares
+    no word with the query by chance), a speaker's retraction and what it took back were
+    found once each for the same slot, and the retraction scores as the two together, as a
+    fusion of rankings counts an item found by two: "SMS only please" and "Change of plan:
+    please call me rather than text" are both recalled for "How does the customer want to
+    be contacted?", and outrank "The discount code isn't working", found once and by
+    chance. Only a retraction that gives what holds now (:func:`~memlane.lang.changes.takes_back`,
+    not :func:`_only_back`): a statement restated for a slot many times ("The mayor of X
+    is …" × 3) is not found more for it, and "Monday is out, sorry" tells no new time.
     """
     replaced = [c for c in judged if c.item.status == "stale" and c.replaced_by]
     if not replaced:
         return judged
+    only_back = {c.note.id for c in judged if c.note is not None and _only_back(c, query)}
     out = []
     for candidate in judged:
         if candidate.note is not None and candidate.item.status != "stale":
-            score = max(
-                (old.item.score for old in replaced if _replaced(old, candidate)),
-                default=candidate.item.score,
+            olds = [old.item.score for old in replaced if _replaced(old, candidate)]
+            retracts = candidate.note.id not in only_back and takes_back(
+                candidate.statement, (candidate.item.subject or "",)
             )
+            score = candidate.item.score
+            if olds and found_twice and retracts:
+                score = min(1.0, score + max(olds))
+            elif olds:
+                score = max(score, *olds)
             if score > candidate.item.score:
                 candidate = replace(candidate, item=replace(candidate.item, score=score))
         out.append(candidate)
     return out
+
+
+def _only_back(candidate: Candidate, query: str) -> bool:
+    """Whether a note only takes back a value the query does not name ("Monday is out").
+
+    Asked about the value itself ("what happened with the office chair?"), "Can you cancel
+    the office chair?" is the answer, not the sentence beside it ("Changed my mind").
+    """
+    said = _SPEAKER.sub("", candidate.statement).strip()
+    if not only_retracts(said, (candidate.item.subject or "",)):
+        return False
+    return not any(shares_term(found.terms, query) for found in retractions(said))
 
 
 def _replaced(old: Candidate, note: Candidate) -> bool:

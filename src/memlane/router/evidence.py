@@ -121,7 +121,7 @@ def note_keys(subject: str, text: str, provenance: Sequence[str]) -> list[tuple[
             for clause in clauses(text, subject)
             for key in slot_keys(clause)
         ]
-    if takes_back(text):
+    if takes_back(text, (subject,)):
         keys.append((RETRACTS, ""))
     if not is_question(text) and speaks_for_self(text, (subject,)):
         keys.append((OWN, ""))
@@ -293,7 +293,11 @@ class ListedEvidence:
 
     def retracting(self) -> Iterator[Statement]:
         """The statements that retract a value."""
-        return iter(_latest_first(said for said in self.statements if takes_back(said.text)))
+        return iter(
+            _latest_first(
+                said for said in self.statements if takes_back(said.text, (said.subject,))
+            )
+        )
 
     def specific(self, term: str) -> bool:
         """Whether at most :func:`specific_limit` of the statements share ``term``."""

@@ -16,7 +16,7 @@ from memlane.router.analysis import analyze
 from memlane.router.answers import answering
 from memlane.router.candidates import Candidate, SubjectFacts
 from memlane.router.evidence import Evidence, StoredEvidence, note_keys
-from memlane.router.fit import fitted
+from memlane.router.fit import fitted, timed_first
 from memlane.router.lanes import (
     ExactQuery,
     ExactRead,
@@ -169,7 +169,7 @@ class Router:
         adjudicator = self._adjudicator(run)
         asked = [*analysis.attributes, *run.exact.asked]
         judged = adjudicator.judge(run.candidates, asked, query, request.valid_at)
-        judged = fitted(judged, query)
+        judged = timed_first(fitted(judged, query), query)
         answers = answering(
             judged,
             analysis,

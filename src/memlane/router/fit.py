@@ -25,12 +25,14 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 
+from memlane.extract import find_identifiers, resolve_times
 from memlane.lang import en, zh
-from memlane.lang.kinds import asked_kind, fits, held_kinds, stem
+from memlane.lang.kinds import TIME, asked_kind, fits, held_kinds, stem
 from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
-from memlane.router.candidates import Candidate
+from memlane.router.candidates import TIER_ASIDE, TIER_NOTE, Candidate
 from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 
 TOPIC_BONUS = 0.2
@@ -85,6 +87,34 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
         score = max(0.0, candidate.item.score + bonus) / (1 + TOPIC_BONUS + KIND_BONUS)
         fitted_ones.append(replace(candidate, item=replace(candidate.item, score=score)))
     return fitted_ones
+
+
+def timed_first(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
+    """Under a question asking when, the notes that tell no time rank after those that do.
+
+    "我看牙约的哪天？" shares no word with "2月1号上午口腔医院复诊", and without meaning
+    (the hash embedder) "下次有活动记得叫我" may be found first; only one of them tells a time,
+    the kind of value asked (:func:`~memlane.lang.kinds.asked_kind`). The others go to
+    :data:`~memlane.router.candidates.TIER_ASIDE`, still before summaries. Nothing changes
+    when no note tells a time, nor under a question naming an identifier (a statement
+    giving only the identifier is left out there instead).
+    """
+    if asked_kind(query) != TIME or find_identifiers(query):
+        return list(candidates)
+    notes = [c for c in candidates if c.tier == TIER_NOTE and c.item.kind == "note"]
+    timed = {id(c) for c in notes if _tells_time(c.statement)}
+    if not timed:
+        return list(candidates)
+    aside = {id(c) for c in notes} - timed
+    return [replace(c, tier=TIER_ASIDE) if id(c) in aside else c for c in candidates]
+
+
+_ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def _tells_time(text: str) -> bool:
+    """Whether ``text`` tells a time: a day, a date or a time of day it names."""
+    return TIME in held_kinds(text) or bool(resolve_times(text, _ANY_TIME, UTC))
 
 
 def _holds_name(text: str, name: str, words: list[re.Pattern[str]]) -> bool:

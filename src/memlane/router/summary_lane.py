@@ -352,8 +352,20 @@ def summary_lines(summary: Summary) -> list[str]:
     """The statements of a summary worth a prompt: facts and open items, else its topics."""
     lines = [*summary.facts, *(f"{_TO_DO}: {item}" for item in summary.open_items)]
     if not lines and summary.topic:
-        lines.append("about: " + ", ".join(summary.topic))
+        lines.append(f"{ABOUT}: " + TOPICS.join(summary.topic))
     return lines
+
+
+ABOUT = "about"
+"""The label of the line that lists a summary's topics (shown when it states nothing else)."""
+TOPICS = ", "
+"""What separates the topics of an "about:" line."""
+
+
+def topics(line: str) -> list[str]:
+    """The topics an "about:" line lists ("about: 洗牙约, 周四晚上七点"), else ``[]``."""
+    label, body = split_label(line)
+    return body.split(TOPICS) if label == ABOUT and body else []
 
 
 def note_statements(notes: Sequence[Note], filters: SummaryFilters) -> list[Statement]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from memlane.lang.changes import (
     Offer,
     Retraction,
+    as_said,
     only_retracts,
     picks_other,
     replaces_in_kind,
@@ -62,7 +63,7 @@ def retracted_in(evidence: Evidence, later: str, text: str, subject: str) -> boo
     own = salient_terms(subject)
     return any(
         names_retracted(evidence, Retraction(old.old, old.terms - own), text)
-        for old in retractions(later)
+        for old in retractions(later) or retractions(as_said(later, subject))
     )
 
 
