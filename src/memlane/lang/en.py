@@ -91,6 +91,7 @@ REPLACEMENT = (
 PLANS = (
     r"\b(?:plan(?:s|ning|ned)?\s+to|planning|considering|thinking\s+(?:of|about)|going\s+to"
     r"|want(?:s|ed)?\s+to|hoping\s+to|will\s+be|next\s+(?:week|month|year|time)"
+    r"|would\s+like\s+to|['’]d\s+like\s+to|one\s+day|some\s*day|dream(?:s|ing)?\s+of"
     r"|need(?:s)?\s+(?:to|a|an))\b"
 )
 """Cues that a question is about a plan, not a value that holds now."""
