@@ -112,6 +112,13 @@ PRIVATE_WORDS = frozenset(("personal", "private"))
 """Words that narrow a code to the one not used for work ("my *personal* email"): any says
 the others."""
 
+LOYALTY_WORDS = frozenset(
+    ("frequent", "flyer", "flier", "frequent-flyer", "frequent-flier", "loyalty", "mileage",
+     "miles", "rewards")
+)  # fmt: skip
+"""Words that narrow a code to a traveller's or customer's loyalty account ("*frequent flyer*
+number", "*loyalty* number for the airline", "*mileage* account"): any says the others."""
+
 POST_MODIFIER = (
     r"(?:\s+(?:number|no\.?|id|code))?"
     r"\s+(?:for|on|at)\s+(?:(?:my|the|his|her|their|our|your|this|that|a|an)\s+)?"
