@@ -15,7 +15,8 @@ signals set them apart, with no list of relations:
   *trains* the Kestrels squad?" of "the head *coach* of the Kestrels is …", "谁负责*编*…" of
   "…的*主编*是…"): they share a sense of :mod:`memlane.lang.meanings`. Of the statements
   naming the thing asked about, those giving the relation asked come before its other
-  relations, which share as many of its words.
+  relations, which share as many of its words. Only when a recalled statement fills a
+  relation's frame for a holder the question names: a knowledge base, not a conversation.
 
 All raise the score of summary-lane candidates (all of them then scaled back into [0, 1]),
 which orders them within their tier; they never lift a stale item over a current one, nor a
@@ -32,12 +33,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memlane.lang import en, zh
+from memlane.lang.frames import names_holder, relation_frame
 from memlane.lang.kinds import asked_kind, fits, held_kinds, stem
 from memlane.lang.meanings import senses
 from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
 from memlane.router.candidates import Candidate
-from memlane.router.slots import SPEAKER_LABEL, strip_numbering
+from memlane.router.slots import SPEAKER_LABEL, clauses, strip_numbering
 
 TOPIC_BONUS = 0.2
 """Added in proportion to the words a candidate shares with the question, weighed by how few
@@ -83,6 +85,8 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
     best = max(topics, default=0.0) if names_held else 0.0
     if best <= 0:
         return list(candidates)
+    if relations and not _names_framed_holder(query, bodies):
+        relations = frozenset()
     closeness = [max((len(relations & senses(t)) for t in texts), default=0) for texts in bodies]
     closest = max(closeness, default=0)
     fitted_ones: list[Candidate] = []
@@ -100,6 +104,23 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
         score = max(0.0, candidate.item.score + bonus) / _MOST
         fitted_ones.append(replace(candidate, item=replace(candidate.item, score=score)))
     return fitted_ones
+
+
+def _names_framed_holder(query: str, bodies: list[list[str]]) -> bool:
+    """Whether ``query`` names a holder a recalled statement fills a relation's frame for.
+
+    Only a memory told as a knowledge base ("the R of X is V", "X的R是V":
+    :mod:`memlane.lang.frames`) is ordered by the relation's meaning; a conversation's turns
+    fill no frame, and words of a relation's sense in them ("what does his tattoo
+    *symbolize*") say nothing of which turn answers.
+    """
+    for texts in bodies:
+        for text in texts:
+            for clause in clauses(text):
+                frame = relation_frame(clause)
+                if frame is not None and names_holder(query, frame.holder):
+                    return True
+    return False
 
 
 def _holds_name(text: str, name: str, words: list[re.Pattern[str]]) -> bool:
