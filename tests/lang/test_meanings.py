@@ -22,6 +22,8 @@ from memlane.lang.whereabouts import asks_where, whereabouts
         ("谁负责编《松风月刊》？", "主编"),
         ("加入青柳体育会一年要交多少钱？", "年费"),
         ("谁在主持芷岭镇的政务？", "镇长"),
+        # words written on a crest are a motto (the crest itself an emblem)
+        ("What is written on the crest of Briskden College?", "motto"),
     ],
 )
 def test_a_relation_asked_in_other_words_shares_its_sense(question, relation):
