@@ -103,6 +103,7 @@ def test_a_holder_with_a_relation_of_unknown_meaning_is_not_judged_by_meaning(to
 
 def test_a_relation_stated_in_other_words_answers(told):
     told.remember("kb-1", "36. Yelford Comets fans adore their coach, Odile Quint.")
+    assert told.index.wait(timeout=60)  # ranked with its embedding, as every other note
     assert "Odile Quint" in told.recall("kb-1", "Who coaches the Yelford Comets?").items[0].text
 
 
