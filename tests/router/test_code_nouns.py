@@ -95,3 +95,20 @@ def test_a_code_noun_in_a_question_about_an_episode_is_narrowed_too():
     with _told("我手机号139 2233 4455", "全季酒店806房，退房时把充电器落下了") as mem:
         recall = mem.recall("U-7", "我上次住的酒店房间号是多少？")
         assert all("139 2233 4455" not in item.text for item in recall.items), recall.text
+
+
+@pytest.mark.parametrize(
+    ("said", "question"),
+    [
+        ("my loyalty number for the airline is LH29824204", "What's my frequent flyer number?"),
+        ("my frequent flyer number is LH29824204", "what's my airline loyalty number?"),
+        ("我的航空里程卡号是LH29824204", "我的常旅客卡号是多少？"),
+    ],
+)
+def test_code_nouns_naming_one_kind_of_account_carry_each_other(said, question):
+    """ "frequent flyer" and "loyalty" name one kind of account; a passport is another."""
+    with told(said, "the discount code isn't working", subject="U-3", wait=True) as mem:
+        r = mem.recall("U-3", question)
+        assert r.items and "LH29824204" in r.items[0].text, [item.text for item in r.items]
+        other = mem.recall("U-3", "passport no. for this traveller?")
+        assert not other.items or "LH29824204" not in other.items[0].text

@@ -144,6 +144,47 @@ def test_who_is_not_answered_by_a_thing_that_replaced_another(
     assert answer in _top(statements, question)
 
 
+KNOWLEDGE_BASE = [
+    "1. The captain of the Harbury Hawks is Ada Moss.",
+    "2. The head coach of the Harbury Hawks is Tom Pike.",
+    "3. The main sponsor of the Harbury Hawks is Kettle & Co.",
+    "4. The home ground of the Harbury Hawks is Lowfield Park.",
+    "5. The head coach of the Harbury Hawks is Ida Crane.",
+    "6. The main sponsor of the Harbury Hawks is Fernhill Brewing.",
+]
+KNOWLEDGE_BASE_ZH = [
+    "1、去梅石村的头班公交早上6点出发。",
+    "2、《松风月刊》的主编是韩知夏。",
+    "3、《松风月刊》的创始人是邓一鸣。",
+    "4、《松风月刊》的主编是方小禾。",
+    "5、青柳体育会的会长是陆念初。",
+    "6、青柳体育会的年费是300元。",
+    "7、青柳体育会的会长是裴云舒。",
+]
+
+
+@pytest.mark.parametrize(
+    ("statements", "question", "answer"),
+    [
+        # the relation is asked in words no statement uses; the latest value of the slot
+        # it means answers, not another relation of the same holder
+        (KNOWLEDGE_BASE, "Who trains the Harbury Hawks squad?", "Ida Crane"),
+        (KNOWLEDGE_BASE, "Who leads the Harbury Hawks on the field?", "Ada Moss"),
+        (KNOWLEDGE_BASE, "Which company backs the Harbury Hawks?", "Fernhill Brewing"),
+        (KNOWLEDGE_BASE, "Which stadium hosts the home matches of the Harbury Hawks?",
+         "Lowfield Park"),
+        (KNOWLEDGE_BASE_ZH, "谁负责编《松风月刊》？", "方小禾"),
+        (KNOWLEDGE_BASE_ZH, "谁在主持青柳体育会的工作？", "裴云舒"),
+        (KNOWLEDGE_BASE_ZH, "加入青柳体育会一年要交多少钱？", "300元"),
+    ],
+)  # fmt: skip
+def test_a_relation_asked_in_other_words_is_answered_by_its_latest_value(
+    statements: list[str], question: str, answer: str
+) -> None:
+    assert answer in _top(FILLER + statements, question)
+    assert answer in _top(statements + FILLER, question)
+
+
 def test_the_kinds_of_value_asked_and_held() -> None:
     assert asked_kind("Who looks after the lighthouse?") == "person"
     assert asked_kind("灯塔几点亮？") == "time"
@@ -222,3 +263,19 @@ def test_the_kind_asked_fits_only_statements_about_the_thing_named() -> None:
     ]
     for order in (statements, statements[::-1]):
         assert "Ashdown" not in _top(FILLER + order, "How many staff work at Kelby Mills?")
+
+
+def test_two_relations_of_one_chinese_holder_are_two_slots() -> None:
+    # the holder comes first, so the two differ only in "年费是1246元" / "会长是柳清和"
+    fee, chair = (
+        clauses("（3）苇洲骑行俱乐部的年费是1246元。")[0],
+        clauses("苇洲骑行俱乐部的会长是柳清和。")[0],
+    )
+    assert restates(fee, chair) is None
+    assert restates(fee, clauses("苇洲骑行俱乐部的年费是1386元。")[0]) is not None
+
+
+def test_a_month_inside_a_name_is_part_of_its_holder() -> None:
+    said = claims("（9）《晚潮月刊》的主编是卫闻笛。", "kb")
+    assert [c.holder for c in said] == ["《晚潮月刊》"]
+    assert named("《晚潮月刊》", "谁负责编《晚潮月刊》？")

@@ -222,3 +222,26 @@ def test_a_follow_up_naming_a_thing_is_not_answered_by_what_the_subject_did(said
     with told(*said, subject="U-8", wait=True) as mem:
         r = mem.recall("U-8", question)
         assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("Born and raised in Denver, never went back", "these days I'm based in Leeds"),
+         "Where is she from originally?", "Denver"),
+        (("I live in Perth", "someday I'd love to move to Kyoto"),
+         "Where would the user like to live one day?", "Kyoto"),
+        (("I live in Oslo", "went to Lisbon on holiday, loved it"),
+         "Where did the user go on holiday?", "Lisbon"),
+        (("我住在兰州，有活动叫我", "去年去成都旅游住的酒店不错"), "我现在住在哪个城市？", "兰州"),
+        (("我是海尔的，最近老加班", "去三亚那趟是环球旅行社组织的，挺满意"),
+         "用户在哪家公司工作？", "海尔"),
+    ],
+)  # fmt: skip
+def test_a_where_question_is_answered_by_a_note_of_its_kind(said, question, answer):
+    """Where one comes from, lives, went or would go are four questions: "based in Leeds"
+    does not tell where she is from, nor a trip where one lives or works."""
+    for order in (said, said[::-1]):
+        with told(*order, subject="U-9", wait=True) as mem:
+            r = mem.recall("U-9", question)
+            assert r.items and answer in r.items[0].text, [item.text for item in r.items]

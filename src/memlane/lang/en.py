@@ -91,6 +91,7 @@ REPLACEMENT = (
 PLANS = (
     r"\b(?:plan(?:s|ning|ned)?\s+to|planning|considering|thinking\s+(?:of|about)|going\s+to"
     r"|want(?:s|ed)?\s+to|hoping\s+to|will\s+be|next\s+(?:week|month|year|time)"
+    r"|would\s+like\s+to|['’]d\s+like\s+to|one\s+day|some\s*day|dream(?:s|ing)?\s+of"
     r"|need(?:s)?\s+(?:to|a|an))\b"
 )
 """Cues that a question is about a plan, not a value that holds now."""
@@ -110,6 +111,13 @@ NEUTRAL_MODIFIERS = frozenset(
 PRIVATE_WORDS = frozenset(("personal", "private"))
 """Words that narrow a code to the one not used for work ("my *personal* email"): any says
 the others."""
+
+LOYALTY_WORDS = frozenset(
+    ("frequent", "flyer", "flier", "frequent-flyer", "frequent-flier", "loyalty", "mileage",
+     "miles", "rewards")
+)  # fmt: skip
+"""Words that narrow a code to a traveller's or customer's loyalty account ("*frequent flyer*
+number", "*loyalty* number for the airline", "*mileage* account"): any says the others."""
 
 POST_MODIFIER = (
     r"(?:\s+(?:number|no\.?|id|code))?"

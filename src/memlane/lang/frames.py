@@ -110,7 +110,8 @@ def asks_relation(rest: str, relation: str) -> bool:
     """Whether ``rest`` (a question without its holder) names the head of ``relation``.
 
     A noun phrase ends with its head: a *head coach* is a coach, asked of as "coaches".
-    A Chinese relation is asked by its whole word ("队长袖标" holds 队长).
+    A Chinese relation is asked by its whole word ("队长袖标" holds 队长). A relation asked
+    in other words is found by its meaning (:mod:`memlane.lang.meanings`), not here.
 
     >>> asks_relation("who coaches the  ?", "head coach")
     True

@@ -81,9 +81,15 @@ def carries(text: str, qualifier: Qualifier) -> bool:
 def _alike(qualifier: Qualifier) -> Qualifier:
     """A qualifier with the words that say the same of a code: "个人" is "私人".
 
-    So is "personal" "private" (:data:`memlane.lang.zh.PRIVATE_WORDS`, ``en.PRIVATE_WORDS``).
+    So is "personal" "private" (:data:`memlane.lang.zh.PRIVATE_WORDS`, ``en.PRIVATE_WORDS``),
+    and "frequent flyer" "loyalty" (``LOYALTY_WORDS``: a loyalty account, in either language).
+
+    >>> carries("my loyalty number for the airline is LH29824204", ("flyer", "frequent"))
+    True
     """
-    alike = [group for group in (zh.PRIVATE_WORDS, en.PRIVATE_WORDS) if group & set(qualifier)]
+    loyalty = zh.LOYALTY_WORDS | en.LOYALTY_WORDS
+    groups = (zh.PRIVATE_WORDS, en.PRIVATE_WORDS, loyalty)
+    alike = [group for group in groups if group & set(qualifier)]
     return tuple(dict.fromkeys([*qualifier, *(word for group in alike for word in group)]))
 
 

@@ -66,6 +66,10 @@ NEUTRAL_MODIFIERS = frozenset(
 PRIVATE_WORDS = frozenset(("个人", "私人", "私用"))
 """Words that narrow a code to the one not used for work ("*个人*邮箱"): any says the others."""
 
+LOYALTY_WORDS = frozenset(("常旅客", "常旅", "里程"))
+"""Words that narrow a code to a loyalty account ("*常旅客*卡号", "航空*里程*卡号"): any says the
+others (and the English ones, :data:`memlane.lang.en.LOYALTY_WORDS`)."""
+
 SUBJECT_WORDS = r"(?:我们|我|您|你|他|她|用户|客户|顾客|会员|本人|那个|这个|那|这)"
 """How a question names its subject before an attribute ("用户的", "我那个")."""
 

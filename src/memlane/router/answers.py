@@ -19,6 +19,9 @@ structural rules set those apart, after adjudication and before ranking:
 * **which** — a question that narrows a code with qualifiers ("my *work* email", the
   tracking number *for my keyboard*) is not answered by a fact of that attribute, or a
   statement holding some code, unless what was said carries every qualifier;
+* **where** — a question about where one comes from or went ("Where is she from?", "Where
+  did the user go last summer?") is not answered by where one lives, nor one about where one
+  lives by a trip (:mod:`memlane.lang.whereabouts`): such notes rank after the rest;
 * **about what** — a question that names neither the subject nor anyone else ("Which
   courier delivered it?", "落东西的那间房是几号？") asks about a thing or an episode: notes
   telling of the subject ("I work for USPS", "我手机号…") rank after the other notes
@@ -57,6 +60,7 @@ from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
 from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
+from memlane.lang.whereabouts import TRAVEL, asks_where, whereabouts
 from memlane.router.analysis import CODES, EVENT
 from memlane.router.candidates import TIER_ASIDE, TIER_NOTE, TIER_PROFILE, Candidate
 from memlane.router.claims import mentions
@@ -65,6 +69,9 @@ from memlane.router.model import AttributeIntent, QueryAnalysis
 
 _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 """Whether a clause tells a time does not depend on when it is read."""
+
+_STANDING = frozenset({"employer", "work_location"})
+"""Attributes of where one works, which no trip tells."""
 
 _CLAUSES = re.compile(r"[;；]")
 """What splits a summary's lines: each holds a code, or carries what narrows it, alone."""
@@ -106,6 +113,7 @@ def answering(
     kept = _without_bare_codes(kept, analysis, mentions)
     kept = _about_a_thing(kept, analysis)
     kept = _about_a_plan(kept, analysis)
+    kept = _about_where(kept, analysis)
     return _without_restatements(kept, analysis, mentions)
 
 
@@ -141,6 +149,32 @@ def _about_a_plan(candidates: list[Candidate], analysis: QueryAnalysis) -> list[
     if not planned:
         return candidates
     aside = notes - planned
+    return [replace(c, tier=TIER_ASIDE) if id(c) in aside else c for c in candidates]
+
+
+def _about_where(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
+    """Under a question about one kind of *where*, notes of another kind rank after the rest.
+
+    "Where am I originally from?" asks where one comes from: "Chicago born and raised"
+    answers, "based in Manchester" (where one lives) does not; "我现在住哪个城市？" is not
+    answered by "上次去悉尼旅游住的民宿" (a trip), nor "用户在哪家公司上班？" by "去厦门那趟是途远
+    旅行社带的团". Kinds: :mod:`memlane.lang.whereabouts`. Nothing changes when no note is
+    of the kind asked (for where one works: when every note tells a trip).
+    """
+    asked = whereabouts(analysis.query)
+    standing = analysis.own_value and bool(set(analysis.attributes) & _STANDING)
+    if not (asked and asks_where(analysis.query)) and not (standing and TRAVEL not in asked):
+        return candidates
+    notes = [c for c in candidates if c.tier == TIER_NOTE and c.item.kind == "note"]
+    kinds = {id(c): whereabouts(c.statement) for c in notes}
+    if asked and asks_where(analysis.query):
+        if not any(kind & asked for kind in kinds.values()):
+            return candidates
+        aside = {key for key, kind in kinds.items() if kind and not kind & asked}
+    else:  # where one works now: a trip does not tell it
+        aside = {key for key, kind in kinds.items() if TRAVEL in kind}
+        if len(aside) == len(kinds):
+            return candidates
     return [replace(c, tier=TIER_ASIDE) if id(c) in aside else c for c in candidates]
 
 

@@ -78,7 +78,9 @@ _NOT_HOLDERS = words.NOT_HOLDERS
 _SELF_WORDS = words.SELF_WORDS
 _ASKED = re.compile(words.ASKED)
 _FILLERS = re.compile(words.FILLERS, re.IGNORECASE)
-_CJK_PREFIX_NOISE = re.compile(words.ZH_PREFIX_NOISE)
+_CJK_PREFIX_NOISE = re.compile(rf"^(?:{words.ZH_PREFIX_NOISE})+|(?:{words.ZH_PREFIX_NOISE})+$")
+"""Times and adverbs at either end of what stands before a relation; inside a name they are
+part of it (the 月 of "《晚潮月刊》的主编")."""
 _ALIASES = words.ALIASES
 _RELATION_MODIFIERS = re.compile(words.RELATION_MODIFIERS)
 _ORIGIN = re.compile(words.ZH_ORIGIN.format(cjk=CJK_RANGES))

@@ -10,9 +10,15 @@ signals set them apart, with no list of relations:
   question: the entity the question writes out is named whole by the statements about it;
 * **kind** — the question word asks for a kind of value ("who" a person, "how many" a
   number, "where" a place, "when" a time: :mod:`memlane.lang.kinds`); a statement holding a
-  value of that kind fits, and one holding only other kinds does not answer "who".
+  value of that kind fits, and one holding only other kinds does not answer "who";
+* **relation** — the question asks the relation a statement gives in other words ("Who
+  *trains* the Kestrels squad?" of "the head *coach* of the Kestrels is …", "谁负责*编*…" of
+  "…的*主编*是…"): they share a sense of :mod:`memlane.lang.meanings`. Of the statements
+  naming the thing asked about, those giving the relation asked come before its other
+  relations, which share as many of its words. Only when a recalled statement fills a
+  relation's frame for a holder the question names: a knowledge base, not a conversation.
 
-Both raise the score of summary-lane candidates (all of them then scaled back into [0, 1]),
+All raise the score of summary-lane candidates (all of them then scaled back into [0, 1]),
 which orders them within their tier; they never lift a stale item over a current one, nor a
 note over an exact answer. A question that names nothing a statement names (no capitalized
 word past its first, no run of three Chinese content characters) is left to retrieval.
@@ -29,17 +35,23 @@ from datetime import UTC, datetime
 
 from memlane.extract import find_identifiers, resolve_times
 from memlane.lang import en, zh
+from memlane.lang.frames import names_holder, relation_frame
 from memlane.lang.kinds import TIME, asked_kind, fits, held_kinds, stem
+from memlane.lang.meanings import senses
 from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
 from memlane.router.candidates import TIER_ASIDE, TIER_NOTE, Candidate
-from memlane.router.slots import SPEAKER_LABEL, strip_numbering
+from memlane.router.slots import SPEAKER_LABEL, clauses, strip_numbering
 
 TOPIC_BONUS = 0.2
 """Added in proportion to the words a candidate shares with the question, weighed by how few
 of the candidates share each (relative to the candidate sharing most)."""
 KIND_BONUS = 0.1
 """Added for a value of the kind asked (taken off for other kinds, when a person is asked)."""
+RELATION_BONUS = 0.2
+"""Added when a candidate gives a relation the question asks (a sense of
+:mod:`memlane.lang.meanings` in common), in proportion to the senses shared (relative to the
+candidate sharing most) and, like the others, to its topic."""
 
 NAME_WEIGHT = 2.0
 """How much more a name the question writes out counts (a capitalized word past its first)."""
@@ -47,6 +59,7 @@ NAME_WEIGHT = 2.0
 MIN_NAME_CHARS = 3
 """The shortest run of Chinese characters taken for a name."""
 
+_MOST = 1 + TOPIC_BONUS + KIND_BONUS + RELATION_BONUS
 _GRAMMAR = "".join(sorted(zh.FUNCTION_CHARACTERS))
 _CONTENT_RUN = re.compile(rf"(?:(?![{_GRAMMAR}])[{CJK_RANGES}]){{{MIN_NAME_CHARS},}}")
 _TOKEN = re.compile(rf"[{UNSPACED_RANGES}]|[^\W\d_{UNSPACED_RANGES}]+|\d+")
@@ -55,6 +68,7 @@ _TOKEN = re.compile(rf"[{UNSPACED_RANGES}]|[^\W\d_{UNSPACED_RANGES}]+|\d+")
 def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
     """``candidates`` with each summary-lane score raised by how well it fits ``query``."""
     asked = asked_kind(query)
+    relations = senses(query)
     wanted = set(_stems(query))
     bodies = [_bodies(c) if c.item.lane == "summary" else [] for c in candidates]
     held = [[set(_stems(text)) & wanted for text in texts] for texts in bodies]
@@ -73,18 +87,23 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
     best = max(topics, default=0.0) if names_held else 0.0
     if best <= 0:
         return list(candidates)
+    if relations and not _names_framed_holder(query, bodies):
+        relations = frozenset()
+    closeness = [max((len(relations & senses(t)) for t in texts), default=0) for texts in bodies]
+    closest = max(closeness, default=0)
     fitted_ones: list[Candidate] = []
-    for candidate, texts, topic in zip(candidates, bodies, topics, strict=True):
+    for candidate, texts, topic, shared in zip(candidates, bodies, topics, closeness, strict=True):
         if not texts:
             fitted_ones.append(candidate)
             continue
         kind = max(fits(asked, held_kinds(text, query)) for text in texts)
-        bonus = topic / best * (TOPIC_BONUS + KIND_BONUS * kind)
+        relation = shared / closest if closest else 0.0
+        bonus = topic / best * (TOPIC_BONUS + KIND_BONUS * kind + RELATION_BONUS * relation)
         if not any(_holds_name(fold(text), name, words) for text in texts):
             bonus = 0.0  # not about the thing the question names: its words fit by chance
         if name and all(misspells(name, fold(text)) for text in texts):
             bonus = -TOPIC_BONUS  # "岑岭镇" for "溯岭镇": another thing, as an id one digit off
-        score = max(0.0, candidate.item.score + bonus) / (1 + TOPIC_BONUS + KIND_BONUS)
+        score = max(0.0, candidate.item.score + bonus) / _MOST
         fitted_ones.append(replace(candidate, item=replace(candidate.item, score=score)))
     return fitted_ones
 
@@ -115,6 +134,23 @@ _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 def _tells_time(text: str) -> bool:
     """Whether ``text`` tells a time: a day, a date or a time of day it names."""
     return TIME in held_kinds(text) or bool(resolve_times(text, _ANY_TIME, UTC))
+
+
+def _names_framed_holder(query: str, bodies: list[list[str]]) -> bool:
+    """Whether ``query`` names a holder a recalled statement fills a relation's frame for.
+
+    Only a memory told as a knowledge base ("the R of X is V", "X的R是V":
+    :mod:`memlane.lang.frames`) is ordered by the relation's meaning; a conversation's turns
+    fill no frame, and words of a relation's sense in them ("what does his tattoo
+    *symbolize*") say nothing of which turn answers.
+    """
+    for texts in bodies:
+        for text in texts:
+            for clause in clauses(text):
+                frame = relation_frame(clause)
+                if frame is not None and names_holder(query, frame.holder):
+                    return True
+    return False
 
 
 def _holds_name(text: str, name: str, words: list[re.Pattern[str]]) -> bool:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.lang import speaker, zh
+from memlane.lang.frames import relation_frame
 from memlane.lang.grammar import JOINERS as _JOINERS
 from memlane.lang.script import UNSPACED_RANGES, fold
 from memlane.lang.sentences import NUMBERING as _NUMBERING
@@ -206,8 +207,9 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     """The slot ``old`` and ``new`` (normalized clauses) share, if ``new`` re-fills it.
 
     ``None`` when they say the same, differ in more than one span, share too little, differ
-    only where ``asked`` (the folded question) names something, or when the frame tells an
-    episode rather than a state (both then hold: two photos shared, two places visited).
+    only where ``asked`` (the folded question) names something, when the frame tells an
+    episode rather than a state (both then hold: two photos shared, two places visited), or
+    when each fills a relation's frame for another relation of one holder.
     """
     longest = max(len(old), len(new))
     if old == new or min(len(old), len(new)) < MIN_FRAME_SHARE * longest:
@@ -237,9 +239,25 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     if asked and _asked_about(asked, old_value, new_value):
         return None  # the question names this span: it is what is asked about, not a value
     frame = f"{old[:prefix]}…{old[len(old) - suffix :]}"
-    if tells_episode(frame):
-        return None
+    if tells_episode(frame) or _other_relations(old, new):
+        return None  # an episode; or "X的年费是…" and "X的会长是…", two relations of X
     return Restatement(frame, (old_value, new_value))
+
+
+def _other_relations(old: str, new: str) -> bool:
+    """Whether both fill a relation's frame, each for another relation of one holder.
+
+    In Chinese the holder comes first and the relation is the one word between 的 and 是
+    ("苇洲骑行俱乐部的*年费*是1246元", "…的*会长*是柳清和"): what differs then holds the
+    relation too, and no piece of it is shared.
+    """
+    first, second = relation_frame(old), relation_frame(new)
+    return (
+        first is not None
+        and second is not None
+        and first.holder == second.holder
+        and first.relation != second.relation
+    )
 
 
 _PIECES = re.compile(

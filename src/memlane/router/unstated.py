@@ -17,7 +17,9 @@ again and again. All of these must hold:
 * no statement of the subject (in any words) names both the holder and that relation.
 
 Chat turns ("I went to the support group yesterday") fill no frame, so a conversation is
-answered as before; so is a relation asked in words no frame uses ("Who trains the … squad?").
+answered as before. A relation asked in words no frame uses ("Who trains the … squad?") is
+the relation it means (:mod:`memlane.lang.meanings`), and the statements holding that
+relation's own word ("coach") are read too.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Callable, Iterable
 
 from memlane.lang import salient_terms
 from memlane.lang.frames import Frame, asks_relation, names_holder, relation_frame, without_holder
+from memlane.lang.meanings import closeness, headwords, senses, shares_sense
 from memlane.router.analysis import asks_several
 from memlane.router.candidates import Candidate
 from memlane.router.model import QueryAnalysis
@@ -64,18 +67,36 @@ def without_unstated(
         return candidates
     holder = max(named, key=len)
     rest = without_holder(query, holder)
-    probed = [text for term in salient_terms(rest) for text in holding(subject, term)]
+    terms = dict.fromkeys((*salient_terms(rest), *headwords(rest)))
+    probed = [text for term in terms for text in holding(subject, term)]
     framed += _frames(probed, subject)
-    asked = {f.relation for f in framed if asks_relation(rest, f.relation)}
+    asked, by_meaning = _asked(rest, framed)
     if not asked or any(f.holder == holder for f in framed if f.relation in asked):
         return candidates
     others = {f.holder for f in framed if f.relation in asked}
     own = {f.relation for f in framed if f.holder == holder}
     if len(others) < MIN_OTHER_HOLDERS or not own:
         return candidates
+    if by_meaning and not all(senses(relation) for relation in own):
+        return candidates  # the holder has a relation of unknown meaning: it may be the one
     if any(_names_both(text, holder, asked) for text in [*recalled, *probed]):
         return candidates  # stated in other words
     return [c for c in candidates if c.item.lane != "summary" or c.item.fact is not None]
+
+
+def _asked(rest: str, framed: list[Frame]) -> tuple[set[str], bool]:
+    """The relations ``rest`` asks, and whether only by meaning.
+
+    By their head word if it names any ("coaches"); else those sharing the most senses with
+    it (:func:`memlane.lang.meanings.closeness`: "leads … on the field" the captain).
+    """
+    relations = {f.relation for f in framed}
+    named = {relation for relation in relations if asks_relation(rest, relation)}
+    if named:
+        return named, False
+    close = {relation: closeness(rest, relation) for relation in relations}
+    best = max(close.values(), default=0)
+    return {relation for relation, shared in close.items() if shared and shared == best}, True
 
 
 def _frames(texts: Iterable[str], subject: str) -> list[Frame]:
@@ -87,6 +108,10 @@ def _names_both(text: str, holder: str, relations: set[str]) -> bool:
     """Whether one clause of ``text`` names the holder and the head of a relation asked."""
     return any(
         names_holder(clause, holder)
-        and any(asks_relation(without_holder(clause, holder), r) for r in relations)
+        and any(
+            asks_relation(without_holder(clause, holder), r)
+            or shares_sense(without_holder(clause, holder), r)
+            for r in relations
+        )
         for clause in clauses(text)
     )
