@@ -25,8 +25,11 @@ OTHER_NOTES = 3_000
 
 @pytest.fixture
 def crowded(postgres_url: str) -> Iterator[memlane.Memory]:
-    """A memory whose tenant has thousands of notes of other subjects, none keyed yet."""
-    with memlane.Memory(postgres_url, embedder="hash") as mem:
+    """A memory whose tenant has thousands of notes of other subjects, none keyed yet.
+
+    Inline indexing: no background worker keys them before the test does.
+    """
+    with memlane.Memory(postgres_url, embedder="hash", indexing="inline") as mem:
         mem.remember("U-1", "My favourite team is Arsenal")
         mem.remember("U-1", "I moved to Lisbon in May")
         with psycopg.connect(postgres_url, autocommit=True) as connection:
