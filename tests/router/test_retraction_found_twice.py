@@ -13,7 +13,7 @@ import pytest
 
 import memlane
 from tests.conftest import FakeClock
-from tests.support.conversations import current_texts, told_a_month_apart
+from tests.support.conversations import asked_after, current_texts, told_a_month_apart
 
 FOUND_BY_CHANCE = [
     pytest.param(
@@ -52,11 +52,8 @@ def test_a_retraction_sharing_no_word_with_the_question_outranks_a_filler(
     clock: FakeClock, old: str, retraction: str, filler: str, question: str, now: str
 ) -> None:
     """Fails on main: the filler, found once by chance, comes first."""
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        told_a_month_apart(mem, clock, old, retraction, filler)
-        assert mem.index.wait(timeout=30)
-        r = mem.recall("U-1", question)
-        assert now in r.items[0].text
+    r = asked_after(clock, question, old, retraction, filler)
+    assert now in r.items[0].text
 
 
 def test_what_only_takes_back_ranks_after_what_gives_the_new_time(clock: FakeClock) -> None:
@@ -98,22 +95,16 @@ def test_the_topics_of_a_booking_taken_back_are_not_current(
     Fails on main: "storyline …: about: 洗牙取消周四, 洗牙约, 周四晚上七点" is judged as one
     line, as recent as the retraction, and stays current.
     """
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        told_a_month_apart(mem, clock, booked, moved)
-        assert mem.index.wait(timeout=30)
-        r = mem.recall("U-1", question, k=10)
-        assert not any(old in text for text in current_texts(r))
+    r = asked_after(clock, question, booked, moved, k=10)
+    assert not any(old in text for text in current_texts(r))
 
 
 def test_a_question_asking_which_day_is_answered_by_the_note_that_tells_one(
     clock: FakeClock,
 ) -> None:
     """哪天 asks for a time: the note telling a date outranks one that tells none."""
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        told_a_month_apart(mem, clock, "下次有活动记得叫我", "2月1号上午口腔医院复诊")
-        assert mem.index.wait(timeout=30)
-        r = mem.recall("U-1", "我看牙约的哪天？")
-        assert "2月1号" in r.items[0].text
+    r = asked_after(clock, "我看牙约的哪天？", "下次有活动记得叫我", "2月1号上午口腔医院复诊")
+    assert "2月1号" in r.items[0].text
 
 
 def test_a_chinese_retraction_is_read_as_said_whatever_the_subjects_name(

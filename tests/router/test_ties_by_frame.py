@@ -13,7 +13,7 @@ import pytest
 
 import memlane
 from tests.conftest import FakeClock
-from tests.support.conversations import current_texts, stale_texts, told_a_month_apart
+from tests.support.conversations import asked_after, current_texts, stale_texts, told_a_month_apart
 
 REPLACED = [
     pytest.param(
@@ -80,12 +80,11 @@ UNTOUCHED = [
 
 @pytest.mark.parametrize("later", UNTOUCHED)
 def test_what_the_speaker_said_last_stays_current_otherwise(clock: FakeClock, later: str) -> None:
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        told_a_month_apart(mem, clock, "I train new staff at work on Mondays", later)
-        assert mem.index.wait(timeout=30)
-        r = mem.recall("U-1", "who does the user train at work?")
-        assert any("new staff" in text for text in current_texts(r))
-        assert not any("new staff" in text for text in stale_texts(r))
+    r = asked_after(
+        clock, "who does the user train at work?", "I train new staff at work on Mondays", later
+    )
+    assert any("new staff" in text for text in current_texts(r))
+    assert not any("new staff" in text for text in stale_texts(r))
 
 
 def test_a_retraction_naming_an_earlier_statement_is_left_to_the_words(
@@ -148,11 +147,8 @@ def test_what_replaced_a_recalled_statement_ranks_in_its_place(
     clock: FakeClock, old: str, distractor: str, new: str, question: str, now: str
 ) -> None:
     """Found first by its words, the old statement is stale: what replaced it comes first."""
-    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
-        told_a_month_apart(mem, clock, old, distractor, new)
-        assert mem.index.wait(timeout=30)
-        r = mem.recall("U-1", question)
-        assert now in r.items[0].text
+    r = asked_after(clock, question, old, distractor, new)
+    assert now in r.items[0].text
 
 
 def test_the_subjects_own_name_names_no_retracted_value(clock: FakeClock) -> None:

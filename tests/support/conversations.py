@@ -38,6 +38,15 @@ def told_a_month_apart(mem: memlane.Memory, clock: Any, *said: str, subject: str
         session.close()
 
 
+def asked_after(clock: Any, question: str, *said: str, k: int = 8) -> memlane.Recall:
+    """``question`` about ``U-1`` once it said each of ``said`` a month apart
+    (:func:`told_a_month_apart`) to an in-memory hash-embedder memory, its index drained."""
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        told_a_month_apart(mem, clock, *said)
+        assert mem.index.wait(timeout=INDEX_WAIT_S)
+        return mem.recall("U-1", question, k=k)
+
+
 def current_texts(result: memlane.Recall) -> list[str]:
     """The texts of the recalled items marked current."""
     return _texts_with_status(result, "current")
