@@ -8,6 +8,16 @@ import memlane
 from tests.support.conversations import told
 
 
+def _answered_first(
+    said: tuple[str, ...], subject: str, question: str, answer: str
+) -> memlane.Recall:
+    """What ``subject``, having said ``said``, is asked: its first item holds ``answer``."""
+    with told(*said, subject=subject, wait=True) as mem:
+        r = mem.recall(subject, question)
+    assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+    return r
+
+
 @pytest.fixture
 def mem():
     with memlane.Memory(":memory:", embedder="hash") as m:
@@ -123,10 +133,8 @@ DENTIST = {  # what the user says, the dentist's number
 )
 def test_the_dentists_number_is_not_the_users_own(told_as, question):
     said, dentists = DENTIST[told_as]
-    with told(*said, subject="U-3", wait=True) as mem:
-        r = mem.recall("U-3", question)
-        assert r.items and dentists in r.items[0].text, [item.text for item in r.items]
-        assert r.items[0].lane != "exact"
+    r = _answered_first(said, "U-3", question, dentists)
+    assert r.items[0].lane != "exact"
 
 
 @pytest.mark.parametrize(
@@ -157,9 +165,7 @@ def test_a_question_about_a_thing_is_not_answered_by_what_the_subject_told_of_th
 ):
     """Naming neither the subject nor anyone, it asks about a thing: the note that opens with
     the subject (their employer, city or phone) ranks after the notes about other things."""
-    with told(*said, subject="U-4", wait=True) as mem:
-        r = mem.recall("U-4", question)
-        assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+    _answered_first(said, "U-4", question, answer)
 
 
 @pytest.mark.parametrize(
@@ -172,10 +178,8 @@ def test_a_question_about_a_thing_is_not_answered_by_what_the_subject_told_of_th
 )  # fmt: skip
 def test_a_count_is_not_answered_by_a_note_whose_digits_are_all_a_code(said, question, answer):
     """ "How many…?" names no code: a phone number holds digits, but it counts nothing."""
-    with told(*said, subject="U-5", wait=True) as mem:
-        r = mem.recall("U-5", question)
-        assert r.items and answer in r.items[0].text, [item.text for item in r.items]
-        assert all("555" not in item.text for item in r.items if item.kind == "note")
+    r = _answered_first(said, "U-5", question, answer)
+    assert all("555" not in item.text for item in r.items if item.kind == "note")
 
 
 def test_calling_the_subject_is_no_qualifier_of_the_number_asked():
@@ -200,9 +204,7 @@ def test_calling_the_subject_is_no_qualifier_of_the_number_asked():
 )  # fmt: skip
 def test_a_question_about_a_plan_is_answered_by_the_note_that_tells_one(said, question, answer):
     """A present state ("住了五年了") or a complaint tells no plan; "一直想搬去大理" does."""
-    with told(*said, subject="U-7", wait=True) as mem:
-        r = mem.recall("U-7", question)
-        assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+    _answered_first(said, "U-7", question, answer)
 
 
 @pytest.mark.parametrize(
@@ -219,9 +221,7 @@ def test_a_question_about_a_plan_is_answered_by_the_note_that_tells_one(said, qu
 def test_a_follow_up_naming_a_thing_is_not_answered_by_what_the_subject_did(said, question, answer):
     """ "and the Bose speaker?" names a thing (capitalized, but no person): "I ordered a … and
     a Bose speaker" tells of the subject, the tracking numbers of the speaker."""
-    with told(*said, subject="U-8", wait=True) as mem:
-        r = mem.recall("U-8", question)
-        assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+    _answered_first(said, "U-8", question, answer)
 
 
 @pytest.mark.parametrize(
@@ -242,6 +242,4 @@ def test_a_where_question_is_answered_by_a_note_of_its_kind(said, question, answ
     """Where one comes from, lives, went or would go are four questions: "based in Leeds"
     does not tell where she is from, nor a trip where one lives or works."""
     for order in (said, said[::-1]):
-        with told(*order, subject="U-9", wait=True) as mem:
-            r = mem.recall("U-9", question)
-            assert r.items and answer in r.items[0].text, [item.text for item in r.items]
+        _answered_first(order, "U-9", question, answer)
