@@ -285,26 +285,36 @@ def test_recent_keyed_reads_a_kinds_latest_rows_from_its_time_index(tmp_path: Pa
         assert "TEMP B-TREE" not in steps, steps  # no sort: the rows come in index order
 
 
+def _rekeyings() -> list[int]:
+    """The SQLite schema versions whose next migration re-keys every note, oldest first."""
+    return [
+        number
+        for number, statements in enumerate(sqlite_schema.MIGRATIONS)
+        if statements == schema.REKEY_NOTES
+    ]
+
+
+def _as_keyed_before(path: Path, version: int, old_slot_key: str) -> None:
+    """The file at ``path`` as a memlane at schema ``version`` left it: one slot row per note,
+    its kind and key the SQL literals ``old_slot_key``, waiting for the next re-keying."""
+    connection = sqlite3.connect(path)
+    connection.execute("DELETE FROM note_keys WHERE kind LIKE 's%'")
+    connection.execute(
+        f"INSERT INTO note_keys SELECT tenant, subject, {old_slot_key}, "
+        "note_id, said_at, tx_from FROM note_keys WHERE kind = 'n'"
+    )
+    connection.execute(f"PRAGMA user_version = {version}")
+    connection.commit()
+    connection.close()
+
+
 def test_a_file_keyed_before_slot_rows_named_their_clause_is_keyed_again(
     tmp_path: Path, clock: FakeClock
 ) -> None:
     path = tmp_path / "old.db"
     club = "The chair of the Tidewater Club is"
     said_twice(path, clock, f"{club} Ada Moss", f"{club} Ben Ode")
-    connection = sqlite3.connect(path)
-    rekeyed = next(
-        number
-        for number, statements in enumerate(sqlite_schema.MIGRATIONS)
-        if statements == schema.REKEY_NOTES
-    )
-    connection.execute("DELETE FROM note_keys WHERE kind LIKE 's%'")
-    connection.execute(
-        "INSERT INTO note_keys SELECT tenant, subject, 's', 'h8:the chai', "
-        "note_id, said_at, tx_from FROM note_keys WHERE kind = 'n'"
-    )
-    connection.execute(f"PRAGMA user_version = {rekeyed}")
-    connection.commit()
-    connection.close()
+    _as_keyed_before(path, _rekeyings()[0], "'s', 'h8:the chai'")
     with memlane.Memory(path, clock=clock, embedder="hash") as mem:
         assert pending(mem) == 2 and key_rows(mem, "U-1") == 0
         items = mem.recall("U-1", "who chairs the Tidewater Club?").items
@@ -325,20 +335,7 @@ def test_a_file_keyed_under_power_of_two_heads_is_keyed_again_under_masked_value
         "The chair of the Kalo Club is Ada Moss",
         "The chair of the Kalo Club is Ben Ode",
     )
-    connection = sqlite3.connect(path)
-    rekeyed = max(
-        number
-        for number, statements in enumerate(sqlite_schema.MIGRATIONS)
-        if statements == schema.REKEY_NOTES
-    )
-    connection.execute("DELETE FROM note_keys WHERE kind LIKE 's%'")
-    connection.execute(
-        "INSERT INTO note_keys SELECT tenant, subject, 'sh16:the chair of the', "
-        "'0123456789abcdef', note_id, said_at, tx_from FROM note_keys WHERE kind = 'n'"
-    )
-    connection.execute(f"PRAGMA user_version = {rekeyed}")
-    connection.commit()
-    connection.close()
+    _as_keyed_before(path, _rekeyings()[-1], "'sh16:the chair of the', '0123456789abcdef'")
     with memlane.Memory(path, clock=clock, embedder="hash") as mem:
         assert pending(mem) == 2 and key_rows(mem, "U-1") == 0
         items = mem.recall("U-1", "who chairs the Kalo Club?").items
