@@ -96,9 +96,7 @@ class SummaryFilters:
         week or this week; one naming a time that was still to come when it was said ("next
         Wednesday") is.
         """
-        if self.period is None:
-            return False
-        return self._touches(text, said, until, _whole_years(self.period, self.timezone))
+        return self._closeness(text, said, until) > 0
 
     def period_bonus(self, text: str, said: datetime, until: datetime) -> float:
         """What an item gains for the period the query names: more the closer it is to it.
@@ -107,31 +105,35 @@ class SummaryFilters:
         period itself, widened by half its length (a day to a week) on either side: "what
         did she paint in July 2023?" prefers July to the rest of 2023.
         """
-        if self.period is None or not self.in_period(text, said, until):
-            return 0.0
+        return PERIOD_BONUS * self._closeness(text, said, until)
+
+    def _closeness(self, text: str, said: datetime, until: datetime) -> int:
+        """0 outside the period's years, 1 in them, 2 also near the period itself.
+
+        An item is in an interval when said within it or naming a date in it; the dates it
+        names are read once, and only when the moment it was said does not settle both.
+        """
+        if self.period is None:
+            return 0
         start, end = self.period
         margin = min(max((end - start) / 2, NEAR_MIN), NEAR_MAX)
-        near = self._touches(text, said, until, (start - margin, end + margin))
-        return 2 * PERIOD_BONUS if near else PERIOD_BONUS
-
-    def _touches(
-        self, text: str, said: datetime, until: datetime, bounds: tuple[datetime, datetime]
-    ) -> bool:
-        """Said within ``bounds`` (half-open), or naming a date in them; see :meth:`in_period`."""
-        start, end = bounds
-        ahead = (
-            self.period is not None and self.read_at is not None and self.period[0] > self.read_at
-        )
-        if not ahead and said < end and start <= until:
-            return True
-        for mention in resolve_times(text, said, self.timezone):
-            try:
-                first, last = time_interval(mention.value, self.timezone)
-            except InvalidInput:
-                continue
-            if first < end and start < last and (not ahead or first > said):
-                return True
-        return False
+        bounds = (_whole_years(self.period, self.timezone), (start - margin, end + margin))
+        ahead = self.read_at is not None and start > self.read_at
+        inside = [not ahead and said < last and first <= until for first, last in bounds]
+        if not all(inside):
+            for mention in resolve_times(text, said, self.timezone):
+                try:
+                    first, last = time_interval(mention.value, self.timezone)
+                except InvalidInput:
+                    continue
+                if ahead and first <= said:
+                    continue
+                inside = [
+                    held or (first < high and low < last)
+                    for held, (low, high) in zip(inside, bounds, strict=True)
+                ]
+        in_years, near = inside
+        return 0 if not in_years else 2 if near else 1
 
 
 def _whole_years(period: tuple[datetime, datetime], zone: tzinfo) -> tuple[datetime, datetime]:
