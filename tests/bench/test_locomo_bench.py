@@ -10,23 +10,25 @@ from click.testing import CliRunner
 from memlane.bench.locomo import (
     BASELINES,
     SYSTEM,
+    asked_questions,
+    rrf,
+    run,
+    transcript,
+    turn_rankers,
+)
+from memlane.bench.locomo_data import load_conversations, normalize_evidence
+from memlane.bench.locomo_metrics import (
     answer_forms,
     answer_token_recall,
-    asked_questions,
     contains_answer,
     expand_turns,
     fill_budget,
     normalize_answer,
-    rrf,
-    run,
     session_of,
     session_recall,
-    transcript,
     turn_hit,
-    turn_rankers,
     turn_recall,
 )
-from memlane.bench.locomo_data import load_conversations, normalize_evidence
 from memlane.cli import cli
 from memlane.embed import make_embedder
 from memlane.errors import InvalidInput
@@ -132,6 +134,7 @@ def test_answer_normalization_and_containment():
     assert normalize_answer("The Sun, rises!") == "sun rises"
     assert answer_forms("7 May 2023") == {"7 may 2023", "2023 05 07"}
     assert answer_forms("May 7, 2023") == {"may 7 2023", "2023 05 07"}
+    assert answer_forms("7 Sept 2023") == {"7 sept 2023", "2023 09 07"}  # abbreviations too
     assert contains_answer("- [2023-05-07] Caroline went to a support group", "7 May 2023")
     assert contains_answer("she paints SUNRISES. And art", "art")
     assert not contains_answer("we had a party", "art")  # whole words only

@@ -30,7 +30,6 @@ be compared question by question.
 from __future__ import annotations
 
 import json
-import re
 import statistics
 import tempfile
 import time
@@ -42,6 +41,17 @@ from pathlib import Path
 
 from memlane.bench.baselines import BM25Index, FlatVectorIndex
 from memlane.bench.locomo_data import Conversation, LocomoQuestion, load_conversations
+from memlane.bench.locomo_metrics import (
+    ANSWERLESS_WORDS,
+    WORDS,
+    answer_token_recall,
+    contains_answer,
+    expand_turns,
+    fill_budget,
+    session_recall,
+    turn_hit,
+    turn_recall,
+)
 from memlane.bench.plots import grouped_bars
 from memlane.bench.report import Results
 from memlane.bench.summaries import TURN_GAP, Dialogue, DialogueSession, replay
@@ -50,9 +60,7 @@ from memlane.errors import InvalidInput
 from memlane.extract import RuleExtractor
 from memlane.memory import Memory
 from memlane.router import Recall
-from memlane.storage.lexical import STOPWORDS
 from memlane.summaries.offline import OfflineSummarizer
-from memlane.summaries.text import clip_line, estimate_tokens
 
 SYSTEM = "memlane"
 BASELINES = ("vector", "bm25", "bm25+vector-rrf")
@@ -67,142 +75,9 @@ RRF_K = 60
 BM25_K1 = 1.2
 BM25_B = 0.75
 EMBED_BATCH = 32
-MIN_CLIP_TOKENS = 8
 
 Progress = Callable[[str], None]
 Ranker = Callable[[str], list[int]]
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_ARTICLES = frozenset({"a", "an", "the"})
-# Words that say nothing about an answer: the search stop words, plus a few pronouns.
-_STOPWORDS = STOPWORDS | {"whom", "you", "your"}
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
-_DAY_MONTH_YEAR = re.compile(r"^(\d{1,2}) ([a-z]+) (\d{4})$")
-_MONTH_DAY_YEAR = re.compile(r"^([a-z]+) (\d{1,2}) (\d{4})$")
-_TURN_ID = re.compile(r"^D(\d+):(\d+)$")
-
-
-# -- metrics -------------------------------------------------------------------------------
-
-
-def expand_turns(
-    provenances: Iterable[Sequence[str]], known: Mapping[str, str], k: int
-) -> list[str]:
-    """LoCoMo turn ids of ranked items, in rank order, deduplicated, at most ``k``.
-
-    Each item spends as many of the ``k`` as it has turns (in its provenance order); ids
-    that name no turn of the conversation (sources, notes) spend nothing.
-
-    >>> known = {"c-S1#1": "D1:1", "c-S1#2": "D1:2"}
-    >>> expand_turns([["c-S1#2", "c-S1#1"], ["c-S1#2", "x"]], known, 5)
-    ['D1:2', 'D1:1']
-    """
-    found: list[str] = []
-    for provenance in provenances:
-        for turn_id in provenance:
-            dia_id = known.get(turn_id)
-            if dia_id is not None and dia_id not in found:
-                found.append(dia_id)
-                if len(found) >= k:
-                    return found
-    return found
-
-
-def session_of(dia_id: str) -> int:
-    """The session number of a LoCoMo turn id: ``"D3:7"`` → 3.
-
-    Raises:
-        InvalidInput: not a normalized turn id.
-    """
-    match = _TURN_ID.match(dia_id)
-    if match is None:
-        raise InvalidInput("dia_id", f"not a LoCoMo turn id: {dia_id!r}")
-    return int(match.group(1))
-
-
-def turn_recall(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """Share of the gold turns among the first ``k`` ranked turns."""
-    wanted = set(gold)
-    return len(wanted & set(ranked[:k])) / len(wanted) if wanted else 0.0
-
-
-def turn_hit(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """1.0 when at least one gold turn is among the first ``k`` ranked turns."""
-    return 1.0 if set(gold) & set(ranked[:k]) else 0.0
-
-
-def session_recall(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """Share of the gold turns' sessions among the sessions of the first ``k`` turns."""
-    wanted = {session_of(dia_id) for dia_id in gold}
-    got = {session_of(dia_id) for dia_id in ranked[:k]}
-    return len(wanted & got) / len(wanted) if wanted else 0.0
-
-
-def normalize_answer(text: str) -> str:
-    """Lower case, no punctuation, no articles, single spaces: ``"The Sun!"`` → ``"sun"``."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(w for w in _WORD.findall(folded) if w not in _ARTICLES)
-
-
-def answer_forms(gold: str) -> set[str]:
-    """Normalized forms of a gold answer; a full date also in ISO form (``2023 05 07``)."""
-    normal = normalize_answer(gold)
-    forms = {normal} if normal else set()
-    for pattern, day_at, month_at in ((_DAY_MONTH_YEAR, 1, 2), (_MONTH_DAY_YEAR, 2, 1)):
-        match = pattern.match(normal)
-        if match and match.group(month_at) in _MONTHS:
-            month = _MONTHS.index(match.group(month_at)) + 1
-            forms.add(f"{match.group(3)} {month:02d} {int(match.group(day_at)):02d}")
-    return forms
-
-
-def contains_answer(context: str, gold: str) -> bool:
-    """True when the normalized context contains a normalized form of ``gold`` as words."""
-    haystack = f" {normalize_answer(context)} "
-    return any(f" {form} " in haystack for form in answer_forms(gold))
-
-
-def answer_token_recall(context: str, gold: str) -> float:
-    """Share of the gold answer's content words found in the context (softer than exact)."""
-    wanted = {w for w in normalize_answer(gold).split() if w not in _STOPWORDS}
-    if not wanted:
-        return 0.0
-    return len(wanted & set(normalize_answer(context).split())) / len(wanted)
-
-
-def fill_budget(lines: Iterable[str], budget_tokens: int) -> str:
-    """Lines joined in order while they fit ``budget_tokens``; one that does not is shortened.
-
-    Like memlane's renderer: a line too long for the room left is clipped at clause
-    boundaries when at least ``MIN_CLIP_TOKENS`` remain, else left out.
-    """
-    kept: list[str] = []
-    used = 0
-    for line in lines:
-        room = budget_tokens - used - (1 if kept else 0)
-        if room < MIN_CLIP_TOKENS:
-            break
-        if estimate_tokens(line) > room:
-            line = clip_line(line, room)
-            if estimate_tokens(line) > room:
-                continue
-        kept.append(line)
-        used = estimate_tokens("\n".join(kept))
-    return "\n".join(kept)
-
 
 # -- baselines -----------------------------------------------------------------------------
 
@@ -210,8 +85,8 @@ def fill_budget(lines: Iterable[str], budget_tokens: int) -> str:
 def bm25_tokens(text: str) -> list[str]:
     """BM25 terms: lower-cased words without stopwords, a trailing plural ``s`` dropped."""
     terms = []
-    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
-        if word in _STOPWORDS:
+    for word in WORDS.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if word in ANSWERLESS_WORDS:
             continue
         terms.append(word[:-1] if len(word) > 3 and word.endswith("s") else word)
     return terms
