@@ -138,6 +138,25 @@ def test_the_dentists_number_is_not_the_users_own(told_as, question):
 
 
 @pytest.mark.parametrize(
+    ("said", "own"),
+    [
+        (("cell: 415-555-0181", "Save my dentist's number for me: +1-212-555-0159"),
+         "415-555-0181"),
+        (("我的手机号是13912345678", "帮我记一下我妈的电话：13800001234"), "13912345678"),
+    ],
+)  # fmt: skip
+def test_someone_elses_number_is_never_served_as_the_users_own(said, own):
+    """Asked for their own number, the user gets theirs only; the other is found by itself."""
+    other = said[1].rsplit("：" if "：" in said[1] else ": ", 1)[1]
+    with told(*said, subject="U-4", wait=True) as mem:
+        served = mem.recall("U-4", "What's my own phone number?").items
+        assert [item.fact.value for item in served if item.fact] == [own]
+        assert mem.facts.lookup("phone", other) == []
+        found = mem.recall("U-4", other).items
+    assert found and other in found[0].text
+
+
+@pytest.mark.parametrize(
     "question",
     ["birthplace of this customer?", "Where was the user born?", "where did she grow up?"],
 )

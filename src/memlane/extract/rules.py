@@ -18,13 +18,15 @@ What it emits:
   yields nothing unless the clause says "since" (从/起/以来/since). A start in the future
   lowers the confidence to 0.7 (a plan, not yet a fact).
 - **Identifiers** (phone, email, order, tracking, account, reference, user_id; see
-  :mod:`.identifiers`) → ``add`` for *every* one found, kept as written, because
-  losing an identifier is the worst failure: confidence 1.0 when a cue names it ("我的手机号
-  是…", "my email is …", "订单号 …"), ``ExtractConfig.identifier_confidence`` (0.8) when it
-  stands alone or sits in a question, 0.5 when it is someone else's ("我妈的电话…"). A phone or
-  e-mail called old or out of use ("旧号码…", "…已经停用", "no longer use …") becomes a
-  ``retract`` of that value (0.9); one explicitly denied ("…不是我的号码", "not my number")
-  yields nothing.
+  :mod:`.identifiers`) are all kept as written, because losing one is the worst failure:
+  each is a mention, and each of the subject's is an ``add`` — confidence 1.0 when a cue
+  names it ("我的手机号是…", "my email is …", "订单号 …"),
+  ``ExtractConfig.identifier_confidence`` (0.8) when it stands alone or sits in a question.
+  Someone else's ("我妈的电话…", "my dentist's number …") is only a mention: the note that
+  said it is found by a search for it, and it is never served as the subject's own phone or
+  e-mail. A phone or e-mail called old or out of use ("旧号码…", "…已经停用", "no longer
+  use …") becomes a ``retract`` of that value (0.9); one explicitly denied ("…不是我的号码",
+  "not my number") yields nothing.
 
 Identifier values keep the text as written (the exact lane normalizes them); other values
 are width-folded (full-width letters become ASCII) and trimmed of particles and punctuation.
@@ -76,7 +78,6 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
 """Every attribute :class:`RuleExtractor` may emit."""
 
 FUTURE_CONFIDENCE = 0.7
-OTHER_PERSON_CONFIDENCE = 0.5
 RETIRED_CONFIDENCE = 0.9
 
 _I = re.IGNORECASE
@@ -216,7 +217,7 @@ def _identifier_ops(
         elif "negated" in before_signals or _DISOWNED.match(after):
             continue  # "不是我的号码 138…", "138… is not my number"; not "ORD-1 hasn't arrived"
         elif "other" in before_signals or names_other_person(before):  # "牙科诊所的电话"
-            ops.append(_id_op("add", attribute, mention, OTHER_PERSON_CONFIDENCE, None))
+            continue  # someone else's: a mention of the note, never the subject's own fact
         elif _cued(mention.kind, before + " " + after) and _states(doc, sentence):
             hit = _time_of(doc, clause, sentence) if sentence is not None else None
             valid_from = None if hit is None else hit.start_instant(now.tzinfo or UTC)
