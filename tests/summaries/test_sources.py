@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 
 from memlane.summaries.model import Note, Summary, SummaryContent
@@ -79,3 +82,31 @@ def test_speakers_are_the_labels_of_the_lines_and_leave_the_query_when_it_asks_m
     assert without_speakers("Who is Caroline?", names) == "Who is Caroline?"
     assert without_speakers("What pet do you have?", names) == "What pet do you have?"
     assert speakers(None) == frozenset()
+
+
+_FIRST_SAID = """
+from tests.summaries.test_sources import _notes
+from memlane.summaries.sources import NoteIndex
+index = NoteIndex(_notes("Please order the kettle", "Also get me a toaster"))
+print(index.first_said("assistant: ordered the kettle and the toaster, arriving Friday"))
+"""
+
+
+def test_a_reply_is_tied_to_the_same_note_whatever_the_string_hashing():
+    """Words of equal rarity tie; the first found in the reply wins, never a set's order.
+
+    "kettle" and "toaster" are each held by one note: the reply's rarest word is a tie, and
+    which one was tried first used to follow ``PYTHONHASHSEED`` (a storyline's "ordered …"
+    was tied to the cancellation in some processes and to the order in others).
+    """
+    answers = {
+        subprocess.run(
+            [sys.executable, "-c", _FIRST_SAID],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("0", "1", "2", "3")
+    }
+    assert answers == {"('c-S1#1',)\n"}

@@ -36,7 +36,17 @@ FEW_TURNS = 64
 @lru_cache(maxsize=32_768)
 def line_words(text: str) -> frozenset[str]:
     """The comparison keywords of a line or query, lower-cased."""
-    return frozenset(word.casefold() for word in keywords(text))
+    return frozenset(ordered_words(text))
+
+
+def ordered_words(text: str) -> tuple[str, ...]:
+    """:func:`line_words` in the order :func:`keywords` finds them, each once.
+
+    Where words tie, the first found wins: never the order of a set, which changes with
+    the process's string hashing (``PYTHONHASHSEED``), so that one memory answers one
+    question the same way in every process.
+    """
+    return tuple(dict.fromkeys(word.casefold() for word in keywords(text)))
 
 
 def seen_key(line: str) -> str:
@@ -160,7 +170,7 @@ class WeightedLines:
         return ()
 
     def _weights(self, piece: str) -> dict[str, float]:
-        return {word: self.rarity(word) for word in line_words(piece)}
+        return {word: self.rarity(word) for word in ordered_words(piece)}
 
     def _piece_sources(self, piece: str, within: frozenset[str] | None) -> list[str]:
         weights = self._weights(piece)
@@ -197,7 +207,7 @@ class WeightedLines:
 
     def _chosen(self, lines: Sequence[str], query: str) -> tuple[list[str], bool]:
         """The lines :meth:`choose` shows, and whether any is about the query."""
-        asked = {word: self.idf(word) for word in line_words(query)}
+        asked = {word: self.idf(word) for word in ordered_words(query)}
         scored = []
         for position, line in enumerate(lines):
             said = line_words(line)
