@@ -7,6 +7,8 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 
+from tests.support.conversations import told
+
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.summaries.sources import NoteIndex, speakers, without_speakers
 
@@ -82,6 +84,23 @@ def test_speakers_are_the_labels_of_the_lines_and_leave_the_query_when_it_asks_m
     assert without_speakers("Who is Caroline?", names) == "Who is Caroline?"
     assert without_speakers("What pet do you have?", names) == "What pet do you have?"
     assert speakers(None) == frozenset()
+
+
+def test_a_users_own_field_lines_name_no_speaker():
+    """ "cell: 415…" is a field and its value, not Cell speaking: the query keeps its words.
+
+    Taken for speakers, "cell" and the words of "Save my dentist's number for me" left the
+    question "dentist phone number?" searching for "phone" alone, and until the notes had
+    vectors the note holding the dentist's number was not found.
+    """
+    with told(
+        "cell: 415-555-0181", "Save my dentist's number for me: +1-212-555-0159", subject="U"
+    ) as mem:
+        storyline = mem.summaries.storyline("U")
+    assert storyline is not None and len(storyline.facts) == 2
+    assert speakers(storyline) == frozenset()
+    question = "dentist phone number?"
+    assert without_speakers(question, speakers(storyline)) == question
 
 
 _FIRST_SAID = """

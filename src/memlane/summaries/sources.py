@@ -20,11 +20,12 @@ from memlane.lang.script import fold
 from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
 from memlane.summaries.lines import split_label
 from memlane.summaries.model import Note, Summary
-from memlane.summaries.text import keywords
+from memlane.summaries.text import keywords, mask_spans
 
 _TURN_ID = re.compile(r"#\d+$")
 _PIECES = "; "  # "earlier: a; b; c" lines fold snippets of several turns
 _NOT_SPEAKERS = frozenset({"assistant", "tool", "earlier"})
+_NAME_WORDS = 3
 _FIRST_SAID_WORDS = 4
 """How many of a reply's rarest words :meth:`WeightedLines.first_said` looks for."""
 Shown = tuple[Sequence[str], frozenset[str]]
@@ -80,16 +81,38 @@ class LineChoice:
 def speakers(summary: Summary | None) -> frozenset[str]:
     """The people a summary quotes: the labels of its lines ("Caroline: I moved" → caroline).
 
-    Lines of the subject itself, the assistant and tools carry no such label.
+    Lines of the subject itself, the assistant and tools carry no such label. A user's own
+    line may still look labelled ("cell: 415-555-0181", "Save my dentist's number for me:
+    +1-212…"): a label is taken for a speaker only when it is shaped like a name and what
+    follows it says something besides a value (:func:`_quotes_someone`).
     """
     if summary is None:
         return frozenset()
     found: set[str] = set()
     for line in (*summary.facts, *summary.open_items):
-        label = split_label(line)[0]
-        if label and label not in _NOT_SPEAKERS:
+        label, body = split_label(line)
+        if label and label not in _NOT_SPEAKERS and _quotes_someone(label, body):
             found.update(line_words(label))
     return frozenset(found)
+
+
+def _quotes_someone(label: str, body: str) -> bool:
+    """Whether ``label: body`` quotes a person, not a field name before its value.
+
+    A person: a name (at most three words, each Latin one capitalized) before words of
+    their own, identifiers and dates aside.
+
+    >>> _quotes_someone("Caroline", "I moved"), _quotes_someone("小王", "我搬家了")
+    (True, True)
+    >>> _quotes_someone("cell", "415-555-0181"), _quotes_someone("Email", "ann@example.com")
+    (False, False)
+    >>> _quotes_someone("Save my dentist's number for me", "call them at 9")
+    False
+    """
+    words = label.split()
+    if len(words) > _NAME_WORDS or any(w[0].isascii() and not w[0].isupper() for w in words):
+        return False
+    return bool(keywords(mask_spans(body)))
 
 
 def without_speakers(query: str, names: frozenset[str]) -> str:
