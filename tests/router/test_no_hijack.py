@@ -119,6 +119,8 @@ DENTIST = {  # what the user says, the dentist's number
                    "029-5969 9864"),
     "en": (("My cell is 07700 900300", "Dentist's number is 020 7946 0667, need to rebook"),
            "020 7946 0667"),
+    "en told after": (("My number is 2135550145",
+                       "Save my dentist's number for me: (617) 555-0191"), "(617) 555-0191"),
 }  # fmt: skip
 
 
@@ -129,6 +131,8 @@ DENTIST = {  # what the user says, the dentist's number
         ("told after", "帮我找下牙科诊所电话"),
         ("told after", "我那个牙科的号码是？"),
         ("en", "dentist phone number?"),
+        ("en", "which number do I ring for the dental clinic?"),  # the holder after: for …
+        ("en told after", "which number do I ring for the dental clinic?"),
     ],
 )
 def test_the_dentists_number_is_not_the_users_own(told_as, question):

@@ -129,6 +129,36 @@ def role_before(text: str, start: int) -> str | None:
     return None
 
 
+_HOLDER_PHRASE = re.compile(
+    r"\b(?:(?:for|at)\s+(?:(?:the|my|our|your|his|her|their|a|an)\s+)?"
+    r"|of\s+(?:the|my|our|your|his|her|their|a|an)\s+)(?:[a-z]+\s+)?$"
+)
+"""The words before a role that make it the holder of what the clause asks for: "for the
+dental (clinic)", "at the (hospital)", "of my (landlord)" — not "of" alone: "the number of
+kids" counts them."""
+
+
+def role_held_after(text: str, start: int) -> str | None:
+    """The role a phrase later in the clause names as the holder of the word at ``start``.
+
+    "which *number* do I ring for the dental clinic?" asks for the clinic's number as
+    "牙科诊所电话" does: English puts the holder after, in a phrase of "for", "of" or "at".
+
+    >>> t = fold("which number do I ring for the dental clinic?")
+    >>> role_held_after(t, t.index("number")), role_held_after(fold("my number for now"), 3)
+    ('doctor', None)
+    >>> role_held_after(fold("number of kids"), 6), role_held_after(fold("email of my boss"), 5)
+    (None, 'colleague')
+    """
+    clause = _CLAUSE_END.split(text[start:], maxsplit=1)[0]
+    end = start + len(clause)
+    for role, pattern in _patterns().items():
+        for match in pattern.finditer(text, start, end):
+            if _HOLDER_PHRASE.search(text, start, match.start()):
+                return role
+    return None
+
+
 def _in_company(before: str) -> bool:
     """Whether the words before a role's owner join it to the subject ("Mel and her …").
 

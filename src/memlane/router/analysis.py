@@ -23,7 +23,7 @@ from memlane.lang.codewords import code_nouns, event_nouns
 from memlane.lang.grammar import VERB_ENDING, ZH_LINKER
 from memlane.lang.holders import held_by_other, is_generic
 from memlane.lang.qualifiers import Qualifier, qualifiers
-from memlane.lang.roles import role_before
+from memlane.lang.roles import role_before, role_held_after
 from memlane.lang.script import fold
 from memlane.lang.topics import about_another_thing
 from memlane.router.model import AttributeIntent, IdentifierRef, QueryAnalysis, TimeRef
@@ -100,11 +100,15 @@ def _roles(query: str, intents: tuple[AttributeIntent, ...]) -> tuple[str, ...]:
     """The people the query asks about.
 
     The subject's ("我哥的", "my brother's"), and whoever a role written against an attribute
-    word names ("牙科诊所电话", "dentist phone number").
+    word names ("牙科诊所电话", "dentist phone number") or holds it in a phrase after it
+    ("the number … for the dental clinic").
     """
     folded = fold(query)
-    modifying = (role_before(folded, intent.span[0]) for intent in intents)
-    return tuple(sorted(roles_of_subject(query) | {role for role in modifying if role}))
+    holders = (
+        role_before(folded, intent.span[0]) or role_held_after(folded, intent.span[1])
+        for intent in intents
+    )
+    return tuple(sorted(roles_of_subject(query) | {role for role in holders if role}))
 
 
 def asks_several(query: str) -> bool:
