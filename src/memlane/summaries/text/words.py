@@ -10,6 +10,7 @@ import re
 
 from memlane.lang import en, stopwords
 from memlane.lang.script import UNSPACED_RANGES, fold
+from memlane.memo import per_recall
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -82,6 +83,7 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(total - 1e-9)
 
 
+@per_recall
 def normalize_for_dedupe(text: str) -> str:
     """Reduce text to a comparison key: NFKC, case-folded, punctuation and spacing removed.
 
