@@ -72,6 +72,20 @@ def test_a_note_is_stored_with_its_keys_and_found_by_them(memory: memlane.Memory
     assert pending(memory) == 0
 
 
+def test_keys_of_answers_a_tenants_own_notes_only(memory: memlane.Memory) -> None:
+    """The words of the notes asked for, each once, and none of another tenant's notes."""
+    mine = memory.remember("U-1", "My favourite team is Arsenal")
+    theirs = memory.for_tenant("other").remember("U-1", "My favourite team is Chelsea")
+    store = store_of(memory)
+    expected = sorted(
+        key for kind, key in note_keys("U-1", mine.text, mine.provenance) if kind == WORD
+    )
+    found = store.keys_of(memory.tenant, [mine.id, theirs.id], WORD)
+    assert list(found) == [mine.id] and sorted(found[mine.id]) == expected
+    assert store.keys_of("other", [mine.id, theirs.id], WORD).keys() == {theirs.id}
+    assert store.keys_of(memory.tenant, [], WORD) == {}
+
+
 def test_latest_first_pages_follow_when_said_then_stored(
     memory: memlane.Memory, clock: FakeClock
 ) -> None:
