@@ -271,6 +271,7 @@ class StoredNoteIndex(WeightedLines):
         self._counts: dict[str, int] = {}
         self._count: int | None = None
         self._notes: dict[int, tuple[tuple[float, int], tuple[str, ...], frozenset[str]]] = {}
+        self._cited: dict[frozenset[str], list[int]] = {}
 
     def _size(self) -> int:
         if self._count is None:
@@ -338,8 +339,11 @@ class StoredNoteIndex(WeightedLines):
         return self._data.holders(WORD, [word]).get(word, [])
 
     def _cite(self, within: frozenset[str]) -> list[int]:
-        held = self._data.holders(CITES, sorted(within)).values()
-        return sorted({i for ids in held for i in ids})
+        found = self._cited.get(within)
+        if found is None:
+            held = self._data.holders(CITES, sorted(within)).values()
+            found = self._cited[within] = sorted({i for ids in held for i in ids})
+        return found
 
     def _load(self, ids: Sequence[int]) -> None:
         """Read the time, cited turns and words of the notes not read yet."""
