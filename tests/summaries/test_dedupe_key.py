@@ -16,9 +16,9 @@ _ALPHABET = "aBz09 _-!?.,'’\u00e9\u00dfö我搬到北京了！１３８Ａｂ\
 def _as_the_loop_did(text: str) -> str:
     out: list[str] = []
     for piece in _RUN.findall(fold(text)):
-        if out and out[-1][-1].isascii() and out[-1][-1].isalpha():
-            if piece[0].isascii() and piece[0].isalpha():
-                out.append(" ")
+        last = out[-1][-1] if out else ""
+        if last.isascii() and last.isalpha() and piece[0].isascii() and piece[0].isalpha():
+            out.append(" ")
         out.append(piece)
     return "".join(out)
 

@@ -216,7 +216,11 @@ def cites_within(turns: tuple[str, ...], within: frozenset[str] | None) -> bool:
 
 def cited_turns(note: Note) -> tuple[str, ...]:
     """The turns a note cites (not the calls or notes it came from)."""
-    return tuple(ref for ref in note.provenance if _TURN_ID.search(ref))
+    return _turns_in(note.provenance)
+
+
+def _turns_in(provenance: Sequence[str]) -> tuple[str, ...]:
+    return tuple(ref for ref in provenance if _TURN_ID.search(ref))
 
 
 class NoteIndex(WeightedLines):
@@ -270,7 +274,7 @@ class StoredNoteIndex(WeightedLines):
         self._data = data
         self._counts: dict[str, int] = {}
         self._count: int | None = None
-        self._notes: dict[int, tuple[tuple[float, int], tuple[str, ...], frozenset[str]]] = {}
+        self._notes: dict[int, tuple[tuple[int, int], tuple[str, ...], frozenset[str]]] = {}
         self._cited: dict[frozenset[str], list[int]] = {}
 
     def _size(self) -> int:
@@ -350,10 +354,10 @@ class StoredNoteIndex(WeightedLines):
         missing = [note_id for note_id in ids if note_id not in self._notes]
         if not missing:
             return
-        notes, words = self._data.by_id(missing), self._data.keys_of(missing, WORD)
-        for note_id, note in notes.items():
-            when = (note.at.timestamp(), note_id)
-            self._notes[note_id] = (when, cited_turns(note), frozenset(words.get(note_id, ())))
+        said, words = self._data.said(missing), self._data.keys_of(missing, WORD)
+        for note_id, (at, provenance) in said.items():
+            turns = _turns_in(provenance)
+            self._notes[note_id] = ((at, note_id), turns, frozenset(words.get(note_id, ())))
 
 
 def _needed(weights: dict[str, float]) -> list[str]:
