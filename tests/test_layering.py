@@ -74,6 +74,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "memlane.timeutil",
             "memlane.tables",
             "memlane.pacing",
+            # Results of pure text functions kept for one recall (language uses it).
+            "memlane.memo",
         ),
     ),
 )

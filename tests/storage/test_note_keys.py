@@ -72,6 +72,40 @@ def test_a_note_is_stored_with_its_keys_and_found_by_them(memory: memlane.Memory
     assert pending(memory) == 0
 
 
+def test_keys_of_answers_a_tenants_own_notes_only(memory: memlane.Memory) -> None:
+    """The words of the notes asked for, each once, and none of another tenant's notes."""
+    mine = memory.remember("U-1", "My favourite team is Arsenal")
+    theirs = memory.for_tenant("other").remember("U-1", "My favourite team is Chelsea")
+    store = store_of(memory)
+    expected = sorted(
+        key for kind, key in note_keys("U-1", mine.text, mine.provenance) if kind == WORD
+    )
+    found = store.keys_of(memory.tenant, [mine.id, theirs.id], WORD)
+    assert list(found) == [mine.id] and sorted(found[mine.id]) == expected
+    assert store.keys_of("other", [mine.id, theirs.id], WORD).keys() == {theirs.id}
+    assert store.keys_of(memory.tenant, [], WORD) == {}
+
+
+def test_notes_said_gives_what_notes_by_id_gives_of_when_and_whence(
+    memory: memlane.Memory,
+) -> None:
+    """The two columns recall weighs summary lines by, read without the notes themselves."""
+    mine = memory.summaries.add_note(
+        "U-1", "I moved to Lisbon", at=memory.clock(), provenance=["U-1-S1#2", "x"]
+    )
+    theirs = memory.for_tenant("other").remember("U-1", "My favourite team is Chelsea")
+    store = store_of(memory)
+    whole = store.notes_by_id(memory.tenant, [mine.id, theirs.id])
+    assert store.notes_said(memory.tenant, [mine.id, theirs.id]) == {
+        note_id: (to_micros(note.at), note.provenance) for note_id, note in whole.items()
+    }
+    assert list(whole) == [mine.id]
+    data = linedata.LineData(store, memory.tenant, "U-1")
+    assert data.said([mine.id]) == store.notes_said(memory.tenant, [mine.id])
+    data.by_id([mine.id])  # read whole: answered from it, the same
+    assert data.said([mine.id]) == store.notes_said(memory.tenant, [mine.id])
+
+
 def test_latest_first_pages_follow_when_said_then_stored(
     memory: memlane.Memory, clock: FakeClock
 ) -> None:

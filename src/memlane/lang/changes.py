@@ -23,6 +23,7 @@ from memlane.lang.words import (
     shares_term,
     tells_episode,
 )
+from memlane.memo import per_recall
 
 MAX_VALUE_CHARS = 40
 _DATE_NOTE = re.compile(r"\s*[(（]\d{4}-\d\d-\d\d[^()（）]{0,40}[)）]")
@@ -82,6 +83,7 @@ def switches(text: str) -> bool:
     return bool(_switch().search(fold(text)))
 
 
+@per_recall
 def switched_parts(text: str, speakers: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The sentences of ``text`` in which the speaker switches an arrangement of their own.
 
@@ -195,6 +197,7 @@ def _names_speaker(text: str, names: tuple[str, ...]) -> bool:
 _EN_WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
+@per_recall
 def speaks_for_self(text: str, speakers: tuple[str, ...] = ()) -> bool:
     """Whether English ``text`` tells how things stand for the speaker, not what happened.
 
@@ -218,6 +221,7 @@ def speaks_for_self(text: str, speakers: tuple[str, ...] = ()) -> bool:
     return bool(requests) or _names_speaker(folded, names) or bool(switched_parts(text, speakers))
 
 
+@per_recall
 def taken_back_by_kind(text: str, speakers: tuple[str, ...] = ()) -> frozenset[str]:
     """The terms by which the speaker's English retraction or switch names what it takes back.
 
@@ -269,6 +273,7 @@ def takes_back(text: str, speakers: tuple[str, ...] = ()) -> bool:
     return any(as_said(text, name) != text and takes_back(as_said(text, name)) for name in speakers)
 
 
+@per_recall
 def as_said(text: str, speaker: str) -> str:
     """Chinese ``text`` with the ``speaker``'s name read back as 我 (other text as is).
 
@@ -280,6 +285,7 @@ def as_said(text: str, speaker: str) -> str:
     return re.sub(re.escape(speaker), zh.FIRST_PERSON, text, flags=re.IGNORECASE)
 
 
+@per_recall
 def replaces_in_kind(text: str) -> bool:
     """Whether ``text`` says a value replaces another of its kind ("new email", "换成")."""
     folded = fold(text)
@@ -358,6 +364,7 @@ def tells_past(text: str) -> bool:
     return bool(_PAST_SIGN.search(folded) or tells_episode(folded) or retractions(text))
 
 
+@per_recall
 def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
     """Whether all ``text`` says is that values no longer hold: it gives no new one.
 
@@ -414,6 +421,7 @@ def _event_as_time() -> re.Pattern[str]:
     return re.compile(en.EVENT_AS_TIME)
 
 
+@per_recall
 def street_addresses(text: str) -> frozenset[str]:
     """The street addresses ``text`` gives, folded ("415 oak drive", "学府路135号").
 

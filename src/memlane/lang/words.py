@@ -8,6 +8,7 @@ from functools import lru_cache
 from memlane.lang import en, zh
 from memlane.lang.roles import roles_named
 from memlane.lang.script import CJK_RANGES, fold, whole_latin
+from memlane.memo import per_recall
 
 _EN_NEGATION = re.compile(rf"\b(?:{'|'.join(en.NEGATORS)})\b|{en.NEGATING_SUFFIX}\b", re.IGNORECASE)
 _LATIN_TERM = re.compile(r"[a-z][a-z'’-]*[a-z]|\d[\d\s-]*\d", re.IGNORECASE)
@@ -62,6 +63,7 @@ def possible_next(before: str) -> bool:
     return _POSSIBLE_NEXT.search(before) is not None
 
 
+@per_recall
 def salient_terms(text: str) -> frozenset[str]:
     """The terms that can carry a value: content words, digit runs, CJK runs without fillers.
 

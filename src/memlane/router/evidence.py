@@ -386,18 +386,25 @@ class StoredEvidence:
     _walk: RefillWalk = field(init=False)
     _nearest: dict[int, Statement | None] = field(init=False, default_factory=dict)
     _own_before: dict[str, Statement | None] = field(init=False, default_factory=dict)
+    _citing: dict[frozenset[str], list[Statement]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._listed = ListedEvidence(self.window, self._size, self._sharing)
         self._walk = RefillWalk(self.data, self.visible, self._latest)
 
     def citing(self, turns: frozenset[str]) -> list[Statement]:
-        """The statements that came from one of ``turns`` (turn ids or ``note:<id>``)."""
-        notes = {note.id: note for note in self.data.citing(turns)}
-        named = [int(ref[5:]) for ref in turns if ref.startswith("note:") and ref[5:].isdigit()]
-        notes.update(self.data.by_id(named))
-        ordered = sorted(notes.values(), key=lambda note: (note.at, note.id))
-        return self.as_statements(ordered) + self._listed.citing(turns)
+        """The statements that came from one of ``turns`` (turn ids or ``note:<id>``).
+
+        Each set of turns is looked up once per recall (the evidence lives for one).
+        """
+        found = self._citing.get(turns)
+        if found is None:
+            notes = {note.id: note for note in self.data.citing(turns)}
+            named = [int(ref[5:]) for ref in turns if ref.startswith("note:") and ref[5:].isdigit()]
+            notes.update(self.data.by_id(named))
+            ordered = sorted(notes.values(), key=lambda note: (note.at, note.id))
+            found = self._citing[turns] = self.as_statements(ordered) + self._listed.citing(turns)
+        return list(found)
 
     def claiming(self, key: tuple[str, str]) -> Iterator[Statement]:
         """The statements with a claim on ``key``."""

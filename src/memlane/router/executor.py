@@ -11,6 +11,7 @@ from itertools import islice
 from memlane.facts.lane import FactsLane
 from memlane.lang.kinds import stem as loose_stem
 from memlane.lang.words import term_probe
+from memlane.memo import recall_scope
 from memlane.router.adjudicate import Adjudicator
 from memlane.router.analysis import analyze
 from memlane.router.answers import answering
@@ -156,6 +157,30 @@ class Router:
         Raises:
             InvalidInput: a bad query, subject, session id, ``k``, budget or time.
         """
+        with recall_scope():  # text read again and again is read once (see memlane.memo)
+            return self._recall(
+                subject,
+                query,
+                session_id,
+                k,
+                budget_tokens,
+                valid_at,
+                known_at,
+                include_stale=include_stale,
+            )
+
+    def _recall(
+        self,
+        subject: str | None,
+        query: str,
+        session_id: str | None,
+        k: int,
+        budget_tokens: int,
+        valid_at: TimeInput | None,
+        known_at: TimeInput | None,
+        *,
+        include_stale: bool,
+    ) -> Recall:
         started = time.perf_counter()
         request = self._request(
             subject, session_id, k, budget_tokens, valid_at, known_at, include_stale

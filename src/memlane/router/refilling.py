@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from heapq import merge
 
+from memlane.memo import per_recall
 from memlane.router.slots import clauses, probe_chains
 from memlane.router.statements import Refills, Since, Statement, first_later
 from memlane.summaries.linedata import SLOT, Head, LineData
@@ -45,9 +46,10 @@ def clause_digest(clause: str) -> str:
     return hashlib.blake2b(clause.encode(), digest_size=8).hexdigest()
 
 
-def kind_chains(clause: str) -> list[tuple[str, ...]]:
+@per_recall
+def kind_chains(clause: str) -> tuple[tuple[str, ...], ...]:
     """The ``SLOT`` kinds of the keys ``clause`` probes, one chain per side, shortest first."""
-    return [tuple(SLOT + probe for probe in chain) for chain in probe_chains(clause) if chain]
+    return tuple(tuple(SLOT + probe for probe in chain) for chain in probe_chains(clause) if chain)
 
 
 @dataclass

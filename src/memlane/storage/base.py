@@ -238,6 +238,10 @@ class SummaryStore(Transactional, Protocol):
         """Notes by id."""
         ...
 
+    def notes_said(self, tenant: str, ids: Sequence[int]) -> dict[int, tuple[int, tuple[str, ...]]]:
+        """Per note id, when it was said (microseconds) and its provenance: no text, no note."""
+        ...
+
     def put_turn(self, tenant: str, turn: Turn) -> None:
         """Keep a raw turn (memories that retain transcripts)."""
         ...

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from memlane.storage.base import ANY, TIMED_KINDS, SummaryStore, Visible
 from memlane.summaries.model import Note
+from memlane.timeutil import to_micros
 
 NoteKeyer = Callable[[str, str, Sequence[str]], list[tuple[str, str]]]
 """``(subject, text, provenance) -> (kind, key) pairs`` of one note."""
@@ -173,7 +174,8 @@ class LineData:
         Each key once, with its latest holder among them (see :class:`Head`): a clause said
         again and again takes one place, but its rows count towards ``limit``.
         """
-        self.read_recent([kind], visible, limit)
+        if (kind, visible, limit) not in self._heads:
+            self.read_recent([kind], visible, limit)
         return self._heads[kind, visible, limit]
 
     def read_recent(self, kinds: Iterable[str], visible: Visible, limit: int) -> None:
@@ -195,7 +197,8 @@ class LineData:
 
         Otherwise they are every row of ``kind`` visible at ``visible``.
         """
-        self.read_recent([kind], visible, limit)
+        if (kind, visible, limit) not in self._heads:
+            self.read_recent([kind], visible, limit)
         return (kind, visible, limit) in self._filled
 
     def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
@@ -223,6 +226,21 @@ class LineData:
             found = self._store.notes_by_id(self._tenant, missing)
             self._by_id.update((note_id, found.get(note_id)) for note_id in missing)
         return {i: note for i in ids if (note := self._by_id[i]) is not None}
+
+    def said(self, ids: Sequence[int]) -> dict[int, tuple[int, tuple[str, ...]]]:
+        """Per note, when it was said (microseconds) and its provenance (not kept: ask once).
+
+        Of the notes already read whole, from them; of the others, only those two columns.
+        """
+        found = {
+            i: (to_micros(note.at), note.provenance)
+            for i in ids
+            if (note := self._by_id.get(i)) is not None
+        }
+        rest = [i for i in dict.fromkeys(ids) if i not in self._by_id]
+        if rest:
+            found.update(self._store.notes_said(self._tenant, rest))
+        return found
 
     def counts(self, kind: str, keys: Sequence[str]) -> dict[str, int]:
         """Per key of ``kind``, how many live notes hold it."""

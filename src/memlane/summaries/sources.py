@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.lang.script import fold
+from memlane.memo import per_recall
 from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
 from memlane.summaries.lines import split_label
 from memlane.summaries.model import Note, Summary
@@ -35,6 +36,7 @@ FEW_TURNS = 64
 
 
 @lru_cache(maxsize=32_768)
+@per_recall
 def line_words(text: str) -> frozenset[str]:
     """The comparison keywords of a line or query, lower-cased."""
     return frozenset(ordered_words(text))
@@ -247,7 +249,11 @@ def cites_within(turns: tuple[str, ...], within: frozenset[str] | None) -> bool:
 
 def cited_turns(note: Note) -> tuple[str, ...]:
     """The turns a note cites (not the calls or notes it came from)."""
-    return tuple(ref for ref in note.provenance if _TURN_ID.search(ref))
+    return _turns_in(note.provenance)
+
+
+def _turns_in(provenance: Sequence[str]) -> tuple[str, ...]:
+    return tuple(ref for ref in provenance if _TURN_ID.search(ref))
 
 
 class NoteIndex(WeightedLines):
@@ -301,7 +307,8 @@ class StoredNoteIndex(WeightedLines):
         self._data = data
         self._counts: dict[str, int] = {}
         self._count: int | None = None
-        self._notes: dict[int, tuple[tuple[float, int], tuple[str, ...], frozenset[str]]] = {}
+        self._notes: dict[int, tuple[tuple[int, int], tuple[str, ...], frozenset[str]]] = {}
+        self._cited: dict[frozenset[str], list[int]] = {}
 
     def _size(self) -> int:
         if self._count is None:
@@ -369,18 +376,21 @@ class StoredNoteIndex(WeightedLines):
         return self._data.holders(WORD, [word]).get(word, [])
 
     def _cite(self, within: frozenset[str]) -> list[int]:
-        held = self._data.holders(CITES, sorted(within)).values()
-        return sorted({i for ids in held for i in ids})
+        found = self._cited.get(within)
+        if found is None:
+            held = self._data.holders(CITES, sorted(within)).values()
+            found = self._cited[within] = sorted({i for ids in held for i in ids})
+        return found
 
     def _load(self, ids: Sequence[int]) -> None:
         """Read the time, cited turns and words of the notes not read yet."""
         missing = [note_id for note_id in ids if note_id not in self._notes]
         if not missing:
             return
-        notes, words = self._data.by_id(missing), self._data.keys_of(missing, WORD)
-        for note_id, note in notes.items():
-            when = (note.at.timestamp(), note_id)
-            self._notes[note_id] = (when, cited_turns(note), frozenset(words.get(note_id, ())))
+        said, words = self._data.said(missing), self._data.keys_of(missing, WORD)
+        for note_id, (at, provenance) in said.items():
+            turns = _turns_in(provenance)
+            self._notes[note_id] = ((at, note_id), turns, frozenset(words.get(note_id, ())))
 
 
 def _needed(weights: dict[str, float]) -> list[str]:

@@ -222,13 +222,18 @@ class SQLNoteKeys(SQLStore):
         found: dict[int, list[str]] = {}
         if not ids:
             return found
-        for note_id, key, owner in self.db.fetchall(
-            f"SELECT note_id, key, tenant FROM note_keys WHERE {self.dialect.any_of('note_id')} "
-            "AND kind = %s",  # by note, not by tenant (its index would be read whole)
-            (self.dialect.ids(ids), kind),
+        # The tenant's notes first, by id (``tenant || ''``: not by the tenant's index, which
+        # would be read whole), then their keys from the index by note alone: one row of
+        # ``notes`` read per note, none of ``note_keys`` per key.
+        owned = (
+            f"SELECT n.id FROM notes AS n WHERE {self.dialect.any_of('n.id')} "
+            "AND n.tenant || '' = %s"
+        )
+        for note_id, key in self.db.fetchall(
+            f"SELECT note_id, key FROM note_keys WHERE note_id IN ({owned}) AND kind = %s",
+            (self.dialect.ids(ids), tenant, kind),
         ):
-            if owner == tenant:
-                found.setdefault(note_id, []).append(key)
+            found.setdefault(note_id, []).append(key)
         return found
 
     def key_counts(

@@ -9,6 +9,7 @@ HNSW and BM25 over a ``tsvector``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -168,6 +169,11 @@ class SQLSummaryStore(SQLNoteKeys):
         """Notes by id (only those of ``tenant``)."""
         rows = self._by_id(_NOTE_COLUMNS, "notes", tenant, ids)
         return {row[0]: decode.note(row) for row in rows}
+
+    def notes_said(self, tenant: str, ids: Sequence[int]) -> dict[int, tuple[int, tuple[str, ...]]]:
+        """Per note id (only those of ``tenant``), when it was said and its provenance."""
+        rows = self._by_id("id, said_at, provenance", "notes", tenant, ids)
+        return {row[0]: (int(row[1]), tuple(json.loads(row[2]))) for row in rows}
 
     def _by_id(self, columns: str, table: str, tenant: str, ids: Sequence[int]) -> list[Any]:
         if not ids:

@@ -10,6 +10,7 @@ import re
 
 from memlane.lang import en, stopwords
 from memlane.lang.script import UNSPACED_RANGES, fold
+from memlane.memo import per_recall
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -82,6 +83,7 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(total - 1e-9)
 
 
+@per_recall
 def normalize_for_dedupe(text: str) -> str:
     """Reduce text to a comparison key: NFKC, case-folded, punctuation and spacing removed.
 
@@ -91,20 +93,12 @@ def normalize_for_dedupe(text: str) -> str:
     >>> normalize_for_dedupe("  I moved to Beijing!! ")
     'i moved to beijing'
     """
-    pieces = _ALNUM_RUN.findall(fold(text))
-    out: list[str] = []
-    for piece in pieces:
-        if out and _latin_letter(out[-1][-1]) and _latin_letter(piece[0]):
-            out.append(" ")
-        out.append(piece)
-    return "".join(out)
+    # The runs joined by one space, then the spaces not between two Latin letters cut out.
+    return _JOINED.sub("", " ".join(_ALNUM_RUN.findall(fold(text))))
 
 
 _ALNUM_RUN = re.compile(r"[^\W_]+")
-
-
-def _latin_letter(char: str) -> bool:
-    return char.isascii() and char.isalpha()
+_JOINED = re.compile(r"(?<![A-Za-z]) | (?![A-Za-z])")
 
 
 def words(text: str) -> list[str]:

@@ -1,0 +1,92 @@
+"""Per-recall memos: the same answers as the plain functions, and nothing kept after a recall."""
+
+from __future__ import annotations
+
+import memlane
+from memlane.lang.changes import only_retracts, retractions, street_addresses, switched_parts
+from memlane.lang.words import salient_terms
+from memlane.memo import in_scope, per_recall, recall_scope
+from memlane.summaries.text import normalize_for_dedupe
+from tests.conftest import FakeClock
+
+TEXTS = (
+    "No car anymore — I take the train in every day",
+    "Send to 9 Mill Lane from now on",
+    "Always give me an aisle seat",
+    "a window seat from now on",
+    "我离开华为了",
+    "  I moved to Beijing!! ",
+)
+
+
+def test_kept_only_inside_a_scope() -> None:
+    calls: list[str] = []
+
+    @per_recall
+    def shout(text: str) -> str:
+        calls.append(text)
+        return text.upper()
+
+    assert shout("a") == shout("a") == "A" and len(calls) == 2  # no scope: computed each time
+    with recall_scope():
+        assert in_scope()
+        with recall_scope():  # a scope inside one reuses it
+            assert shout("a") == "A"
+        assert shout("a") == "A" and shout("b") == "B"
+    assert not in_scope()
+    assert calls == ["a", "a", "a", "b"]
+    shout("a")  # the scope ended: nothing of it is kept
+    assert calls[-1] == "a" and len(calls) == 5
+
+
+def test_keyword_and_unhashable_calls_are_computed() -> None:
+    calls: list[object] = []
+
+    @per_recall
+    def size(items: object, extra: int = 0) -> int:
+        calls.append(items)
+        return len(items) + extra  # type: ignore[arg-type]
+
+    with recall_scope():
+        assert size([1, 2]) == size([1, 2]) == 2
+        assert size((1,), extra=1) == size((1,), extra=1) == 2
+    assert len(calls) == 4
+
+
+def test_memoized_text_functions_answer_as_outside_a_scope() -> None:
+    outside = [
+        (
+            only_retracts(t, ("Ann",)),
+            retractions(t),
+            street_addresses(t),
+            switched_parts(t, ("Ann",)),
+            salient_terms(t),
+            normalize_for_dedupe(t),
+        )
+        for t in TEXTS
+    ]
+    with recall_scope():
+        for _ in range(2):
+            inside = [
+                (
+                    only_retracts(t, ("Ann",)),
+                    retractions(t),
+                    street_addresses(t),
+                    switched_parts(t, ("Ann",)),
+                    salient_terms(t),
+                    normalize_for_dedupe(t),
+                )
+                for t in TEXTS
+            ]
+            assert inside == outside
+
+
+def test_a_forget_between_recalls_is_seen(clock: FakeClock) -> None:
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        mem.remember("U-1", "I drive to work most days")
+        mem.remember("U-1", "No car anymore, I take the train in every day")
+        first = mem.recall("U-1", "how do I get to work?")
+        assert any("train" in item.text for item in first.items)
+        assert not in_scope()
+        mem.forget("U-1")
+        assert mem.recall("U-1", "how do I get to work?").items == []
