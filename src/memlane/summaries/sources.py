@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.lang.script import fold
-from memlane.memo import per_recall
 from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
 from memlane.summaries.lines import split_label
 from memlane.summaries.model import Note, Summary
@@ -36,7 +35,6 @@ FEW_TURNS = 64
 
 
 @lru_cache(maxsize=32_768)
-@per_recall
 def line_words(text: str) -> frozenset[str]:
     """The comparison keywords of a line or query, lower-cased."""
     return frozenset(ordered_words(text))
