@@ -11,6 +11,7 @@ MODULES = [
     "memlane.lang.changes",
     "memlane.lang.frames",
     "memlane.lang.kinds",
+    "memlane.lang.phonelabels",
     "memlane.lang.qualifiers",
     "memlane.lang.roles",
     "memlane.lang.words",
