@@ -36,6 +36,10 @@ def _current_texts(result) -> list[str]:
         ("Thursday at 7pm works for the massage",
          "Thursday is out, sorry. Saturday at 11am for the massage?",
          "when is my massage?", "11am", "7pm"),
+        # a reschedule with its subject dropped (no "I", "please" in another clause)
+        ("Could you book me a haircut on Tuesday at 3pm?",
+         "Have to reschedule the haircut — Thursday at 9am please, the kids got sick on Tuesday",
+         "when is my haircut?", "9am", "3pm"),
         # 改 right before a time moves the event
         ("瑜伽课约在周三晚上八点", "不好意思周三有事，瑜伽课改周五晚上七点行吗",
          "瑜伽课改到什么时候了？", "晚上七点", "晚上八点"),
