@@ -132,6 +132,32 @@ def test_a_new_street_address_replaces_the_old_one_though_no_word_is_shared(mem,
     assert "40 Quay Street" in before.items[0].text
 
 
+@pytest.mark.parametrize(
+    ("old", "turn", "question", "new", "gone"),
+    [
+        # the retraction names the old address by description; its turn gives the new one
+        ("Send parcels to my workplace — 51 Kestrel Road, front desk",
+         "Here's my new shipping address: 8 Orchard Way. The work one is no longer valid",
+         "where do parcels go?", "8 Orchard Way", "51 Kestrel Road"),
+        # an e-mail address given in place of one said with no word in common
+        ("Email for receipts: ana.p@inbox.example",
+         "I'm now on ap@work.example.net, the old mailbox is dead",
+         "where do I send the receipt?", "ap@work.example.net", "ana.p@inbox.example"),
+        ("Receipts go to ana.p@inbox.example please",
+         "New email is ap@work.example.net, the previous adress is closed",
+         "where do I send the receipt?", "ap@work.example.net", "ana.p@inbox.example"),
+    ],
+)  # fmt: skip
+def test_a_value_of_one_kind_given_in_place_of_another_by_shape(
+    mem, clock: FakeClock, old, turn, question, new, gone
+):
+    _chat(mem, clock, "s-1", old)
+    _chat(mem, clock, "s-2", turn, days=30)
+    r = mem.recall("U-1", question)
+    assert new in r.items[0].text
+    assert not any(gone in text for text in _current_texts(r))
+
+
 def test_chinese_questions_for_the_old_number_and_the_old_address(mem, clock: FakeClock):
     _chat(mem, clock, "s-1", "我手机号是138 2468 1357")
     _chat(mem, clock, "s-2", "旧号码已经停机了，以后联系我打199-1357-2468", days=30)

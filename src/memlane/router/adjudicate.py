@@ -52,7 +52,7 @@ from memlane.router.summary_lane import ABOUT, TOPICS, topics
 from memlane.router.takeback import (
     chosen_over,
     only_takes_back,
-    readdressed,
+    readdressed_by,
     replaced_in_frame,
     replaced_in_meaning,
     retracted_in,
@@ -488,19 +488,26 @@ class Adjudicator:
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
         evidence = self._evidence(subject)
-        latest = first_later(
-            evidence.retracting(),
-            after,
-            candidate.turns,
-            lambda found: (
+        givers: dict[str, Statement] = {}
+
+        def ties(found: Statement) -> bool:
+            if (
                 retracted_in(evidence, found.text, text, subject)
                 or switched_from(evidence, found.text, text, subject)
                 or chosen_over(found.text, text, subject, self._offers)
-                or readdressed(found.text, text)
-                or replaced_in_meaning(evidence, found, candidate.turns)
-                or replaced_in_frame(evidence, found, candidate.turns)
-            ),
-        )
+            ):
+                return True
+            giver = readdressed_by(evidence, found, text)
+            if giver is not None:  # what answers in place of ``text``: it gives the new value
+                givers[found.ref] = giver
+                return True
+            return replaced_in_meaning(evidence, found, candidate.turns) or replaced_in_frame(
+                evidence, found, candidate.turns
+            )
+
+        latest = first_later(evidence.retracting(), after, candidate.turns, ties)
+        if latest is not None:
+            latest = givers.get(latest.ref, latest)
         return _latest([latest] if latest is not None else [])
 
     def _evidence(self, subject: str) -> Evidence:
