@@ -249,3 +249,25 @@ def test_a_storyline_line_falls_with_the_first_person_statement_it_repeats(
     result = mem.recall("U-1", question)
     stale_kept = [t for t in _current_texts(result) if old_value in t and new_value not in t]
     assert not stale_kept, _current_texts(result)
+
+
+@pytest.mark.parametrize(
+    ("old", "turn", "question", "new", "gone"),
+    [
+        ("you can get hold of me at kim.lee@post.example",
+         "Here's my new email: klee@mail.example.org — the old one is shut",
+         "where should invoices be emailed?", "klee@mail.example.org", "kim.lee@post.example"),
+        ("text me on 415-555-0123 anytime",
+         "New mobile: 206-555-0188; the old one was disconnected last week",
+         "what number do we text?", "206-555-0188", "415-555-0123"),
+    ],
+)  # fmt: skip
+def test_a_statement_naming_an_identifier_the_exact_lane_ended_since_is_stale(
+    mem, clock: FakeClock, old, turn, question, new, gone
+):
+    # "the old one" names nothing; the exact lane retired the old value when the new came
+    _chat(mem, clock, "s-1", old)
+    _chat(mem, clock, "s-2", turn, days=30)
+    r = mem.recall("U-1", question)
+    assert new in r.items[0].text
+    assert not any(gone in text for text in _current_texts(r))

@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
+from memlane.extract import find_identifiers
+from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
 from memlane.lang.changes import (
     Offer,
@@ -389,6 +391,7 @@ class Adjudicator:
                 return verdict
         return (
             self._against_superseded(text, candidate, subject)
+            or self._against_ended(text, candidate, subject)
             or self._against_slots(text, candidate, subject)
             or self._against_retractions(text, candidate, subject)
         )
@@ -416,6 +419,35 @@ class Adjudicator:
             ]
             if old:
                 return Verdict(self._now(attribute, current, old[-1]), fact.valid_from)
+        return None
+
+    def _against_ended(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
+        """A statement naming an identifier whose exact-lane value ended after it was said.
+
+        Of a many-valued attribute (phones, e-mails, orders), where another value does not
+        end the old one by itself: "You can reach me at a@x.com" after "New email: b@y.org
+        — the old one is closed" retired a@x.com, though no word of the two is shared. Not a
+        statement that takes a value back itself: "cancel ORD-1" is what ended ORD-1.
+        """
+        assert candidate.said
+        if not _may_name_identifier(text) or takes_back(text, (subject,)):
+            return None
+        held = self._facts(subject)
+        for mention in find_identifiers(text):
+            attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)
+            if attribute is None or attribute not in held.many:
+                continue
+            if any(mentions(mention.text, fact.value) for fact in held.current.get(attribute, [])):
+                continue
+            ended = [
+                fact
+                for fact in held.history(attribute)
+                if fact.valid_to is not None
+                and candidate.said < fact.valid_to
+                and mentions(mention.text, fact.value)
+            ]
+            if ended:
+                return Verdict(self._now(attribute, [], ended[-1]), ended[-1].valid_to)
         return None
 
     def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
@@ -534,6 +566,11 @@ class Adjudicator:
             return f"{attribute} {_show(old.value)} no longer holds{ended}"
         values = ", ".join(_show(fact.value) for fact in current)
         return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
+
+
+def _may_name_identifier(text: str) -> bool:
+    """Whether ``text`` may hold a phone, an e-mail or an id: a digit or an ``@``."""
+    return "@" in text or any(char.isdigit() for char in text)
 
 
 def _cited(candidate: Candidate) -> list[str]:
