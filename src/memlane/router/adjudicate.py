@@ -75,6 +75,9 @@ class Verdict:
     reason: str
     since: datetime | None
     replacement: Statement | None = None
+    current_from: frozenset[str] = frozenset()
+    """The turns the exact lane's current value came from, when a fact made it stale: what
+    the speaker said there answers in its place (see :func:`_in_place`)."""
 
 
 class Adjudicator:
@@ -418,7 +421,8 @@ class Adjudicator:
                 if _value_key(found.value) != _value_key(fact.value) and mentions(text, found.value)
             ]
             if old:
-                return Verdict(self._now(attribute, current, old[-1]), fact.valid_from)
+                reason = self._now(attribute, current, old[-1])
+                return Verdict(reason, fact.valid_from, current_from=_from(current))
         return None
 
     def _against_ended(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
@@ -447,7 +451,12 @@ class Adjudicator:
                 and mentions(mention.text, fact.value)
             ]
             if ended:
-                return Verdict(self._now(attribute, [], ended[-1]), ended[-1].valid_to)
+                old = ended[-1]
+                assert old.valid_to is not None
+                after = [f for f in held.current.get(attribute, []) if f.valid_from >= old.valid_to]
+                return Verdict(
+                    self._now(attribute, [], old), old.valid_to, current_from=_from(after)
+                )
         return None
 
     def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
@@ -465,14 +474,16 @@ class Adjudicator:
         if superseded:
             old = superseded[-1]
             since = current[0].valid_from if current else old.valid_to
-            return Verdict(self._now(claim.attribute, current, old), since)
+            reason = self._now(claim.attribute, current, old)
+            return Verdict(reason, since, current_from=_from(current))
         if not current or claim.attribute in held.many or claim.attribute in _NO_TIMING_RULE:
             return None
         fact = current[0]
         if origins(fact.provenance) & candidate.turns:
             return None  # the fact was read from this very statement
         if fact.valid_from > candidate.said or fact.tx_from > candidate.learned:
-            return Verdict(self._now(claim.attribute, current, None), fact.valid_from)
+            reason = self._now(claim.attribute, current, None)
+            return Verdict(reason, fact.valid_from, current_from=_from(current))
         return None
 
     def _against_statements(
@@ -566,6 +577,11 @@ class Adjudicator:
             return f"{attribute} {_show(old.value)} no longer holds{ended}"
         values = ", ".join(_show(fact.value) for fact in current)
         return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
+
+
+def _from(current: list[Fact]) -> frozenset[str]:
+    """The turns the current values of an attribute were read from."""
+    return frozenset(turn for fact in current for turn in turns_of(origins(fact.provenance)))
 
 
 def _may_name_identifier(text: str) -> bool:
@@ -688,13 +704,15 @@ def _in_place(judged: list[Candidate], query: str, found_twice: bool) -> list[Ca
     is …" × 3) is not found more for it, and "Monday is out, sorry" tells no new time.
     """
     replaced = [c for c in judged if c.item.status == "stale" and c.replaced_by]
-    if not replaced:
+    withdrawn = [c for c in judged if c.note is not None and c.item.status == "historical"]
+    if not replaced and not withdrawn:
         return judged
     only_back = {c.note.id for c in judged if c.note is not None and _only_back(c, query)}
     out = []
     for candidate in judged:
         if candidate.note is not None and candidate.item.status != "stale":
             olds = [old.item.score for old in replaced if _replaced(old, candidate)]
+            olds += [back.item.score for back in withdrawn if _beside(back, candidate)]
             retracts = candidate.note.id not in only_back and takes_back(
                 candidate.statement, (candidate.item.subject or "",)
             )
@@ -707,6 +725,19 @@ def _in_place(judged: list[Candidate], query: str, found_twice: bool) -> list[Ca
                 candidate = replace(candidate, item=replace(candidate.item, score=score))
         out.append(candidate)
     return out
+
+
+def _beside(withdrawal: Candidate, note: Candidate) -> bool:
+    """Whether ``note`` was said in the turn of a ``withdrawal`` that only takes a value back.
+
+    "Please stop using a@x.com" is found for "where do I send the receipt?" by the old
+    address; the sentence after it in the same turn ("Use b@y.org") says what holds now and
+    answers in its place.
+    """
+    assert withdrawal.note is not None and note.note is not None
+    return note.note.id != withdrawal.note.id and bool(
+        turns_of(withdrawal.turns) & turns_of(note.turns)
+    )
 
 
 def _only_back(candidate: Candidate, query: str) -> bool:
@@ -743,7 +774,7 @@ def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
         valid_to=verdict.since,
     )
     replacement = verdict.replacement
-    replaced_by = replacement.turns if replacement else frozenset()
+    replaced_by = replacement.turns if replacement else verdict.current_from
     note = replacement.note.id if replacement and replacement.note else None
     return replace(candidate, item=item, replaced_by=replaced_by, replaced_by_note=note)
 
