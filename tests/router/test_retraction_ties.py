@@ -272,24 +272,3 @@ def test_a_statement_naming_an_identifier_the_exact_lane_ended_since_is_stale(
     assert new in r.items[0].text
     assert not any(gone in text for text in _current_texts(r))
 
-
-@pytest.mark.parametrize(
-    "filler",
-    [
-        "why is the delivery so slow this week",
-        "is the store open on the holiday this week",
-        "my parcel looks damaged this week",
-    ],
-)
-def test_what_a_withdrawal_turn_gives_in_place_answers_with_its_score(
-    mem, clock: FakeClock, filler
-):
-    # "please stop using X" only takes X back (historical); the sentence after it in the
-    # same turn says what holds now and ranks as the withdrawal was found, above a
-    # complaint the hash embedder finds by chance
-    _chat(mem, clock, "s-1", "Invoices to jo.r@mail.example please", days=20)
-    said = "please stop using jo.r@mail.example, I don't check it anymore. Use jr@work.example.net"
-    _chat(mem, clock, "s-2", said, days=20)
-    _chat(mem, clock, "s-3", filler, days=20)
-    r = mem.recall("U-1", "where do I send the invoice?")
-    assert "jr@work.example.net" in r.items[0].text

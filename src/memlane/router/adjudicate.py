@@ -75,9 +75,6 @@ class Verdict:
     reason: str
     since: datetime | None
     replacement: Statement | None = None
-    current_from: frozenset[str] = frozenset()
-    """The turns the exact lane's current value came from, when a fact made it stale: what
-    the speaker said there answers in its place (see :func:`_in_place`)."""
 
 
 class Adjudicator:
@@ -422,7 +419,7 @@ class Adjudicator:
             ]
             if old:
                 reason = self._now(attribute, current, old[-1])
-                return Verdict(reason, fact.valid_from, current_from=_from(current))
+                return Verdict(reason, fact.valid_from)
         return None
 
     def _against_ended(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
@@ -451,12 +448,7 @@ class Adjudicator:
                 and mentions(mention.text, fact.value)
             ]
             if ended:
-                old = ended[-1]
-                assert old.valid_to is not None
-                after = [f for f in held.current.get(attribute, []) if f.valid_from >= old.valid_to]
-                return Verdict(
-                    self._now(attribute, [], old), old.valid_to, current_from=_from(after)
-                )
+                return Verdict(self._now(attribute, [], ended[-1]), ended[-1].valid_to)
         return None
 
     def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
@@ -475,7 +467,7 @@ class Adjudicator:
             old = superseded[-1]
             since = current[0].valid_from if current else old.valid_to
             reason = self._now(claim.attribute, current, old)
-            return Verdict(reason, since, current_from=_from(current))
+            return Verdict(reason, since)
         if not current or claim.attribute in held.many or claim.attribute in _NO_TIMING_RULE:
             return None
         fact = current[0]
@@ -483,7 +475,7 @@ class Adjudicator:
             return None  # the fact was read from this very statement
         if fact.valid_from > candidate.said or fact.tx_from > candidate.learned:
             reason = self._now(claim.attribute, current, None)
-            return Verdict(reason, fact.valid_from, current_from=_from(current))
+            return Verdict(reason, fact.valid_from)
         return None
 
     def _against_statements(
@@ -577,11 +569,6 @@ class Adjudicator:
             return f"{attribute} {_show(old.value)} no longer holds{ended}"
         values = ", ".join(_show(fact.value) for fact in current)
         return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
-
-
-def _from(current: list[Fact]) -> frozenset[str]:
-    """The turns the current values of an attribute were read from."""
-    return frozenset(turn for fact in current for turn in turns_of(origins(fact.provenance)))
 
 
 def _may_name_identifier(text: str) -> bool:
@@ -774,7 +761,7 @@ def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
         valid_to=verdict.since,
     )
     replacement = verdict.replacement
-    replaced_by = replacement.turns if replacement else verdict.current_from
+    replaced_by = replacement.turns if replacement else frozenset()
     note = replacement.note.id if replacement and replacement.note else None
     return replace(candidate, item=item, replaced_by=replaced_by, replaced_by_note=note)
 
