@@ -271,4 +271,3 @@ def test_a_statement_naming_an_identifier_the_exact_lane_ended_since_is_stale(
     r = mem.recall("U-1", question)
     assert new in r.items[0].text
     assert not any(gone in text for text in _current_texts(r))
-
