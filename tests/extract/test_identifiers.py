@@ -75,6 +75,38 @@ def test_digits_of_an_order_id_are_not_a_phone():
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "pls update my contact nmbr to 3035550170",
+        "my numbr is 3035550170 now",
+        "contact no. 3035550170",
+        "ph # 3035550170",
+        "new mobile: 3035550170",
+        "call me at 3035550170 after 5",
+        "电话 3035550170",
+    ],
+)
+def test_a_phone_label_before_a_bare_valid_number_makes_it_a_phone(text):
+    # the label may be cut or misspelt ("nmbr", "numbr", "no.", "#"); the run is bare
+    assert [(m.kind, m.value) for m in find_identifiers(text)] == [("phone", "3035550170")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3035550170",  # no label: a bare run stays what it was
+        "my id is 3035550170",
+        "ticket no. 3035550170",  # the cue names another kind
+        "order number 3035550170",
+        "my number is 1111111111",  # a label, but no valid number
+        "me to 3035550170",  # short words are no label
+    ],
+)
+def test_a_bare_run_without_a_phone_label_or_not_valid_is_no_phone(text):
+    assert of_kind(text, "phone") == []
+
+
+@pytest.mark.parametrize(
     ("text", "whole"),
     [
         ("查下4770 5201 1811 9010 464的退款理由", "4770 5201 1811 9010 464"),

@@ -36,6 +36,10 @@ def _current_texts(result) -> list[str]:
         ("Thursday at 7pm works for the massage",
          "Thursday is out, sorry. Saturday at 11am for the massage?",
          "when is my massage?", "11am", "7pm"),
+        # a reschedule with its subject dropped (no "I", "please" in another clause)
+        ("Could you book me a haircut on Tuesday at 3pm?",
+         "Have to reschedule the haircut — Thursday at 9am please, the kids got sick on Tuesday",
+         "when is my haircut?", "9am", "3pm"),
         # 改 right before a time moves the event
         ("瑜伽课约在周三晚上八点", "不好意思周三有事，瑜伽课改周五晚上七点行吗",
          "瑜伽课改到什么时候了？", "晚上七点", "晚上八点"),
@@ -126,6 +130,32 @@ def test_a_new_street_address_replaces_the_old_one_though_no_word_is_shared(mem,
     assert not any("40 Quay Street" in text for text in _current_texts(now))
     before = mem.recall("U-1", "What was the old office address?")
     assert "40 Quay Street" in before.items[0].text
+
+
+@pytest.mark.parametrize(
+    ("old", "turn", "question", "new", "gone"),
+    [
+        # the retraction names the old address by description; its turn gives the new one
+        ("Send parcels to my workplace — 51 Kestrel Road, front desk",
+         "Here's my new shipping address: 8 Orchard Way. The work one is no longer valid",
+         "where do parcels go?", "8 Orchard Way", "51 Kestrel Road"),
+        # an e-mail address given in place of one said with no word in common
+        ("Email for receipts: ana.p@inbox.example",
+         "I'm now on ap@work.example.net, the old mailbox is dead",
+         "where do I send the receipt?", "ap@work.example.net", "ana.p@inbox.example"),
+        ("Receipts go to ana.p@inbox.example please",
+         "New email is ap@work.example.net, the previous adress is closed",
+         "where do I send the receipt?", "ap@work.example.net", "ana.p@inbox.example"),
+    ],
+)  # fmt: skip
+def test_a_value_of_one_kind_given_in_place_of_another_by_shape(
+    mem, clock: FakeClock, old, turn, question, new, gone
+):
+    _chat(mem, clock, "s-1", old)
+    _chat(mem, clock, "s-2", turn, days=30)
+    r = mem.recall("U-1", question)
+    assert new in r.items[0].text
+    assert not any(gone in text for text in _current_texts(r))
 
 
 def test_chinese_questions_for_the_old_number_and_the_old_address(mem, clock: FakeClock):
@@ -219,3 +249,25 @@ def test_a_storyline_line_falls_with_the_first_person_statement_it_repeats(
     result = mem.recall("U-1", question)
     stale_kept = [t for t in _current_texts(result) if old_value in t and new_value not in t]
     assert not stale_kept, _current_texts(result)
+
+
+@pytest.mark.parametrize(
+    ("old", "turn", "question", "new", "gone"),
+    [
+        ("you can get hold of me at kim.lee@post.example",
+         "Here's my new email: klee@mail.example.org — the old one is shut",
+         "where should invoices be emailed?", "klee@mail.example.org", "kim.lee@post.example"),
+        ("text me on 415-555-0123 anytime",
+         "New mobile: 206-555-0188; the old one was disconnected last week",
+         "what number do we text?", "206-555-0188", "415-555-0123"),
+    ],
+)  # fmt: skip
+def test_a_statement_naming_an_identifier_the_exact_lane_ended_since_is_stale(
+    mem, clock: FakeClock, old, turn, question, new, gone
+):
+    # "the old one" names nothing; the exact lane retired the old value when the new came
+    _chat(mem, clock, "s-1", old)
+    _chat(mem, clock, "s-2", turn, days=30)
+    r = mem.recall("U-1", question)
+    assert new in r.items[0].text
+    assert not any(gone in text for text in _current_texts(r))

@@ -452,3 +452,14 @@ def test_bad_arguments_to_update_are_refused():
         summarizer.update(None, ["not a turn"])  # type: ignore[list-item]
     with pytest.raises(InvalidInput, match="previous"):
         summarizer.update({"facts": []}, [])  # type: ignore[arg-type]
+
+
+def test_an_open_request_its_asker_withdraws_later_in_the_session_closes():
+    first = make_turns(("user", "Can every invoice be printed in French?"))
+    later = make_turns(
+        ("user", "No need for French anymore, my English got better."),
+        ("assistant", "Noted."),
+        first=1,
+    )
+    content = summarize([first, later])
+    assert not any("French?" in line for line in content.open_items)

@@ -13,7 +13,10 @@ Phone numbers are recognized, whatever the separators (space, ``-``, ``.``, brac
 - numbers dialled with a trunk ``0`` (China, the UK), 10 to 12 digits, bare or grouped:
   ``059243953550``, ``020 7946 0632``, ``07700 900 515``;
 - North American numbers written grouped, ``(415) 555-0100``, ``415-555-0100``;
-- any number written with a leading ``+`` and 8 to 15 digits.
+- any number written with a leading ``+`` and 8 to 15 digits;
+- a bare run of digits that a phone label stands right before ("contact nmbr to 3035550170",
+  :mod:`memlane.lang.phonelabels`) and that ``phonenumbers`` finds a valid number in one of
+  :data:`~memlane.facts.phones.GUESS_REGIONS`; without a label such a run stays a code.
 
 Other ids are recognized by their shape (:mod:`memlane.extract._codes`) and never cut short.
 A code a cue word names ("订单号 13800001234", "tracking …") is not a phone; any other code
@@ -25,12 +28,16 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from itertools import pairwise
+
+import phonenumbers
 
 from memlane.extract._codes import Code, find_codes
 from memlane.extract._text import fold, is_cjk, lower_ascii, parse_number
 from memlane.extract.config import CompiledConfig, ExtractConfig
 from memlane.extract.model import Mention, MentionKind
+from memlane.facts.phones import GUESS_REGIONS
 from memlane.lang.codes import AFTER_KUAI as _AFTER_KUAI
 from memlane.lang.codes import AMOUNT_GATE as _AMOUNT_GATE
 from memlane.lang.codes import AMOUNT_PREFIX as _AMOUNT_PREFIX
@@ -38,6 +45,7 @@ from memlane.lang.codes import AMOUNT_SUFFIX as _AMOUNT_SUFFIX
 from memlane.lang.codes import CURRENCIES as _CURRENCIES
 from memlane.lang.codes import KUAI, NOT_AFTER_YUAN, YUAN
 from memlane.lang.codes import MULTIPLIERS as _MULTIPLIERS
+from memlane.lang.phonelabels import ends_with_phone_label
 from memlane.lang.script import CJK_RANGES, NOT_AFTER_LATIN
 
 __all__ = ["find_identifiers", "scan_identifiers"]
@@ -62,6 +70,9 @@ _MAX_LEADING_DIGITS = 4
 """Digits a run may hold before a phone number in it (a number, a country code): more are
 one id with it."""
 _DIGIT_RUN = re.compile(r"\d{3}")
+_MIN_LABELLED_DIGITS, _MAX_LABELLED_DIGITS = 7, 12
+_LABEL_REACH = 60
+"""Characters before a bare run searched for its phone label (a clause's last few words)."""
 _CENT = Decimal("0.01")
 
 Span = tuple[int, int]
@@ -190,7 +201,10 @@ def _phones(text: str, folded: str) -> list[Mention]:
             (group.start() + candidate.start(), group.end() + candidate.start(), group[0])
             for group in _PHONE_GROUP.finditer(candidate[0])
         ]
-        for start, end in _phone_windows(folded, groups, plus, candidate.start()):
+        windows = _phone_windows(folded, groups, plus, candidate.start())
+        if not windows and _labelled_phone(folded, groups, candidate.start()):
+            windows = [(groups[0][0], groups[-1][1])]
+        for start, end in windows:
             country = None if plus else _COUNTRY_BEFORE.search(folded, 0, start)
             start = start if country is None else country.start()
             digits = "".join(ch for ch in folded[start:end] if ch.isdigit())
@@ -252,6 +266,32 @@ def _is_phone(
         or _is_cn_landline(parts, separators, parenthesized)
         or (whole and _is_trunk_national(parts))
     )
+
+
+def _labelled_phone(folded: str, groups: list[tuple[int, int, str]], start: int) -> bool:
+    """A bare run ("contact nmbr to 3035550170") is a phone after a label, if it is a valid one.
+
+    Validity is asked of ``phonenumbers`` in each region a national number is read in, so a
+    label before a count, a year or an order-sized run does not make it a phone.
+    """
+    digits = "".join(group.strip("()") for _, _, group in groups)
+    return (
+        _MIN_LABELLED_DIGITS <= len(digits) <= _MAX_LABELLED_DIGITS
+        and ends_with_phone_label(folded[max(0, start - _LABEL_REACH) : start])
+        and _valid_national(digits)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _valid_national(digits: str) -> bool:
+    for region in GUESS_REGIONS:
+        try:
+            number = phonenumbers.parse(digits, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(number):
+            return True
+    return False
 
 
 def _is_international(digits: str) -> bool:

@@ -167,7 +167,11 @@ _LABEL = re.compile(r"^[^:]{1,40}?\s(?:said|says|asked)\s*:\s*")
 def _own_switch(sentence: str, names: tuple[str, ...]) -> bool:
     """Whether an English ``sentence`` switches an arrangement of the speaker's own."""
     cue = _en_switch()
-    if not cue.search(sentence) or tells_episode(cue.sub(" ", sentence)):
+    if not cue.search(sentence):
+        return False
+    if any(_own_reschedule().match(clause.strip()) for clause in _CLAUSE_BREAK.split(sentence)):
+        return True  # "Need to reschedule the haircut — …, something came up": a booking moved
+    if tells_episode(cue.sub(" ", sentence)):
         return False
     if re.search(en.UPDATE_HEADING, sentence):
         return True  # "Update on my diet: …" announces news of the speaker's own
@@ -328,6 +332,11 @@ def _switch() -> re.Pattern[str]:
 @cache
 def _en_switch() -> re.Pattern[str]:
     return re.compile(f"{en.SWITCH}|{en.UPDATE_HEADING}|{cues.EN_RESCHEDULE}")
+
+
+@cache
+def _own_reschedule() -> re.Pattern[str]:
+    return re.compile(cues.EN_OWN_RESCHEDULE)
 
 
 @cache

@@ -21,6 +21,17 @@ ZH_RESCHEDULE = rf"改(?:到|在|成)?(?={ZH_TIME_WORD})"
 EN_RESCHEDULE = r"\breschedul(?:e|es|ed|ing)\b"
 """An English verb that moves a booked event to another time."""
 
+EN_OWN_RESCHEDULE = (
+    r"^(?:(?:please|pls|plz|so|and|but|ok|okay|oh|also|just|actually|sorry)\s+)*"
+    r"(?:(?:i|we|i'd|we'd|i'll|we'll)\s+)?"
+    r"(?:(?:need|needs|have|has|had|got|want|wanna|gotta|would\s+like|like|must|will|can|could"
+    r"|may|let's|let\s+me|let\s+us)\s+(?:(?:to|i|we|you)\s+)?)*"
+    rf"{EN_RESCHEDULE}"
+)
+"""A clause that opens with the reschedule verb, its subject the speaker or dropped ("Need to
+*reschedule* the dog grooming", "can we reschedule …"): the speaker moves their own booking,
+whatever else the sentence tells ("something came up on Monday" says why)."""
+
 ASKS_EARLIER = (
     r"\b(?:old|previous(?:ly)?|former(?:ly)?|before|earlier|used?\s+to|originally"
     r"|back\s+then|at\s+th(?:at|e)\s+(?:time|point))\b"

@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
+from memlane.extract import find_identifiers
+from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
 from memlane.lang.changes import (
     Offer,
@@ -52,7 +54,7 @@ from memlane.router.summary_lane import ABOUT, TOPICS, topics
 from memlane.router.takeback import (
     chosen_over,
     only_takes_back,
-    readdressed,
+    readdressed_by,
     replaced_in_frame,
     replaced_in_meaning,
     retracted_in,
@@ -389,6 +391,7 @@ class Adjudicator:
                 return verdict
         return (
             self._against_superseded(text, candidate, subject)
+            or self._against_ended(text, candidate, subject)
             or self._against_slots(text, candidate, subject)
             or self._against_retractions(text, candidate, subject)
         )
@@ -415,7 +418,37 @@ class Adjudicator:
                 if _value_key(found.value) != _value_key(fact.value) and mentions(text, found.value)
             ]
             if old:
-                return Verdict(self._now(attribute, current, old[-1]), fact.valid_from)
+                reason = self._now(attribute, current, old[-1])
+                return Verdict(reason, fact.valid_from)
+        return None
+
+    def _against_ended(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
+        """A statement naming an identifier whose exact-lane value ended after it was said.
+
+        Of a many-valued attribute (phones, e-mails, orders), where another value does not
+        end the old one by itself: "You can reach me at a@x.com" after "New email: b@y.org
+        — the old one is closed" retired a@x.com, though no word of the two is shared. Not a
+        statement that takes a value back itself: "cancel ORD-1" is what ended ORD-1.
+        """
+        assert candidate.said
+        if not _may_name_identifier(text) or takes_back(text, (subject,)):
+            return None
+        held = self._facts(subject)
+        for mention in find_identifiers(text):
+            attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)
+            if attribute is None or attribute not in held.many:
+                continue
+            if any(mentions(mention.text, fact.value) for fact in held.current.get(attribute, [])):
+                continue
+            ended = [
+                fact
+                for fact in held.history(attribute)
+                if fact.valid_to is not None
+                and candidate.said < fact.valid_to
+                and mentions(mention.text, fact.value)
+            ]
+            if ended:
+                return Verdict(self._now(attribute, [], ended[-1]), ended[-1].valid_to)
         return None
 
     def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
@@ -433,14 +466,16 @@ class Adjudicator:
         if superseded:
             old = superseded[-1]
             since = current[0].valid_from if current else old.valid_to
-            return Verdict(self._now(claim.attribute, current, old), since)
+            reason = self._now(claim.attribute, current, old)
+            return Verdict(reason, since)
         if not current or claim.attribute in held.many or claim.attribute in _NO_TIMING_RULE:
             return None
         fact = current[0]
         if origins(fact.provenance) & candidate.turns:
             return None  # the fact was read from this very statement
         if fact.valid_from > candidate.said or fact.tx_from > candidate.learned:
-            return Verdict(self._now(claim.attribute, current, None), fact.valid_from)
+            reason = self._now(claim.attribute, current, None)
+            return Verdict(reason, fact.valid_from)
         return None
 
     def _against_statements(
@@ -488,19 +523,26 @@ class Adjudicator:
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
         evidence = self._evidence(subject)
-        latest = first_later(
-            evidence.retracting(),
-            after,
-            candidate.turns,
-            lambda found: (
+        givers: dict[str, Statement] = {}
+
+        def ties(found: Statement) -> bool:
+            if (
                 retracted_in(evidence, found.text, text, subject)
                 or switched_from(evidence, found.text, text, subject)
                 or chosen_over(found.text, text, subject, self._offers)
-                or readdressed(found.text, text)
-                or replaced_in_meaning(evidence, found, candidate.turns)
-                or replaced_in_frame(evidence, found, candidate.turns)
-            ),
-        )
+            ):
+                return True
+            giver = readdressed_by(evidence, found, text)
+            if giver is not None:  # what answers in place of ``text``: it gives the new value
+                givers[found.ref] = giver
+                return True
+            return replaced_in_meaning(evidence, found, candidate.turns) or replaced_in_frame(
+                evidence, found, candidate.turns
+            )
+
+        latest = first_later(evidence.retracting(), after, candidate.turns, ties)
+        if latest is not None:
+            latest = givers.get(latest.ref, latest)
         return _latest([latest] if latest is not None else [])
 
     def _evidence(self, subject: str) -> Evidence:
@@ -527,6 +569,11 @@ class Adjudicator:
             return f"{attribute} {_show(old.value)} no longer holds{ended}"
         values = ", ".join(_show(fact.value) for fact in current)
         return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
+
+
+def _may_name_identifier(text: str) -> bool:
+    """Whether ``text`` may hold a phone, an e-mail or an id: a digit or an ``@``."""
+    return "@" in text or any(char.isdigit() for char in text)
 
 
 def _cited(candidate: Candidate) -> list[str]:
@@ -644,13 +691,15 @@ def _in_place(judged: list[Candidate], query: str, found_twice: bool) -> list[Ca
     is …" × 3) is not found more for it, and "Monday is out, sorry" tells no new time.
     """
     replaced = [c for c in judged if c.item.status == "stale" and c.replaced_by]
-    if not replaced:
+    withdrawn = [c for c in judged if c.note is not None and c.item.status == "historical"]
+    if not replaced and not withdrawn:
         return judged
     only_back = {c.note.id for c in judged if c.note is not None and _only_back(c, query)}
     out = []
     for candidate in judged:
         if candidate.note is not None and candidate.item.status != "stale":
             olds = [old.item.score for old in replaced if _replaced(old, candidate)]
+            olds += [back.item.score for back in withdrawn if _beside(back, candidate)]
             retracts = candidate.note.id not in only_back and takes_back(
                 candidate.statement, (candidate.item.subject or "",)
             )
@@ -663,6 +712,19 @@ def _in_place(judged: list[Candidate], query: str, found_twice: bool) -> list[Ca
                 candidate = replace(candidate, item=replace(candidate.item, score=score))
         out.append(candidate)
     return out
+
+
+def _beside(withdrawal: Candidate, note: Candidate) -> bool:
+    """Whether ``note`` was said in the turn of a ``withdrawal`` that only takes a value back.
+
+    "Please stop using a@x.com" is found for "where do I send the receipt?" by the old
+    address; the sentence after it in the same turn ("Use b@y.org") says what holds now and
+    answers in its place.
+    """
+    assert withdrawal.note is not None and note.note is not None
+    return note.note.id != withdrawal.note.id and bool(
+        turns_of(withdrawal.turns) & turns_of(note.turns)
+    )
 
 
 def _only_back(candidate: Candidate, query: str) -> bool:

@@ -2,16 +2,17 @@
 
 A retraction names an old value by a specific word (:func:`names_retracted`), or switches an
 arrangement sharing one (:func:`switched_from`), or picks the other of two values the
-question offers (:func:`chosen_over`), or gives another street address (:func:`readdressed`),
-or, sharing no word, is nearest in meaning to what it replaced (:func:`replaced_in_meaning`),
-or, when the embedder cannot tell meaning, follows the speaker's own latest statement
-(:func:`replaced_in_frame`);
+question offers (:func:`chosen_over`), or gives another value of a kind told by shape, a
+street or e-mail address or a phone number (:func:`readdressed`), or, sharing no word, is
+nearest in meaning to what it replaced (:func:`replaced_in_meaning`), or, when the embedder
+cannot tell meaning, follows the speaker's own latest statement (:func:`replaced_in_frame`);
 a statement that only takes a value back tells nothing of the present
 (:func:`only_takes_back`). The adjudicator (:mod:`memlane.router.adjudicate`) asks these.
 """
 
 from __future__ import annotations
 
+from memlane.extract import find_identifiers
 from memlane.lang.changes import (
     Offer,
     Retraction,
@@ -25,7 +26,7 @@ from memlane.lang.changes import (
     taken_back_by_kind,
 )
 from memlane.lang.words import salient_terms, shares_term, tells_episode
-from memlane.router.evidence import Evidence, Statement
+from memlane.router.evidence import Evidence, Statement, turns_of
 from memlane.router.slots import clauses
 
 
@@ -83,16 +84,52 @@ def switched_from(evidence: Evidence, switch: str, text: str, subject: str) -> b
     return bool(terms) and names_retracted(evidence, Retraction(said, terms), text)
 
 
-def readdressed(change: str, text: str) -> bool:
-    """Whether a later ``change`` gives a street address in place of the one ``text`` gives.
+def readdressed(change: str, text: str, beside: str = "") -> bool:
+    """Whether a later ``change`` gives a value of a kind in place of the one ``text`` gives.
 
-    "Send to 9 Mill Lane from now on" replaces "Deliver everything to my office: 12 Harbour
-    Rd" though they share no word: both give an address, and the later says it replaces.
+    The kinds are told by shape: a street address, an e-mail address, a phone number. "Send
+    to 9 Mill Lane from now on" replaces "Deliver everything to my office: 12 Harbour Rd",
+    and "New email: a@x.org — the old one is closed" replaces "You can reach me at
+    b@y.com", though they share no word: both give a value of one kind, and the later says
+    it replaces. What was said ``beside`` the change in its turn gives the new value as
+    well: "The office one is no longer valid" names none, and the sentence before it in the
+    same turn ("New delivery address please — 389 Hawthorn Close") gives it.
     """
     if not replaces_in_kind(change):
         return False
-    new, old = street_addresses(change), street_addresses(text)
-    return bool(new) and bool(old) and not new & old
+    new, old = _by_kind(f"{change}\n{beside}"), _by_kind(text)
+    return any(values and old.get(kind) and not values & old[kind] for kind, values in new.items())
+
+
+_REPLACED_KINDS = frozenset({"email", "phone"})
+
+
+def _by_kind(text: str) -> dict[str, frozenset[str]]:
+    """The street addresses, e-mail addresses and phone numbers ``text`` gives, by kind."""
+    found: dict[str, set[str]] = {"address": set(street_addresses(text))}
+    for mention in find_identifiers(text):
+        if mention.kind in _REPLACED_KINDS:
+            found.setdefault(mention.kind, set()).add(str(mention.value).casefold())
+    return {kind: frozenset(values) for kind, values in found.items() if values}
+
+
+def readdressed_by(evidence: Evidence, later: Statement, text: str) -> Statement | None:
+    """The statement that gives the value a later retraction puts in place of ``text``'s.
+
+    ``later`` itself when it gives it (see :func:`readdressed`), else the statement of its
+    turn that does ("New delivery address please — 389 Hawthorn Close" beside "The office
+    one is no longer valid"): that one answers in place of what it replaced.
+    """
+    if not replaces_in_kind(later.text):
+        return None
+    if readdressed(later.text, text):
+        return later
+    turns = frozenset(turns_of(later.turns))
+    beside = [found for found in evidence.citing(turns) if found.ref != later.ref] if turns else []
+    for found in beside:
+        if readdressed(later.text, text, found.text):
+            return found
+    return None
 
 
 def chosen_over(change: str, text: str, subject: str, offers: tuple[Offer, ...]) -> bool:

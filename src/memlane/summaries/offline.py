@@ -21,8 +21,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memlane.errors import InvalidInput
+from memlane.lang.changes import retractions
 from memlane.lang.speaker import EN_NAME_NOT_FIRST as _NAME
 from memlane.lang.speaker import FIRST_PERSON as _FIRST_PERSON
+from memlane.lang.words import shares_term
 from memlane.pacing import pause
 from memlane.summaries.lines import (
     ARCHIVE,
@@ -324,6 +326,7 @@ def _close_open_items(
     A question closes when another speaker's new statement shares a keyword with it, or when
     it was the latest open item and the new turns open with another speaker's statement; a
     request closes when a new statement reports it done ("已经", "done") and shares a keyword.
+    Either closes when its asker takes back a value it names (:func:`_withdrawn`).
     Closed items that carry an identifier or a date move to the facts.
     """
     still_open: list[str] = []
@@ -345,11 +348,26 @@ def _close_open_items(
             closed = any(
                 words & s.keywords and reports_done(s.text) for s in sentences if not s.question
             )
+        closed = closed or _withdrawn(body, label, sentences)
         if not closed:
             still_open.append(item)
         elif has_protected(item):
             closed_kept.append(item)
     return still_open, closed_kept
+
+
+def _withdrawn(item: str, label: str, sentences: list[_Sentence]) -> bool:
+    """Whether the one who opened ``item`` has since taken back a value it names.
+
+    "Can all the paperwork be in Spanish?" is no longer open once its asker says "no need
+    for Spanish anymore": the request is withdrawn, not pending.
+    """
+    return any(
+        shares_term(found.terms, item)
+        for s in sentences
+        if s.label == label
+        for found in retractions(s.text)
+    )
 
 
 # --- mood and intent -----------------------------------------------------------------------
