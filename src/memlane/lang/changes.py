@@ -23,6 +23,7 @@ from memlane.lang.words import (
     shares_term,
     tells_episode,
 )
+from memlane.pacing import pause
 
 MAX_VALUE_CHARS = 40
 _DATE_NOTE = re.compile(r"\s*[(（]\d{4}-\d\d-\d\d[^()（）]{0,40}[)）]")
@@ -60,6 +61,7 @@ def retractions(text: str) -> tuple[Retraction, ...]:
     found: list[Retraction] = []
     for pattern in _patterns():
         for match in pattern.finditer(folded):
+            pause()  # a long text's matches: a write lets requests go first (memlane.pacing)
             before = folded[: match.start()].rstrip() + " "
             if negates_next(before) or possible_next(before):
                 continue  # "I won't quit", "不会离开", "would quit": no cue of what happened

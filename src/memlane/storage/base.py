@@ -165,6 +165,22 @@ class SummaryStore(Transactional, Protocol):
         """Store (or replace) what recall needs of notes: ``(note, (kind, key) pairs)``."""
         ...
 
+    def add_note_keys(
+        self,
+        tenant: str,
+        subject: str,
+        note: Note,
+        keys: Sequence[tuple[str, str]],
+        *,
+        last: bool,
+    ) -> bool:
+        """Add a part of the keys of a note stored without them; ``last``: it waits no more.
+
+        False, and nothing written, if the note no longer waits for keys (keyed by another
+        caller meanwhile, or forgotten).
+        """
+        ...
+
     def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
         """Live notes of a subject whose keys are not stored yet."""
         ...

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from memlane import validation
 from memlane.embed.base import Embedder, meaning_floor
 from memlane.errors import InvalidInput
+from memlane.pacing import pause
 from memlane.storage.base import DocKind, SummaryStore, scope_key
 from memlane.summaries.indexer import Index, Indexer
 from memlane.summaries.linedata import LineData, NoteKeyer
@@ -27,6 +28,10 @@ from memlane.validation import integer, name
 from memlane.window.model import Turn
 
 MAX_K = 200
+KEY_ROWS_PER_WRITE = 256
+"""Most key rows a note writes under one hold of the write lock. A long note's keys (6,600
+rows for 20,000 characters) are written after it, a part per write: on SQLite every request's
+reads wait for the lock (one connection)."""
 NEAR_NOTES = 8
 """How many notes :meth:`SummariesLane.near_in_meaning` ranks: a retraction is tied to the
 nearest said before it, which is among the first few of a subject's notes."""
@@ -198,6 +203,7 @@ class SummariesLane:
         ]
         scopes = sorted({scope_key(self._tenant, note.subject, "notes") for note in checked})
         self._make_room()
+        pause()  # the last point before the write lock (memlane.pacing)
         with self._store.transaction(scopes) as store:
             stored = []
             for note, keys in keyed:
@@ -211,11 +217,31 @@ class SummariesLane:
                         source=note.source,
                         provenance=note.provenance,
                         tx=store.next_tx(to_micros(checked_now(self._clock))),
-                        keys=keys,
+                        # A long note waits for its keys, written after it in parts.
+                        keys=None if keys is None or _long(keys) else keys,
                     )
                 )
             store.after_commit(self._indexer.notify)
+        for written, (_, keys) in zip(stored, keyed, strict=True):
+            if keys is not None and _long(keys):
+                self._key_in_parts(written, keys)
         return stored
+
+    def _key_in_parts(self, note: Note, keys: Sequence[tuple[str, str]]) -> None:
+        """Store a long note's keys a part per write; requests go first between parts.
+
+        Until the last part the note waits for keys, as one stored without them: a recall
+        of its subject meanwhile keys it itself, and then no further part is written; the
+        background worker leaves it alone (it would key the note a second time).
+        """
+        unique = list(dict.fromkeys(keys))
+        with self._indexer.keyed_by_writer(note.id):
+            for start in range(0, len(unique), KEY_ROWS_PER_WRITE):
+                pause()
+                part = unique[start : start + KEY_ROWS_PER_WRITE]
+                last = start + KEY_ROWS_PER_WRITE >= len(unique)
+                if not self._store.add_note_keys(self._tenant, note.subject, note, part, last=last):
+                    return
 
     # -- internals ----------------------------------------------------------------------
 
@@ -306,3 +332,8 @@ def _note_text(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("text", "must be a non-empty string")
     return value
+
+
+def _long(keys: Sequence[tuple[str, str]]) -> bool:
+    """Whether a note's keys are too many to write under one hold of the write lock."""
+    return len(keys) > KEY_ROWS_PER_WRITE
