@@ -21,7 +21,6 @@ from memlane.storage.sql import SQLSummaryStore, schema
 from memlane.storage.sql import note_keys as note_keys_module
 from memlane.storage.sqlite import schema as sqlite_schema
 from memlane.summaries import indexer as indexer_module
-from memlane.summaries import lane as lane_module
 from memlane.summaries import linedata
 from memlane.summaries.model import Note
 from memlane.timeutil import to_micros
@@ -453,9 +452,21 @@ LONG_NOTE = " ".join(
 """A note of some 18,000 characters: thousands of key rows."""
 
 
+PART = 256
+"""Key rows per write in these tests, on both databases (PostgreSQL's own limit is none)."""
+
+
+def test_only_where_reads_wait_for_writes_are_a_long_notes_keys_written_in_parts(
+    memory: memlane.Memory, backend: str
+) -> None:
+    limit = store_of(memory).key_rows_per_write
+    assert limit == PART if backend == "sqlite" else limit is None
+
+
 def written_parts(memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     """``(rows, write transaction)`` of each insert of key rows, as the store makes them."""
     store = store_of(memory)
+    monkeypatch.setattr(store.dialect, "key_rows_per_write", PART)
     parts: list[tuple[int, int]] = []
     original = store.dialect.insert_note_keys
 
@@ -475,8 +486,8 @@ def test_a_long_note_writes_its_keys_a_part_per_write_then_waits_for_none(
     parts = written_parts(memory, monkeypatch)
     note = memory.remember("U-1", LONG_NOTE)
     expected = len(dict.fromkeys(note_keys("U-1", note.text, ("remember",))))
-    assert expected > 4 * lane_module.KEY_ROWS_PER_WRITE
-    assert max(rows for rows, _ in parts) <= lane_module.KEY_ROWS_PER_WRITE
+    assert expected > 4 * PART
+    assert max(rows for rows, _ in parts) <= PART
     assert len({transaction for _, transaction in parts}) == len(parts)  # each its own write
     assert sum(rows for rows, _ in parts) == expected == key_rows(memory, "U-1")
     assert pending(memory) == 0
@@ -497,6 +508,7 @@ def test_a_recall_between_the_parts_keys_the_note_whole_and_no_part_follows(
     memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = store_of(memory)
+    monkeypatch.setattr(store.dialect, "key_rows_per_write", PART)
     original = store.add_note_keys
     calls: list[bool] = []
 
@@ -520,6 +532,7 @@ def test_a_long_note_forgotten_between_its_parts_gets_no_more_keys(
     memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = store_of(memory)
+    monkeypatch.setattr(store.dialect, "key_rows_per_write", PART)
     original = store.add_note_keys
     calls: list[bool] = []
 

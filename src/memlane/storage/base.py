@@ -165,6 +165,15 @@ class SummaryStore(Transactional, Protocol):
         """Store (or replace) what recall needs of notes: ``(note, (kind, key) pairs)``."""
         ...
 
+    @property
+    def key_rows_per_write(self) -> int | None:
+        """Most key rows :meth:`put_note` writes with a note (``None``: no limit).
+
+        A note with more is stored waiting for its keys, which :meth:`add_note_keys` adds a
+        part of at most this many rows per write.
+        """
+        ...
+
     def add_note_keys(
         self,
         tenant: str,

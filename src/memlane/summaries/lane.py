@@ -28,10 +28,6 @@ from memlane.validation import integer, name
 from memlane.window.model import Turn
 
 MAX_K = 200
-KEY_ROWS_PER_WRITE = 256
-"""Most key rows a note writes under one hold of the write lock. A long note's keys (6,600
-rows for 20,000 characters) are written after it, a part per write: on SQLite every request's
-reads wait for the lock (one connection)."""
 NEAR_NOTES = 8
 """How many notes :meth:`SummariesLane.near_in_meaning` ranks: a retraction is tied to the
 nearest said before it, which is among the first few of a subject's notes."""
@@ -218,32 +214,37 @@ class SummariesLane:
                         provenance=note.provenance,
                         tx=store.next_tx(to_micros(checked_now(self._clock))),
                         # A long note waits for its keys, written after it in parts.
-                        keys=None if keys is None or _long(keys) else keys,
+                        keys=None if keys is None or self._in_parts(keys) else keys,
                     )
                 )
             store.after_commit(self._indexer.notify)
         for written, (_, keys) in zip(stored, keyed, strict=True):
-            if keys is not None and _long(keys):
+            if keys is not None and self._in_parts(keys):
                 self._key_in_parts(written, keys)
         return stored
+
+    def _in_parts(self, keys: Sequence[tuple[str, str]]) -> bool:
+        """Whether a note's keys are too many to write with it (:attr:`key_rows_per_write`)."""
+        limit = self._store.key_rows_per_write
+        return limit is not None and len(keys) > limit
 
     def _key_in_parts(self, note: Note, keys: Sequence[tuple[str, str]]) -> None:
         """Store a long note's keys a part per write; requests go first between parts.
 
         Until the last part the note waits for keys, as one stored without them: a recall
         of its subject meanwhile keys it itself, and then no further part is written; the
-        background worker leaves it alone (it would key the note a second time).
+        background worker leaves it alone (it would key the note a second time). Where every
+        read waits for a write's lock (SQLite), no write of a long note holds it for long.
         """
         unique = list(dict.fromkeys(keys))
+        size = self._store.key_rows_per_write or len(unique)
         with self._indexer.keyed_by_writer(note.id):
-            for start in range(0, len(unique), KEY_ROWS_PER_WRITE):
+            for start in range(0, len(unique), size):
                 pause()
-                part = unique[start : start + KEY_ROWS_PER_WRITE]
-                last = start + KEY_ROWS_PER_WRITE >= len(unique)
+                part = unique[start : start + size]
+                last = start + size >= len(unique)
                 if not self._store.add_note_keys(self._tenant, note.subject, note, part, last=last):
                     return
-
-    # -- internals ----------------------------------------------------------------------
 
     def _rank(
         self, subject: str | None, query: str, k: int, kind: DocKind
@@ -332,8 +333,3 @@ def _note_text(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("text", "must be a non-empty string")
     return value
-
-
-def _long(keys: Sequence[tuple[str, str]]) -> bool:
-    """Whether a note's keys are too many to write under one hold of the write lock."""
-    return len(keys) > KEY_ROWS_PER_WRITE

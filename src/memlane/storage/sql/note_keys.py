@@ -64,6 +64,11 @@ class SQLNoteKeys(SQLStore):
             ]
             self.dialect.insert_note_keys(rows)  # all of them in one round trip
 
+    @property
+    def key_rows_per_write(self) -> int | None:
+        """Most key rows a note writes with it (the dialect's; ``None``: no limit)."""
+        return self.dialect.key_rows_per_write
+
     def add_note_keys(
         self,
         tenant: str,
