@@ -14,7 +14,9 @@ Its recall times are compared before (quiet) and while the note is written and e
 and phase by phase: each of the three requests above, then the embedding, has its own
 window (the request, then ``--settle-seconds`` of the other client's recalls), so a slow
 recall is told to the phase that delayed it; the server's own time of each request is read
-from its access log. At the end the note is recalled by its own words and meaning.
+from its access log; ``--notes N`` writes N long notes (other subjects), each in its own window,
+and sums up the other client's recalls that overlapped a write. At the end the note is
+recalled by its own words and meaning.
 ``--indexing`` picks where the server embeds (``process``: a child at the lowest CPU
 priority, ``background``: a thread of the server; unset: the server's default, so an older
 tree can be run by the same script); the resident memory of the server and of its children
@@ -38,6 +40,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -63,6 +66,12 @@ def main() -> None:
         default=1.0,
         help="the other client's recalls after each phase's request that still count for it",
     )
+    parser.add_argument(
+        "--notes",
+        type=int,
+        default=1,
+        help="long notes written one after another (other subjects), each a phase of its own",
+    )
     parser.add_argument("--indexing", choices=("process", "background"), default=None)
     parser.add_argument(
         "--embed-deadline",
@@ -79,6 +88,7 @@ def main() -> None:
             options.quiet_seconds,
             options.pause_ms,
             settle=options.settle_seconds,
+            notes=options.notes,
             indexing=options.indexing,
             deadline=options.embed_deadline,
         )
@@ -96,6 +106,7 @@ def measure(
     pause_ms: float,
     *,
     settle: float = 1.0,
+    notes: int = 1,
     indexing: str | None = None,
     deadline: float = 1800.0,
 ) -> dict[str, Any]:
@@ -122,7 +133,7 @@ def measure(
             _started(client, server)
             phases = Phases(log)
             result = _run(
-                client, port, key, quiet_seconds, pause_ms / 1000, settle, deadline, phases
+                client, port, key, quiet_seconds, pause_ms / 1000, settle, deadline, phases, notes
             )
             result["rss_mib"] = _resident(server.pid)
             result["phases"] = phases.summary(result["other_recall_quiet"].get("p50_ms", 0.0))
@@ -141,6 +152,7 @@ def _run(
     settle: float,
     deadline: float,
     phases: Phases,
+    notes: int = 1,
 ) -> dict[str, Any]:
     for day in range(50):
         note = {"subject": "U-2", "text": f"On day {day} the user tried a new green tea"}
@@ -175,6 +187,12 @@ def _run(
         lambda: client.post("/v1/remember", json={"subject": "U-1", "text": text}),
     )
     write_ms = phases.client_ms["note_write"]
+    for n in range(2, notes + 1):  # more of them: more of the recalls a write overlaps
+        more = (f"Volume {n}. " + _letter())[:MAX_NOTE_CHARS]
+        body = {"subject": f"U-{100 + n}", "text": more}
+        phases.run(
+            f"note_write_{n}", other, settle, partial(client.post, "/v1/remember", json=body)
+        )
     left = phases.run("embedding", other, 0.0, lambda: _embedded(client, deadline))
     embedded_s = time.perf_counter() - started
     other.stop()
@@ -196,6 +214,14 @@ def _run(
         "other_recall_during": _summary(during),
         "other_recall_during_ms": [round(ms, 1) for ms in during],
         "other_recall_errors": other.errors,
+        "other_recall_overlapping_writes": _summary(
+            [
+                ms
+                for name in phases.names
+                if name.startswith("note_write")
+                for ms in phases.overlapping[name]
+            ]
+        ),
     }
 
 
@@ -208,6 +234,7 @@ class Phases:
         self.names: list[str] = []
         self.recalls: dict[str, list[float]] = {}
         self.client_ms: dict[str, float] = {}
+        self.overlapping: dict[str, list[float]] = {}
         self.server_ms: dict[str, list[str]] = {}
 
     def run(self, name: str, other: Recaller, settle: float, step: Callable[[], T]) -> T:
@@ -216,8 +243,12 @@ class Phases:
         self._logged()  # the lines so far belong to earlier phases
         started = time.perf_counter()
         answer = step()
-        self.client_ms[name] = round((time.perf_counter() - started) * 1000, 1)
+        ended = time.perf_counter()
+        self.client_ms[name] = round((ended - started) * 1000, 1)
         time.sleep(settle)
+        self.overlapping[name] = [
+            (end - start) * 1000 for start, end in other.spans if start < ended and end > started
+        ]
         self.names.append(name)
         self.recalls[name] = other.mark()
         self.server_ms[name] = [
@@ -235,6 +266,7 @@ class Phases:
                 "server_log": self.server_ms[name],
                 "other_recall": _summary(times),
                 "other_max_over_quiet_median_ms": round(max(times, default=0.0) - quiet_median, 1),
+                "other_overlapping_ms": [round(ms, 1) for ms in self.overlapping[name]],
                 "other_recall_ms": [round(ms, 1) for ms in times],
             }
         return found
@@ -264,6 +296,7 @@ class Recaller(threading.Thread):
         )
         self._pause = pause
         self._times: list[float] = []
+        self.spans: list[tuple[float, float]] = []  # (start, end) of every recall, perf_counter
         self._halt = threading.Event()
         self._lock = threading.Lock()
         self.errors = 0
@@ -277,6 +310,7 @@ class Recaller(threading.Thread):
             elapsed = (time.perf_counter() - started) * 1000
             with self._lock:
                 self._times.append(elapsed)
+                self.spans.append((started, started + elapsed / 1000))
                 self.errors += answer.status_code != 200
             i += 1
             time.sleep(self._pause)
