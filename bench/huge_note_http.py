@@ -10,11 +10,17 @@ by one client:
    nothing is pending (embedded),
 
 while a second client recalls another subject with ``--pause-ms`` between its requests.
-Its recall times are compared before (quiet) and while the note is written and embedded;
-at the end the note is recalled by its own words and meaning. ``--indexing`` picks where the
-server embeds (``process``: a child at the lowest CPU priority, ``background``: a thread of
-the server; unset: the server's default, so an older tree can be run by the same script);
-the resident memory of the server and of its children is read from ``/proc`` at the end.
+Its recall times are compared before (quiet) and while the note is written and embedded,
+and phase by phase: each of the three requests above, then the embedding, has its own
+window (the request, then ``--settle-seconds`` of the other client's recalls), so a slow
+recall is told to the phase that delayed it; the server's own time of each request is read
+from its access log; ``--notes N`` writes N long notes (other subjects), each in its own window,
+and sums up the other client's recalls that overlapped a write. At the end the note is
+recalled by its own words and meaning.
+``--indexing`` picks where the server embeds (``process``: a child at the lowest CPU
+priority, ``background``: a thread of the server; unset: the server's default, so an older
+tree can be run by the same script); the resident memory of the server and of its children
+is read from ``/proc`` at the end.
 
 Run from the repo root:
 
@@ -33,8 +39,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -43,6 +51,7 @@ from memlane.validation import MAX_NOTE_CHARS
 
 ENTRY = "from memlane.cli import main; main()"
 MIB = 1024 * 1024
+T = TypeVar("T")
 SENTENCE = "Dear diary, the beekeeper moved the hives to the orchard behind the old mill. "
 
 
@@ -51,6 +60,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quiet-seconds", type=float, default=10.0)
     parser.add_argument("--pause-ms", type=float, default=20.0)
+    parser.add_argument(
+        "--settle-seconds",
+        type=float,
+        default=1.0,
+        help="the other client's recalls after each phase's request that still count for it",
+    )
+    parser.add_argument(
+        "--notes",
+        type=int,
+        default=1,
+        help="long notes written one after another (other subjects), each a phase of its own",
+    )
     parser.add_argument("--indexing", choices=("process", "background"), default=None)
     parser.add_argument(
         "--embed-deadline",
@@ -66,6 +87,8 @@ def main() -> None:
             Path(folder),
             options.quiet_seconds,
             options.pause_ms,
+            settle=options.settle_seconds,
+            notes=options.notes,
             indexing=options.indexing,
             deadline=options.embed_deadline,
         )
@@ -82,6 +105,8 @@ def measure(
     quiet_seconds: float,
     pause_ms: float,
     *,
+    settle: float = 1.0,
+    notes: int = 1,
     indexing: str | None = None,
     deadline: float = 1800.0,
 ) -> dict[str, Any]:
@@ -91,12 +116,14 @@ def measure(
         env["MEMLANE_INDEXING"] = indexing
     key = _key(env)
     port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-c", ENTRY, "serve", "--port", str(port), "--log-level", "warning"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    log = folder / "server.log"
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "-c", ENTRY, "serve", "--port", str(port), "--log-level", "info"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+        )
     try:
         with httpx.Client(
             base_url=f"http://127.0.0.1:{port}",
@@ -104,8 +131,12 @@ def measure(
             timeout=600,
         ) as client:
             _started(client, server)
-            result = _run(client, port, key, quiet_seconds, pause_ms / 1000, deadline)
+            phases = Phases(log)
+            result = _run(
+                client, port, key, quiet_seconds, pause_ms / 1000, settle, deadline, phases, notes
+            )
             result["rss_mib"] = _resident(server.pid)
+            result["phases"] = phases.summary(result["other_recall_quiet"].get("p50_ms", 0.0))
             return result
     finally:
         server.terminate()
@@ -113,7 +144,15 @@ def measure(
 
 
 def _run(
-    client: httpx.Client, port: int, key: str, quiet_seconds: float, pause: float, deadline: float
+    client: httpx.Client,
+    port: int,
+    key: str,
+    quiet_seconds: float,
+    pause: float,
+    settle: float,
+    deadline: float,
+    phases: Phases,
+    notes: int = 1,
 ) -> dict[str, Any]:
     for day in range(50):
         note = {"subject": "U-2", "text": f"On day {day} the user tried a new green tea"}
@@ -126,18 +165,38 @@ def _run(
     time.sleep(quiet_seconds)
     quiet = other.mark()
     refused = {
-        "body_over_1_MiB": _post_raw(client, b'{"subject": "U-1", "text": "' + b"x" * MIB + b'"}'),
-        "text_over_limit_1_MiB_body": _post_raw(
-            client, b'{"subject": "U-1", "text": "' + b"y" * (MIB - 64) + b'"}'
+        "body_over_1_MiB": phases.run(
+            "body_over_1_MiB",
+            other,
+            settle,
+            lambda: _post_raw(client, b'{"subject": "U-1", "text": "' + b"x" * MIB + b'"}'),
+        ),
+        "text_over_limit_1_MiB_body": phases.run(
+            "text_over_limit_1_MiB_body",
+            other,
+            settle,
+            lambda: _post_raw(client, b'{"subject": "U-1", "text": "' + b"y" * (MIB - 64) + b'"}'),
         ),
     }
     text = _letter()
     started = time.perf_counter()
-    accepted = client.post("/v1/remember", json={"subject": "U-1", "text": text})
-    write_ms = (time.perf_counter() - started) * 1000
-    left = _embedded(client, deadline)
+    accepted = phases.run(
+        "note_write",
+        other,
+        settle,
+        lambda: client.post("/v1/remember", json={"subject": "U-1", "text": text}),
+    )
+    write_ms = phases.client_ms["note_write"]
+    for n in range(2, notes + 1):  # more of them: more of the recalls a write overlaps
+        more = (f"Volume {n}. " + _letter())[:MAX_NOTE_CHARS]
+        body = {"subject": f"U-{100 + n}", "text": more}
+        phases.run(
+            f"note_write_{n}", other, settle, partial(client.post, "/v1/remember", json=body)
+        )
+    left = phases.run("embedding", other, 0.0, lambda: _embedded(client, deadline))
     embedded_s = time.perf_counter() - started
-    during = other.stop()
+    other.stop()
+    during = [ms for name in phases.names for ms in phases.recalls[name]]
     found = client.post(
         "/v1/recall", json={"subject": "U-1", "query": "where are the beehives now?"}
     )
@@ -155,7 +214,74 @@ def _run(
         "other_recall_during": _summary(during),
         "other_recall_during_ms": [round(ms, 1) for ms in during],
         "other_recall_errors": other.errors,
+        "other_recall_overlapping_writes": _summary(
+            [
+                ms
+                for name in phases.names
+                if name.startswith("note_write")
+                for ms in phases.overlapping[name]
+            ]
+        ),
     }
+
+
+class Phases:
+    """The phases of the run, each with the other client's recalls and the server's time."""
+
+    def __init__(self, log: Path) -> None:
+        self._log = log
+        self._read = 0
+        self.names: list[str] = []
+        self.recalls: dict[str, list[float]] = {}
+        self.client_ms: dict[str, float] = {}
+        self.overlapping: dict[str, list[float]] = {}
+        self.server_ms: dict[str, list[str]] = {}
+
+    def run(self, name: str, other: Recaller, settle: float, step: Callable[[], T]) -> T:
+        """Do ``step`` in a window of its own; the other client's recalls until ``settle`` after."""
+        other.mark()
+        self._logged()  # the lines so far belong to earlier phases
+        started = time.perf_counter()
+        answer = step()
+        ended = time.perf_counter()
+        self.client_ms[name] = round((ended - started) * 1000, 1)
+        time.sleep(settle)
+        self.overlapping[name] = [
+            (end - start) * 1000 for start, end in other.spans if start < ended and end > started
+        ]
+        self.names.append(name)
+        self.recalls[name] = other.mark()
+        self.server_ms[name] = [
+            line for line in self._logged() if " /v1/recall " not in line and "/readyz" not in line
+        ]
+        return answer
+
+    def summary(self, quiet_median: float) -> dict[str, Any]:
+        """Per phase: the request's time, the server's log of it, the other client's recalls."""
+        found: dict[str, Any] = {}
+        for name in self.names:
+            times = self.recalls[name]
+            found[name] = {
+                "client_ms": self.client_ms[name],
+                "server_log": self.server_ms[name],
+                "other_recall": _summary(times),
+                "other_max_over_quiet_median_ms": round(max(times, default=0.0) - quiet_median, 1),
+                "other_overlapping_ms": [round(ms, 1) for ms in self.overlapping[name]],
+                "other_recall_ms": [round(ms, 1) for ms in times],
+            }
+        return found
+
+    def _logged(self) -> list[str]:
+        """The access-log lines the server wrote since the last call (method, route, status, ms)."""
+        with self._log.open("rb") as log:
+            log.seek(self._read)
+            chunk = log.read()
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        self._read += len(complete)
+        lines = complete.decode("utf-8", "replace").splitlines()
+        return [
+            line.split(" memlane.server ", 1)[1] for line in lines if " memlane.server " in line
+        ]
 
 
 class Recaller(threading.Thread):
@@ -170,6 +296,7 @@ class Recaller(threading.Thread):
         )
         self._pause = pause
         self._times: list[float] = []
+        self.spans: list[tuple[float, float]] = []  # (start, end) of every recall, perf_counter
         self._halt = threading.Event()
         self._lock = threading.Lock()
         self.errors = 0
@@ -183,6 +310,7 @@ class Recaller(threading.Thread):
             elapsed = (time.perf_counter() - started) * 1000
             with self._lock:
                 self._times.append(elapsed)
+                self.spans.append((started, started + elapsed / 1000))
                 self.errors += answer.status_code != 200
             i += 1
             time.sleep(self._pause)

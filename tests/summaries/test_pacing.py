@@ -58,6 +58,15 @@ def test_a_long_note_steps_aside_too(mem: memlane.Memory, waits: list[str]) -> N
     assert len(waits) >= 2
 
 
+def test_a_long_notes_keys_are_made_clause_by_clause_stepping_aside(
+    mem: memlane.Memory, waits: list[str]
+) -> None:
+    # What recall needs of a note (its words, claims, slots, terms) is read in the request
+    # too, after the facts: each clause and each step is a point where requests go first.
+    mem.remember("U-1", PROSE.replace("garden", "orchard")[:20_000])  # read nowhere before
+    assert {"note_keys", "claims", "keywords", "_key_in_parts"} <= set(waits), set(waits)
+
+
 def test_outside_paced_work_pause_does_nothing(waits: list[str]) -> None:
     for _ in range(1000):
         pause()

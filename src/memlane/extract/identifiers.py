@@ -47,6 +47,7 @@ from memlane.lang.codes import KUAI, NOT_AFTER_YUAN, YUAN
 from memlane.lang.codes import MULTIPLIERS as _MULTIPLIERS
 from memlane.lang.phonelabels import ends_with_phone_label
 from memlane.lang.script import CJK_RANGES, NOT_AFTER_LATIN
+from memlane.pacing import pause
 
 __all__ = ["find_identifiers", "scan_identifiers"]
 
@@ -102,6 +103,7 @@ def scan_identifiers(
     if "http" in lowered or "www." in lowered:
         found += [url for url in _urls(text, lowered) if not _overlaps(url.span, found)]
     codes = find_codes(folded, lowered, [mention.span for mention in found])
+    pause()  # each step over a long text: a write lets requests go first (memlane.pacing)
     strong = [mention for mention in found if mention.kind == "email"]
     configured: tuple[tuple[MentionKind, tuple[re.Pattern[str], ...]], ...] = (
         ("order_id", config.order_patterns),
@@ -116,7 +118,9 @@ def scan_identifiers(
     # A code a cue word names ("订单号 13800001234") is not a phone, nor is one that holds a
     # phone's digits after letters ("jdvc 1691 8924 684"); other codes yield to a phone.
     found += [_code(text, code) for code in codes if code.cued and not _overlaps(code.span, found)]
+    pause()
     phones = [p for p in _phones(text, folded) if not _overlaps(p.span, found)]
+    pause()
     lettered = [_code(text, code) for code in codes if _holds_phone(folded, code, phones)]
     found += [phone for phone in phones if not _overlaps(phone.span, lettered)]
     found += [_code(text, code) for code in codes if not _overlaps(code.span, found)]

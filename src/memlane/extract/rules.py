@@ -55,6 +55,7 @@ from memlane.lang.codes import DISOWNED as _DISOWNED
 from memlane.lang.codes import IDENTIFIER_CUES as _ID_CUES
 from memlane.lang.codes import IDENTIFIER_SIGNALS as _ID_SIGNALS
 from memlane.lang.codes import SINCE as _SINCE
+from memlane.pacing import pause
 
 __all__ = ["ATTRIBUTES", "CODE_ATTRIBUTES", "IDENTIFIER_ATTRIBUTES", "RuleExtractor"]
 
@@ -130,20 +131,28 @@ class RuleExtractor:
         now = check_reference(at, timezone)
         folded = fold(text)
         lowered = lower_ascii(folded)
+        # Each step over a long text is a point where a write lets requests go first.
         identifiers = scan_identifiers(text, folded, self._config, lowered)
+        pause()
         spans = tuple(mention.span for mention in identifiers)
         times = tuple(
             hit
             for hit in scan_times(folded, now, timezone, lowered)
             if not any(hit.start < end and start < hit.end for start, end in spans)
         )
+        pause()
         doc = make_doc(folded, lowered, times, spans)
         ops = [
             op
             for statement in find_statements(doc)
             if (op := _statement_op(doc, text, statement, now)) is not None
         ]
+        pause()
         ops += _identifier_ops(doc, identifiers, now, self._config.identifier_confidence)
+        retracted = tuple(found.old for found in retractions(text))
+        pause()
+        replaces = replaces_in_kind(text)
+        pause()
         time_mentions = [
             Mention("time", text[hit.start : hit.end], hit.value, (hit.start, hit.end))
             for hit in times
@@ -152,8 +161,8 @@ class RuleExtractor:
         return Extraction(
             ops=_deduplicated(ops),
             mentions=tuple(mentions),
-            retracted=tuple(found.old for found in retractions(text)),
-            replaces=replaces_in_kind(text),
+            retracted=retracted,
+            replaces=replaces,
         )
 
 

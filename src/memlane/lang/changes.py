@@ -24,6 +24,7 @@ from memlane.lang.words import (
     tells_episode,
 )
 from memlane.memo import per_recall
+from memlane.pacing import pause
 
 MAX_VALUE_CHARS = 40
 _DATE_NOTE = re.compile(r"\s*[(（]\d{4}-\d\d-\d\d[^()（）]{0,40}[)）]")
@@ -61,6 +62,7 @@ def retractions(text: str) -> tuple[Retraction, ...]:
     found: list[Retraction] = []
     for pattern in _patterns():
         for match in pattern.finditer(folded):
+            pause()  # a long text's matches: a write lets requests go first (memlane.pacing)
             before = folded[: match.start()].rstrip() + " "
             if negates_next(before) or possible_next(before):
                 continue  # "I won't quit", "不会离开", "would quit": no cue of what happened

@@ -22,6 +22,7 @@ from memlane.extract import find_identifiers
 from memlane.lang import is_cjk, is_negated, mentions_value
 from memlane.lang import relations as words
 from memlane.lang.script import CJK_RANGES, EMOJI_RANGES
+from memlane.pacing import pause
 from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 from memlane.summaries.notes import relations
 from memlane.summaries.text import is_question, normalize_for_dedupe
@@ -105,6 +106,7 @@ def claims(text: str, subject: str) -> tuple[Claim, ...]:
     found: list[Claim] = []
     holder = _leading_holder(text, subject)
     for clause in _clauses(text):
+        pause()  # a long note's clauses: a write lets requests go first (memlane.pacing)
         if is_question(clause) or is_negated(clause):
             continue
         taken: set[tuple[str, str]] = set()

@@ -20,6 +20,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from memlane.lang.changes import speaks_for_self, takes_back
 from memlane.lang.words import shares_term, term_keys, term_probe
+from memlane.pacing import pause
 from memlane.router.claims import claims
 from memlane.router.refilling import RECENT_FILINGS, RefillWalk, clause_digest
 from memlane.router.slots import clauses, slot_keys, slot_opening
@@ -112,19 +113,23 @@ def note_keys(subject: str, text: str, provenance: Sequence[str]) -> list[tuple[
     >>> sorted(k for k in note_keys("U-1", "U-1 moved to Lyon", ["s1#4"]) if k[0] in "cnpr")
     [('c', '|location'), ('n', ''), ('p', 's1#4')]
     """
+    # A long note is milliseconds of pure Python per step: each step (and each clause) is a
+    # point where a write lets the requests in progress go first (memlane.pacing).
     keys = [(NOTE, "")]
     keys += [(WORD, word) for word in sorted(line_words(text))]
+    pause()
     keys += [(CLAIM, claim_key(found.key)) for found in claims(text, subject)]
+    pause()
     if not is_question(text):
-        keys += [
-            (SLOT + key, clause_digest(clause))
-            for clause in clauses(text, subject)
-            for key in slot_keys(clause)
-        ]
+        for clause in clauses(text, subject):
+            keys += [(SLOT + key, clause_digest(clause)) for key in slot_keys(clause)]
+            pause()
     if takes_back(text, (subject,)):
         keys.append((RETRACTS, ""))
+    pause()
     if not is_question(text) and speaks_for_self(text, (subject,)):
         keys.append((OWN, ""))
+    pause()
     keys += [(CITES, ref) for ref in sorted(origins(provenance))]
     words, digits, pairs = term_keys(text)
     keys += [(TERM, word) for word in sorted(words)] + [(PAIRS, pair) for pair in sorted(pairs)]

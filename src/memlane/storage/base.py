@@ -165,6 +165,31 @@ class SummaryStore(Transactional, Protocol):
         """Store (or replace) what recall needs of notes: ``(note, (kind, key) pairs)``."""
         ...
 
+    @property
+    def key_rows_per_write(self) -> int | None:
+        """Most key rows :meth:`put_note` writes with a note (``None``: no limit).
+
+        A note with more is stored waiting for its keys, which :meth:`add_note_keys` adds a
+        part of at most this many rows per write.
+        """
+        ...
+
+    def add_note_keys(
+        self,
+        tenant: str,
+        subject: str,
+        note: Note,
+        keys: Sequence[tuple[str, str]],
+        *,
+        last: bool,
+    ) -> bool:
+        """Add a part of the keys of a note stored without them; ``last``: it waits no more.
+
+        False, and nothing written, if the note no longer waits for keys (keyed by another
+        caller meanwhile, or forgotten).
+        """
+        ...
+
     def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
         """Live notes of a subject whose keys are not stored yet."""
         ...

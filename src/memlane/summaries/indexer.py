@@ -162,6 +162,7 @@ class Indexer:
         self._error: BaseException | None = None
         self._failures = 0
         self._requests: dict[int, int] = {}  # requests in progress: ticket -> thread
+        self._writers_keying: set[int] = set()  # notes whose writers store their keys in parts
         self._tickets = 0  # the last ticket given
         self._last_request = time.monotonic()  # when the last request ended
         self.deferrals = 0
@@ -266,6 +267,17 @@ class Indexer:
                 )
                 self._thread.start()
         self._wake.set()
+
+    @contextmanager
+    def keyed_by_writer(self, note_id: int) -> Iterator[None]:
+        """Within the block the note's writer stores its keys (in parts): the worker does not."""
+        with self._changed:
+            self._writers_keying.add(note_id)
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._writers_keying.discard(note_id)
 
     @contextmanager
     def request(self) -> Iterator[None]:
@@ -439,6 +451,8 @@ class Indexer:
         if self._keyer is None:
             return 0
         waiting = self._store.waiting_notes(tenant, subject, KEY_BATCH)
+        # Read without the lock: a note missed costs its keying twice, never a wrong key.
+        waiting = [found for found in waiting if found[2].id not in self._writers_keying]
         if not waiting:
             return 0
         if worker:

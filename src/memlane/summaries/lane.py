@@ -11,12 +11,14 @@ item not embedded yet is found by its words and ranked with the rest.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from datetime import datetime
 from typing import Any, NamedTuple
 
 from memlane import validation
 from memlane.embed.base import Embedder, meaning_floor
 from memlane.errors import InvalidInput
+from memlane.pacing import pause
 from memlane.storage.base import DocKind, SummaryStore, scope_key
 from memlane.summaries.indexer import Index, Indexer
 from memlane.summaries.linedata import LineData, NoteKeyer
@@ -198,26 +200,58 @@ class SummariesLane:
         ]
         scopes = sorted({scope_key(self._tenant, note.subject, "notes") for note in checked})
         self._make_room()
-        with self._store.transaction(scopes) as store:
-            stored = []
-            for note, keys in keyed:
-                stored.append(
-                    store.put_note(
-                        self._tenant,
-                        note.subject,
-                        note.text,
-                        said_at=to_micros(note.at),
-                        session_id=note.session_id,
-                        source=note.source,
-                        provenance=note.provenance,
-                        tx=store.next_tx(to_micros(checked_now(self._clock))),
-                        keys=keys,
+        pause()  # the last point before the write lock (memlane.pacing)
+        with ExitStack() as writers:
+            with self._store.transaction(scopes) as store:
+                stored = []
+                for note, keys in keyed:
+                    stored.append(
+                        store.put_note(
+                            self._tenant,
+                            note.subject,
+                            note.text,
+                            said_at=to_micros(note.at),
+                            session_id=note.session_id,
+                            source=note.source,
+                            provenance=note.provenance,
+                            tx=store.next_tx(to_micros(checked_now(self._clock))),
+                            # A long note waits for its keys, written after it in parts.
+                            keys=None if keys is None or self._in_parts(keys) else keys,
+                        )
                     )
-                )
-            store.after_commit(self._indexer.notify)
+                    if keys is not None and self._in_parts(keys):
+                        # Before the commit shows it waiting: the background worker leaves it.
+                        writers.enter_context(self._indexer.keyed_by_writer(stored[-1].id))
+                store.after_commit(self._indexer.notify)
+            for written, (_, keys) in zip(stored, keyed, strict=True):
+                if keys is not None and self._in_parts(keys):
+                    self._key_in_parts(written, keys)
         return stored
 
     # -- internals ----------------------------------------------------------------------
+
+    def _in_parts(self, keys: Sequence[tuple[str, str]]) -> bool:
+        """Whether a note's keys are too many to write with it (:attr:`key_rows_per_write`)."""
+        limit = self._store.key_rows_per_write
+        return limit is not None and len(keys) > limit
+
+    def _key_in_parts(self, note: Note, keys: Sequence[tuple[str, str]]) -> None:
+        """Store a long note's keys a part per write; requests go first between parts.
+
+        Until the last part the note waits for keys, as one stored without them: a recall
+        of its subject meanwhile keys it itself, and then no further part is written; the
+        background worker leaves it alone (:meth:`Indexer.keyed_by_writer`, taken before the
+        note's commit). Where every read waits for a write's lock (SQLite), no write of a long
+        note holds it for long.
+        """
+        unique = list(dict.fromkeys(keys))
+        size = self._store.key_rows_per_write or len(unique)
+        for start in range(0, len(unique), size):
+            pause()
+            part = unique[start : start + size]
+            last = start + size >= len(unique)
+            if not self._store.add_note_keys(self._tenant, note.subject, note, part, last=last):
+                return
 
     def _rank(
         self, subject: str | None, query: str, k: int, kind: DocKind

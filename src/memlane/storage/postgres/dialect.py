@@ -87,6 +87,8 @@ class PostgresDialect:
     doc_tokens = "to_tsvector('simple', %s)"
     skip_locked = " FOR UPDATE SKIP LOCKED"
     vector_read = "vector::real[]"
+    # Reads never wait for a write, and a note's rows are one COPY: parts would only add trips.
+    key_rows_per_write: int | None = None
     # As SQLite's INSERT OR REPLACE: the row replaced whole, undeleted, with a new ``seq``.
     put_turn = (
         "INSERT INTO turns (id, tenant, subject, session_id, role, speaker, content, said_at) "

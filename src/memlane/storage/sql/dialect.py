@@ -228,6 +228,11 @@ class Dialect(Protocol):
     """What makes a claim's ``SELECT`` pass over rows another claim is locking, or ``''``
     (SQLite: one writer at a time already)."""
 
+    key_rows_per_write: int | None
+    """Most ``note_keys`` rows a note writes with it, or ``None`` (no limit): more wait for
+    :meth:`memlane.storage.base.SummaryStore.add_note_keys`, a part per write, where every
+    read waits for a write's lock (SQLite: one connection)."""
+
     vector_read: str
     """``search_docs.vector`` as a ``SELECT`` reads it for :func:`memlane.storage.vectors.
     as_vector`: float32 bytes (SQLite) or an array of reals (PostgreSQL)."""

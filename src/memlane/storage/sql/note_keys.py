@@ -64,6 +64,42 @@ class SQLNoteKeys(SQLStore):
             ]
             self.dialect.insert_note_keys(rows)  # all of them in one round trip
 
+    @property
+    def key_rows_per_write(self) -> int | None:
+        """Most key rows a note writes with it (the dialect's; ``None``: no limit)."""
+        return self.dialect.key_rows_per_write
+
+    def add_note_keys(
+        self,
+        tenant: str,
+        subject: str,
+        note: Note,
+        keys: Sequence[tuple[str, str]],
+        *,
+        last: bool,
+    ) -> bool:
+        """Add a part of the keys of a note still waiting for them; ``last``: it waits no more.
+
+        A long note's keys are written a part per write, so that no write holds the lock
+        long; meanwhile the note waits, and the first recall of its subject keys it whole
+        (:meth:`put_note_keys` replaces the parts), after which no part is added.
+        """
+        with self.db.write([scope_key(tenant, subject, "notes")], derived=True):
+            waiting = self.db.fetchone(
+                "SELECT n.id FROM note_keys_pending AS p JOIN notes AS n ON n.id = p.note_id "
+                "WHERE p.note_id = %s AND n.deleted_at IS NULL",
+                (note.id,),
+            )
+            if waiting is None:
+                return False
+            self.db.wrote()
+            stored = (note.id, to_micros(note.at), to_micros(note.tx_from))
+            if keys:
+                self.dialect.insert_note_keys(_key_rows(tenant, subject, stored, keys))
+            if last:
+                self.db.execute("DELETE FROM note_keys_pending WHERE note_id = %s", (note.id,))
+        return True
+
     def write_keys(
         self,
         tenant: str,

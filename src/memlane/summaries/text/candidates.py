@@ -26,11 +26,15 @@ from memlane.summaries.text.words import (
 
 def keywords(text: str) -> list[str]:
     """Comparison keywords of ``text``: stemmed English content words and CJK bigrams."""
-    found = [stem(word) for word in content_words(text)]
+    found: list[str] = []
+    for word in content_words(text):
+        found.append(stem(word))
+        pause()  # a long text's words: a write lets requests go first (memlane.pacing)
     for segment in cjk_segments(text):
         if len(segment) == 1:
             continue
         found.extend(segment[i : i + 2] for i in range(len(segment) - 1))
+        pause()
     found.extend(span.text for span in find_spans(text, PROTECTED_KINDS))
     return found
 

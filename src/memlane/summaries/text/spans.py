@@ -12,6 +12,7 @@ from memlane.lang.measures import CURRENCY_WORD as _CURRENCY_WORD
 from memlane.lang.measures import MONTH_NAME as _MONTH
 from memlane.lang.measures import ORDINAL as _ORD
 from memlane.lang.measures import UNIT as _UNIT
+from memlane.pacing import pause
 
 SpanKind = Literal["identifier", "date", "amount", "quantity", "number"]
 
@@ -103,6 +104,7 @@ def find_spans(text: str, kinds: frozenset[SpanKind] | None = None) -> list[Type
     spans: list[TypedSpan] = []
     for kind, pattern in _SPAN_PATTERNS:
         for match in pattern.finditer(text):
+            pause()  # a long text's matches: a write lets requests go first (memlane.pacing)
             start, end = match.span()
             raw = match.group()
             if start == end or _overlaps(taken, start, end):
