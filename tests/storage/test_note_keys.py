@@ -441,7 +441,15 @@ def test_a_server_starts_keying_what_waits_and_counts_it_as_pending(
         state.close()
 
 
-def test_a_note_forgotten_while_its_keys_were_made_gets_none(memory: memlane.Memory) -> None:
+@pytest.fixture
+def unattended(clock: FakeClock, scratch_url: str) -> Iterator[memlane.Memory]:
+    """A memory with no background worker: nothing but the test keys what waits."""
+    with memlane.Memory(scratch_url, clock=clock, embedder="hash", indexing="inline") as mem:
+        yield mem
+
+
+def test_a_note_forgotten_while_its_keys_were_made_gets_none(unattended: memlane.Memory) -> None:
+    memory = unattended  # a background worker could key the notes before the test reads them
     gone = memory.remember("U-1", "The chair of the Kalo Club is Ada Moss")
     kept = memory.remember("U-2", "The user plays the cello")
     rekeyed(memory)
