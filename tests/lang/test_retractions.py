@@ -9,6 +9,7 @@ import pytest
 
 import memlane
 from memlane.lang import is_negated, names_other_person, retractions, roles_of_subject
+from memlane.lang.changes import only_retracts
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -344,3 +345,15 @@ def test_street_addresses_are_found_by_shape() -> None:
     assert street_addresses("send to 7 Vine Row from now on") == {"7 vine row"}
     assert street_addresses("寄到杭州西湖区文三路88号") == {"文三路88号"}
     assert not street_addresses("I walked 3 miles down the road")
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Saturday doesn't work anymore", "saturday (2025-07-12) doesn't work anymore",
+     "Tomorrow at 4pm won't work"],
+)  # fmt: skip
+def test_a_time_that_no_longer_works_is_only_taken_back(said):
+    """As "Saturday at 4pm works for the grooming" gives a time, "Saturday doesn't work
+    anymore" takes it back and gives none (it was read as retracting "work")."""
+    assert only_retracts(said)
+    assert retractions(said)[0].old.split()[0] in ("saturday", "tomorrow")

@@ -189,3 +189,18 @@ def test_a_bare_code_does_not_answer_a_question_whose_code_word_is_someone_elses
         mem.remember("U-1", "We've got 4 dogs, so walks are long", at="2026-02-01")
         assert "4 dogs" in _top(mem, "What number of dogs does the customer have?")
         assert "7946" in _top(mem, "What's my phone number?")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        ("去年在大阪住的心斋桥花园酒店还不错", "下周去东京出差，帮我看看天气"),
+        ("下周去东京出差，帮我看看天气", "去年在大阪住的心斋桥花园酒店还不错"),
+    ],
+)
+def test_a_hotel_in_another_city_does_not_answer_for_the_city_named(said):
+    """ "东京的酒店" names 东京 (a well-known place of two characters): the Osaka hotel is a
+    near miss, and what was said of Tokyo ranks first; nothing tells a Tokyo hotel."""
+    with _told(*said) as mem:
+        top = _top(mem, "用户东京的酒店订的哪家？")
+    assert "心斋桥" not in top and "东京" in top, top

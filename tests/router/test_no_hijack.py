@@ -266,3 +266,77 @@ def test_a_where_question_is_answered_by_a_note_of_its_kind(said, question, answ
     does not tell where she is from, nor a trip where one lives or works."""
     for order in (said, said[::-1]):
         _answered_first(order, "U-9", question, answer)
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("一直想搬去呼和浩特，不过还没定", "我住桂林"), "我打算以后去哪个城市定居？", "呼和浩特"),
+        (("我在苏州住了十年了", "帮我看看有没有满减活动", "一直想搬去太原，不过还没定"),
+         "我打算以后去哪个城市定居？", "太原"),
+    ],
+)  # fmt: skip
+def test_a_plan_said_before_the_present_city_still_answers_a_question_about_plans(
+    said, question, answer
+):
+    """A plan asserts no present value: "我住桂林" said later does not make "一直想搬去呼和浩特"
+    stale; and a plan naming a city written with function characters (太原) is a note."""
+    r = _answered_first(said, "U-7", question, answer)
+    assert r.items[0].status == "current"
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("I'm Pablo Lopez", "why is shipping so slow this week",
+          "Juniper (my cat) is due for her vaccines"), "What's the customer's name?",
+         "Pablo Lopez"),
+        (("我是钟海燕", "煤球（我家猫）最近掉毛厉害，有推荐的猫粮吗", "上次那个优惠券怎么用不了"),
+         "客户叫什么名字？", "钟海燕"),
+        (("我比较喜欢晚上收到通知", "我是美团的"), "我现在在哪上班？", "美团"),
+        (("上次那个优惠券怎么用不了", "我是滴滴的，平时加班多"), "用户在哪家公司上班？", "滴滴"),
+    ],
+)  # fmt: skip
+def test_who_the_subject_is_is_told_by_what_they_said_of_themself(said, question, answer):
+    """ "The customer", "客户" are the subject: "I'm Pablo Lopez" answers, not a complaint or
+    the cat's note; "我是美团的" tells whose the speaker is: their employer."""
+    for order in (said, said[::-1]):
+        _answered_first(order, "U-10", question, answer)
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("I live in Warsaw", "our sales kickoff is in Copenhagen in March"),
+         "what city do I need a hotel in for the work event?", "Copenhagen"),
+        (("home's Shenzhen", "The discount code from last week isn't working",
+          "Went to Stockholm last summer, the food was unreal"), "Which city do I live in?",
+         "Shenzhen"),
+        (("我妈一个人住在深圳，想给她寄点东西", "我在青岛上班，也住这边"), "我自己住哪个城市？",
+         "青岛"),
+    ],
+)  # fmt: skip
+def test_a_city_is_answered_by_whose_it_is(said, question, answer):
+    """The city of a work event is not where one lives; where one lives is not told by a trip
+    or a complaint, nor by where one's mother lives ("Cust-7妈一个人住在深圳" as a note)."""
+    for order in (said, said[::-1]):
+        _answered_first(order, "U-11", question, answer)
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        (("phone: (213) 555-0159", "why is shipping so slow this week",
+          "I was in room 1914 at the Ibis Styles and forgot my jacket"),
+         "what number was the hotel room?", "1914"),
+        (("number's 503.555.0118", "The discount code from last week isn't working",
+          "I've got 3 kids under ten, so evenings are chaos"),
+         "number of kids in the household?", "3 kids"),
+        (("我电话+86-15873677359", "家里三个娃，周末根本出不了门"), "客户家孩子的数量是多少？",
+         "三个娃"),
+    ],
+)  # fmt: skip
+def test_a_note_of_the_subject_naming_the_thing_asked_answers(said, question, answer):
+    """Asked about a thing, the subject's own note that names it ("room", "kids", a counted
+    娃) answers when no other note names it."""
+    _answered_first(said, "U-12", question, answer)

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from memlane.lang import employment, en, zh
+from memlane.lang import employment, en, times, zh
 from memlane.lang import retractions as cues
 from memlane.lang.script import CJK_RANGES, fold
 from memlane.lang.words import (
@@ -314,6 +314,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
             rf"\s+{en.CHANGE_VERB}\s"
         ),
         re.compile(rf"\b(?:{en.RETRACTED_AFTER})\s+{en_value}"),
+        re.compile(rf"{_EN_CLAUSE_START}(?P<old>{times.EN_TIME_WORD}){en.NO_LONGER_SUITS}"),
         re.compile(en.NOT_ANY_MORE),
         re.compile(rf"{_EN_CLAUSE_START}(?P<old>[a-z][\w' ]{{0,30}}?){en.RETRACTED_BEFORE}"),
         # A job left: "不在腾讯干了", "last day at Philips", "Acme let me go".

@@ -54,6 +54,10 @@ RETRACTED_BEFORE = (
 """Cues preceded by a value that no longer holds ("the Visa's gone", "Monday is out"): an
 adjective ("out", "gone") only after a copula, never as a particle ("check out", "hung out")."""
 
+NO_LONGER_SUITS = r"\s+(?:doesn['’]t|does\s+not|won['’]t|will\s+not|no\s+longer)\s+work\b"
+"""Preceded by a time that no longer suits ("Saturday doesn't work anymore"): as "Saturday
+at 4pm works for the haircut" gives a time, this takes it back."""
+
 CHANGE_FROM = r"from"
 CHANGE_VERB = r"(?:to|into|→|->)"
 """``<change> from <old> to <new>``: "moved from Porto to San Francisco"."""

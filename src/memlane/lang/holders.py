@@ -16,7 +16,7 @@ from functools import cache
 from memlane.lang import en, zh
 from memlane.lang.roles import SUBJECT_OWNERS, roles_named
 from memlane.lang.script import CJK_RANGES, fold
-from memlane.lang.speaker import SPEAKER_LABEL
+from memlane.lang.speaker import SELF_WORD_ZH, SPEAKER_LABEL
 
 
 def is_generic(phrase: str) -> bool:
@@ -144,9 +144,14 @@ def opens_with_role(statement: str) -> bool:
     (True, True)
     >>> opens_with_role("I live in Lyon with my mum"), opens_with_role("U-7在大疆做产品经理")
     (False, False)
+    >>> opens_with_role("Cust_7妈一个人住在深圳，想给她寄点东西")
+    True
     """
     text = _SAID.sub("", fold(statement), count=1)
-    clause = _LEADING_ID.sub("", re.split(r"[,.;!?，。；！？]", text, maxsplit=1)[0])
+    head = re.split(r"[,.;!?，。；！？]", text, maxsplit=1)[0]
+    clause = _LEADING_ID.sub("", head)
     if re.match(f"[{CJK_RANGES}]", clause):
+        if clause != head:  # "Cust_7妈一个人住在…": the id stands for 我 ("我妈")
+            return bool(roles_named(SELF_WORD_ZH + clause[:_HEAD_CHARS]))
         return bool(roles_named(clause[:_HEAD_CHARS]))
     return bool(roles_named(" ".join(clause.split()[:_HEAD_WORDS])))

@@ -93,6 +93,15 @@ ZH_PLACE_AFTER = re.compile(
 )
 """A Chinese place or name after the word that introduces it (住在, 搬到, 来自, 叫…)."""
 
+ZH_SETTLED_AFTER = re.compile(
+    f"(?:住在|搬到|搬去|搬回|来自|飞往|回到|定居在)([{CJK_CLASS}]{{2,8}})"
+)
+"""A Chinese place after a word of living or moving there (住在, 搬去, 来自…): a place
+whatever its characters (太原, 成都 hold function characters)."""
+
+ZH_PLACE_END = re.compile("[了的吧啦呢哈呀啊嘛]")
+"""Particles that end a place read after :data:`ZH_SETTLED_AFTER`'s words."""
+
 ZH_LOCATIVE = re.compile("[上里中下边旁].*$")
 """A locative after a place ("公司里", "桥上"): not part of its name."""
 

@@ -45,6 +45,10 @@ OWNERS = "我他她您你家的户"
 """What stands right before a one-character role word when it names the role ("我哥", "家狗",
 "用户哥哥" — 户 ends 用户 and 客户)."""
 
+COUNTERS = "个只条位"
+"""Measure words that count a one-character role word, which then names the role too
+("家里三个娃", "两只猫"), as an owner does."""
+
 SUBJECT_OWNERS = (
     r"(?:我|我们|您|你|他|她|用户|客户|本人)(?:的|家的|家)?"
     r"|\b(?:my|our|your|his|her|their|the\s+user's|the\s+customer's|user's|customer's)\s+"
@@ -57,8 +61,8 @@ def roles_named(text: str) -> frozenset[str]:
 
     >>> sorted(roles_named("我哥和我妈的电话")), sorted(roles_named("What's my wife's email?"))
     (['mother', 'sibling'], ['spouse'])
-    >>> roles_named("哥伦比亚的咖啡")
-    frozenset()
+    >>> roles_named("哥伦比亚的咖啡"), roles_named("家里三个娃")
+    (frozenset(), frozenset({'child'}))
     """
     folded = fold(text)
     return frozenset(role for role, pattern in _patterns().items() if pattern.search(folded))
@@ -76,7 +80,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             parts.append(rf"\b(?:{'|'.join(sorted(latin, key=len, reverse=True))})(?:'s|s)?\b")
         if long_cjk:
             parts.append("|".join(sorted(long_cjk, key=len, reverse=True)))
-        parts.extend(rf"(?<=[{OWNERS}]){word}" for word in short)
+        parts.extend(rf"(?<=[{OWNERS}{COUNTERS}]){word}" for word in short)
         patterns[role] = re.compile("|".join(parts))
     return patterns
 

@@ -31,7 +31,11 @@ ASKING_CLAUSE = re.compile(r"[,，]\s*(?=[^,，]*$)")
 like?", "我下周去成都出差*，*那边冷吗？"): a question that follows what the speaker tells."""
 
 NUMBERING = re.compile(
-    r"^\s*(?:(?:[^\W\d_]{1,12}\s*)?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*(?:条|项|號|号)?\s*"
-    r"[)）\]】、.:：,，-]\s*|[#№]\s*\d+\s+)+"
+    r"^\s*(?:(?:[^\W\d_]{1,12}\s*(?![(（\[【]))?[#№]?\s*[(（\[【]?\s*(?:第\s*)?\d+\s*"
+    r"(?:条|项|號|号)?\s*(?:[)）\]】、.:：,，]|-(?!\d))\s*|[#№]\s*\d+\s+)+"
 )
-"""Numbering in front of a statement: "22、", "(3)", "（3）", "第33条：", "#4", "Fact 12:"."""
+"""Numbering in front of a statement: "22、", "(3)", "（3）", "第33条：", "#4", "Fact 12:".
+
+Not a date a statement opens with, nor one in brackets after its first words: "下周去东京出差
+（2025-12-29 那周）" keeps its words (a label is no label before a bracket, and "2025-12"
+is no number followed by a dash)."""

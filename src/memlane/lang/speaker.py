@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from memlane.lang.script import CJK_RANGES
 from memlane.lang.script import word_set as _words
 
 ZH_ADVERB = (
@@ -120,3 +121,23 @@ EN_NAME_NOT_FIRST = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
 
 EN_NAME_INSIDE = re.compile(r"(?<=[\w,] )[A-Z][^\W\d_]+")
 """A capitalized word after a word or comma and a space: a name inside a question."""
+
+
+SELF_INTRODUCTION = re.compile(
+    r"^\s*(?:(?i:i['’]m|i\s+am|i\s+is|this\s+is|it['’]s)\s+"
+    r"(?P<en>[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+){0,2})"
+    rf"|(?:我|本人)(?:是|叫)(?P<zh>[{CJK_RANGES}]{{2,4}}))\s*[.!。！~～]*\s*$"
+)
+"""The speaker saying who they are and nothing else: "I'm Pablo Lopez", "This is Ann",
+"我是钟海燕" (a name is capitalized in English; in Chinese two to four characters). A note
+writes the speaker as the subject's id: read back as "I"/"我" ("U-7 is Ann" → "I is Ann")."""
+
+AFFILIATION = re.compile(
+    r"^\s*(?:(?i:i['’]m|i\s+am|i\s+is)\s+(?i:with|at)\s+(?P<en>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2})"
+    rf"|(?:我|本人)是(?P<zh>[{CJK_RANGES}A-Za-z0-9]{{2,10}})的(?=[，,。.！!~～\s]|$))"
+)
+"""The speaker saying whose they are, first: "我是美团的，平时加班多", "I'm with Globex" (the
+place the speaker belongs to, as an employee)."""
+
+SELF_WORD_EN, SELF_WORD_ZH = "I", "我"
+"""How a note's subject is read back as the speaker."""

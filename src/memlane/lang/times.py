@@ -21,6 +21,11 @@ MONTH = (
 """English month names and their abbreviations, lower case."""
 
 WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+EN_TIME_WORD = (
+    rf"(?:(?:this|next|on)\s+)?(?:{WEEKDAY}|today|tonight|tomorrow)(?:\s+(?:morning|afternoon"
+    r"|evening|night))?(?:\s+at\s+\d{1,2}(?::\d\d)?\s*[ap]\.?m\.?)?|\d{1,2}(?::\d\d)?\s*[ap]\.?m\.?"
+)
+"""A day or a time of day as a speaker names one ("Saturday", "tomorrow at 4pm", "5:30pm")."""
 """English weekday names, lower case."""
 
 EN_COUNT = (

@@ -28,7 +28,7 @@ RESIDENCE, ORIGIN, TRAVEL = "residence", "origin", "travel"
 
 EN_RESIDENCE = (
     r"\b(?:live[sd]?|living|based|resid(?:e|es|ed|ing)|settled|mov(?:e|es|ed|ing)|relocat\w*"
-    r"|home\s+(?:is|town\s+now))\b"
+    r"|home\s+(?:is|town\s+now)|home['’]s)\b"
 )
 ZH_RESIDENCE = r"住|定居|居住|家在|搬"
 

@@ -77,6 +77,10 @@ CONJUNCTIONS = r"和|与|或|及|跟|还有|以及"
 """Words that join two noun phrases: "手机号*和*邮箱" asks for two things."""
 
 QUESTION_WORDS = r"哪个|哪些|哪家|哪|什么|多少|几"
+
+ASKED_KIND = r"(?:哪|什么|啥)(?:个|些|家|位|种|款|间|座|所|条|只|一)?[\u4e00-\u9fff]{0,2}"
+"""A question word with the noun of the kind it asks for ("哪家*快递*", "什么*颜色*"): that
+noun names what is asked, not the thing asked about."""
 """Words that ask: "*哪个*手机号" narrows nothing."""
 
 COMPANY = r"和|跟|与|同|带着|带"

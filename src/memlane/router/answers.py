@@ -36,6 +36,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
+from itertools import pairwise
 
 from memlane.extract import find_identifiers, resolve_times
 from memlane.extract._codes import CUES
@@ -44,11 +45,13 @@ from memlane.facts.model import Fact
 from memlane.facts.normalize import match_keys
 from memlane.lang import (
     asks_about_plans,
+    en,
     retractions,
     roles_named,
     salient_terms,
     salient_terms_besides,
     shares_term,
+    zh,
 )
 from memlane.lang.changes import asks_earlier, tells_past
 from memlane.lang.codewords import code_nouns, names_code
@@ -57,10 +60,17 @@ from memlane.lang.kinds import NUMBER, PERSON, TIME, asked_kind
 from memlane.lang.medicines import asks_about_food, names_medicine_only
 from memlane.lang.qualifiers import Qualifier, carries
 from memlane.lang.roles import asks_owner, owning_role
-from memlane.lang.script import fold
+from memlane.lang.script import fold, is_cjk
+from memlane.lang.speaker import (
+    AFFILIATION,
+    SELF_INTRODUCTION,
+    SELF_WORD_EN,
+    SELF_WORD_ZH,
+)
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
 from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
-from memlane.lang.whereabouts import TRAVEL, asks_where, whereabouts
+from memlane.lang.whereabouts import RESIDENCE, TRAVEL, asks_where, whereabouts
+from memlane.lang.words import stem
 from memlane.router.analysis import CODES, EVENT
 from memlane.router.candidates import TIER_ASIDE, TIER_NOTE, TIER_PROFILE, Candidate
 from memlane.router.claims import mentions
@@ -113,6 +123,7 @@ def answering(
     kept = _without_bare_codes(kept, analysis, mentions)
     kept = _about_a_thing(kept, analysis)
     kept = _about_a_plan(kept, analysis)
+    kept = _about_own_name(kept, analysis)
     kept = _about_where(kept, analysis)
     return _without_restatements(kept, analysis, mentions)
 
@@ -125,14 +136,57 @@ def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list
     parcel, not about the subject. "I work for USPS as a driver" tells of the subject (its
     note opens with them: :func:`memlane.lang.holders.opens_with_speaker`), not of the
     parcel: it ranks after the notes that tell of other things, still before summaries
-    (the subject may be meant all the same: "number of kids in the household?").
+    (the subject may be meant all the same). A note of the subject that shares a word with
+    the question stays ("I was in *room* 1914 at the Ibis" for "what number was the hotel
+    *room*?", "I've got 3 *kids*" for "number of *kids* in the household?"): it tells of
+    the thing asked about, unless another note names it too ("and the Bose speaker?": its
+    tracking number, not "I ordered a desk lamp and a Bose speaker") or tells of what it
+    tells ("Stop ordering the oat flat white for me, it's a cortado these days").
     """
     query = analysis.query
     if names_subject(query) or analysis.identifiers or analysis.roles:
         return candidates
     if len({c.item.subject for c in candidates if c.item.kind == "note"}) > 1:
         return candidates  # read across subjects: who "the subject" is, the question says
-    return [replace(c, tier=TIER_ASIDE) if _of_the_subject(c) else c for c in candidates]
+    asked = _things_named(query)
+    own = [_of_the_subject(c) for c in candidates]
+    others = [
+        c.statement
+        for c, mine in zip(candidates, own, strict=True)
+        if not mine and c.tier == TIER_NOTE and c.item.kind == "note"
+    ]
+    told = any(shares_term(asked, text) for text in others)
+    return [
+        replace(c, tier=TIER_ASIDE) if mine and not _names_alone(c, asked, told, others) else c
+        for c, mine in zip(candidates, own, strict=True)
+    ]
+
+
+def _names_alone(
+    candidate: Candidate, asked: frozenset[str], told: bool, others: list[str]
+) -> bool:
+    """Whether a note of the subject alone names the thing asked about.
+
+    It shares a word with the question, no other note does, and no other note tells of what
+    it tells ("Stop ordering the oat flat white" of "I always order the oat flat white").
+    """
+    if told or not shares_term(asked, candidate.statement):
+        return False
+    own = salient_terms(candidate.statement) - salient_terms(candidate.item.subject or "")
+    return not any(shares_term(own, text) for text in others)
+
+
+def _things_named(query: str) -> frozenset[str]:
+    """The question's salient terms less the noun of the kind it asks for ("which *driver*").
+
+    "Which driver delivered it?" and "那件是哪家快递运的？" ask for a driver, a courier: a note
+    that the subject is one tells of the subject, not of the thing; "what number was the
+    hotel *room*?" names the room.
+    """
+    folded = re.sub(zh.ASKED_KIND, " ", fold(query))
+    words = re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", folded)
+    kinds = {stem(noun) for ask, noun in pairwise(words) if ask in en.ASKS_KIND}
+    return frozenset(term for term in salient_terms(folded) if term not in kinds)
 
 
 def _about_a_plan(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
@@ -152,30 +206,93 @@ def _about_a_plan(candidates: list[Candidate], analysis: QueryAnalysis) -> list[
     return [replace(c, tier=TIER_ASIDE) if id(c) in aside else c for c in candidates]
 
 
+def _about_own_name(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
+    """Under a question for who the subject is, the notes that say it of them rank first.
+
+    "What's the customer's name?", "客户叫什么名字？": the customer is the subject, and
+    "I'm Pablo Lopez" / "我是钟海燕" (a note that only says who the speaker is:
+    :data:`memlane.lang.speaker.SELF_INTRODUCTION`) answers; a complaint about a coupon or
+    a note about the cat does not. So for the subject's employer ("我现在在哪上班？") does a
+    note that says whose the speaker is ("我是美团的，平时加班多":
+    :data:`memlane.lang.speaker.AFFILIATION`). Nothing changes when no note says it.
+    """
+    if analysis.roles or analysis.identifiers:
+        return candidates
+    told = [pattern for attribute, pattern in _WHO_ONE_IS if attribute in analysis.attributes]
+    if not told:
+        return candidates
+    notes = {id(c) for c in candidates if c.tier == TIER_NOTE and c.item.kind == "note"}
+    named = {id(c) for c in candidates if id(c) in notes and _says_of_self(c, told)}
+    if not named:
+        return candidates
+    return [replace(c, tier=TIER_ASIDE) if id(c) in notes - named else c for c in candidates]
+
+
+_WHO_ONE_IS = (("name", SELF_INTRODUCTION), ("employer", AFFILIATION))
+"""Which statement of the speaker about themself tells which attribute of theirs."""
+
+
+def _says_of_self(candidate: Candidate, patterns: list[re.Pattern[str]]) -> bool:
+    """Whether a note says who its subject is in one of ``patterns``.
+
+    A note writes the speaker as the subject's id: "U-7 is Ann" is read as "I is Ann",
+    "U-7是美团的" as "我是美团的".
+    """
+    text = _SPEAKER.sub("", candidate.statement).strip()
+    subject = candidate.item.subject
+    if subject:
+        own = SELF_WORD_ZH if any(is_cjk(ch) for ch in text) else SELF_WORD_EN
+        text = re.sub(re.escape(subject), own, text, flags=re.IGNORECASE)
+    return any(pattern.search(text) for pattern in patterns)
+
+
 def _about_where(candidates: list[Candidate], analysis: QueryAnalysis) -> list[Candidate]:
     """Under a question about one kind of *where*, notes of another kind rank after the rest.
 
     "Where am I originally from?" asks where one comes from: "Chicago born and raised"
     answers, "based in Manchester" (where one lives) does not; "我现在住哪个城市？" is not
     answered by "上次去悉尼旅游住的民宿" (a trip), nor "用户在哪家公司上班？" by "去厦门那趟是途远
-    旅行社带的团". Kinds: :mod:`memlane.lang.whereabouts`. Nothing changes when no note is
-    of the kind asked (for where one works: when every note tells a trip).
+    旅行社带的团". Kinds: :mod:`memlane.lang.whereabouts`. A note of another kind ranks after
+    the rest even when no note is of the kind asked ("Went to Stockholm last summer" does not
+    tell where one lives), and when some note is of the kind asked, so does a note of no kind
+    ("The discount code from last week isn't working"). A place asked that is neither the
+    subject's own nor of a kind ("what city do I need a hotel in for the work event?": the
+    event's) is not told by where one lives. Nothing changes when every note would rank after
+    the rest (for where one works: when every note tells a trip).
     """
     asked = whereabouts(analysis.query)
     standing = analysis.own_value and bool(set(analysis.attributes) & _STANDING)
-    if not (asked and asks_where(analysis.query)) and not (standing and TRAVEL not in asked):
+    elsewhere = _place_of_another(analysis, asked)
+    where = bool(asked) and asks_where(analysis.query)
+    if not where and not (standing and TRAVEL not in asked) and not elsewhere:
         return candidates
     notes = [c for c in candidates if c.tier == TIER_NOTE and c.item.kind == "note"]
     kinds = {id(c): whereabouts(c.statement) for c in notes}
-    if asked and asks_where(analysis.query):
-        if not any(kind & asked for kind in kinds.values()):
+    if elsewhere:  # the place of an event or a trip: where one lives does not tell it
+        aside = {key for key, kind in kinds.items() if kind == {RESIDENCE}}
+        if len(aside) == len(kinds):
             return candidates
-        aside = {key for key, kind in kinds.items() if kind and not kind & asked}
+    elif where:
+        told = any(kind & asked for kind in kinds.values())  # then a note of no kind is aside
+        aside = {key for key, kind in kinds.items() if not kind & asked and (kind or told)}
     else:  # where one works now: a trip does not tell it
         aside = {key for key, kind in kinds.items() if TRAVEL in kind}
         if len(aside) == len(kinds):
             return candidates
     return [replace(c, tier=TIER_ASIDE) if id(c) in aside else c for c in candidates]
+
+
+def _place_of_another(analysis: QueryAnalysis, asked: frozenset[str]) -> bool:
+    """Whether a question asks for a place that is not the subject's own, nor of a kind.
+
+    "What city do I need a hotel in for the work event?" asks for a city, but the
+    analysis did not read it as the subject's ``location`` (the city is the event's); it
+    names no kind of *where* (living, coming from, travelling) either.
+    """
+    if asked or analysis.roles or analysis.identifiers or "location" in analysis.attributes:
+        return False
+    located = any(intent.attribute == "location" for intent in analysis.intents)
+    return located and asks_where(analysis.query)
 
 
 def _of_the_subject(candidate: Candidate) -> bool:

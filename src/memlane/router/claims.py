@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.extract import find_identifiers
-from memlane.lang import is_cjk, is_negated, mentions_value
+from memlane.lang import asks_about_plans, is_cjk, is_negated, mentions_value
 from memlane.lang import relations as words
 from memlane.lang.script import CJK_RANGES, EMOJI_RANGES
 from memlane.pacing import pause
@@ -93,8 +93,9 @@ _NEEDS_IDENTIFIER = {"phone": "phone", "email": "email"}
 def claims(text: str, subject: str) -> tuple[Claim, ...]:
     """The claims of one statement of ``subject``'s memory, clause by clause.
 
-    Questions, negations ("I don't live there any more") and reported questions
-    ("U-001 asked: ...") claim nothing: they do not assert a value.
+    Questions, negations ("I don't live there any more"), plans ("一直想搬去呼和浩特",
+    "planning to move to Oslo") and reported questions ("U-001 asked: ...") claim nothing:
+    they do not assert a value that holds.
 
     >>> [(c.holder, c.relation) for c in claims("Alice's favourite team is now Chelsea", "U-1")]
     [('alice', 'my:favourite team')]
@@ -107,8 +108,8 @@ def claims(text: str, subject: str) -> tuple[Claim, ...]:
     holder = _leading_holder(text, subject)
     for clause in _clauses(text):
         pause()  # a long note's clauses: a write lets requests go first (memlane.pacing)
-        if is_question(clause) or is_negated(clause):
-            continue
+        if is_question(clause) or is_negated(clause) or asks_about_plans(clause):
+            continue  # a plan ("一直想搬去太原") asserts no value that holds now
         taken: set[tuple[str, str]] = set()
         clause_claims = _third_person(clause, subject, taken) + _cjk(clause, subject, holder, taken)
         covered = {claim.relation for claim in clause_claims}

@@ -38,6 +38,7 @@ from memlane.lang import en, zh
 from memlane.lang.frames import names_holder, relation_frame
 from memlane.lang.kinds import TIME, asked_kind, fits, held_kinds, stem
 from memlane.lang.meanings import senses
+from memlane.lang.places import is_zh_place
 from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
 from memlane.router.candidates import TIER_ASIDE, TIER_NOTE, Candidate
@@ -59,6 +60,8 @@ NAME_WEIGHT = 2.0
 MIN_NAME_CHARS = 3
 """The shortest run of Chinese characters taken for a name."""
 
+_ZH_PLACES_NAMED = re.compile(rf"(?=([{CJK_RANGES}]{{2}}))")
+"""Every two Chinese characters in a row, overlapping: a well-known place among them is a name."""
 _MOST = 1 + TOPIC_BONUS + KIND_BONUS + RELATION_BONUS
 _GRAMMAR = "".join(sorted(zh.FUNCTION_CHARACTERS))
 _CONTENT_RUN = re.compile(rf"(?:(?![{_GRAMMAR}])[{CJK_RANGES}]){{{MIN_NAME_CHARS},}}")
@@ -162,8 +165,9 @@ def _chinese_name(query: str, folded: list[str]) -> str:
     """The longest run of Chinese content characters of ``query`` a statement holds whole.
 
     Only what the question writes out as a name counts: a run of at least three characters
-    that are not grammar ("珂洲市", not "那个快递"); a question without one names nothing in
-    Chinese, and its words are left to retrieval.
+    that are not grammar ("珂洲市", not "那个快递"), else a well-known place of two
+    (:func:`memlane.lang.places.is_zh_place`: "用户*东京*的酒店订的哪家？"); a question
+    without one names nothing in Chinese, and its words are left to retrieval.
     """
     best = ""
     for run in _CONTENT_RUN.findall(fold(query)):
@@ -173,7 +177,10 @@ def _chinese_name(query: str, folded: list[str]) -> str:
             if found is not None:
                 best = found
                 break
-    return best
+    if best:
+        return best
+    places = (place for place in _ZH_PLACES_NAMED.findall(fold(query)) if is_zh_place(place))
+    return next((place for place in places if any(place in text for text in folded)), "")
 
 
 def misspells(name: str, text: str) -> bool:

@@ -27,6 +27,7 @@ from memlane.extract.times import resolve_times
 from memlane.lang import negates_next
 from memlane.lang import phrasing as said
 from memlane.lang.changes import takes_back
+from memlane.lang.places import ZH_PLACE_END, ZH_SETTLED_AFTER, ZH_TRAILING_VERB
 from memlane.lang.sentences import ASKING_CLAUSE
 from memlane.lang.speaker import FIRST_PERSON as _FIRST_PERSON
 from memlane.lang.speaker import HYPOTHETICAL, QUESTION_EN, QUESTION_ZH
@@ -225,8 +226,25 @@ def is_informative(sentence: str, *, has_time: bool = False, about_speaker: bool
         if is_content_word(word)
     )
     cjk_chars = sum(len(segment) for segment in cjk_segments(sentence)) + 2 * int(has_time)
+    cjk_chars += sum(len(place) for place in _cjk_places(sentence))
     first_person = about_speaker or _FIRST_PERSON.search(sentence) is not None
     return score >= (2 if first_person else 3) or cjk_chars >= (2 if first_person else 4)
+
+
+def _cjk_places(sentence: str) -> list[str]:
+    """The Chinese places a sentence introduces ("搬去*太原*", "住在*成都*"), whole.
+
+    Cutting at function characters loses them ("太原" is cut at 太, "成都" at 都), so a
+    sentence naming one would seem too thin to remember.
+    """
+    found = (
+        ZH_TRAILING_VERB.sub("", ZH_PLACE_END.split(match.group(1))[0])
+        for match in ZH_SETTLED_AFTER.finditer(sentence)
+    )
+    return [place for place in found if _MIN_PLACE <= len(place) <= _MAX_PLACE]
+
+
+_MIN_PLACE, _MAX_PLACE = 2, 4
 
 
 _RELATION_PATTERNS = re.compile(
