@@ -135,11 +135,12 @@ def role_before(text: str, start: int) -> str | None:
 
 _HOLDER_PHRASE = re.compile(
     r"\b(?:(?:for|at)\s+(?:(?:the|my|our|your|his|her|their|a|an)\s+)?"
-    r"|of\s+(?:the|my|our|your|his|her|their|a|an)\s+)(?:[a-z]+\s+)?$"
+    r"|of\s+(?:my|our|your|his|her|their)\s+)(?:[a-z]+\s+)?$"
 )
 """The words before a role that make it the holder of what the clause asks for: "for the
-dental (clinic)", "at the (hospital)", "of my (landlord)" — not "of" alone: "the number of
-kids" counts them."""
+dental (clinic)", "at the (hospital)", "of my (landlord)" — "of" only with an owner: "the
+number of kids" counts them, and "the name of the pet that John lost" asks what the pet
+was called, which a note naming the pet by its name answers."""
 
 
 def role_held_after(text: str, start: int) -> str | None:
