@@ -217,6 +217,33 @@ def test_an_order_known_only_by_the_assistants_id_is_cancelled(mem, clock: FakeC
     assert not any("4月11日送达" in text for text in _current_texts(r))
 
 
+@pytest.mark.parametrize(
+    ("asked", "placed", "cancel", "cancelled", "question", "answer", "stale"),
+    [
+        ("确认购买罗技鼠标", "已为您下单罗技鼠标，订单号ORD-2025-20610，预计3月1日送达。",
+         "订单ORD-2025-20610取消！在别家买了", "已为您取消订单ORD-2025-20610，款项原路退回。",
+         "订单ORD-2025-20610还会发货吗？", "取消", "3月1日送达"),
+        ("Please buy the Logitech mouse for me",
+         "Ordered the Logitech mouse, order ORD-2025-20611, arriving 1 March.",
+         "Cancel ORD-2025-20611! got it elsewhere", "Cancelled ORD-2025-20611, refund on its way.",
+         "will order ORD-2025-20611 still ship?", "Cancel", "arriving 1 March"),
+    ],
+)  # fmt: skip
+def test_a_reply_placing_an_order_falls_when_only_its_id_is_cancelled(
+    mem, clock: FakeClock, asked, placed, cancel, cancelled, question, answer, stale
+):
+    """The request names the thing, the cancellation only the id the reply gave it.
+
+    The storyline merges both sessions: the reply's line is dated by the request it
+    answers (the earliest note sharing its rarest words), so the cancellation comes after it.
+    """
+    _chat(mem, clock, "s-1", asked, placed)
+    _chat(mem, clock, "s-2", cancel, cancelled)
+    r = mem.recall("U-1", question)
+    assert r.items and answer in r.items[0].text
+    assert not any(stale in text for text in _current_texts(r))
+
+
 def test_asked_for_the_old_address_a_retraction_naming_only_what_is_asked_is_left_out(
     mem, clock: FakeClock
 ):

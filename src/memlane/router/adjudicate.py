@@ -352,6 +352,8 @@ class Adjudicator:
         cited = (
             frozenset(candidate.line_sources[index]) if index < len(candidate.line_sources) else ()
         )
+        if not cited and index < len(candidate.answered):
+            cited = frozenset(candidate.answered[index][1])  # a reply: said with what it answers
         subject = candidate.item.subject
         if not cited or subject is None:
             return candidate

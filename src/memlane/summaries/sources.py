@@ -149,12 +149,16 @@ class WeightedLines:
         """Read ahead what :meth:`choose` will ask for these summaries (nothing here)."""
 
     def _shared(
-        self, weights: dict[str, float], within: frozenset[str] | None
+        self,
+        weights: dict[str, float],
+        within: frozenset[str] | None,
+        *,
+        earliest_first: bool = False,
     ) -> list[tuple[tuple[str, ...], float]]:
         """Per note citing turns (``within``), its turns and the weight of ``weights`` it holds.
 
         Notes sharing no word are left out; the others come in the order of the first word of
-        ``weights`` they hold, then as said.
+        ``weights`` they hold, then as said (``earliest_first``: as said alone).
         """
         raise NotImplementedError
 
@@ -183,11 +187,15 @@ class WeightedLines:
         """The turns of the earliest note (citing turns ``within``) that shares a word of ``text``.
 
         The word is the rarest of ``text`` that any such note holds: an assistant's reply
-        ("已为您下单加湿器…") restates what the user first said of it ("确认购买加湿器").
+        ("已为您下单加湿器…") restates what the user first said of it ("确认购买加湿器"). Words
+        of equal rarity are one choice, the earliest note holding any of them: "已为您下单罗技
+        鼠标，订单号ORD-…" restates "确认购买罗技鼠标", not the later "订单ORD-…取消！".
         """
         weights = {word: weight for word, weight in self._weights(text).items() if self._held(word)}
-        for word in sorted(weights, key=lambda word: -weights[word])[:_FIRST_SAID_WORDS]:
-            shared = self._shared({word: weights[word]}, within)
+        rarest = sorted(weights, key=lambda word: -weights[word])[:_FIRST_SAID_WORDS]
+        for weight in sorted({weights[word] for word in rarest}, reverse=True):
+            tied = {word: weight for word in rarest if weights[word] == weight}
+            shared = self._shared(tied, within, earliest_first=True)
             if shared:
                 return shared[0][0]
         return ()
@@ -280,14 +288,19 @@ class NoteIndex(WeightedLines):
         return len(self._postings.get(word, ()))
 
     def _shared(
-        self, weights: dict[str, float], within: frozenset[str] | None
+        self,
+        weights: dict[str, float],
+        within: frozenset[str] | None,
+        *,
+        earliest_first: bool = False,
     ) -> list[tuple[tuple[str, ...], float]]:
         shared: dict[int, float] = {}
         for word, weight in weights.items():
             for index in self._postings.get(word, ()):
                 if cites_within(self._turns[index], within):
                     shared[index] = shared.get(index, 0.0) + weight
-        return [(self._turns[index], weight) for index, weight in shared.items()]
+        indexes = sorted(shared) if earliest_first else list(shared)  # notes come as said
+        return [(self._turns[index], shared[index]) for index in indexes]
 
 
 class StoredNoteIndex(WeightedLines):
@@ -352,7 +365,11 @@ class StoredNoteIndex(WeightedLines):
         return words
 
     def _shared(
-        self, weights: dict[str, float], within: frozenset[str] | None
+        self,
+        weights: dict[str, float],
+        within: frozenset[str] | None,
+        *,
+        earliest_first: bool = False,
     ) -> list[tuple[tuple[str, ...], float]]:
         needed = _needed(weights)
         if within is not None and len(within) <= FEW_TURNS:
@@ -366,7 +383,7 @@ class StoredNoteIndex(WeightedLines):
             when, turns, held = self._notes[note_id]
             if held & wanted and cites_within(turns, within):
                 weight = sum(weights[word] for word in order if word in held)
-                first = min(order.index(word) for word in held if word in weights)
+                first = 0 if earliest_first else min(order.index(w) for w in held if w in weights)
                 shared.append((first, when, turns, weight))
         return [(turns, weight) for *_, turns, weight in sorted(shared)]
 
