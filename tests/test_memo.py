@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 import memlane
 from memlane.lang.changes import only_retracts, retractions, street_addresses, switched_parts
 from memlane.lang.words import salient_terms
@@ -53,32 +57,23 @@ def test_keyword_and_unhashable_calls_are_computed() -> None:
     assert len(calls) == 4
 
 
+def _answers(text: str) -> tuple[object, ...]:
+    """What each memoized text function answers for ``text``."""
+    return (
+        only_retracts(text, ("Ann",)),
+        retractions(text),
+        street_addresses(text),
+        switched_parts(text, ("Ann",)),
+        salient_terms(text),
+        normalize_for_dedupe(text),
+    )
+
+
 def test_memoized_text_functions_answer_as_outside_a_scope() -> None:
-    outside = [
-        (
-            only_retracts(t, ("Ann",)),
-            retractions(t),
-            street_addresses(t),
-            switched_parts(t, ("Ann",)),
-            salient_terms(t),
-            normalize_for_dedupe(t),
-        )
-        for t in TEXTS
-    ]
+    outside = [_answers(t) for t in TEXTS]
     with recall_scope():
         for _ in range(2):
-            inside = [
-                (
-                    only_retracts(t, ("Ann",)),
-                    retractions(t),
-                    street_addresses(t),
-                    switched_parts(t, ("Ann",)),
-                    salient_terms(t),
-                    normalize_for_dedupe(t),
-                )
-                for t in TEXTS
-            ]
-            assert inside == outside
+            assert [_answers(t) for t in TEXTS] == outside
 
 
 def test_a_forget_between_recalls_is_seen(clock: FakeClock) -> None:
@@ -90,3 +85,21 @@ def test_a_forget_between_recalls_is_seen(clock: FakeClock) -> None:
         assert not in_scope()
         mem.forget("U-1")
         assert mem.recall("U-1", "how do I get to work?").items == []
+
+
+def test_a_recall_runs_in_a_scope_of_its_own(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memlane.router import executor
+
+    seen: list[bool] = []
+    analyze = executor.analyze
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        seen.append(in_scope())
+        return analyze(*args, **kwargs)
+
+    monkeypatch.setattr(executor, "analyze", watched)
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        mem.recall("U-1", "how do I get to work?")
+    assert seen == [True] and not in_scope()

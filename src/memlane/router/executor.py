@@ -140,6 +140,7 @@ class Router:
         when = checked_now(self._clock) if at is None else parse_instant(at, self._zone, "at")
         return analyze(query, synonyms=self.synonyms, at=when, timezone=self._zone)
 
+    @recall_scope()  # text read again and again is read once per recall (see memlane.memo)
     def recall(
         self,
         subject: str | None,
@@ -157,30 +158,6 @@ class Router:
         Raises:
             InvalidInput: a bad query, subject, session id, ``k``, budget or time.
         """
-        with recall_scope():  # text read again and again is read once (see memlane.memo)
-            return self._recall(
-                subject,
-                query,
-                session_id,
-                k,
-                budget_tokens,
-                valid_at,
-                known_at,
-                include_stale=include_stale,
-            )
-
-    def _recall(
-        self,
-        subject: str | None,
-        query: str,
-        session_id: str | None,
-        k: int,
-        budget_tokens: int,
-        valid_at: TimeInput | None,
-        known_at: TimeInput | None,
-        *,
-        include_stale: bool,
-    ) -> Recall:
         started = time.perf_counter()
         request = self._request(
             subject, session_id, k, budget_tokens, valid_at, known_at, include_stale
