@@ -29,6 +29,16 @@ def _current_texts(result) -> list[str]:
     return [item.text for item in result.items if item.status == "current"]
 
 
+def _answers_the_new_value_only(mem, clock, old, turn, question, new, gone) -> None:
+    """``old`` said, then ``turn`` a month later: ``question`` is answered by ``new`` first,
+    and no current item still holds ``gone``."""
+    _chat(mem, clock, "s-1", old)
+    _chat(mem, clock, "s-2", turn, days=30)
+    r = mem.recall("U-1", question)
+    assert new in r.items[0].text
+    assert not any(gone in text for text in _current_texts(r))
+
+
 @pytest.mark.parametrize(
     ("booked", "moved", "question", "new", "old"),
     [
@@ -151,11 +161,7 @@ def test_a_new_street_address_replaces_the_old_one_though_no_word_is_shared(mem,
 def test_a_value_of_one_kind_given_in_place_of_another_by_shape(
     mem, clock: FakeClock, old, turn, question, new, gone
 ):
-    _chat(mem, clock, "s-1", old)
-    _chat(mem, clock, "s-2", turn, days=30)
-    r = mem.recall("U-1", question)
-    assert new in r.items[0].text
-    assert not any(gone in text for text in _current_texts(r))
+    _answers_the_new_value_only(mem, clock, old, turn, question, new, gone)
 
 
 def test_chinese_questions_for_the_old_number_and_the_old_address(mem, clock: FakeClock):
@@ -293,8 +299,4 @@ def test_a_statement_naming_an_identifier_the_exact_lane_ended_since_is_stale(
     mem, clock: FakeClock, old, turn, question, new, gone
 ):
     # "the old one" names nothing; the exact lane retired the old value when the new came
-    _chat(mem, clock, "s-1", old)
-    _chat(mem, clock, "s-2", turn, days=30)
-    r = mem.recall("U-1", question)
-    assert new in r.items[0].text
-    assert not any(gone in text for text in _current_texts(r))
+    _answers_the_new_value_only(mem, clock, old, turn, question, new, gone)

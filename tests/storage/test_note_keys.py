@@ -546,24 +546,38 @@ def test_a_short_note_still_writes_its_keys_with_it_in_one_write(
     assert len(parts) == 1 and pending(memory) == 0
 
 
-def test_a_recall_between_the_parts_keys_the_note_whole_and_no_part_follows(
-    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _between_parts(
+    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], object]
+) -> list[bool]:
+    """Key rows written :data:`PART` at a time, ``meanwhile`` run after the first part.
+
+    Returns what each ``add_note_keys`` call answers, filled as the note is written.
+    """
     store = store_of(memory)
     monkeypatch.setattr(store.dialect, "key_rows_per_write", PART)
     original = store.add_note_keys
     calls: list[bool] = []
 
-    def then_recall(*args: Any, **options: Any) -> bool:
+    def watched(*args: Any, **options: Any) -> bool:
         written = original(*args, **options)
         calls.append(written)
-        if len(calls) == 1:  # another request of the subject, between two parts
-            assert pending(memory) == 1
-            memory.recall("U-1", "where are the hives?")
-            assert pending(memory) == 0
+        if len(calls) == 1:
+            meanwhile()
         return written
 
-    monkeypatch.setattr(store, "add_note_keys", then_recall)
+    monkeypatch.setattr(store, "add_note_keys", watched)
+    return calls
+
+
+def test_a_recall_between_the_parts_keys_the_note_whole_and_no_part_follows(
+    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def recall() -> None:  # another request of the subject, between two parts
+        assert pending(memory) == 1
+        memory.recall("U-1", "where are the hives?")
+        assert pending(memory) == 0
+
+    calls = _between_parts(memory, monkeypatch, recall)
     note = memory.remember("U-1", LONG_NOTE)
     assert calls == [True, False]  # the recall keyed it: the writer stopped
     expected = len(dict.fromkeys(note_keys("U-1", note.text, ("remember",))))
@@ -573,19 +587,7 @@ def test_a_recall_between_the_parts_keys_the_note_whole_and_no_part_follows(
 def test_a_long_note_forgotten_between_its_parts_gets_no_more_keys(
     memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = store_of(memory)
-    monkeypatch.setattr(store.dialect, "key_rows_per_write", PART)
-    original = store.add_note_keys
-    calls: list[bool] = []
-
-    def then_forget(*args: Any, **options: Any) -> bool:
-        written = original(*args, **options)
-        calls.append(written)
-        if len(calls) == 1:
-            memory.forget("U-1")
-        return written
-
-    monkeypatch.setattr(store, "add_note_keys", then_forget)
+    calls = _between_parts(memory, monkeypatch, lambda: memory.forget("U-1"))
     memory.remember("U-1", LONG_NOTE)
     assert calls == [True, False] and key_rows(memory, "U-1") == 0
 
