@@ -40,6 +40,7 @@ def line_words(text: str) -> frozenset[str]:
     return frozenset(ordered_words(text))
 
 
+@lru_cache(maxsize=32_768)
 def ordered_words(text: str) -> tuple[str, ...]:
     """:func:`line_words` in the order :func:`keywords` finds them, each once.
 
