@@ -9,7 +9,6 @@ import pytest
 
 import memlane
 from memlane.embed.base import Vectors
-from memlane.summaries.indexer import QUERY_THREAD
 from tests.conftest import FakeClock
 from tests.support.embedders import HashBacked
 
@@ -17,9 +16,8 @@ from tests.support.embedders import HashBacked
 class CountingEmbedder(HashBacked):
     """A hash embedder that counts its calls, or refuses them all (``refuse=True``).
 
-    ``calls`` counts the calls made on the thread that built it, the test's, and on the
-    threads a request starts to make its query's vector meanwhile (``QUERY_THREAD``): a
-    request's path; the background indexer's calls are ``background_calls``.
+    ``calls`` counts the calls made on the thread that built it, the test's: a request's
+    path; the background indexer's calls are ``background_calls``.
     """
 
     def __init__(self, refuse: bool = False) -> None:
@@ -36,7 +34,7 @@ class CountingEmbedder(HashBacked):
         return self._count(lambda: self.inner.embed_query(text))
 
     def _count(self, compute):
-        if threading.get_ident() == self._thread or threading.current_thread().name == QUERY_THREAD:
+        if threading.get_ident() == self._thread:
             self.calls += 1
         else:
             self.background_calls += 1

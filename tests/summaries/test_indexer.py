@@ -354,68 +354,6 @@ def test_a_query_with_a_lane_of_its_own_is_embedded_while_the_model_is_busy(open
     assert mem.index.wait(timeout=30)
 
 
-class QueryRecorder(GatedEmbedder):
-    """Records each query it embeds and the name of the thread that asked."""
-
-    def __init__(self, fail: bool = False) -> None:
-        super().__init__(open_gate=True)
-        self.fail = fail
-        self.queries: list[tuple[str, str]] = []
-
-    def embed_query(self, text: str) -> Vectors:
-        self.queries.append((text, threading.current_thread().name))
-        if self.fail:
-            raise EmbeddingError("the model is gone")
-        return self.inner.embed_query(text)
-
-
-def test_a_query_vector_begun_ahead_is_taken_by_the_search_and_made_once(open_memory):
-    embedder = QueryRecorder()
-    mem = open_memory(embedder)
-    shared = mem.index.indexer
-    shared.begin_query_vector(embedder, "roses?")
-    shared.begin_query_vector(embedder, "roses?")  # already begun: not made twice
-    vector = shared.query_vector(embedder, "roses?")
-    assert vector is not None and vector.tolist() == embedder.inner.embed_query("roses?").tolist()
-    assert embedder.queries == [("roses?", indexer.QUERY_THREAD)]
-    shared.query_vector(embedder, "roses?")  # taken: the next search asks the model itself
-    assert embedder.queries[1:] == [("roses?", threading.current_thread().name)]
-
-
-def test_a_failure_making_a_begun_vector_is_the_searchs(open_memory):
-    embedder = QueryRecorder(fail=True)
-    mem = open_memory(embedder)
-    shared = mem.index.indexer
-    shared.begin_query_vector(embedder, "roses?")
-    with pytest.raises(EmbeddingError, match="gone"):
-        shared.query_vector(embedder, "roses?")
-
-
-def test_a_recall_begins_its_query_vector_before_searching_by_words(open_memory, monkeypatch):
-    embedder = QueryRecorder()
-    mem = open_memory(embedder)
-    mem.remember("U-1", "The user grows roses in the garden")
-    assert mem.index.wait(timeout=30)
-    order: list[str] = []
-    store = mem.summaries._store
-    lexical, begin = store.lexical, mem.index.indexer.begin_query_vector
-    monkeypatch.setattr(store, "lexical", lambda *a: order.append("words") or lexical(*a))
-    monkeypatch.setattr(
-        mem.index.indexer, "begin_query_vector", lambda *a: order.append("vector") or begin(*a)
-    )
-    embedder.queries.clear()
-    assert mem.recall("U-1", "what does the user grow?").items
-    assert order[:2] == ["vector", "words"]
-    assert embedder.queries[0][1] == indexer.QUERY_THREAD
-
-
-def test_nothing_embedded_begins_no_query_vector(open_memory, monkeypatch):
-    embedder = QueryRecorder()
-    mem = open_memory(embedder)
-    mem.summaries.begin_search("U-1", "what does the user grow?")
-    assert embedder.queries == []
-
-
 class PriorityRecorder(GatedEmbedder):
     """Records the niceness of the thread each document call runs in."""
 

@@ -179,7 +179,6 @@ def read_summaries(
             people = speakers(lane.storyline(scope))
             focused = without_speakers(query, people)
             named = line_words(query) & people if focused != query else named
-        lane.begin_search(scope, focused)  # the vector is made while the words are searched
         note_hits = lane.search_notes(scope, focused, depth)
         summary_hits = lane.search(scope, focused, depth)
         read.hits += len(note_hits) + len(summary_hits)

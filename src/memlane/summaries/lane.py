@@ -97,25 +97,6 @@ class SummariesLane:
         found = self._store.notes_by_id(self._tenant, [owner for owner, _ in ranked])
         return [NoteHit(found[owner], score) for owner, score in ranked if owner in found]
 
-    def begin_search(self, subject: str | None, query: str) -> None:
-        """Start embedding ``query`` for the searches of ``subject`` about to run.
-
-        :meth:`search` and :meth:`search_notes` first search by words, then take the vector
-        (see :meth:`Indexer.begin_query_vector`); meanwhile the caller does other work. Only
-        when something of the subject is embedded: otherwise no search asks for the vector.
-        """
-        try:
-            query = validation.text("query", query, validation.MAX_QUERY_CHARS)
-            subject = None if subject is None else name("subject", subject)
-        except InvalidInput:
-            return  # the search itself says why
-        embedder = self._embedder()
-        if any(
-            self._store.vector_state(self._tenant, subject, kind, embedder.name)[1]
-            for kind in ("note", "summary")
-        ):
-            self._indexer.begin_query_vector(embedder, query)
-
     def tells_meaning(self) -> bool:
         """Whether the embedder's similarity follows meaning: it has a ``meaning_floor``.
 
