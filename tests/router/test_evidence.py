@@ -20,7 +20,7 @@ from memlane.router.evidence import ListedEvidence, Statement, no_meaning
 from memlane.router.slots import probe_chains, restates, slot_keys, slot_opening, slot_probes
 from memlane.summaries.linedata import LineData
 from memlane.summaries.model import Note
-from memlane.summaries.sources import NoteIndex, StoredNoteIndex
+from memlane.summaries.sources import NoteIndex, StoredNoteIndex, line_words
 from tests.conftest import FakeClock
 
 _LETTERS = st.text(alphabet="abcde xy上海北京0129", min_size=0, max_size=40)
@@ -173,3 +173,57 @@ def test_stored_note_index_weighs_and_cites_as_the_index_in_memory(clock: FakeCl
         for query in ("support group", "what did Melanie paint?", "counseling"):
             for scope in (None, within):
                 assert stored.choose(lines, query, scope) == memory.choose(lines, query, scope)
+
+
+def test_prepared_note_index_reads_only_the_words_of_the_lines(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After :meth:`StoredNoteIndex.prepare`, lines are tied as in memory, and of the notes
+    compared only the words the lines say are read; when and whence only of notes holding one.
+    """
+    texts = [
+        "Caroline went to the LGBTQ support group on Sunday",
+        "Caroline is researching adoption agencies",
+        "Melanie painted a sunrise over the lake",
+        "Caroline said the support group made her feel accepted",
+        "Melanie ran a charity race for mental health",
+        "Caroline wants to study counseling",
+    ]
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        notes = [
+            mem.summaries.add_note(
+                "conv", text, at=clock.advance(minutes=1), provenance=(f"s1#{turn}",)
+            )
+            for turn, text in enumerate(texts)
+        ]
+        store = mem.summaries._store
+        asked: list[tuple[list[int], list[str] | None]] = []
+        timed: list[int] = []
+        keys_of, notes_said = store.keys_of, store.notes_said
+
+        def spied_keys(
+            tenant: str, ids: Sequence[int], kind: str, among: Sequence[str] | None = None
+        ):  # type: ignore[no-untyped-def]
+            asked.append((list(ids), None if among is None else list(among)))
+            return keys_of(tenant, ids, kind, among)
+
+        def spied_said(tenant: str, ids: Sequence[int]):  # type: ignore[no-untyped-def]
+            timed.extend(ids)
+            return notes_said(tenant, ids)
+
+        monkeypatch.setattr(store, "keys_of", spied_keys)
+        monkeypatch.setattr(store, "notes_said", spied_said)
+        session = ["Caroline: went to a support group; researching adoption"]
+        storyline = ["Melanie painted a sunrise", "Caroline wants counseling"]
+        session_turns = frozenset(f"s1#{turn}" for turn in range(2))
+        many_turns = frozenset(f"s{n}#{turn}" for n in (1, 2) for turn in range(40))
+        shown = [(session, session_turns), (storyline, many_turns)]
+        stored = StoredNoteIndex(mem.summaries.line_data("conv", executor.note_keys))
+        query = "what did Caroline do?"
+        stored.prepare(query, shown)
+        choices = [stored.choose(lines, query, within) for lines, within in shown]
+        memory = NoteIndex(notes)
+        assert choices == [memory.choose(lines, query, within) for lines, within in shown]
+        said = {word for lines, _ in shown for line in lines for word in line_words(line)}
+        assert asked and all(among is not None and set(among) <= said for _, among in asked)
+        assert notes[4].id not in timed  # "Melanie ran a charity race…": no word of a line

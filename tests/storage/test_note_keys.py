@@ -87,6 +87,22 @@ def test_keys_of_answers_a_tenants_own_notes_only(memory: memlane.Memory) -> Non
     assert store.keys_of(memory.tenant, [], WORD) == {}
 
 
+def test_keys_of_among_reads_only_the_keys_asked(memory: memlane.Memory) -> None:
+    """``among``: only the pairs asked for (a note holding none is left out), tenant's own."""
+    team = memory.remember("U-1", "My favourite team is Arsenal")
+    food = memory.remember("U-1", "My favourite food is ramen")
+    theirs = memory.for_tenant("other").remember("U-1", "My favourite team is Chelsea")
+    store = store_of(memory)
+    ids = [team.id, food.id, theirs.id]
+    found = store.keys_of(memory.tenant, ids, WORD, ["arsenal", "ramen", "team", "nowhere"])
+    assert {i: sorted(keys) for i, keys in found.items()} == {
+        team.id: ["arsenal", "team"],
+        food.id: ["ramen"],
+    }
+    assert store.keys_of("other", ids, WORD, ["team", "arsenal"]) == {theirs.id: ["team"]}
+    assert store.keys_of(memory.tenant, ids, WORD, []) == {}
+
+
 def test_notes_said_gives_what_notes_by_id_gives_of_when_and_whence(
     memory: memlane.Memory,
 ) -> None:

@@ -12,6 +12,9 @@ a statement that only takes a value back tells nothing of the present
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from memlane.extract import find_identifiers
 from memlane.lang.changes import (
     Offer,
@@ -26,6 +29,7 @@ from memlane.lang.changes import (
     taken_back_by_kind,
 )
 from memlane.lang.words import salient_terms, shares_term, tells_episode
+from memlane.memo import per_recall
 from memlane.router.evidence import Evidence, Statement, turns_of
 from memlane.router.slots import clauses
 
@@ -104,13 +108,18 @@ def readdressed(change: str, text: str, beside: str = "") -> bool:
 _REPLACED_KINDS = frozenset({"email", "phone"})
 
 
-def _by_kind(text: str) -> dict[str, frozenset[str]]:
-    """The street addresses, e-mail addresses and phone numbers ``text`` gives, by kind."""
+@per_recall
+def _by_kind(text: str) -> Mapping[str, frozenset[str]]:
+    """The street addresses, e-mail addresses and phone numbers ``text`` gives, by kind.
+
+    Kept for the recall: each candidate is held against each later change, so the same
+    texts are scanned for identifiers again and again.
+    """
     found: dict[str, set[str]] = {"address": set(street_addresses(text))}
     for mention in find_identifiers(text):
         if mention.kind in _REPLACED_KINDS:
             found.setdefault(mention.kind, set()).add(str(mention.value).casefold())
-    return {kind: frozenset(values) for kind, values in found.items() if values}
+    return MappingProxyType({kind: frozenset(values) for kind, values in found.items() if values})
 
 
 def readdressed_by(evidence: Evidence, later: Statement, text: str) -> Statement | None:

@@ -233,8 +233,10 @@ class SummaryStore(Transactional, Protocol):
         """Per key of ``kind``, the ids of the live notes holding it."""
         ...
 
-    def keys_of(self, tenant: str, ids: Sequence[int], kind: str) -> dict[int, list[str]]:
-        """The keys of ``kind`` of the given notes."""
+    def keys_of(
+        self, tenant: str, ids: Sequence[int], kind: str, among: Sequence[str] | None = None
+    ) -> dict[int, list[str]]:
+        """The keys of ``kind`` of the given notes (``among``: only these keys)."""
         ...
 
     def key_counts(

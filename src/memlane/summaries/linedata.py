@@ -117,7 +117,6 @@ class LineData:
         self._by_id: dict[int, Note | None] = {}
         self._holders: dict[tuple[str, str], list[int]] = {}
         self._held: dict[tuple[str, str], int] = {}
-        self._keys: dict[tuple[str, int], list[str]] = {}
 
     @classmethod
     def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
@@ -210,14 +209,15 @@ class LineData:
                 self._holders[kind, key] = found.get(key, [])
         return {key: self._holders[kind, key] for key in keys if self._holders[kind, key]}
 
-    def keys_of(self, ids: Sequence[int], kind: str) -> dict[int, list[str]]:
-        """The keys of ``kind`` of the given notes (those without any left out)."""
-        missing = [note_id for note_id in dict.fromkeys(ids) if (kind, note_id) not in self._keys]
-        if missing:
-            found = self._store.keys_of(self._tenant, missing, kind)
-            for note_id in missing:
-                self._keys[kind, note_id] = found.get(note_id, [])
-        return {i: self._keys[kind, i] for i in ids if self._keys[kind, i]}
+    def keys_among(
+        self, ids: Sequence[int], kind: str, keys: Sequence[str]
+    ) -> dict[int, list[str]]:
+        """Which of ``keys`` of ``kind`` each of the given notes holds (none: left out).
+
+        Only the pairs asked for are read, never a note's other keys; not kept (the caller
+        keeps what it asked).
+        """
+        return self._store.keys_of(self._tenant, list(dict.fromkeys(ids)), kind, list(keys))
 
     def by_id(self, ids: Sequence[int]) -> dict[int, Note]:
         """Notes by id, each read once (the summary lane and adjudication ask for the same)."""

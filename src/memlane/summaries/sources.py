@@ -40,6 +40,7 @@ def line_words(text: str) -> frozenset[str]:
     return frozenset(ordered_words(text))
 
 
+@lru_cache(maxsize=32_768)
 def ordered_words(text: str) -> tuple[str, ...]:
     """:func:`line_words` in the order :func:`keywords` finds them, each once.
 
@@ -308,7 +309,9 @@ class StoredNoteIndex(WeightedLines):
 
     A note shares at least half of a line's weight only if it holds one of the line's
     rarest words (those outweighing the rest), so only the holders of those are read; for a
-    session's summary, only the notes citing its turns. What is read is kept for the recall.
+    session's summary, only the notes citing its turns. Of those notes only the words the
+    lines say are read (never all of a note's words), and when and whence only of the notes
+    holding one of the rarest. What is read is kept for the recall.
 
     Args:
         data: the subject's stored line data.
@@ -318,7 +321,12 @@ class StoredNoteIndex(WeightedLines):
         self._data = data
         self._counts: dict[str, int] = {}
         self._count: int | None = None
-        self._notes: dict[int, tuple[tuple[int, int], tuple[str, ...], frozenset[str]]] = {}
+        self._asked: dict[int, frozenset[str]] = {}
+        """Per note, the words asked whether it holds;"""
+        self._holds: dict[int, frozenset[str]] = {}
+        """of those, the ones it holds;"""
+        self._said: dict[int, tuple[tuple[int, int], tuple[str, ...]] | None] = {}
+        """when a note was said and the turns it cites (``None``: not a live note)."""
         self._cited: dict[frozenset[str], list[int]] = {}
 
     def _size(self) -> int:
@@ -337,32 +345,50 @@ class StoredNoteIndex(WeightedLines):
             self._counts.update(self._data.counts(WORD, missing))
 
     def prepare(self, query: str, summaries: Sequence[Shown]) -> None:
-        """Read what :meth:`choose` will ask for these summaries, in five store calls.
+        """Read what :meth:`choose` will ask for these summaries, in six store calls.
 
         The word counts of the query and every line (and the number of notes), the holders
-        of the words each chosen line needs and of each session's turns, then those notes.
+        of the words each chosen line needs and of each session's turns, which of the lines'
+        words those notes hold, then when and whence of the notes holding a needed word.
         """
         said = (word for lines, _ in summaries for line in lines for word in line_words(line))
         self._prefetch([*line_words(query), *said])
-        words: set[str] = set()
+        pieces = [
+            (self._pieces(self._chosen(lines, query)[0]), within) for lines, within in summaries
+        ]
+        needed = {word for weighed, _ in pieces for weights in weighed for word in _needed(weights)}
+        long = {
+            word
+            for weighed, within in pieces
+            if len(within) > FEW_TURNS
+            for weights in weighed
+            for word in _needed(weights)
+        }
+        held = self._data.holders(WORD, sorted(long))
         sessions = [within for _, within in summaries if len(within) <= FEW_TURNS]
-        for lines, within in summaries:
-            if len(within) > FEW_TURNS:
-                words.update(self._needed_by(self._chosen(lines, query)[0]))
-        held = self._data.holders(WORD, sorted(words))
         self._data.holders(CITES, sorted(set().union(*sessions)))
-        cited = {note_id for within in sessions for note_id in self._cite(within)}
-        self._load(sorted(cited.union(*held.values())))
+        ids: set[int] = set()
+        for weighed, within in pieces:  # each summary's notes, asked the words of its lines
+            if len(within) <= FEW_TURNS:
+                compared = self._cite(within)
+            else:
+                compared = sorted(
+                    {i for ws in weighed for w in _needed(ws) for i in held.get(w, ())}
+                )
+            self._ask(compared, {word for weights in weighed for word in weights})
+            ids.update(compared)
+        self._time(
+            [note_id for note_id in sorted(ids) if self._holds.get(note_id, frozenset()) & needed]
+        )
 
-    def _needed_by(self, lines: Sequence[str]) -> set[str]:
-        """The words whose holders :meth:`sources` reads for these lines."""
-        words: set[str] = set()
-        for line in lines:
-            for piece in split_label(line)[1].split(_PIECES):
-                weights = self._weights(piece)
-                if sum(weights.values()):
-                    words.update(_needed(weights))
-        return words
+    def _pieces(self, lines: Sequence[str]) -> list[dict[str, float]]:
+        """The weighed words of each piece of these lines that weighs anything."""
+        return [
+            weights
+            for line in lines
+            for piece in split_label(line)[1].split(_PIECES)
+            if sum((weights := self._weights(piece)).values())
+        ]
 
     def _shared(
         self,
@@ -376,12 +402,19 @@ class StoredNoteIndex(WeightedLines):
             ids = self._cite(within)
         else:
             ids = sorted({i for word in needed for i in self._hold(word)})
-        self._load(ids)
-        order, wanted = list(weights), frozenset(needed)
+        self._ask(ids, weights)
+        wanted = frozenset(needed)
+        holding = [i for i in ids if self._holds.get(i, frozenset()) & wanted]
+        self._time(holding)
+        order = list(weights)
         shared = []
-        for note_id in (i for i in ids if i in self._notes):
-            when, turns, held = self._notes[note_id]
-            if held & wanted and cites_within(turns, within):
+        for note_id in holding:
+            found = self._said[note_id]
+            if found is None:
+                continue
+            when, turns = found
+            held = self._holds[note_id]
+            if cites_within(turns, within):
                 weight = sum(weights[word] for word in order if word in held)
                 first = 0 if earliest_first else min(order.index(w) for w in held if w in weights)
                 shared.append((first, when, turns, weight))
@@ -397,15 +430,30 @@ class StoredNoteIndex(WeightedLines):
             found = self._cited[within] = sorted({i for ids in held for i in ids})
         return found
 
-    def _load(self, ids: Sequence[int]) -> None:
-        """Read the time, cited turns and words of the notes not read yet."""
-        missing = [note_id for note_id in ids if note_id not in self._notes]
+    def _ask(self, ids: Sequence[int], words: Iterable[str]) -> None:
+        """Read which of ``words`` each note holds, of the notes not asked all of them yet."""
+        asked = frozenset(words)
+        missing = [i for i in dict.fromkeys(ids) if not asked <= self._asked.get(i, frozenset())]
+        if not asked or not missing:
+            return
+        found = self._data.keys_among(missing, WORD, sorted(asked))
+        for note_id in missing:
+            self._asked[note_id] = self._asked.get(note_id, frozenset()) | asked
+            self._holds[note_id] = self._holds.get(note_id, frozenset()).union(
+                found.get(note_id, ())
+            )
+
+    def _time(self, ids: Sequence[int]) -> None:
+        """Read when the notes not read yet were said, and the turns they cite."""
+        missing = [note_id for note_id in dict.fromkeys(ids) if note_id not in self._said]
         if not missing:
             return
-        said, words = self._data.said(missing), self._data.keys_of(missing, WORD)
-        for note_id, (at, provenance) in said.items():
-            turns = _turns_in(provenance)
-            self._notes[note_id] = ((at, note_id), turns, frozenset(words.get(note_id, ())))
+        said = self._data.said(missing)
+        for note_id in missing:
+            found = said.get(note_id)
+            self._said[note_id] = (
+                None if found is None else ((found[0], note_id), _turns_in(found[1]))
+            )
 
 
 def _needed(weights: dict[str, float]) -> list[str]:

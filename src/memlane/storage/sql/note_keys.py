@@ -253,10 +253,16 @@ class SQLNoteKeys(SQLStore):
             found.setdefault(key, []).append(note_id)
         return found
 
-    def keys_of(self, tenant: str, ids: Sequence[int], kind: str) -> dict[int, list[str]]:
-        """The keys of ``kind`` of the given notes (only those of ``tenant``)."""
+    def keys_of(
+        self, tenant: str, ids: Sequence[int], kind: str, among: Sequence[str] | None = None
+    ) -> dict[int, list[str]]:
+        """The keys of ``kind`` of the given notes (only those of ``tenant``), ``among`` these.
+
+        ``among``: only these keys (by the ``(note_id, kind, key)`` index: a note's other
+        keys are not read).
+        """
         found: dict[int, list[str]] = {}
-        if not ids:
+        if not ids or (among is not None and not among):
             return found
         # The tenant's notes first, by id (``tenant || ''``: not by the tenant's index, which
         # would be read whole), then their keys from the index by note alone: one row of
@@ -265,10 +271,12 @@ class SQLNoteKeys(SQLStore):
             f"SELECT n.id FROM notes AS n WHERE {self.dialect.any_of('n.id')} "
             "AND n.tenant || '' = %s"
         )
-        for note_id, key in self.db.fetchall(
-            f"SELECT note_id, key FROM note_keys WHERE note_id IN ({owned}) AND kind = %s",
-            (self.dialect.ids(ids), tenant, kind),
-        ):
+        sql = f"SELECT note_id, key FROM note_keys WHERE note_id IN ({owned}) AND kind = %s"
+        parameters: tuple[Any, ...] = (self.dialect.ids(ids), tenant, kind)
+        if among is not None:
+            sql += f" AND {self.dialect.any_of('key')}"
+            parameters += (self.dialect.ids(list(among)),)
+        for note_id, key in self.db.fetchall(sql, parameters):
             found.setdefault(note_id, []).append(key)
         return found
 
