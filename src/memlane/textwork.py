@@ -19,9 +19,8 @@ rule extractor (a model's calls are I/O, and its client stays in the parent), a 
 failed to start or died (the next long note starts another). An extractor's
 ``InvalidInput`` is raised in the caller as the same error.
 
-The child is a fresh interpreter (``subprocess``), at the parent's priority (the request
-waits for it); like the embedding child it imports no ``__main__``, inherits no lock, and
-exits when its pipe closes.
+The child is a fresh interpreter (``subprocess``) at niceness :data:`TEXT_NICE`; like the
+embedding child it imports no ``__main__``, inherits no lock, and exits when its pipe closes.
 """
 
 from __future__ import annotations
@@ -49,8 +48,13 @@ log = logging.getLogger(__name__)
 LONG_NOTE_CHARS = 2_000
 """Notes at least this long are read in the child: below it the work is a few milliseconds
 (about 12 ms per 1,000 characters), less than the round trip is worth."""
+TEXT_NICE = 10
+"""The child's niceness. Where a core is free it makes no difference; on a busy machine the
+server's own threads (niceness 0) go first, so the note waits rather than the requests."""
 STOP_SECONDS = 2.0
 """How long :meth:`TextProcess.close` lets the child end before killing it."""
+_READ, _INVALID, _FAILED = range(3)
+"""What the child's answer is: the note read, the extractor's ``InvalidInput``, another error."""
 _CHILD = """
 import sys
 from memlane.textwork import main
@@ -96,8 +100,9 @@ class TextProcess:
         >>> worker.close()  # doctest: +SKIP
     """
 
-    def __init__(self, *, min_chars: int = LONG_NOTE_CHARS) -> None:
+    def __init__(self, *, min_chars: int = LONG_NOTE_CHARS, nice: int = TEXT_NICE) -> None:
         self.min_chars = min_chars
+        self.nice = nice
         self._calls = threading.Lock()  # one call at a time; held while the child starts
         self._state = threading.Lock()  # guards the child's handles (close may race a call)
         self._child: subprocess.Popen[bytes] | None = None
@@ -144,9 +149,9 @@ class TextProcess:
                 log.warning("the text process ended during a call (%s): read here", error)
                 self._reap()
                 return None
-        if kind == "invalid":
+        if kind == _INVALID:
             raise InvalidInput(payload[0], payload[1])
-        if kind != "read":
+        if kind != _READ:
             log.warning("the text process failed (%s): read here", payload[0])
             return None
         self.reads += 1
@@ -175,7 +180,7 @@ class TextProcess:
         to_parent, from_child = os.pipe()
         try:
             child = subprocess.Popen(
-                [sys.executable, "-c", _CHILD, str(to_child), str(from_child)],
+                [sys.executable, "-c", _CHILD, str(to_child), str(from_child), str(self.nice)],
                 pass_fds=(to_child, from_child),
                 env=child_environment(),
                 stdin=subprocess.DEVNULL,
@@ -197,6 +202,10 @@ class TextProcess:
             self._child, self._requests, self._answers = child, requests, answers
             self.pid = child.pid
             self.starts += 1
+            closed = self._closed
+        if closed:  # closed while it started (the memory closed before its first long note)
+            self._reap()
+            return None
         return requests, answers
 
     def _reap(self) -> None:
@@ -225,6 +234,8 @@ def main(arguments: Sequence[str]) -> None:
     """The child: read jobs from the first pipe, answer on the second, until end of file."""
     requests = Connection(int(arguments[0]), writable=False)
     answers = Connection(int(arguments[1]), readable=False)
+    with contextlib.suppress(OSError):  # refused (a sandbox): the child runs as it is
+        os.nice(max(0, int(arguments[2]) - os.nice(0)))
     with contextlib.suppress(EOFError, BrokenPipeError, KeyboardInterrupt):
         while True:
             answers.send(_answer(requests.recv()))
@@ -232,8 +243,8 @@ def main(arguments: Sequence[str]) -> None:
 
 def _answer(job: tuple[Any, ...]) -> tuple[Any, ...]:
     try:
-        return ("read", read_note(*job))
+        return (_READ, read_note(*job))
     except InvalidInput as error:
-        return ("invalid", error.field, str(error).removeprefix(f"{error.field}: "))
+        return (_INVALID, error.field, str(error).removeprefix(f"{error.field}: "))
     except Exception as error:  # the parent reads the note itself, and sees the error there
-        return ("error", f"{type(error).__name__}: {error}")
+        return (_FAILED, f"{type(error).__name__}: {error}")
