@@ -183,6 +183,21 @@ def test_a_child_that_died_leaves_the_note_to_the_request_and_the_next_starts_an
     assert read() is not None and worker.starts == 2 and worker.reads == 2
 
 
+def test_a_child_that_does_not_answer_in_time_is_stopped_and_the_next_starts_anew() -> None:
+    worker = TextProcess(answer_seconds=0.5)
+    try:
+        worker.start()
+        assert worker.pid is not None
+        os.kill(worker.pid, signal.SIGSTOP)  # hangs, as a child stuck in a loop would
+        read = worker(RuleExtractor(), "U-1", LONG, LONG, at=AT, timezone=UTC, provenance=())
+        assert read is None and worker.pid is None  # the caller reads it itself
+        worker.answer_seconds = 60.0
+        read = worker(RuleExtractor(), "U-1", LONG, LONG, at=AT, timezone=UTC, provenance=())
+        assert read is not None and worker.starts == 2
+    finally:
+        worker.close()
+
+
 def test_a_closed_worker_or_a_short_note_reads_nothing(worker: TextProcess) -> None:
     assert worker(RuleExtractor(), "U-1", "hi", "hi", at=AT, timezone=UTC, provenance=()) is None
     assert worker.starts == 0

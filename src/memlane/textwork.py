@@ -51,6 +51,9 @@ LONG_NOTE_CHARS = 2_000
 TEXT_NICE = 10
 """The child's niceness. Where a core is free it makes no difference; on a busy machine the
 server's own threads (niceness 0) go first, so the note waits rather than the requests."""
+ANSWER_SECONDS = 60.0
+"""How long a call waits for the child's answer; then the child is killed and the request
+reads the note itself (a 20,000-character note takes the child 0.2–0.3 s at load 19)."""
 STOP_SECONDS = 2.0
 """How long :meth:`TextProcess.close` lets the child end before killing it."""
 _READ, _INVALID, _FAILED = range(3)
@@ -100,9 +103,16 @@ class TextProcess:
         >>> worker.close()  # doctest: +SKIP
     """
 
-    def __init__(self, *, min_chars: int = LONG_NOTE_CHARS, nice: int = TEXT_NICE) -> None:
+    def __init__(
+        self,
+        *,
+        min_chars: int = LONG_NOTE_CHARS,
+        nice: int = TEXT_NICE,
+        answer_seconds: float = ANSWER_SECONDS,
+    ) -> None:
         self.min_chars = min_chars
         self.nice = nice
+        self.answer_seconds = answer_seconds
         self._calls = threading.Lock()  # one call at a time; held while the child starts
         self._state = threading.Lock()  # guards the child's handles (close may race a call)
         self._child: subprocess.Popen[bytes] | None = None
@@ -144,6 +154,10 @@ class TextProcess:
             requests, answers = connections
             try:
                 requests.send(job)
+                if not answers.poll(self.answer_seconds):
+                    log.warning("the text process did not answer in time: stopped, read here")
+                    self._reap(kill=True)
+                    return None
                 kind, *payload = answers.recv()
             except (EOFError, OSError, ValueError) as error:
                 log.warning("the text process ended during a call (%s): read here", error)
@@ -208,8 +222,8 @@ class TextProcess:
             return None
         return requests, answers
 
-    def _reap(self) -> None:
-        """End the child, if any (politely, then by force), and forget it."""
+    def _reap(self, *, kill: bool = False) -> None:
+        """End the child, if any (politely, or at once with ``kill``), and forget it."""
         with self._state:
             child, requests, answers = self._child, self._requests, self._answers
             self._child = self._requests = self._answers = None
@@ -218,6 +232,8 @@ class TextProcess:
             return
         if requests is not None:
             requests.close()  # the child reads end of file and exits
+        if kill:
+            child.kill()
         try:
             child.wait(timeout=STOP_SECONDS)
         except subprocess.TimeoutExpired:
