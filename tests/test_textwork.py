@@ -6,7 +6,7 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +196,20 @@ def test_a_child_that_does_not_answer_in_time_is_stopped_and_the_next_starts_ane
         assert read is not None and worker.starts == 2
     finally:
         worker.close()
+
+
+def test_what_cannot_be_sent_is_read_in_the_request(worker: TextProcess) -> None:
+    class Zone(tzinfo):  # a class of the caller's own, local: it cannot be pickled
+        def utcoffset(self, dt: datetime | None) -> timedelta:
+            return timedelta(hours=2)
+
+        def dst(self, dt: datetime | None) -> timedelta:
+            return timedelta(0)
+
+    zone = Zone()
+    at = datetime(2026, 5, 1, 9, tzinfo=zone)
+    assert worker(RuleExtractor(), "U-1", LONG, LONG, at=at, timezone=zone, provenance=()) is None
+    assert worker.starts == 0
 
 
 def test_a_closed_worker_or_a_short_note_reads_nothing(worker: TextProcess) -> None:

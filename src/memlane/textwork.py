@@ -34,6 +34,7 @@ import threading
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from memlane.embed.process import child_environment, supported
@@ -146,14 +147,19 @@ class TextProcess:
             return None
         # Only the rule extractor is pure and cheap to send; another runs in the caller.
         sent = extractor if type(extractor) is RuleExtractor else None
-        job = (sent, subject, text, stored, at, timezone, tuple(provenance))
+        try:  # a time zone of the caller's own class may not cross: then it is read here
+            job = ForkingPickler.dumps(
+                (sent, subject, text, stored, at, timezone, tuple(provenance))
+            )
+        except Exception:  # whatever pickling raises, it cannot be sent
+            return None
         with self._calls:
             connections = self._started()
             if connections is None:
                 return None
             requests, answers = connections
             try:
-                requests.send(job)
+                requests.send_bytes(job)
                 if not answers.poll(self.answer_seconds):
                     log.warning("the text process did not answer in time: stopped, read here")
                     self._reap(kill=True)
