@@ -138,11 +138,16 @@ def measure(
     notes: int = 1,
     turn: bool = True,
     pause: float = 0.0,
+    indexing: str | None = None,
 ) -> dict[str, Any]:
-    """Baseline, then the mix while each large write is made and embedded."""
+    """Baseline, then the mix while each large write is made and embedded.
+
+    ``indexing`` is the memory's (``None``: its default, so an older tree runs the same).
+    """
+    options: dict[str, Any] = {} if indexing is None else {"indexing": indexing}
     with (
         tempfile.TemporaryDirectory() as folder,
-        memlane.Memory(Path(folder) / "memlane.db", embedder=embedder) as mem,
+        memlane.Memory(Path(folder) / "memlane.db", embedder=embedder, **options) as mem,
     ):
         for day in range(100):
             mem.remember("U-2", f"On day {day} the user tried {TEAS[day % len(TEAS)]} tea")
@@ -157,6 +162,7 @@ def measure(
         model = mem.embedder().name
     return {
         "model": model,
+        "indexing": indexing or "default",
         "pause_ms": pause * 1000,
         "baseline_p50_ms": medians,
         "baseline_p99_ms": p99s,
@@ -258,6 +264,12 @@ def main() -> None:
     parser.add_argument(
         "--pause-ms", type=float, default=0.0, help="think time between two requests of the mix"
     )
+    parser.add_argument(
+        "--indexing",
+        choices=("background", "process", "inline"),
+        default=None,
+        help="the memory's indexing (process: a long note is read by a child, memlane.textwork)",
+    )
     parser.add_argument("--out", type=Path, default=None)
     options = parser.parse_args()
     result = measure(
@@ -266,6 +278,7 @@ def main() -> None:
         options.notes,
         turn=not options.no_turn,
         pause=options.pause_ms / 1000,
+        indexing=options.indexing,
     )
     result["machine"] = machine()
     header = (

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import Any, Protocol
 
 from memlane.errors import InvalidInput
 from memlane.extract.model import AttributeSpec, Extraction, Extractor, FactOp
@@ -182,20 +182,76 @@ class FactIngester:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadNote:
+    """The pure text work of a note, done before it is stored (elsewhere, for a long one)."""
+
+    extraction: Extraction | None
+    """What the extractor found in the text; ``None``: left to the caller's extractor."""
+    keys: list[tuple[str, str]]
+    """What recall needs of the stored text (the summaries lane's keyer's pairs)."""
+
+
+class NoteReader(Protocol):
+    """Reads a note's text outside the caller's interpreter, or declines (``None``).
+
+    ``text`` is what was said (extraction reads it), ``stored`` the note's text (its keys
+    are made of it); ``extractor`` is the memory's, run there if it can be.
+    """
+
+    def __call__(
+        self,
+        extractor: Extractor,
+        subject: str,
+        text: str,
+        stored: str,
+        *,
+        at: datetime,
+        timezone: tzinfo,
+        provenance: Sequence[str],
+    ) -> ReadNote | None:
+        """The note read, or ``None``: the caller reads it itself."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class Remembering:
-    """The ``remember`` flow: a free-text statement becomes a note plus the facts it states."""
+    """The ``remember`` flow: a free-text statement becomes a note plus the facts it states.
+
+    With a ``reader``, a long note's pure text work (extraction, the keys recall needs) may
+    be done by it, in another process: the caller's interpreter only stores the result.
+    """
 
     summaries: SummariesLane
     extractor: Extractor
     ingester: FactIngester
     timezone: tzinfo
+    reader: NoteReader | None = None
 
     def remember(self, subject: str, text: str, *, at: datetime, source: str | None) -> Note:
         """Keep ``text`` (said at ``at``) as a searchable note; its facts cite the note."""
-        extraction = self.extractor.extract(text, at=at, timezone=self.timezone)
         label = source or "remember"
+        stored = text.strip()
+        read = None
+        if self.reader is not None:
+            read = self.reader(
+                self.extractor,
+                subject,
+                text,
+                stored,
+                at=at,
+                timezone=self.timezone,
+                provenance=(label,),
+            )
+        extraction = read.extraction if read is not None else None
+        if extraction is None:
+            extraction = self.extractor.extract(text, at=at, timezone=self.timezone)
         note = self.summaries.add_note(
-            subject, text.strip(), at=at, source=label, provenance=(label,)
+            subject,
+            stored,
+            at=at,
+            source=label,
+            provenance=(label,),
+            keys=None if read is None else read.keys,
         )
         self.ingester.apply(
             subject, extraction, at=at, provenance=(f"note:{note.id}",), source=label

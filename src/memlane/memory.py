@@ -112,7 +112,9 @@ class Memory:
             (for deterministic scripts); ``"process"``: as ``"background"``, but the worker
             thread has a child process at the lowest CPU priority (niceness 19,
             ``SCHED_IDLE``) make its model calls, so a long note's embedding never takes
-            the cores from a request (``memlane serve`` does this; see docs/server.md).
+            the cores from a request, and another child reads long notes (their facts and
+            keys, :mod:`memlane.textwork`), so that work never holds this interpreter
+            (``memlane serve`` does this; see docs/server.md).
             Needs a spec string or a picklable embedder.
 
     Example:
@@ -234,7 +236,11 @@ class Memory:
         )
         self.router.workflows = self.workflows
         self._remembering = Remembering(
-            self.summaries, self.extractor, self.ingester, self.timezone
+            self.summaries,
+            self.extractor,
+            self.ingester,
+            self.timezone,
+            reader=self._resources.text,
         )
         self._forgetting = Forgetting(
             tenant,

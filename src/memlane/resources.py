@@ -26,6 +26,7 @@ from memlane.sessions import RunningSessions
 from memlane.storage.base import Backend
 from memlane.summaries.indexer import Indexer, Indexing
 from memlane.summaries.linedata import NoteKeyer
+from memlane.textwork import TextProcess
 from memlane.window.redis import connect
 
 log = logging.getLogger(__name__)
@@ -120,6 +121,8 @@ class SharedResources:
     sessions: RunningSessions
     indexer: Indexer
     locks: KeyedLocks = field(default_factory=KeyedLocks)
+    text: TextProcess | None = None
+    """Where long notes are read (``indexing="process"``); ``None``: in the request."""
 
     @classmethod
     def open(
@@ -160,7 +163,8 @@ class SharedResources:
         indexer = Indexer(
             backend.summaries, embedder=lazy.get, indexing=indexing, process=worker, keyer=keyer
         )
-        return cls(backend, models, redis, lazy, RunningSessions(), indexer)
+        text = _text_process(indexing)
+        return cls(backend, models, redis, lazy, RunningSessions(), indexer, text=text)
 
     def close(self) -> None:
         """Stop the indexer and its process; release the database, Redis and chat clients.
@@ -168,10 +172,25 @@ class SharedResources:
         Items not embedded yet stay pending: the next memory's indexer finds them again.
         """
         self.indexer.close()
+        if self.text is not None:
+            self.text.close()
         self.backend.close()
         if self.redis is not None:
             self.redis.close()
         self.models.close()
+
+
+def _text_process(indexing: Indexing) -> TextProcess | None:
+    """The child that reads long notes with ``indexing="process"`` (:mod:`memlane.textwork`).
+
+    Its interpreter starts at once, in a thread of its own, so that the first long note does
+    not wait for the imports.
+    """
+    if indexing != "process":
+        return None
+    text = TextProcess()
+    threading.Thread(target=text.start, name="memlane-text-start", daemon=True).start()
+    return text
 
 
 def _embedding_process(lazy: LazyEmbedder, indexing: Indexing) -> process.EmbeddingProcess | None:

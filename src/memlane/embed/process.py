@@ -155,7 +155,7 @@ class EmbeddingProcess:
             child = subprocess.Popen(
                 [sys.executable, "-c", _CHILD, str(to_child), str(from_child)],
                 pass_fds=(to_child, from_child),
-                env=_child_environment(),
+                env=child_environment(),
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,  # a Ctrl-C in the terminal is the parent's to handle
             )
@@ -224,7 +224,7 @@ def _ended(status: int | None) -> str:
     return f"killed by signal {-status}" if status < 0 else f"exit status {status}"
 
 
-def _child_environment() -> dict[str, str]:
+def child_environment() -> dict[str, str]:
     """The parent's environment, with its ``sys.path`` so the child imports the same code."""
     env = dict(os.environ)
     paths = [path for path in sys.path if path and os.path.isdir(path)]

@@ -20,6 +20,7 @@ from memlane.lang.script import UNSPACED_RANGES
 
 _CJK = UNSPACED_RANGES
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
+_CJK_CHARACTER = re.compile(f"[{_CJK}]")
 _DIGIT_GROUPS = re.compile(r"\+?\d[\d\s().-]{4,}\d")
 STOPWORDS = stopwords.SEARCH
 """Query words every search drops (kept in :mod:`memlane.lang.stopwords`)."""
@@ -71,4 +72,5 @@ def scope_token(*parts: str) -> str:
 
 
 def _is_cjk(character: str) -> bool:
-    return bool(re.match(f"[{_CJK}]", character))
+    # Compiled once: a note's index entry asks this of every word, under the write lock.
+    return _CJK_CHARACTER.match(character) is not None

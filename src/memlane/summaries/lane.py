@@ -169,13 +169,17 @@ class SummariesLane:
         session_id: str | None = None,
         source: str | None = None,
         provenance: Sequence[str] = (),
+        keys: Sequence[tuple[str, str]] | None = None,
     ) -> Note:
         """Store a note; it is searchable at once (by its words) and embedded in the background.
 
         What recall needs of it is derived here, once, by the lane's ``keyer`` (without
-        one, by the first recall that needs it).
+        one, by the first recall that needs it), unless the caller derived it already:
+        ``keys`` are then the keyer's pairs for ``(subject, text, provenance)``, made
+        elsewhere (a long note read in another process, :mod:`memlane.textwork`).
         """
-        return self._put_notes([_NewNote(subject, text, at, session_id, source, provenance)])[0]
+        note = _NewNote(subject, text, at, session_id, source, provenance)
+        return self._put_notes([note], None if keys is None else [list(keys)])[0]
 
     def add_notes(self, notes: Iterable[Mapping[str, Any]]) -> list[Note]:
         """Store many notes in one transaction: an import, all or nothing.
@@ -189,15 +193,22 @@ class SummariesLane:
         """
         return self._put_notes([_new_note(index, note) for index, note in enumerate(notes)])
 
-    def _put_notes(self, notes: Sequence[_NewNote]) -> list[Note]:
+    def _put_notes(
+        self, notes: Sequence[_NewNote], made: Sequence[list[tuple[str, str]]] | None = None
+    ) -> list[Note]:
+        """Store ``notes``, keyed by the lane's keyer unless their keys were ``made`` already."""
         checked = [note.checked() for note in notes]
         if not checked:
             return []
         keyer = self._keyer
-        keyed = [
-            (note, None if keyer is None else keyer(note.subject, note.text, note.provenance))
-            for note in checked
-        ]
+        keyed: list[tuple[_NewNote, list[tuple[str, str]] | None]] = (
+            list(zip(checked, made, strict=True))
+            if made is not None
+            else [
+                (note, None if keyer is None else keyer(note.subject, note.text, note.provenance))
+                for note in checked
+            ]
+        )
         scopes = sorted({scope_key(self._tenant, note.subject, "notes") for note in checked})
         self._make_room()
         pause()  # the last point before the write lock (memlane.pacing)
