@@ -141,11 +141,15 @@ def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list
     *room*?", "I've got 3 *kids*" for "number of *kids* in the household?"): it tells of
     the thing asked about, unless another note names it too ("and the Bose speaker?": its
     tracking number, not "I ordered a desk lamp and a Bose speaker") or tells of what it
-    tells ("Stop ordering the oat flat white for me, it's a cortado these days").
+    tells ("Stop ordering the oat flat white for me, it's a cortado these days"). A name
+    asked where it lives ("where's Tomasz living at the moment?") is a person's, the
+    subject's: the rule keeps out.
     """
     query = analysis.query
     if names_subject(query) or analysis.identifiers or analysis.roles:
         return candidates
+    if RESIDENCE in whereabouts(query) and _NAME.search(query):
+        return candidates  # "where's Tomasz living?": a name that lives somewhere is a person's
     if len({c.item.subject for c in candidates if c.item.kind == "note"}) > 1:
         return candidates  # read across subjects: who "the subject" is, the question says
     asked = _things_named(query)
