@@ -139,8 +139,10 @@ def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list
     (the subject may be meant all the same). A note of the subject that shares a word with
     the question stays ("I was in *room* 1914 at the Ibis" for "what number was the hotel
     *room*?", "I've got 3 *kids*" for "number of *kids* in the household?"): it tells of
-    the thing asked about, unless another note names it too ("and the Bose speaker?": its
-    tracking number, not "I ordered a desk lamp and a Bose speaker") or tells of what it
+    the thing asked about, unless another note still current names it too ("and the Bose
+    speaker?": its tracking number, not "I ordered a desk lamp and a Bose speaker"; a stale
+    one tells nothing now: "I used to prefer aisle seats but now I want a window seat" stays
+    for "aisle or window?" beside "Always give me an aisle seat") or tells of what it
     tells ("Stop ordering the oat flat white for me, it's a cortado these days"). A name
     asked where it lives ("where's Tomasz living at the moment?") is a person's, the
     subject's: the rule keeps out.
@@ -157,7 +159,7 @@ def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list
     others = [
         c.statement
         for c, mine in zip(candidates, own, strict=True)
-        if not mine and c.tier == TIER_NOTE and c.item.kind == "note"
+        if not mine and c.tier == TIER_NOTE and c.item.kind == "note" and c.item.status != "stale"
     ]
     told = any(shares_term(asked, text) for text in others)
     return [
