@@ -78,6 +78,32 @@ def carries(text: str, qualifier: Qualifier) -> bool:
     )
 
 
+NUMBER_MARK = r"(?:#|no\.?|number|nr\.?|号|號)"
+"""What may stand between a noun and the number it names: "room *#*1830", "gate *no.* 4"."""
+
+
+def numbers(text: str, qualifier: Qualifier) -> bool:
+    """Whether ``text`` gives a number named by a word of ``qualifier``: "room 1830".
+
+    The number of a room, a gate or a seat is written right after the noun (in Chinese
+    also right before it: "2839号房间"): "what was my *room* number?" is answered by it, not
+    by a phone number.
+
+    >>> numbers("Stayed at the Ibis Styles, room 1830 — I left my charger", ("room",))
+    True
+    >>> numbers("the room was cold, call me on 07700 900 300", ("room",))
+    False
+    """
+    folded = fold(text)
+    for word in qualifier:
+        name = re.escape(word) if _is_cjk_text(word) else whole_latin(re.escape(word))
+        after = rf"{name}(?:e?s)?\s*{NUMBER_MARK}?\s*\d"
+        before = rf"\d\s*{NUMBER_MARK}?\s*{name}"
+        if re.search(after, folded) or (_is_cjk_text(word) and re.search(before, folded)):
+            return True
+    return False
+
+
 def _alike(qualifier: Qualifier) -> Qualifier:
     """A qualifier with the words that say the same of a code: "个人" is "私人".
 

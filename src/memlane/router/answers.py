@@ -58,7 +58,7 @@ from memlane.lang.codewords import code_nouns, names_code
 from memlane.lang.holders import names_subject, opens_with_role, opens_with_speaker
 from memlane.lang.kinds import NUMBER, PERSON, TIME, asked_kind
 from memlane.lang.medicines import asks_about_food, names_medicine_only
-from memlane.lang.qualifiers import Qualifier, carries
+from memlane.lang.qualifiers import Qualifier, carries, numbers
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold, is_cjk
 from memlane.lang.speaker import (
@@ -114,8 +114,8 @@ def answering(
         about = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
         taken = frozenset().union(*(c.replaced_by for c in about))
         kept = [c for c in kept if any(c is a for a in about) or _replacing(c, taken)]
-    for kind in dict(analysis.qualified):
-        kept = _giving(kept, kind)
+    for kind, qualifiers in analysis.qualified:
+        kept = _giving(kept, kind, qualifiers[0] if qualifiers else ())
     if asks_about_food(analysis.query):  # "allergic to penicillin" is no food allergy
         kept = [c for c in kept if c.item.fact is not None or not names_medicine_only(c.statement)]
     if analysis.history and at_present and analysis.period is None:
@@ -487,7 +487,8 @@ def _near_miss(
 
     A code of another kind is a near miss too: "tracking number" is read as a number. So is
     the time of another booked event (``kind`` :data:`EVENT`): the dentist's for the eye
-    doctor's appointment.
+    doctor's appointment. A number named by the nearest qualifier is none ("room 1830" for
+    "my room number at the hotel": :func:`memlane.lang.qualifiers.numbers`).
     """
     fact = candidate.item.fact
     if fact is not None:
@@ -495,7 +496,10 @@ def _near_miss(
             return False
         said = f"{evidence(candidate)}\n{fact.attribute.replace('_', ' ')}"
         return not all(carries(said, q) for q in qualifiers)
-    gives = [c for c in _CLAUSES.split(candidate.statement) if _gives(kind, c, candidate)]
+    clauses = _CLAUSES.split(candidate.statement)
+    if kind != EVENT and qualifiers and any(numbers(c, qualifiers[0]) for c in clauses):
+        return False  # "room 1830" gives the room number asked, wherever the room was
+    gives = [c for c in clauses if _gives(kind, c, candidate)]
     return bool(gives) and not any(all(carries(c, q) for q in qualifiers) for c in gives)
 
 
@@ -575,17 +579,19 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _giving(candidates: list[Candidate], kind: str) -> list[Candidate]:
+def _giving(candidates: list[Candidate], kind: str, nearest: Qualifier) -> list[Candidate]:
     """Under a question for a code (or a booked event's time), what gives one, if any does.
 
     Left after the near misses, a statement that gives a code carries what narrows it; one
-    that only shares those words ("ordered a Fitbit and a kettle") does not answer.
+    that only shares those words ("ordered a Fitbit and a kettle") does not answer. A number
+    the nearest qualifier names is the code asked: "room 1830" for "my room number".
     """
     coded = [
         c
         for c in candidates
         if (c.item.fact is not None and c.item.fact.attribute in CODES and kind != EVENT)
         or (c.item.fact is None and _gives(kind, c.statement, c))
+        or (c.item.fact is None and kind != EVENT and numbers(c.statement, nearest))
     ]
     if not coded:
         return candidates
