@@ -263,8 +263,9 @@ def _about_where(candidates: list[Candidate], analysis: QueryAnalysis) -> list[C
     tell where one lives), and when some note is of the kind asked, so does a note of no kind
     ("The discount code from last week isn't working"). A place asked that is neither the
     subject's own nor of a kind ("what city do I need a hotel in for the work event?": the
-    event's) is not told by where one lives. Nothing changes when every note would rank after
-    the rest (for where one works: when every note tells a trip).
+    event's) is not told by where one lives — nor by the statement the subject's location was
+    read from ("I'm in Rotterdam", which names no verb of living). Nothing changes when every
+    note would rank after the rest (for where one works: when every note tells a trip).
     """
     asked = whereabouts(analysis.query)
     standing = analysis.own_value and bool(set(analysis.attributes) & _STANDING)
@@ -275,7 +276,12 @@ def _about_where(candidates: list[Candidate], analysis: QueryAnalysis) -> list[C
     notes = [c for c in candidates if c.tier == TIER_NOTE and c.item.kind == "note"]
     kinds = {id(c): whereabouts(c.statement) for c in notes}
     if elsewhere:  # the place of an event or a trip: where one lives does not tell it
-        aside = {key for key, kind in kinds.items() if kind == {RESIDENCE}}
+        lived = _read_from(candidates, "location")
+        aside = {
+            id(c)
+            for c in notes
+            if kinds[id(c)] == {RESIDENCE} or (not kinds[id(c)] and c.turns & lived)
+        }
         if len(aside) == len(kinds):
             return candidates
     elif where:
@@ -286,6 +292,16 @@ def _about_where(candidates: list[Candidate], analysis: QueryAnalysis) -> list[C
         if len(aside) == len(kinds):
             return candidates
     return [replace(c, tier=TIER_ASIDE) if id(c) in aside else c for c in candidates]
+
+
+def _read_from(candidates: list[Candidate], attribute: str) -> frozenset[str]:
+    """What the recalled facts of ``attribute`` were read from (``note:7``, turn ids)."""
+    return frozenset(
+        ref
+        for c in candidates
+        if c.item.fact is not None and c.item.fact.attribute == attribute
+        for ref in c.item.provenance
+    )
 
 
 def _place_of_another(analysis: QueryAnalysis, asked: frozenset[str]) -> bool:
