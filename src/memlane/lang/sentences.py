@@ -41,15 +41,16 @@ Not a date a statement opens with, nor one in brackets after its first words: "�
 is no number followed by a dash)."""
 
 EN_OPEN_QUESTION = re.compile(
-    r"^(?:why|what|when|where|who|whom|which|how)"
+    r"^(?:what|who)\s+[a-z]+ed\b"
+    r"|^(?:why|what|when|where|who|whom|which|how)"
     r"(?:['’]s\b|\s+(?:is|are|was|were|am|do|does|did|can|could|will|would|should|shall|has"
     r"|have|had|may|might|must|isn['’]t|aren['’]t|wasn['’]t|don['’]t|doesn['’]t|didn['’]t"
     r"|can['’]t|won['’]t|many|much|long|often|come|else)\b)",
     re.IGNORECASE,
 )
 """An English question for information: a question word followed by a verb ("*why is*
-shipping so slow", "*when will* my invoice be ready") — not a clause it opens ("When I moved
-…"), nor a suggestion ("what about Thursday?", "how about 5pm?": no verb follows)."""
+shipping so slow", "*when will* my invoice be ready", "*what happened* to my voucher") — not
+a clause it opens ("When I moved …"), nor a suggestion ("what about Thursday?", "how about 5pm?": no verb follows)."""
 
 ZH_OPEN_QUESTION = re.compile(
     r"为什么|为啥|怎么|什么时候|啥时候|哪(?!怕)|谁|多少|几(?:点|时|号|天)"
