@@ -50,7 +50,8 @@ EN_OPEN_QUESTION = re.compile(
 )
 """An English question for information: a question word followed by a verb ("*why is*
 shipping so slow", "*when will* my invoice be ready", "*what happened* to my voucher") — not
-a clause it opens ("When I moved …"), nor a suggestion ("what about Thursday?", "how about 5pm?": no verb follows)."""
+a clause it opens ("When I moved …"), nor a suggestion ("what about Thursday?", "how about
+5pm?": no verb follows)."""
 
 ZH_OPEN_QUESTION = re.compile(
     r"为什么|为啥|怎么|什么时候|啥时候|哪(?!怕)|谁|多少|几(?:点|时|号|天)"
