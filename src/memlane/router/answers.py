@@ -503,8 +503,8 @@ def _near_miss(
 
     A code of another kind is a near miss too: "tracking number" is read as a number. So is
     the time of another booked event (``kind`` :data:`EVENT`): the dentist's for the eye
-    doctor's appointment. A number named by the nearest qualifier is none ("room 1830" for
-    "my room number at the hotel": :func:`memlane.lang.qualifiers.numbers`).
+    doctor's appointment. A clause giving a number the nearest qualifier names is none
+    ("room 1830" for "my room number at the hotel": :func:`memlane.lang.qualifiers.numbers`).
     """
     fact = candidate.item.fact
     if fact is not None:
@@ -512,11 +512,11 @@ def _near_miss(
             return False
         said = f"{evidence(candidate)}\n{fact.attribute.replace('_', ' ')}"
         return not all(carries(said, q) for q in qualifiers)
-    clauses = _CLAUSES.split(candidate.statement)
-    if kind != EVENT and qualifiers and any(numbers(c, qualifiers[0]) for c in clauses):
-        return False  # "room 1830" gives the room number asked, wherever the room was
-    gives = [c for c in clauses if _gives(kind, c, candidate)]
-    return bool(gives) and not any(all(carries(c, q) for q in qualifiers) for c in gives)
+    nearest = qualifiers[0] if qualifiers and kind != EVENT else ()
+    gives = [c for c in _CLAUSES.split(candidate.statement) if _gives(kind, c, candidate)]
+    return bool(gives) and not any(
+        all(carries(c, q) for q in qualifiers) or numbers(c, nearest) for c in gives
+    )
 
 
 def _gives(kind: str, clause: str, candidate: Candidate) -> bool:
