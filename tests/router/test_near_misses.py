@@ -27,6 +27,8 @@ def _top(mem: memlane.Memory, question: str) -> str:
         ("reach me on 206-555-0108", "the user's work desk phone?", "206-555-0108"),
         ("frequent flyer number UA67195231, please add it to the booking",
          "What's my passport number?", "UA67195231"),
+        ("我手机139 5521 0846，有事打我", "你们单位座机号多少？", "139 5521 0846"),
+        ("手机号码：+86 186 2210 4477", "客户家里的座机号是多少？", "186 2210 4477"),
     ],
 )  # fmt: skip
 def test_a_code_said_for_another_purpose_does_not_answer(said, question, near_miss):
