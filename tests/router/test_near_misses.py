@@ -206,3 +206,22 @@ def test_a_hotel_in_another_city_does_not_answer_for_the_city_named(said):
     with _told(*said) as mem:
         top = _top(mem, "用户东京的酒店订的哪家？")
     assert "心斋桥" not in top and "东京" in top, top
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "near_miss"),
+    [
+        (("帮我看看有没有满减活动", "常旅客卡号MU55218830，帮我累积里程"), "用户护照号码？",
+         "MU55218830"),
+        (("帮我查查还有没有优惠券", "会员卡号MB55218830，帮我积分"), "客户的身份证号码？",
+         "MB55218830"),
+    ],
+)  # fmt: skip
+def test_a_code_that_took_back_an_unrelated_request_is_still_a_near_miss(
+    said, question, near_miss
+):
+    """The card number's note took back "帮我看看有没有满减活动" (a request it replaced): that
+    makes it no answer for the passport, which the replaced request never named."""
+    with told(*said, subject="cust_52817", wait=True) as mem:
+        items = mem.recall("cust_52817", question).items
+    assert all(near_miss not in item.text for item in items), [item.text for item in items]

@@ -112,7 +112,8 @@ def answering(
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
     for kind, qualifiers in analysis.qualified:
         about = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
-        taken = frozenset().union(*(c.replaced_by for c in about))
+        named = [c for c in about if all(carries(c.statement, q) for q in qualifiers)]
+        taken = frozenset().union(*(c.replaced_by for c in named))
         kept = [c for c in kept if any(c is a for a in about) or _replacing(c, taken)]
     for kind, qualifiers in analysis.qualified:
         kept = _giving(kept, kind, qualifiers[0] if qualifiers else ())
@@ -385,7 +386,9 @@ def _replacing(candidate: Candidate, taken: frozenset[str]) -> bool:
     """Whether ``candidate`` is the statement that replaced one about the thing asked.
 
     "Cancel order ORD-1 please" names no Fitbit, but it took back "order the Fitbit": asked
-    for the status of the Fitbit order, it answers.
+    for the status of the Fitbit order, it answers. ``taken`` holds only what replaced a
+    statement naming the thing asked: a statement that took back an unrelated request
+    ("帮我看看有没有满减活动") gives a frequent-flyer number, not the passport's.
     """
     turns = turns_of(candidate.turns)
     return bool(turns) and turns <= taken
