@@ -217,9 +217,7 @@ def test_a_hotel_in_another_city_does_not_answer_for_the_city_named(said):
          "MB55218830"),
     ],
 )  # fmt: skip
-def test_a_code_that_took_back_an_unrelated_request_is_still_a_near_miss(
-    said, question, near_miss
-):
+def test_a_code_that_took_back_an_unrelated_request_is_still_a_near_miss(said, question, near_miss):
     """The card number's note took back "帮我看看有没有满减活动" (a request it replaced): that
     makes it no answer for the passport, which the replaced request never named."""
     with told(*said, subject="cust_52817", wait=True) as mem:
