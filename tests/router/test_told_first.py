@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+import memlane
 from tests.support.conversations import told
 
 
@@ -100,3 +101,23 @@ def test_the_note_a_location_was_read_from_does_not_tell_an_events_city(home, ev
         assert mem.index.wait(timeout=30)
         items = mem.recall("U-26", "what city do I need a hotel in for the work event?").items
     assert items and city in items[0].text, [item.text for item in items]
+
+
+@pytest.mark.parametrize("thing", ["standing desk", "air fryer"])
+def test_a_session_id_in_a_summarys_label_is_no_code_given(thing):
+    """ "session web-7f3a91c2 (…)" names the session, not an order: the summary does not
+    crowd out the note that cancelled the order asked about (it was the only item served)."""
+    with memlane.Memory(":memory:", embedder="hash") as mem:
+        for sid, day, user, assistant in (
+            ("web-7f3a91c2", "01", f"Please go ahead and order the {thing}",
+             "Done — order ORD-2026-55120 is placed and ships on 3 May."),
+            ("web-b81d44e0", "02", f"Can you cancel the {thing}? Changed my mind",
+             "Cancelled — your refund will arrive in 3–5 business days."),
+        ):  # fmt: skip
+            session = mem.session("U-31", session_id=sid)
+            session.add("user", user, at=f"2026-03-{day}T09:00:00+00:00")
+            session.add("assistant", assistant, at=f"2026-03-{day}T09:01:00+00:00")
+            session.close()
+        assert mem.index.wait(timeout=30)
+        items = mem.recall("U-31", f"What's the status of my {thing} order?").items
+    assert items and "cancel" in items[0].text and items[0].status == "current", items

@@ -526,6 +526,8 @@ def _gives(kind: str, clause: str, candidate: Candidate) -> bool:
     """Whether a clause gives what a question of ``kind`` asks for: a time, else a code."""
     if kind == EVENT:
         return bool(resolve_times(clause, _ANY_TIME, UTC))
+    if candidate.label:  # "session web-ef6847ba (…)": the session's id is no code said
+        clause = clause.replace(candidate.label, " ")
     return _holds_code(clause, candidate.item.subject)
 
 
