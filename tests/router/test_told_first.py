@@ -28,6 +28,11 @@ def _first(said: tuple[str, ...], subject: str, question: str) -> list[str]:
         (("what happened to my voucher this month", "We have two dogs and a rabbit"),
          "how many pets does the user keep?", "two dogs"),
         (("为什么这周物流这么慢", "家里有三个孩子，早上特别忙"), "客户有几个孩子？", "三个孩子"),
+        (("the gift card from my birthday won't apply at checkout",
+          "the sofa came with Hermes and one leg was snapped"),
+         "Which carrier brought the sofa?", "Hermes"),
+        (("The loyalty points from March still aren't loading", "Please write to me in Polish"),
+         "What language should we use with this customer?", "Polish"),
     ],
 )  # fmt: skip
 def test_a_note_that_only_asks_ranks_after_a_note_that_tells(said, question, answer):
@@ -38,7 +43,13 @@ def test_a_note_that_only_asks_ranks_after_a_note_that_tells(said, question, ans
 
 
 def test_asking_is_read_by_shape():
-    from memlane.lang.sentences import asks_about_asking, asks_for_information, only_asks
+    from memlane.lang.sentences import (
+        asks_about_asking,
+        asks_about_trouble,
+        asks_for_information,
+        only_asks,
+        only_reports_trouble,
+    )
 
     assert only_asks("why is the app so slow today") and only_asks("账单什么时候出？")
     assert only_asks("What happened to U-3's voucher this month (January 2026)")
@@ -47,6 +58,9 @@ def test_asking_is_read_by_shape():
     assert not only_asks("I'm flying to Rome, what's the weather like?")
     assert asks_for_information("so which one?") and not asks_for_information("Is he a vegan?")
     assert asks_about_asking("what did she complain about?") and not asks_about_asking("她住哪")
+    assert only_reports_trouble("the voucher still isn't working")
+    assert not only_reports_trouble("my Amex isn't working")
+    assert asks_about_trouble("what went wrong?")
 
 
 def test_a_named_subject_asked_where_they_live_is_answered_by_their_move():

@@ -67,6 +67,53 @@ ASKING_ABOUT = re.compile(
 """Words of asking or complaining: a question about what someone asked ("what did the user
 ask about shipping?", "她问过什么？") is answered by the questions themselves."""
 
+TROUBLE = re.compile(
+    r"\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|won['’]t|doesn['’]t|does\s+not|don['’]t"
+    r"|didn['’]t|stopped|keeps?|still\s+not|never)\s+(?:working|work|loading|load|arriv\w*"
+    r"|apply|applying|going\s+through|failing|crashing)\b"
+    r"|用不了|不能用|坏了|没收到|还没到|打不开|登不上|失效",
+    re.IGNORECASE,
+)
+"""A report that something of the service fails: "the code *isn't working*", "优惠券*用不了*"."""
+
+TROUBLE_ASKED = re.compile(
+    r"\b(?:problems?|issues?|wrong|broken|working|fail\w*|faults?|trouble|bugs?|errors?)\b"
+    r"|问题|故障|坏|出错|毛病",
+    re.IGNORECASE,
+)
+"""Words of a question about what went wrong ("what *problem* did she report?", "什么*问题*")."""
+
+_NAME_INSIDE = re.compile(r"(?<=[\w,] )[A-Z][^\W\d_]+")
+_VALUE_SIGNS = re.compile(r"\d|@")
+
+
+def only_reports_trouble(statement: str) -> bool:
+    """Whether ``statement`` only reports that something fails, telling no value.
+
+    A report of trouble with the service ("The discount code from last week isn't working")
+    holds no name (a capitalized word inside), no digit, no address; one that does ("my
+    Visa ending 4421 isn't working") tells which.
+
+    >>> only_reports_trouble("The discount code from last week isn't working")
+    True
+    >>> only_reports_trouble("my Visa ending 4421 is not working"), only_reports_trouble("hi")
+    (False, False)
+    """
+    text = re.sub(r"\s*[(（][^)）]*[)）]", "", statement)  # the dates a note was annotated with
+    if not TROUBLE.search(text) or _VALUE_SIGNS.search(text) or _NAME_INSIDE.search(text):
+        return False
+    return not _SENTENCE_INSIDE.search(text)
+
+
+def asks_about_trouble(question: str) -> bool:
+    """Whether ``question`` asks what went wrong: a report of trouble answers it.
+
+    >>> asks_about_trouble("What problem did the user report?"), asks_about_trouble("Who is she?")
+    (True, False)
+    """
+    return TROUBLE_ASKED.search(question) is not None or TROUBLE.search(question) is not None
+
+
 _SENTENCE_INSIDE = re.compile(r"[.!?。！？;；](?=\s*\S)")
 
 
