@@ -223,3 +223,11 @@ def test_a_code_that_took_back_an_unrelated_request_is_still_a_near_miss(said, q
     with told(*said, subject="cust_52817", wait=True) as mem:
         items = mem.recall("cust_52817", question).items
     assert all(near_miss not in item.text for item in items), [item.text for item in items]
+
+
+def test_a_card_of_another_bank_is_still_the_payment_card():
+    """ "工行卡" ends in the head of "付款卡": it may be the payment card ("手机" is no "座机")."""
+    said = ("自动续费绑建行尾号6630那张", "建行那张卡注销了，换成尾号5521的工行卡")
+    with told(*said, subject="U-2") as mem:
+        items = mem.recall("U-2", "客户现在的付款卡尾号是多少？").items
+    assert items and "5521" in items[0].text, [item.text for item in items]

@@ -68,9 +68,8 @@ def carries(text: str, qualifier: Qualifier) -> bool:
     (True, False)
     """
     folded = fold(text)
-    compound = frozenset("".join(qualifier))
     return any(
-        _ends_compound(folded, word, compound)
+        _ends_compound(folded, word, qualifier)
         if len(word) == 1 and _is_cjk_text(word)
         else word in folded
         if _is_cjk_text(word)
@@ -120,36 +119,39 @@ def _alike(qualifier: Qualifier) -> Qualifier:
     return tuple(dict.fromkeys([*qualifier, *(word for group in alike for word in group)]))
 
 
-def _ends_compound(folded: str, head: str, compound: frozenset[str] = frozenset()) -> bool:
+def _ends_compound(folded: str, head: str, qualifier: Qualifier = ()) -> bool:
     """Whether ``head`` (a compound's last character: :func:`_bigrams`) ends a word of ``folded``.
 
     The head of a Chinese compound comes last ("银行*卡*"): it ends a word when a character of
-    the ``compound`` comes before it, or when it stands alone — no word's character before
-    it, none after ("尾号1892的*卡*"). Where it only starts one ("*人*体工学椅" for "扫地机器
-    人"), it is another thing's; so where it ends another compound ("手*机*" for "座机": the
-    mobile is no landline).
+    the compound comes before it, or when nothing of a word follows it ("尾号1892的*卡*").
+    Where it only starts one ("*人*体工学椅" for "扫地机器人"), it is another thing's; so where
+    it ends a rival of the compound (:data:`memlane.lang.zh.RIVAL_KINDS`: "手*机*" for "座机").
 
-    >>> _ends_compound("扣款用尾号3355的银行卡", "卡", frozenset("银行卡"))
-    True
-    >>> _ends_compound("尾号1892的卡，谢谢", "卡"), _ends_compound("手机+86 191 0430 7306", "机")
-    (True, False)
+    >>> _ends_compound("扣款用尾号3355的银行卡", "卡"), _ends_compound("尾号1892的卡，谢谢", "卡")
+    (True, True)
     >>> _ends_compound("人体工学椅的快递单号是jt1316569946746", "人")
+    False
+    >>> _ends_compound("手机+86 191 0430 7306", "机", ("座机", "机"))
     False
     """
     for match in re.finditer(re.escape(head), folded):
         before = folded[match.start() - 1] if match.start() else ""
         after = folded[match.end()] if match.end() < len(folded) else ""
-        if before in compound and before != head:
-            return True
-        if _word_char(before) or _word_char(after):
+        if _rival(before + head, qualifier):
             continue
-        return True
+        if (_is_cjk_text(before) and before not in zh.FUNCTION_CHARACTERS) or not (
+            _is_cjk_text(after) and after not in zh.FUNCTION_CHARACTERS
+        ):
+            return True
     return False
 
 
-def _word_char(char: str) -> bool:
-    """A Chinese character of a word: not one of grammar (的, 是…)."""
-    return _is_cjk_text(char) and char not in zh.FUNCTION_CHARACTERS
+def _rival(word: str, qualifier: Qualifier) -> bool:
+    """Whether ``word`` is another kind of the thing a word of ``qualifier`` names."""
+    return any(
+        word in kinds and word not in qualifier and bool(kinds & set(qualifier))
+        for kinds in zh.RIVAL_KINDS
+    )
 
 
 def _before(text: str, value_word: bool) -> list[Qualifier]:
