@@ -231,3 +231,11 @@ def test_a_card_of_another_bank_is_still_the_payment_card():
     with told(*said, subject="U-2") as mem:
         items = mem.recall("U-2", "客户现在的付款卡尾号是多少？").items
     assert items and "5521" in items[0].text, [item.text for item in items]
+
+
+def test_a_thing_named_in_full_is_not_carried_by_its_head_alone():
+    """ "苏泊尔榨汁机" is named in full by one statement: "蓝牙耳机" (机 alone) is another thing."""
+    said = ("漫步者蓝牙耳机的快递单号是YT6620193847561", "另外还买了苏泊尔榨汁机，还没发货")
+    with told(*said, subject="U-3") as mem:
+        items = mem.recall("U-3", "苏泊尔榨汁机的运单号发我").items
+    assert not items or "YT6620193847561" not in items[0].text, [item.text for item in items]

@@ -110,7 +110,8 @@ def answering(
     own = (*analysis.attributes, *(attribute for attribute, _ in analysis.qualified))
     if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
-    for kind, qualifiers in analysis.qualified:
+    for kind, asked_qualifiers in analysis.qualified:
+        qualifiers = _named_in_full(asked_qualifiers, kept)
         about = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
         named = [c for c in about if all(carries(c.statement, q) for q in qualifiers)]
         taken = frozenset().union(*(c.replaced_by for c in named))
@@ -497,6 +498,23 @@ def _someone_elses(candidate: Candidate, asked: tuple[str, ...], mentions: Menti
     text = fold(candidate.statement)
     named = [m for m in mentions(candidate.statement) if m.attribute in asked]
     return bool(named) and all(owning_role(text, m.span[0]) for m in named)
+
+
+def _named_in_full(
+    qualifiers: tuple[Qualifier, ...], candidates: list[Candidate]
+) -> tuple[Qualifier, ...]:
+    """The qualifiers without a compound's lone head character when some statement names more.
+
+    "九阳豆浆机的运单号" is carried by "…豆浆机…" in full; then "耳机的快递单号是JT…" (the head
+    机 alone) tells another thing's code. With nothing naming more than the head ("付款卡" asked,
+    "换成尾号1892的招行卡" said), the head still carries it.
+    """
+    narrowed = []
+    for qualifier in qualifiers:
+        whole = tuple(word for word in qualifier if len(word) > 1 or not is_cjk(word))
+        named = whole != qualifier and any(carries(c.statement, whole) for c in candidates)
+        narrowed.append(whole if named else qualifier)
+    return tuple(narrowed)
 
 
 def _near_miss(
