@@ -93,9 +93,13 @@ def numbers(text: str, qualifier: Qualifier) -> bool:
     True
     >>> numbers("the room was cold, call me on 07700 900 300", ("room",))
     False
+    >>> numbers("我手机156-95392891", ("公司", "司座", "座机", "机"))
+    False
     """
     folded = fold(text)
     for word in qualifier:
+        if len(word) == 1 and _is_cjk_text(word):
+            continue  # a compound's head alone: "手*机*156…" is no number of the "座机"
         name = re.escape(word) if _is_cjk_text(word) else whole_latin(re.escape(word))
         after = rf"{name}(?:e?s)?\s*{NUMBER_MARK}?\s*\d"
         before = rf"\d\s*{NUMBER_MARK}?\s*{name}"
