@@ -27,6 +27,8 @@ def _top(mem: memlane.Memory, question: str) -> str:
         ("reach me on 206-555-0108", "the user's work desk phone?", "206-555-0108"),
         ("frequent flyer number UA67195231, please add it to the booking",
          "What's my passport number?", "UA67195231"),
+        ("我手机139 5521 0846，有事打我", "你们单位座机号多少？", "139 5521 0846"),
+        ("手机号码：+86 186 2210 4477", "客户家里的座机号是多少？", "186 2210 4477"),
     ],
 )  # fmt: skip
 def test_a_code_said_for_another_purpose_does_not_answer(said, question, near_miss):
@@ -204,3 +206,36 @@ def test_a_hotel_in_another_city_does_not_answer_for_the_city_named(said):
     with _told(*said) as mem:
         top = _top(mem, "用户东京的酒店订的哪家？")
     assert "心斋桥" not in top and "东京" in top, top
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "near_miss"),
+    [
+        (("帮我看看有没有满减活动", "常旅客卡号MU55218830，帮我累积里程"), "用户护照号码？",
+         "MU55218830"),
+        (("帮我查查还有没有优惠券", "会员卡号MB55218830，帮我积分"), "客户的身份证号码？",
+         "MB55218830"),
+    ],
+)  # fmt: skip
+def test_a_code_that_took_back_an_unrelated_request_is_still_a_near_miss(said, question, near_miss):
+    """The card number's note took back "帮我看看有没有满减活动" (a request it replaced): that
+    makes it no answer for the passport, which the replaced request never named."""
+    with told(*said, subject="cust_52817", wait=True) as mem:
+        items = mem.recall("cust_52817", question).items
+    assert all(near_miss not in item.text for item in items), [item.text for item in items]
+
+
+def test_a_card_of_another_bank_is_still_the_payment_card():
+    """ "工行卡" ends in the head of "付款卡": it may be the payment card ("手机" is no "座机")."""
+    said = ("自动续费绑建行尾号6630那张", "建行那张卡注销了，换成尾号5521的工行卡")
+    with told(*said, subject="U-2") as mem:
+        items = mem.recall("U-2", "客户现在的付款卡尾号是多少？").items
+    assert items and "5521" in items[0].text, [item.text for item in items]
+
+
+def test_a_thing_named_in_full_is_not_carried_by_its_head_alone():
+    """ "苏泊尔榨汁机" is named in full by one statement: "蓝牙耳机" (机 alone) is another thing."""
+    said = ("漫步者蓝牙耳机的快递单号是YT6620193847561", "另外还买了苏泊尔榨汁机，还没发货")
+    with told(*said, subject="U-3") as mem:
+        items = mem.recall("U-3", "苏泊尔榨汁机的运单号发我").items
+    assert not items or "YT6620193847561" not in items[0].text, [item.text for item in items]

@@ -119,3 +119,18 @@ def test_later_episodes_of_one_shape_leave_the_earlier_ones_current() -> None:
     sunset = next(item for item in recall.items if "sunset" in item.text)
     assert sunset.status == "current" and sunset.superseded_by is None
     assert all(item.status == "current" for item in recall.items)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('the motto of brannock academy is "truth before comfort',
+         'the motto of brannock academy is "comfort in truth'),
+        ("the slogan of the wexley fair is “bread and roses”",
+         "the slogan of the wexley fair is “roses for all”"),
+    ],
+)  # fmt: skip
+def test_a_quoted_value_is_one_value_whatever_words_two_share(old, new):
+    """Two mottos sharing "truth" differ in one place: the quotation the frame holds."""
+    found = restates(old, new)
+    assert found is not None and found.values[1].startswith(("comfort", "roses")), found

@@ -69,13 +69,43 @@ def carries(text: str, qualifier: Qualifier) -> bool:
     """
     folded = fold(text)
     return any(
-        _ends_compound(folded, word)
+        _ends_compound(folded, word, qualifier)
         if len(word) == 1 and _is_cjk_text(word)
         else word in folded
         if _is_cjk_text(word)
         else bool(_word_pattern(word).search(folded))
         for word in _alike(qualifier)
     )
+
+
+NUMBER_MARK = r"(?:#|no\.?|number|nr\.?|号|號)"
+"""What may stand between a noun and the number it names: "room *#*1830", "gate *no.* 4"."""
+
+
+def numbers(text: str, qualifier: Qualifier) -> bool:
+    """Whether ``text`` gives a number named by a word of ``qualifier``: "room 1830".
+
+    The number of a room, a gate or a seat is written right after the noun (in Chinese
+    also right before it: "2839号房间"): "what was my *room* number?" is answered by it, not
+    by a phone number.
+
+    >>> numbers("Stayed at the Ibis Styles, room 1830 — I left my charger", ("room",))
+    True
+    >>> numbers("the room was cold, call me on 07700 900 300", ("room",))
+    False
+    >>> numbers("我手机156-95392891", ("公司", "司座", "座机", "机"))
+    False
+    """
+    folded = fold(text)
+    for word in qualifier:
+        if len(word) == 1 and _is_cjk_text(word):
+            continue  # a compound's head alone: "手*机*156…" is no number of the "座机"
+        name = re.escape(word) if _is_cjk_text(word) else whole_latin(re.escape(word))
+        after = rf"{name}(?:e?s)?\s*{NUMBER_MARK}?\s*\d"
+        before = rf"\d\s*{NUMBER_MARK}?\s*{name}"
+        if re.search(after, folded) or (_is_cjk_text(word) and re.search(before, folded)):
+            return True
+    return False
 
 
 def _alike(qualifier: Qualifier) -> Qualifier:
@@ -93,26 +123,39 @@ def _alike(qualifier: Qualifier) -> Qualifier:
     return tuple(dict.fromkeys([*qualifier, *(word for group in alike for word in group)]))
 
 
-def _ends_compound(folded: str, head: str) -> bool:
+def _ends_compound(folded: str, head: str, qualifier: Qualifier = ()) -> bool:
     """Whether ``head`` (a compound's last character: :func:`_bigrams`) ends a word of ``folded``.
 
     The head of a Chinese compound comes last ("银行*卡*"): it ends a word when a character of
     the compound comes before it, or when nothing of a word follows it ("尾号1892的*卡*").
-    Where it only starts one ("*人*体工学椅" for "扫地机器人"), it is another thing's.
+    Where it only starts one ("*人*体工学椅" for "扫地机器人"), it is another thing's; so where
+    it ends a rival of the compound (:data:`memlane.lang.zh.RIVAL_KINDS`: "手*机*" for "座机").
 
     >>> _ends_compound("扣款用尾号3355的银行卡", "卡"), _ends_compound("尾号1892的卡，谢谢", "卡")
     (True, True)
     >>> _ends_compound("人体工学椅的快递单号是jt1316569946746", "人")
     False
+    >>> _ends_compound("手机+86 191 0430 7306", "机", ("座机", "机"))
+    False
     """
     for match in re.finditer(re.escape(head), folded):
         before = folded[match.start() - 1] if match.start() else ""
         after = folded[match.end()] if match.end() < len(folded) else ""
+        if _rival(before + head, qualifier):
+            continue
         if (_is_cjk_text(before) and before not in zh.FUNCTION_CHARACTERS) or not (
             _is_cjk_text(after) and after not in zh.FUNCTION_CHARACTERS
         ):
             return True
     return False
+
+
+def _rival(word: str, qualifier: Qualifier) -> bool:
+    """Whether ``word`` is another kind of the thing a word of ``qualifier`` names."""
+    return any(
+        word in kinds and word not in qualifier and bool(kinds & set(qualifier))
+        for kinds in zh.RIVAL_KINDS
+    )
 
 
 def _before(text: str, value_word: bool) -> list[Qualifier]:

@@ -66,6 +66,10 @@ NEUTRAL_MODIFIERS = frozenset(
 PRIVATE_WORDS = frozenset(("个人", "私人", "私用"))
 """Words that narrow a code to the one not used for work ("*个人*邮箱"): any says the others."""
 
+RIVAL_KINDS = (frozenset(("手机", "座机")),)
+"""Compounds that share a head character but name two kinds of one thing, never the same one:
+a mobile (手机) is no landline (座机), though both end in 机 (a 招行卡 may well be the 付款卡)."""
+
 LOYALTY_WORDS = frozenset(("常旅客", "常旅", "里程"))
 """Words that narrow a code to a loyalty account ("*常旅客*卡号", "航空*里程*卡号"): any says the
 others (and the English ones, :data:`memlane.lang.en.LOYALTY_WORDS`)."""

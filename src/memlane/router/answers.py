@@ -58,7 +58,7 @@ from memlane.lang.codewords import code_nouns, names_code
 from memlane.lang.holders import names_subject, opens_with_role, opens_with_speaker
 from memlane.lang.kinds import NUMBER, PERSON, TIME, asked_kind
 from memlane.lang.medicines import asks_about_food, names_medicine_only
-from memlane.lang.qualifiers import Qualifier, carries
+from memlane.lang.qualifiers import Qualifier, carries, numbers
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold, is_cjk
 from memlane.lang.speaker import (
@@ -110,12 +110,14 @@ def answering(
     own = (*analysis.attributes, *(attribute for attribute, _ in analysis.qualified))
     if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
-    for kind, qualifiers in analysis.qualified:
+    for kind, asked_qualifiers in analysis.qualified:
+        qualifiers = _named_in_full(asked_qualifiers, kept)
         about = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
-        taken = frozenset().union(*(c.replaced_by for c in about))
+        named = [c for c in about if all(carries(c.statement, q) for q in qualifiers)]
+        taken = frozenset().union(*(c.replaced_by for c in named))
         kept = [c for c in kept if any(c is a for a in about) or _replacing(c, taken)]
-    for kind in dict(analysis.qualified):
-        kept = _giving(kept, kind)
+    for kind, qualifiers in analysis.qualified:
+        kept = _giving(kept, kind, qualifiers[0] if qualifiers else ())
     if asks_about_food(analysis.query):  # "allergic to penicillin" is no food allergy
         kept = [c for c in kept if c.item.fact is not None or not names_medicine_only(c.statement)]
     if analysis.history and at_present and analysis.period is None:
@@ -139,13 +141,19 @@ def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list
     (the subject may be meant all the same). A note of the subject that shares a word with
     the question stays ("I was in *room* 1914 at the Ibis" for "what number was the hotel
     *room*?", "I've got 3 *kids*" for "number of *kids* in the household?"): it tells of
-    the thing asked about, unless another note names it too ("and the Bose speaker?": its
-    tracking number, not "I ordered a desk lamp and a Bose speaker") or tells of what it
-    tells ("Stop ordering the oat flat white for me, it's a cortado these days").
+    the thing asked about, unless another note still current names it too ("and the Bose
+    speaker?": its tracking number, not "I ordered a desk lamp and a Bose speaker"; a stale
+    one tells nothing now: "I used to prefer aisle seats but now I want a window seat" stays
+    for "aisle or window?" beside "Always give me an aisle seat") or tells of what it
+    tells ("Stop ordering the oat flat white for me, it's a cortado these days"). A name
+    asked where it lives ("where's Tomasz living at the moment?") is a person's, the
+    subject's: the rule keeps out.
     """
     query = analysis.query
     if names_subject(query) or analysis.identifiers or analysis.roles:
         return candidates
+    if RESIDENCE in whereabouts(query) and _NAME.search(query):
+        return candidates  # "where's Tomasz living?": a name that lives somewhere is a person's
     if len({c.item.subject for c in candidates if c.item.kind == "note"}) > 1:
         return candidates  # read across subjects: who "the subject" is, the question says
     asked = _things_named(query)
@@ -153,7 +161,7 @@ def _about_a_thing(candidates: list[Candidate], analysis: QueryAnalysis) -> list
     others = [
         c.statement
         for c, mine in zip(candidates, own, strict=True)
-        if not mine and c.tier == TIER_NOTE and c.item.kind == "note"
+        if not mine and c.tier == TIER_NOTE and c.item.kind == "note" and c.item.status != "stale"
     ]
     told = any(shares_term(asked, text) for text in others)
     return [
@@ -257,8 +265,9 @@ def _about_where(candidates: list[Candidate], analysis: QueryAnalysis) -> list[C
     tell where one lives), and when some note is of the kind asked, so does a note of no kind
     ("The discount code from last week isn't working"). A place asked that is neither the
     subject's own nor of a kind ("what city do I need a hotel in for the work event?": the
-    event's) is not told by where one lives. Nothing changes when every note would rank after
-    the rest (for where one works: when every note tells a trip).
+    event's) is not told by where one lives — nor by the statement the subject's location was
+    read from ("I'm in Rotterdam", which names no verb of living). Nothing changes when every
+    note would rank after the rest (for where one works: when every note tells a trip).
     """
     asked = whereabouts(analysis.query)
     standing = analysis.own_value and bool(set(analysis.attributes) & _STANDING)
@@ -269,7 +278,12 @@ def _about_where(candidates: list[Candidate], analysis: QueryAnalysis) -> list[C
     notes = [c for c in candidates if c.tier == TIER_NOTE and c.item.kind == "note"]
     kinds = {id(c): whereabouts(c.statement) for c in notes}
     if elsewhere:  # the place of an event or a trip: where one lives does not tell it
-        aside = {key for key, kind in kinds.items() if kind == {RESIDENCE}}
+        lived = _read_from(candidates, "location")
+        aside = {
+            id(c)
+            for c in notes
+            if kinds[id(c)] == {RESIDENCE} or (not kinds[id(c)] and c.turns & lived)
+        }
         if len(aside) == len(kinds):
             return candidates
     elif where:
@@ -280,6 +294,16 @@ def _about_where(candidates: list[Candidate], analysis: QueryAnalysis) -> list[C
         if len(aside) == len(kinds):
             return candidates
     return [replace(c, tier=TIER_ASIDE) if id(c) in aside else c for c in candidates]
+
+
+def _read_from(candidates: list[Candidate], attribute: str) -> frozenset[str]:
+    """What the recalled facts of ``attribute`` were read from (``note:7``, turn ids)."""
+    return frozenset(
+        ref
+        for c in candidates
+        if c.item.fact is not None and c.item.fact.attribute == attribute
+        for ref in c.item.provenance
+    )
 
 
 def _place_of_another(analysis: QueryAnalysis, asked: frozenset[str]) -> bool:
@@ -363,7 +387,9 @@ def _replacing(candidate: Candidate, taken: frozenset[str]) -> bool:
     """Whether ``candidate`` is the statement that replaced one about the thing asked.
 
     "Cancel order ORD-1 please" names no Fitbit, but it took back "order the Fitbit": asked
-    for the status of the Fitbit order, it answers.
+    for the status of the Fitbit order, it answers. ``taken`` holds only what replaced a
+    statement naming the thing asked: a statement that took back an unrelated request
+    ("帮我看看有没有满减活动") gives a frequent-flyer number, not the passport's.
     """
     turns = turns_of(candidate.turns)
     return bool(turns) and turns <= taken
@@ -474,6 +500,23 @@ def _someone_elses(candidate: Candidate, asked: tuple[str, ...], mentions: Menti
     return bool(named) and all(owning_role(text, m.span[0]) for m in named)
 
 
+def _named_in_full(
+    qualifiers: tuple[Qualifier, ...], candidates: list[Candidate]
+) -> tuple[Qualifier, ...]:
+    """The qualifiers without a compound's lone head character when some statement names more.
+
+    "九阳豆浆机的运单号" is carried by "…豆浆机…" in full; then "耳机的快递单号是JT…" (the head
+    机 alone) tells another thing's code. With nothing naming more than the head ("付款卡" asked,
+    "换成尾号1892的招行卡" said), the head still carries it.
+    """
+    narrowed = []
+    for qualifier in qualifiers:
+        whole = tuple(word for word in qualifier if len(word) > 1 or not is_cjk(word))
+        named = whole != qualifier and any(carries(c.statement, whole) for c in candidates)
+        narrowed.append(whole if named else qualifier)
+    return tuple(narrowed)
+
+
 def _near_miss(
     candidate: Candidate, kind: str, qualifiers: tuple[Qualifier, ...], evidence: Evidence
 ) -> bool:
@@ -481,7 +524,8 @@ def _near_miss(
 
     A code of another kind is a near miss too: "tracking number" is read as a number. So is
     the time of another booked event (``kind`` :data:`EVENT`): the dentist's for the eye
-    doctor's appointment.
+    doctor's appointment. A clause giving a number the nearest qualifier names is none
+    ("room 1830" for "my room number at the hotel": :func:`memlane.lang.qualifiers.numbers`).
     """
     fact = candidate.item.fact
     if fact is not None:
@@ -489,14 +533,19 @@ def _near_miss(
             return False
         said = f"{evidence(candidate)}\n{fact.attribute.replace('_', ' ')}"
         return not all(carries(said, q) for q in qualifiers)
+    nearest = qualifiers[0] if qualifiers and kind != EVENT else ()
     gives = [c for c in _CLAUSES.split(candidate.statement) if _gives(kind, c, candidate)]
-    return bool(gives) and not any(all(carries(c, q) for q in qualifiers) for c in gives)
+    return bool(gives) and not any(
+        all(carries(c, q) for q in qualifiers) or numbers(c, nearest) for c in gives
+    )
 
 
 def _gives(kind: str, clause: str, candidate: Candidate) -> bool:
     """Whether a clause gives what a question of ``kind`` asks for: a time, else a code."""
     if kind == EVENT:
         return bool(resolve_times(clause, _ANY_TIME, UTC))
+    if candidate.label:  # "session web-ef6847ba (…)": the session's id is no code said
+        clause = clause.replace(candidate.label, " ")
     return _holds_code(clause, candidate.item.subject)
 
 
@@ -569,17 +618,19 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _giving(candidates: list[Candidate], kind: str) -> list[Candidate]:
+def _giving(candidates: list[Candidate], kind: str, nearest: Qualifier) -> list[Candidate]:
     """Under a question for a code (or a booked event's time), what gives one, if any does.
 
     Left after the near misses, a statement that gives a code carries what narrows it; one
-    that only shares those words ("ordered a Fitbit and a kettle") does not answer.
+    that only shares those words ("ordered a Fitbit and a kettle") does not answer. A number
+    the nearest qualifier names is the code asked: "room 1830" for "my room number".
     """
     coded = [
         c
         for c in candidates
         if (c.item.fact is not None and c.item.fact.attribute in CODES and kind != EVENT)
         or (c.item.fact is None and _gives(kind, c.statement, c))
+        or (c.item.fact is None and kind != EVENT and numbers(c.statement, nearest))
     ]
     if not coded:
         return candidates

@@ -44,6 +44,7 @@ from memlane.router.ranking import rank
 from memlane.router.render import render
 from memlane.router.summary_lane import SummaryFilters, note_statements, read_summaries
 from memlane.router.synonyms import SynonymRegistry
+from memlane.router.told import telling_first
 from memlane.router.unstated import without_unstated
 from memlane.session import Session
 from memlane.summaries.lane import SummariesLane
@@ -179,6 +180,7 @@ class Router:
             adjudicator.said,
             at_present=request.valid_at is None,
         )
+        answers = telling_first(answers, analysis)
         answers = without_unstated(answers, analysis, lambda s, t: self._holding(run, s, t))
         items = rank(answers, request.k, request.include_stale)
         subjects = list(

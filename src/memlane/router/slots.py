@@ -230,7 +230,7 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
         return None  # one only adds a word ("is now"): the same value again
     if max(len(old_value), len(new_value)) > MAX_VALUE_CHARS:
         return None
-    if _pieces(old_value) & _pieces(new_value):
+    if _pieces(old_value) & _pieces(new_value) and not _quoted(old, prefix, suffix):
         return None  # a piece both spans hold splits them: they differ in two places
     if prefix < MIN_PREFIX_CHARS or len(old[:prefix].strip()) < MIN_PREFIX_CHARS:
         return None
@@ -242,6 +242,23 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     if tells_episode(frame) or _other_relations(old, new):
         return None  # an episode; or "X的年费是…" and "X的会长是…", two relations of X
     return Restatement(frame, (old_value, new_value))
+
+
+_OPENING_QUOTES = "\"“‘「『《'"
+_CLOSING_QUOTES = "\"”’」』》'"
+
+
+def _quoted(old: str, prefix: int, suffix: int) -> bool:
+    """Whether the span that differs is a quotation the frame opens and closes.
+
+    A quoted value is one value, whatever words two of them share: "The motto of X is
+    *"Light through labour"*" and "…*"Onward through the fog"*" re-fill one slot. A clause
+    may have lost the closing quote with its final punctuation: the quotation then runs to
+    its end.
+    """
+    before, after = old[:prefix].rstrip(), old[len(old) - suffix :].lstrip()
+    opened = bool(before) and before[-1] in _OPENING_QUOTES
+    return opened and (not after or after[0] in _CLOSING_QUOTES)
 
 
 def _other_relations(old: str, new: str) -> bool:
