@@ -191,21 +191,34 @@ def _possessor(run: str) -> str:
     ('牙科', '', '', '')
     """
     bare = _unheld(_unmodified(run))
-    if len(bare) < 2 or re.search(zh.SUBJECT_WORDS, bare) or bare != _unmodified(run):
+    if len(bare) < 2 or re.search(zh.SUBJECT_WORDS, bare) or _is_clause(bare):
+        return ""
+    if bare != _unmodified(run):
         return ""
     return bare
 
 
 def _unclause(run: str) -> str:
-    """A run that holds the subject past its start is a clause ("给他打"), no qualifier.
+    """A run that is a clause, not a noun, is no qualifier.
 
-    "给他打电话该打哪个号？" asks for the number to call the subject on, not for one of a
-    thing called "给他打"; "*公司*电话" is a qualifier still.
+    A clause holds the subject past its start ("给他打电话该打哪个号？" asks for the number to
+    call the subject on, not for one of a thing called "给他打"), a modal verb of need before
+    a verb, or ends where its verb says where something goes ("发票要发*到*哪个邮箱？" asks where
+    to send the invoice: the subject's e-mail, not one called "发票"). "*公司*电话" is a
+    qualifier still.
 
-    >>> _unclause("给他打"), _unclause("公司")
-    ('', '公司')
+    >>> _unclause("给他打"), _unclause("发票要发到"), _unclause("快递寄到"), _unclause("公司")
+    ('', '', '', '公司')
     """
-    return "" if re.search(zh.SUBJECT_WORDS, run[1:]) else run
+    return "" if _is_clause(run) else run
+
+
+def _is_clause(run: str) -> bool:
+    if re.search(zh.SUBJECT_WORDS, run[1:]):
+        return True
+    if len(run) > 1 and run[-1] in zh.GOAL_COMPLEMENTS:
+        return True
+    return any(0 <= run.find(need) < len(run) - len(need) for need in zh.NEEDS)
 
 
 def _unmodified(run: str) -> str:

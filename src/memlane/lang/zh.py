@@ -36,6 +36,14 @@ RETRACTED_BEFORE = (
 MODALS = ("可能", "也许", "或许", "会")
 """Words that make the verb after them a possibility, not an event ("可能会离开")."""
 
+NEEDS = ("应该", "需要", "要", "该", "得", "可以", "能")
+"""Modal verbs of need or ability: a run that holds one before a verb is a clause ("发票*要*发到
+哪个邮箱", "*该*打哪个号"), not a noun narrowing the word after it."""
+
+GOAL_COMPLEMENTS = "到给往进"
+"""Characters after a verb that say where something goes ("发*到*", "打*给*", "寄*往*"): a run that
+ends in one is a clause, not a noun."""
+
 CHANGE_FROM = r"从"
 CHANGE_VERB = r"(?:搬|迁|调|换|改|跳|转|到|去|离职|辞职)"
 """``从 <old> <change verb>``: "从上海搬到北京"."""

@@ -573,7 +573,9 @@ def _giving(candidates: list[Candidate], kind: str) -> list[Candidate]:
     """Under a question for a code (or a booked event's time), what gives one, if any does.
 
     Left after the near misses, a statement that gives a code carries what narrows it; one
-    that only shares those words ("ordered a Fitbit and a kettle") does not answer.
+    that only shares those words ("ordered a Fitbit and a kettle") does not answer. The
+    statement that took one of them back answers with it ("小米14那单帮我取消吧" for "我那个
+    小米14的订单现在什么情况？"): it tells what became of the code, without giving it again.
     """
     coded = [
         c
@@ -583,7 +585,12 @@ def _giving(candidates: list[Candidate], kind: str) -> list[Candidate]:
     ]
     if not coded:
         return candidates
-    return [c for c in candidates if c in coded or c.item.lane not in ("summary", "exact")]
+    taken = frozenset().union(*(c.replaced_by for c in coded))
+    return [
+        c
+        for c in candidates
+        if c in coded or _replacing(c, taken) or c.item.lane not in ("summary", "exact")
+    ]
 
 
 def _holds_code(text: str, subject: str | None) -> bool:
