@@ -378,7 +378,8 @@ def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[
     if asks_earlier(analysis.query):
         replaced = [c for c in candidates if c.replaced_by]
         asked = salient_terms(analysis.query)
-        kept = [c for c in kept if not _the_replacement(c, replaced, asked)]
+        code = _asks_code(analysis)
+        kept = [c for c in kept if not _the_replacement(c, replaced, asked, code)]
         if replaced:
             kept = [c for c in kept if not _beside_the_point(c, asked)]
     if analysis.intents and not changed:
@@ -401,8 +402,14 @@ def _present_profile(candidate: Candidate, changes: list[str]) -> bool:
     )
 
 
+def _asks_code(analysis: QueryAnalysis) -> bool:
+    """Whether the question asks for a code: a code noun ("卡*尾号*多少") or a code attribute."""
+    attributes = {intent.attribute for intent in analysis.intents}
+    return bool(attributes & CODES) or bool(code_nouns(fold(analysis.query)))
+
+
 def _the_replacement(
-    candidate: Candidate, replaced: list[Candidate], asked: frozenset[str]
+    candidate: Candidate, replaced: list[Candidate], asked: frozenset[str], code: bool
 ) -> bool:
     """A current statement that made a recalled one stale: the present, not what was asked.
 
@@ -411,7 +418,9 @@ def _the_replacement(
     out, with the summaries that only restate it (every turn they cite is its). One that
     names the value it took back ("I used to prefer aisle seats but now …") tells the
     answer too; naming only what the question names ("公司那个作废了" for "之前公司那个地址")
-    is not naming the value.
+    is not naming the value. Asked for a code (``code``), only naming the old code tells it:
+    "建行那张卡注销了，换成尾号4274的招行卡" names the old card by its bank, not the tail
+    "之前扣款那张卡尾号多少？" asks for.
     """
     if candidate.item.status != "current" or candidate.item.fact is not None:
         return False
@@ -419,7 +428,9 @@ def _the_replacement(
     if not turns:
         return False
     taken_back = [
-        salient_terms_besides(found.old, asked) for found in retractions(candidate.statement)
+        salient_terms_besides(found.old, asked)
+        for found in retractions(candidate.statement)
+        if not code or _holds_code(found.old, candidate.item.subject)
     ]
     return any(
         turns <= old.replaced_by
