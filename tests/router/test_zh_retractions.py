@@ -1,0 +1,69 @@
+"""Chinese retractions read by the structure of the question (issue 13).
+
+A question that says what a value is for ("发票要发到哪个邮箱？") asks for the value, not for
+one called by that purpose; a question about a thing's state ("小米14的订单现在什么情况？") is
+answered by the statement that took it back; asked for an earlier code ("之前…尾号多少？"), the
+statement that named the old thing by another feature only is the present, not the answer.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import FakeClock
+
+
+def _chat(mem, clock: FakeClock, session: str, said: str, reply: str = "好的。", days: int = 1):
+    """The user says ``said`` in a new session ``days`` later; the assistant replies."""
+    clock.advance(days=days)
+    s = mem.session("U-1", session_id=session)
+    for role, text in (("user", said), ("assistant", reply)):
+        s.add(role, text)
+        clock.advance(minutes=2)
+    s.close()
+    assert mem.index.wait(timeout=30)
+
+
+def _current_texts(result) -> list[str]:
+    return [item.text for item in result.items if item.status == "current"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["发票要发到哪个邮箱？", "合同应该发到哪个邮箱？", "报告该发给哪个邮箱？", "合同需要发到的邮箱是哪个？"],
+)
+def test_what_a_value_is_for_does_not_narrow_it(mem, clock: FakeClock, question):
+    _chat(mem, clock, "s-1", "有文件发我邮箱wen.li@mail.example.com")
+    _chat(mem, clock, "s-2", "邮箱换了：liwen_77@example.net，老的那个登不上去了", days=30)
+    r = mem.recall("U-1", question)
+    assert r.items and "liwen_77@example.net" in r.items[0].text
+    assert not any("wen.li@" in text for text in _current_texts(r))
+
+
+def test_a_things_state_is_told_by_what_took_it_back(mem, clock: FakeClock):
+    clock.advance(days=1)
+    s = mem.session("U-1", session_id="s-1")
+    s.add("user", "华为Mate60就要这个了，下单吧")
+    s.add("assistant", "已为您下单华为Mate60，订单号ORD-2025-31877，预计10月9日送达。")
+    s.close()
+    clock.advance(days=1)
+    s = mem.session("U-1", session_id="s-2")
+    s.add("user", "华为Mate60那单帮我取消吧，不要了")
+    s.add("assistant", "已为您取消订单ORD-2025-31877，款项原路退回。")
+    s.close()
+    assert mem.index.wait(timeout=30)
+    r = mem.recall("U-1", "我那个华为Mate60的订单现在什么情况？")
+    assert r.items and "取消" in r.items[0].text
+    assert r.items[0].status == "current"
+
+
+def test_asked_for_an_earlier_code_the_replacement_naming_only_the_thing_is_left_out(
+    mem, clock: FakeClock
+):
+    _chat(mem, clock, "s-1", "自动续费绑工行尾号3817那张")
+    _chat(mem, clock, "s-2", "工行那张卡注销了，换成尾号5520的中信卡", days=60)
+    now = mem.recall("U-1", "扣款用哪张卡？")
+    assert "5520" in now.items[0].text
+    before = mem.recall("U-1", "以前扣款那张卡尾号多少？")
+    assert before.items and "3817" in before.items[0].text
+    assert not any("5520" in text for text in _current_texts(before))
