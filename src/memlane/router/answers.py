@@ -44,6 +44,7 @@ from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
 from memlane.facts.normalize import match_keys
 from memlane.lang import (
+    asked_terms,
     asks_about_plans,
     en,
     retractions,
@@ -377,7 +378,7 @@ def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[
     kept = [c for c in kept if not _present_profile(c, changes)]
     if asks_earlier(analysis.query):
         replaced = [c for c in candidates if c.replaced_by]
-        asked = salient_terms(analysis.query)
+        asked = asked_terms(analysis.query)
         code = _asks_code(analysis)
         kept = [c for c in kept if not _the_replacement(c, replaced, asked, code)]
         if replaced:
