@@ -95,7 +95,7 @@ _LINKED = re.compile(rf"(?:[a-z]+\s+){{1,2}}(?:{'|'.join(en.COPULAS)})\s+(?:the\
 
 @cache
 def _opens_with_name() -> re.Pattern[str]:
-    surnames = "|".join(sorted(zh.SURNAMES, key=len, reverse=True))
+    surnames = "|".join((*zh.COMPOUND_SURNAMES, f"[{zh.SURNAMES}]"))
     return re.compile(rf"(?:{surnames})[{CJK_RANGES}]{{1,2}}?(?:{zh.AFTER_NAME})")
 
 
