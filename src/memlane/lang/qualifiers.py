@@ -247,12 +247,18 @@ def _unheld(run: str) -> str:
 def _bigrams(run: str) -> list[str]:
     """The pieces that carry a run: any two characters of it in a row.
 
-    A longer run is also carried by its last character, the head of a Chinese compound
-    ("银行*卡*", "身份*证*"): "尾号1892的卡" carries "付款卡".
+    A longer run is also carried by its last character when that is the head of a Chinese
+    compound ("银行*卡*", "身份*证*"): "尾号1892的卡" carries "付款卡". Chinese words are
+    mostly of two characters, so a run of even length ends in a word of two ("公司*座机*"):
+    its last character is half a word, and "手机" does not carry "座机" by the 机 they share.
+
+    >>> _bigrams("付款卡"), _bigrams("公司座机")
+    (['付款', '款卡', '卡'], ['公司', '司座', '座机'])
     """
     if len(run) <= 2:
         return [run]
-    return [*(run[i : i + 2] for i in range(len(run) - 1)), run[-1]]
+    pairs = [run[i : i + 2] for i in range(len(run) - 1)]
+    return pairs if len(run) % 2 == 0 else [*pairs, run[-1]]
 
 
 def _bare(run: str) -> str:
