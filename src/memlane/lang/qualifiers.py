@@ -66,8 +66,16 @@ def carries(text: str, qualifier: Qualifier) -> bool:
 
     >>> carries("私人邮箱leihu83@example.net", ("个人",)), carries("工作邮箱", ("个人",))
     (True, False)
+
+    A Chinese word is also said by its first character right after a number, as a measure
+    names what the number counts: "汉庭2839房" says the 房间.
+
+    >>> carries("汉庭2839房，退房时忘拿外套了", ("酒店", "房间")), carries("房间很大", ("酒店",))
+    (True, False)
     """
     folded = fold(text)
+    if any(_counted(folded, word) for word in qualifier):
+        return True
     return any(
         _ends_compound(folded, word)
         if len(word) == 1 and _is_cjk_text(word)
@@ -76,6 +84,13 @@ def carries(text: str, qualifier: Qualifier) -> bool:
         else bool(_word_pattern(word).search(folded))
         for word in _alike(qualifier)
     )
+
+
+def _counted(folded: str, word: str) -> bool:
+    """Whether a two-character Chinese ``word`` is said by its first character after digits."""
+    if len(word) != 2 or not _is_cjk_text(word):
+        return False
+    return re.search(rf"\d{re.escape(word[0])}", folded) is not None
 
 
 def _alike(qualifier: Qualifier) -> Qualifier:
@@ -171,8 +186,10 @@ def _cjk_before(text: str, value_word: bool = True) -> list[Qualifier]:
     ):
         narrowing = [_possessor(runs[0])]
     elif narrowing[0] and runs and (runs[0],) not in models:
-        # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it
-        narrowing = [runs[0]] if narrowing[0] in zh.CODE_KINDS else [*narrowing, runs[0]]
+        # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it;
+        # "*上次住*的酒店房间号": a clause before 的 narrows nothing
+        thing = _unclause(runs[0])
+        narrowing = [thing] if narrowing[0] in zh.CODE_KINDS else [*narrowing, thing]
     elif narrowing[0] in zh.CODE_KINDS and models:
         narrowing = []  # "iPhone 15的*物流*单号": the model names the thing
     kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
@@ -214,7 +231,7 @@ def _unclause(run: str) -> str:
 
 
 def _is_clause(run: str) -> bool:
-    if re.search(zh.SUBJECT_WORDS, run[1:]):
+    if re.search(zh.SUBJECT_WORDS, run[1:]) or re.search(zh.EPISODE_TIMES, run):
         return True
     if len(run) > 1 and run[-1] in zh.GOAL_COMPLEMENTS:
         return True

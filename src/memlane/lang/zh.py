@@ -40,6 +40,10 @@ NEEDS = ("应该", "需要", "要", "该", "得", "可以", "能")
 """Modal verbs of need or ability: a run that holds one before a verb is a clause ("发票*要*发到
 哪个邮箱", "*该*打哪个号"), not a noun narrowing the word after it."""
 
+EPISODE_TIMES = r"上次|上回|那次|那回|这次|上个月|上周|去年|前年|昨天|前天|刚才"
+"""Words that say when something happened: a run that holds one is a clause of an episode
+("*上次*住的酒店"), not a noun narrowing the word after it."""
+
 GOAL_COMPLEMENTS = "到给往进"
 """Characters after a verb that say where something goes ("发*到*", "打*给*", "寄*往*"): a run that
 ends in one is a clause, not a noun."""
