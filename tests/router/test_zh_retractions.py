@@ -30,7 +30,12 @@ def _current_texts(result) -> list[str]:
 
 @pytest.mark.parametrize(
     "question",
-    ["发票要发到哪个邮箱？", "合同应该发到哪个邮箱？", "报告该发给哪个邮箱？", "合同需要发到的邮箱是哪个？"],
+    [
+        "发票要发到哪个邮箱？",
+        "合同应该发到哪个邮箱？",
+        "报告该发给哪个邮箱？",
+        "合同需要发到的邮箱是哪个？",
+    ],
 )
 def test_what_a_value_is_for_does_not_narrow_it(mem, clock: FakeClock, question):
     _chat(mem, clock, "s-1", "有文件发我邮箱wen.li@mail.example.com")
@@ -67,3 +72,49 @@ def test_asked_for_an_earlier_code_the_replacement_naming_only_the_thing_is_left
     before = mem.recall("U-1", "以前扣款那张卡尾号多少？")
     assert before.items and "3817" in before.items[0].text
     assert not any("5520" in text for text in _current_texts(before))
+
+
+def test_a_replacement_naming_only_what_the_question_names_is_left_out(mem, clock):
+    _chat(mem, clock, "s-1", "收货地址写公司的：南京鼓楼区中山路88号，前台代收")
+    _chat(
+        mem,
+        clock,
+        "s-2",
+        "公司地址别用了，我已经离职了，以后寄到家里：南京玄武区北京东路12号",
+        days=40,
+    )
+    before = mem.recall("U-1", "之前公司那个地址是什么？")
+    assert before.items and "中山路88号" in before.items[0].text
+    assert not any("北京东路12号" in text for text in _current_texts(before))
+
+
+@pytest.mark.parametrize("name", ["郑雨桐", "欧阳娜", "梁伟"])
+def test_a_question_opening_with_a_name_asks_about_its_subject(mem, clock, name):
+    _chat(mem, clock, "s-1", f"我是{name}，单位是顺丰，平时比较忙")
+    _chat(mem, clock, "s-2", "现在在京东做运营，3月换的工作", days=90)
+    r = mem.recall("U-1", f"{name}以前在哪家公司？")
+    assert r.items and "顺丰" in r.items[0].text
+    assert not any("京东" in t and "顺丰" not in t for t in _current_texts(r))
+
+
+def test_where_someone_lives_asked_as_where_they_live_their_life(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", "我住在泉州")
+    _chat(mem, clock, "s-2", "帮我看看有没有满减活动", days=20)
+    _chat(mem, clock, "s-3", "我已经搬到温州了，之前一直在泉州", days=60)
+    r = mem.recall("U-1", "他现在在哪里生活？")
+    assert r.items and "温州" in r.items[0].text
+
+
+def test_two_nouns_sharing_their_last_character_are_not_one_code(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", "我手机+86 186 2211 0934")
+    _chat(mem, clock, "s-2", "积分可以抵现吗？", days=5)
+    r = mem.recall("U-1", "我们单位座机号是多少？")
+    assert not any("2211 0934" in item.text for item in r.items[:1])
+
+
+def test_a_number_with_the_measure_of_what_it_counts_answers_for_that_thing(mem, clock):
+    _chat(mem, clock, "s-1", "我手机号(+86) 137-2290-1185")
+    _chat(mem, clock, "s-2", "上次那个优惠券怎么用不了", days=5)
+    _chat(mem, clock, "s-3", "全季1207房，退房时忘拿充电器了", days=5)
+    r = mem.recall("U-1", "我上次住的酒店房间号是多少？")
+    assert r.items and "1207" in r.items[0].text

@@ -86,6 +86,17 @@ def carries(text: str, qualifier: Qualifier) -> bool:
     )
 
 
+def counts(text: str, qualifiers: Iterable[Qualifier]) -> bool:
+    """Whether ``text`` gives a number measured by a word of every qualifier: a code of it.
+
+    >>> counts("汉庭2839房，退房时忘拿外套了", [("酒店", "房间")]), counts("房间很大", [("房间",)])
+    (True, False)
+    """
+    folded = fold(text)
+    found = list(qualifiers)
+    return bool(found) and all(any(_counted(folded, w) for w in q) for q in found)
+
+
 def _counted(folded: str, word: str) -> bool:
     """Whether a two-character Chinese ``word`` is said by its first character after digits."""
     if len(word) != 2 or not _is_cjk_text(word):

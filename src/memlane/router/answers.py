@@ -59,7 +59,7 @@ from memlane.lang.codewords import code_nouns, names_code
 from memlane.lang.holders import names_subject, opens_with_role, opens_with_speaker
 from memlane.lang.kinds import NUMBER, PERSON, TIME, asked_kind
 from memlane.lang.medicines import asks_about_food, names_medicine_only
-from memlane.lang.qualifiers import Qualifier, carries
+from memlane.lang.qualifiers import Qualifier, carries, counts
 from memlane.lang.roles import asks_owner, owning_role
 from memlane.lang.script import fold, is_cjk
 from memlane.lang.speaker import (
@@ -115,8 +115,8 @@ def answering(
         about = [c for c in kept if not _near_miss(c, kind, qualifiers, evidence)]
         taken = frozenset().union(*(c.replaced_by for c in about))
         kept = [c for c in kept if any(c is a for a in about) or _replacing(c, taken)]
-    for kind in dict(analysis.qualified):
-        kept = _giving(kept, kind)
+    for kind, qualifiers in analysis.qualified:
+        kept = _giving(kept, kind, qualifiers)
     if asks_about_food(analysis.query):  # "allergic to penicillin" is no food allergy
         kept = [c for c in kept if c.item.fact is not None or not names_medicine_only(c.statement)]
     if analysis.history and at_present and analysis.period is None:
@@ -581,19 +581,27 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _giving(candidates: list[Candidate], kind: str) -> list[Candidate]:
+def _giving(
+    candidates: list[Candidate], kind: str, qualifiers: tuple[Qualifier, ...] = ()
+) -> list[Candidate]:
     """Under a question for a code (or a booked event's time), what gives one, if any does.
 
     Left after the near misses, a statement that gives a code carries what narrows it; one
     that only shares those words ("ordered a Fitbit and a kettle") does not answer. The
     statement that took one of them back answers with it ("小米14那单帮我取消吧" for "我那个
     小米14的订单现在什么情况？"): it tells what became of the code, without giving it again.
+    So does a number measured by what the qualifiers name ("汉庭2839房" for "酒店房间号").
     """
     coded = [
         c
         for c in candidates
         if (c.item.fact is not None and c.item.fact.attribute in CODES and kind != EVENT)
-        or (c.item.fact is None and _gives(kind, c.statement, c))
+        or (
+            c.item.fact is None
+            and (
+                _gives(kind, c.statement, c) or (kind != EVENT and counts(c.statement, qualifiers))
+            )
+        )
     ]
     if not coded:
         return candidates
