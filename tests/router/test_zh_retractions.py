@@ -118,3 +118,20 @@ def test_a_number_with_the_measure_of_what_it_counts_answers_for_that_thing(mem,
     _chat(mem, clock, "s-3", "全季1207房，退房时忘拿充电器了", days=5)
     r = mem.recall("U-1", "我上次住的酒店房间号是多少？")
     assert r.items and "1207" in r.items[0].text
+
+
+def test_a_workday_said_after_now_is_no_employer():
+    from memlane.router.claims import claims
+
+    said = "U-1说：以前都是周末收货，现在改成工作日送到公司吧，周末不在家"
+    assert claims(said, "U-1") == ()
+    found = claims("张三现在在腾讯上班", "U-1")
+    assert [(c.holder, c.relation) for c in found] == [("张三", "employer")]
+
+
+def test_a_switched_delivery_time_answers_when_to_deliver(mem, clock: FakeClock):
+    _chat(mem, clock, "s-1", "周末送货就行，平时家里没人")
+    _chat(mem, clock, "s-2", "上次那个优惠券怎么用不了", days=10)
+    _chat(mem, clock, "s-3", "以前都是周末收货，现在改成工作日送到公司吧，周末不在家", days=60)
+    r = mem.recall("U-1", "我一般什么时候方便收货？")
+    assert r.items and "工作日" in r.items[0].text
