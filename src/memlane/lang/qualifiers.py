@@ -199,7 +199,7 @@ def _cjk_before(text: str, value_word: bool = True) -> list[Qualifier]:
     elif narrowing[0] and runs and (runs[0],) not in models:
         # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it;
         # "*上次住*的酒店房间号": a clause before 的 narrows nothing
-        thing = _unclause(runs[0])
+        thing = "" if re.search(zh.EPISODE_TIMES, runs[0]) else runs[0]
         narrowing = [thing] if narrowing[0] in zh.CODE_KINDS else [*narrowing, thing]
     elif narrowing[0] in zh.CODE_KINDS and models:
         narrowing = []  # "iPhone 15的*物流*单号": the model names the thing
