@@ -20,6 +20,7 @@ from memlane.lang.changes import Retraction, retractions
 from memlane.lang.roles import roles_named, roles_of_subject
 from memlane.lang.script import CJK_RANGES, is_cjk
 from memlane.lang.words import (
+    asked_terms,
     asks_about_plans,
     is_negated,
     mentions_value,
@@ -35,6 +36,7 @@ from memlane.lang.words import (
 __all__ = [
     "CJK_RANGES",
     "Retraction",
+    "asked_terms",
     "asks_about_plans",
     "is_cjk",
     "is_negated",

@@ -13,8 +13,8 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "where does * live", "where do * live", "where did * live", "where * lives",
         "where * living", "lives in", "live in", "living in", "moved to", "which city",
         "what city", "city", "cities", "address", "location", "reside", "resides",
-        "人在哪", "常住", "where's home", "where is home", "residence", "city of residence",
-        "place of residence",
+        "人在哪", "常住", "在哪生活", "在哪儿生活", "在哪里生活", "生活在哪", "where's home",
+        "where is home", "residence", "city of residence", "place of residence",
     ),
     "work_location": (
         "在哪里工作", "在哪工作", "在哪儿工作", "在哪上班", "在哪里上班", "工作地点",

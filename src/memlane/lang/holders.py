@@ -38,8 +38,15 @@ def names_subject(text: str) -> bool:
 
     >>> names_subject("Which city is the customer based in?"), names_subject("年会在哪个城市办？")
     (True, False)
+
+    A Chinese question that opens with a person's name and a word of when asks about them:
+    the question is about its subject, whom it calls by name.
+
+    >>> names_subject("孙春梅以前在哪家公司？"), names_subject("展会以前在哪个城市办？")
+    (True, False)
     """
-    return _self().search(fold(text)) is not None
+    folded = fold(text)
+    return _self().search(folded) is not None or _opens_with_name().match(folded) is not None
 
 
 def held_by_other(text: str, start: int) -> bool:
@@ -84,6 +91,12 @@ def held_by_other(text: str, start: int) -> bool:
 
 _LINKED = re.compile(rf"(?:[a-z]+\s+){{1,2}}(?:{'|'.join(en.COPULAS)})\s+(?:the\s+)?$")
 """A generic noun and a linking verb before a possessive: "what city *is* the user's office"."""
+
+
+@cache
+def _opens_with_name() -> re.Pattern[str]:
+    surnames = "|".join((*zh.COMPOUND_SURNAMES, f"[{zh.SURNAMES}]"))
+    return re.compile(rf"(?:{surnames})[{CJK_RANGES}]{{1,2}}?(?:{zh.AFTER_NAME})")
 
 
 @cache

@@ -66,8 +66,16 @@ def carries(text: str, qualifier: Qualifier) -> bool:
 
     >>> carries("私人邮箱leihu83@example.net", ("个人",)), carries("工作邮箱", ("个人",))
     (True, False)
+
+    A Chinese word is also said by its first character right after a number, as a measure
+    names what the number counts: "汉庭2839房" says the 房间.
+
+    >>> carries("汉庭2839房，退房时忘拿外套了", ("酒店", "房间")), carries("房间很大", ("酒店",))
+    (True, False)
     """
     folded = fold(text)
+    if any(_counted(folded, word) for word in qualifier):
+        return True
     return any(
         _ends_compound(folded, word, qualifier)
         if len(word) == 1 and _is_cjk_text(word)
@@ -87,7 +95,8 @@ def numbers(text: str, qualifier: Qualifier) -> bool:
 
     The number of a room, a gate or a seat is written right after the noun (in Chinese
     also right before it: "2839号房间"): "what was my *room* number?" is answered by it, not
-    by a phone number.
+    by a phone number. A Chinese noun is also said by its first character right after the
+    number, as a measure names what it counts: "汉庭2839*房*" is a 房间's number.
 
     >>> numbers("Stayed at the Ibis Styles, room 1830 — I left my charger", ("room",))
     True
@@ -95,6 +104,8 @@ def numbers(text: str, qualifier: Qualifier) -> bool:
     False
     >>> numbers("我手机156-95392891", ("公司", "司座", "座机", "机"))
     False
+    >>> numbers("汉庭2839房，退房时忘拿外套了", ("酒店", "房间")), numbers("房间很大", ("房间",))
+    (True, False)
     """
     folded = fold(text)
     for word in qualifier:
@@ -103,9 +114,18 @@ def numbers(text: str, qualifier: Qualifier) -> bool:
         name = re.escape(word) if _is_cjk_text(word) else whole_latin(re.escape(word))
         after = rf"{name}(?:e?s)?\s*{NUMBER_MARK}?\s*\d"
         before = rf"\d\s*{NUMBER_MARK}?\s*{name}"
-        if re.search(after, folded) or (_is_cjk_text(word) and re.search(before, folded)):
+        if re.search(after, folded):
+            return True
+        if _is_cjk_text(word) and (re.search(before, folded) or _counted(folded, word)):
             return True
     return False
+
+
+def _counted(folded: str, word: str) -> bool:
+    """Whether a two-character Chinese ``word`` is said by its first character after digits."""
+    if len(word) != 2 or not _is_cjk_text(word):
+        return False
+    return re.search(rf"\d{re.escape(word[0])}", folded) is not None
 
 
 def _alike(qualifier: Qualifier) -> Qualifier:
@@ -214,8 +234,10 @@ def _cjk_before(text: str, value_word: bool = True) -> list[Qualifier]:
     ):
         narrowing = [_possessor(runs[0])]
     elif narrowing[0] and runs and (runs[0],) not in models:
-        # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it
-        narrowing = [runs[0]] if narrowing[0] in zh.CODE_KINDS else [*narrowing, runs[0]]
+        # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it;
+        # "*上次住*的酒店房间号": a clause before 的 narrows nothing
+        thing = "" if re.search(zh.EPISODE_TIMES, runs[0]) else runs[0]
+        narrowing = [thing] if narrowing[0] in zh.CODE_KINDS else [*narrowing, thing]
     elif narrowing[0] in zh.CODE_KINDS and models:
         narrowing = []  # "iPhone 15的*物流*单号": the model names the thing
     kept = [r for r in narrowing if r and len(r) <= _MAX_CJK and r not in zh.NEUTRAL_MODIFIERS]
@@ -234,21 +256,34 @@ def _possessor(run: str) -> str:
     ('牙科', '', '', '')
     """
     bare = _unheld(_unmodified(run))
-    if len(bare) < 2 or re.search(zh.SUBJECT_WORDS, bare) or bare != _unmodified(run):
+    if len(bare) < 2 or re.search(zh.SUBJECT_WORDS, bare) or _is_clause(bare):
+        return ""
+    if bare != _unmodified(run):
         return ""
     return bare
 
 
 def _unclause(run: str) -> str:
-    """A run that holds the subject past its start is a clause ("给他打"), no qualifier.
+    """A run that is a clause, not a noun, is no qualifier.
 
-    "给他打电话该打哪个号？" asks for the number to call the subject on, not for one of a
-    thing called "给他打"; "*公司*电话" is a qualifier still.
+    A clause holds the subject past its start ("给他打电话该打哪个号？" asks for the number to
+    call the subject on, not for one of a thing called "给他打"), a modal verb of need before
+    a verb, or ends where its verb says where something goes ("发票要发*到*哪个邮箱？" asks where
+    to send the invoice: the subject's e-mail, not one called "发票"). "*公司*电话" is a
+    qualifier still.
 
-    >>> _unclause("给他打"), _unclause("公司")
-    ('', '公司')
+    >>> _unclause("给他打"), _unclause("发票要发到"), _unclause("快递寄到"), _unclause("公司")
+    ('', '', '', '公司')
     """
-    return "" if re.search(zh.SUBJECT_WORDS, run[1:]) else run
+    return "" if _is_clause(run) else run
+
+
+def _is_clause(run: str) -> bool:
+    if re.search(zh.SUBJECT_WORDS, run[1:]) or re.search(zh.EPISODE_TIMES, run):
+        return True
+    if len(run) > 1 and run[-1] in zh.GOAL_COMPLEMENTS:
+        return True
+    return any(0 <= run.find(need) < len(run) - len(need) for need in zh.NEEDS)
 
 
 def _unmodified(run: str) -> str:
@@ -277,12 +312,18 @@ def _unheld(run: str) -> str:
 def _bigrams(run: str) -> list[str]:
     """The pieces that carry a run: any two characters of it in a row.
 
-    A longer run is also carried by its last character, the head of a Chinese compound
-    ("银行*卡*", "身份*证*"): "尾号1892的卡" carries "付款卡".
+    A longer run is also carried by its last character when that is the head of a Chinese
+    compound ("银行*卡*", "身份*证*"): "尾号1892的卡" carries "付款卡". Chinese words are
+    mostly of two characters, so a run of even length ends in a word of two ("公司*座机*"):
+    its last character is half a word, and "手机" does not carry "座机" by the 机 they share.
+
+    >>> _bigrams("付款卡"), _bigrams("公司座机")
+    (['付款', '款卡', '卡'], ['公司', '司座', '座机'])
     """
     if len(run) <= 2:
         return [run]
-    return [*(run[i : i + 2] for i in range(len(run) - 1)), run[-1]]
+    pairs = [run[i : i + 2] for i in range(len(run) - 1)]
+    return pairs if len(run) % 2 == 0 else [*pairs, run[-1]]
 
 
 def _bare(run: str) -> str:

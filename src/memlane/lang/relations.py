@@ -36,11 +36,12 @@ WORKS = (
 
 ZH_RELATIONS = (
     r"(?P<location>住在|居住在|搬到|搬去|搬家到|定居在|家在)"
-    r"|(?P<employer>在[^，。！？\s]{1,12}(?:工作|上班)|就职于)"
+    r"|(?P<employer>(?<![现实存所自好])在[^，。！？\s]{1,12}(?:工作(?!日)|上班)|就职于)"
     r"|(?P<birthday>生日(?:是|在))"
     r"|(?<!我)的(?P<zh>[^\s，。！？的是]{1,6})(?:是|叫)"
 )
-"""A Chinese relation after its holder: a named attribute, or "的<what>是" for any other."""
+"""A Chinese relation after its holder: a named attribute, or "的<what>是" for any other. The 在
+of a word ("*现在*改成工作日送") and the 工作 of 工作日 (a workday) say no employer."""
 
 ZH_KIN = (
     r"我(?P<kin>朋友|哥哥|姐姐|弟弟|妹妹|妈妈|爸爸|母亲|父亲|妻子|丈夫|老公|老婆|同事|儿子"

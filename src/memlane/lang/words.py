@@ -87,6 +87,21 @@ def salient_terms(text: str) -> frozenset[str]:
     return frozenset(terms)
 
 
+def asked_terms(question: str) -> frozenset[str]:
+    """The :func:`salient_terms` of a question, its Chinese question words cut out.
+
+    A question word ends the noun it asks about: "地址是哪" asks about the 地址, so a statement
+    naming the 地址 names only what the question names.
+
+    >>> sorted(asked_terms("之前公司那个地址是哪？")), sorted(asked_terms("以前的手机号码是多少"))
+    (['公司', '地址'], ['手机号码'])
+    """
+    return salient_terms(_ASKING.sub(" ", fold(question)))
+
+
+_ASKING = re.compile(rf"(?:{zh.COPULAS})?(?:{zh.QUESTION_WORDS})")
+
+
 def salient_terms_besides(text: str, taken: frozenset[str]) -> frozenset[str]:
     """The :func:`salient_terms` of ``text`` once the words ``taken`` are cut out of it.
 

@@ -36,6 +36,18 @@ RETRACTED_BEFORE = (
 MODALS = ("可能", "也许", "或许", "会")
 """Words that make the verb after them a possibility, not an event ("可能会离开")."""
 
+NEEDS = ("应该", "需要", "要", "该", "得", "可以", "能")
+"""Modal verbs of need or ability: a run that holds one before a verb is a clause ("发票*要*发到
+哪个邮箱", "*该*打哪个号"), not a noun narrowing the word after it."""
+
+EPISODE_TIMES = r"上次|上回|那次|那回|这次|上个月|上周|去年|前年|昨天|前天|刚才"
+"""Words that say when something happened: a run that holds one is a clause of an episode
+("*上次*住的酒店"), not a noun narrowing the word after it."""
+
+GOAL_COMPLEMENTS = "到给往进"
+"""Characters after a verb that say where something goes ("发*到*", "打*给*", "寄*往*"): a run that
+ends in one is a clause, not a noun."""
+
 CHANGE_FROM = r"从"
 CHANGE_VERB = r"(?:搬|迁|调|换|改|跳|转|到|去|离职|辞职)"
 """``从 <old> <change verb>``: "从上海搬到北京"."""
@@ -120,6 +132,24 @@ only when the question ties it to the subject ("*用户*住哪个城市")."""
 
 SELF = ("我", "您", "你", "他", "她", "用户", "客户", "顾客", "会员", "本人")
 """How a question names its subject (a pronoun or the word for a user or customer)."""
+
+SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余"
+    "于杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范廖贾夏韦付傅邹孟熊秦邱尹薛闫段雷侯陶黎贺顾"
+    "毛郝龚邵钱严覃武戴莫孔汤樊葛邢乔伍庞颜倪庄聂岳翟殷詹耿焦俞柳祝宁尚符舒阮柯纪梅童"
+    "凌毕季裴霍涂苗翁冉骆辛靳柴蒙鲍喻祁蒲房滕屈饶牟艾尤穆卓缪芦麦褚娄窦戚岑宫卜晏瞿佟"
+    "臧闵苟邬卞姬仇栾隋刁沙荣巫寇桑郎甄丛仲虞敖巩佘池查麻苑迟邝官封谈匡鞠惠荆冀郁胥班"
+    "储栗燕楚鄢劳谌奚皮粟冼蔺仝郜阚帅屠廉扈芮阙浦戈伏邸雍辜裘亓邰赫杭逯茹诸亢嵇茅"
+)
+"""Chinese surnames, one character each (a closed class: these and
+:data:`COMPOUND_SURNAMES` cover nearly everyone): a question that opens with one, a given
+name of one or two characters and a word of when ("*孙*春梅以前在哪家公司？") names a person,
+not a thing. Surnames that are common words too (和, 都, 方, 金) are left out."""
+
+COMPOUND_SURNAMES = ("欧阳", "司马", "上官", "诸葛", "东方")
+
+AFTER_NAME = r"以前|之前|原来|曾经|现在|目前|当时|那会儿?|那时候?|已经|一直"
+"""Words of when that follow the person a Chinese question opens with ("曾丹*现在*住哪")."""
 
 COPULAS = r"是|在|叫|有"
 """Words that tie a noun to what the question asks ("出生地*是*哪个城市")."""

@@ -44,6 +44,7 @@ from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.facts.model import Fact
 from memlane.facts.normalize import match_keys
 from memlane.lang import (
+    asked_terms,
     asks_about_plans,
     en,
     retractions,
@@ -403,8 +404,9 @@ def _about_before(candidates: list[Candidate], analysis: QueryAnalysis) -> list[
     kept = [c for c in kept if not _present_profile(c, changes)]
     if asks_earlier(analysis.query):
         replaced = [c for c in candidates if c.replaced_by]
-        asked = salient_terms(analysis.query)
-        kept = [c for c in kept if not _the_replacement(c, replaced, asked)]
+        asked = asked_terms(analysis.query)
+        code = _asks_code(analysis)
+        kept = [c for c in kept if not _the_replacement(c, replaced, asked, code)]
         if replaced:
             kept = [c for c in kept if not _beside_the_point(c, asked)]
     if analysis.intents and not changed:
@@ -427,8 +429,14 @@ def _present_profile(candidate: Candidate, changes: list[str]) -> bool:
     )
 
 
+def _asks_code(analysis: QueryAnalysis) -> bool:
+    """Whether the question asks for a code: a code noun ("卡*尾号*多少") or a code attribute."""
+    attributes = {intent.attribute for intent in analysis.intents}
+    return bool(attributes & CODES) or bool(code_nouns(fold(analysis.query)))
+
+
 def _the_replacement(
-    candidate: Candidate, replaced: list[Candidate], asked: frozenset[str]
+    candidate: Candidate, replaced: list[Candidate], asked: frozenset[str], code: bool
 ) -> bool:
     """A current statement that made a recalled one stale: the present, not what was asked.
 
@@ -437,7 +445,9 @@ def _the_replacement(
     out, with the summaries that only restate it (every turn they cite is its). One that
     names the value it took back ("I used to prefer aisle seats but now …") tells the
     answer too; naming only what the question names ("公司那个作废了" for "之前公司那个地址")
-    is not naming the value.
+    is not naming the value. Asked for a code (``code``), only naming the old code tells it:
+    "建行那张卡注销了，换成尾号4274的招行卡" names the old card by its bank, not the tail
+    "之前扣款那张卡尾号多少？" asks for.
     """
     if candidate.item.status != "current" or candidate.item.fact is not None:
         return False
@@ -445,7 +455,9 @@ def _the_replacement(
     if not turns:
         return False
     taken_back = [
-        salient_terms_besides(found.old, asked) for found in retractions(candidate.statement)
+        salient_terms_besides(found.old, asked)
+        for found in retractions(candidate.statement)
+        if not code or _holds_code(found.old, candidate.item.subject)
     ]
     return any(
         turns <= old.replaced_by
@@ -623,7 +635,10 @@ def _giving(candidates: list[Candidate], kind: str, nearest: Qualifier) -> list[
 
     Left after the near misses, a statement that gives a code carries what narrows it; one
     that only shares those words ("ordered a Fitbit and a kettle") does not answer. A number
-    the nearest qualifier names is the code asked: "room 1830" for "my room number".
+    the nearest qualifier names is the code asked: "room 1830" or "汉庭2839房" for "my room
+    number". The statement that took one of them back answers with it ("小米14那单帮我取消吧"
+    for "我那个小米14的订单现在什么情况？"): it tells what became of the code, without giving
+    it again.
     """
     coded = [
         c
@@ -634,7 +649,12 @@ def _giving(candidates: list[Candidate], kind: str, nearest: Qualifier) -> list[
     ]
     if not coded:
         return candidates
-    return [c for c in candidates if c in coded or c.item.lane not in ("summary", "exact")]
+    taken = frozenset().union(*(c.replaced_by for c in coded))
+    return [
+        c
+        for c in candidates
+        if c in coded or _replacing(c, taken) or c.item.lane not in ("summary", "exact")
+    ]
 
 
 def _holds_code(text: str, subject: str | None) -> bool:
