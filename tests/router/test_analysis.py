@@ -163,6 +163,24 @@ def test_an_attribute_word_about_another_thing_is_not_the_subjects_value(query, 
 
 
 @pytest.mark.parametrize(
+    ("query", "own"),
+    [
+        ("我去年夏天去的是哪个城市？", False),  # a trip's city, not where one lives
+        ("我去过哪个城市？", False),
+        ("我最喜欢的是哪个城市？", False),
+        ("我上个月面试的是哪家公司？", False),  # an interview is no employer
+        ("我住的是哪个城市？", True),  # 住 is the attribute's own verb (住在哪)
+        ("我搬去的是哪个城市？", True),  # so is 搬 (搬到哪)
+        ("我工作的是哪家公司？", True),
+        ("我现在在哪个城市？", True),
+    ],
+)
+def test_a_chinese_generic_noun_done_to_by_another_verb_is_not_the_subjects_value(query, own):
+    """ "我去年夏天*去*的是哪个城市？" asks of a trip: the location fact is no answer to it."""
+    assert read(query).own_value is own
+
+
+@pytest.mark.parametrize(
     ("question", "attributes"),
     [
         ("Which company made the phone I just bought?", ()),

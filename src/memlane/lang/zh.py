@@ -158,6 +158,10 @@ CHANGE_SIGNS = r"搬|迁|跳槽|离职|辞职|入职|已经|不再|原[^，。,.
 """Words that tell a state changed ("*搬*过来", "*已经*不在…了", "*原*腾讯，*现*就职于…"): what
 held before differs."""
 
+DONE_MARKS = r"的是|的|了|过"
+"""What stands between a verb and the noun a question asks of it ("我去年夏天去*的是*哪个城市",
+"去*过*哪个城市"): the noun is what the verb was done to, a relative clause's head."""
+
 FUNCTION_CHARACTERS = frozenset("的是在了吗呢吧啊呀和与或也都就还又着过个这那为被把从到给对")
 """Characters that are grammar, not content: two statements sharing them share no topic."""
 

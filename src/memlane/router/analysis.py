@@ -218,6 +218,7 @@ def _asks_own_value(
         or _typing_another(folded, intent, intents)
         or _object_of_other_verb(folded, intent, synonyms)
         or _subject_of_other_verb(folded, intent, synonyms)
+        or _done_with_other_verb(folded, intent, synonyms)
         for intent in intents
     )
 
@@ -246,6 +247,28 @@ def _object_of_other_verb(folded: str, intent: AttributeIntent, synonyms: Synony
     if verb in en.HOLDING_VERBS:
         return False  # "which number did they *have* then?" asks for the value they held
     return not _HISTORY.search(rest)
+
+
+_ZH_ASKED = re.compile(zh.QUESTION_WORDS)
+_ZH_DONE = re.compile(rf"(?P<verb>[^\W\d_a-z])(?:{zh.DONE_MARKS})$")
+
+
+def _done_with_other_verb(folded: str, intent: AttributeIntent, synonyms: SynonymRegistry) -> bool:
+    """A Chinese generic noun asked as what a verb its attribute has no phrase for was done to.
+
+    "我去年夏天*去*的是哪个城市？" asks where the subject went, "我最*喜欢*的是哪个城市" what they
+    like, not where they live; "我*住*的是哪个城市" and "我*搬*去的是哪个城市" (住在哪, 搬到哪)
+    still ask for it. The verb is read as the two characters before the mark, grammar aside;
+    the noun is asked by its question word (哪个, 什么): "用户*的*名字" is a possessive.
+    """
+    if not is_generic(intent.phrase) or not _ZH_ASKED.match(intent.phrase):
+        return False
+    done = _ZH_DONE.search(folded, 0, intent.span[0])
+    if done is None or done["verb"] in zh.FUNCTION_CHARACTERS:
+        return False
+    verb = set(folded[max(done.start() - 1, 0) : done.end("verb")]) - zh.FUNCTION_CHARACTERS
+    own = "".join(p for p in synonyms.phrases(intent.attribute) if not is_generic(p))
+    return not verb & set(own)
 
 
 _NEXT_WORD = re.compile(r"\s+([a-z]+)\b")
