@@ -29,7 +29,6 @@ import contextlib
 import logging
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
@@ -37,7 +36,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
-from memlane.embed.process import child_environment, supported
+from memlane.embed.process import start_child, supported
 from memlane.errors import InvalidInput
 from memlane.extract.model import Extractor
 from memlane.extract.rules import RuleExtractor
@@ -196,28 +195,13 @@ class TextProcess:
                 return None
             if self._child is not None and self._requests and self._answers:
                 return self._requests, self._answers
-        to_child, from_parent = os.pipe()
-        to_parent, from_child = os.pipe()
         try:
-            child = subprocess.Popen(
-                [sys.executable, "-c", _CHILD, str(to_child), str(from_child), str(self.nice)],
-                pass_fds=(to_child, from_child),
-                env=child_environment(),
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,  # a Ctrl-C in the terminal is the parent's to handle
-            )
+            child, requests, answers = start_child(_CHILD, str(self.nice))
         except OSError as error:
-            os.close(from_parent)
-            os.close(to_parent)
             log.warning("no text process (%s): long notes are read in the request", error)
             with self._state:
                 self._closed = True
             return None
-        finally:
-            os.close(to_child)
-            os.close(from_child)
-        requests = Connection(from_parent, readable=False)
-        answers = Connection(to_parent, writable=False)
         with self._state:
             self._child, self._requests, self._answers = child, requests, answers
             self.pid = child.pid

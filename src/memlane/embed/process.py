@@ -149,21 +149,7 @@ class EmbeddingProcess:
 
     def _spawn(self) -> tuple[Connection, Connection]:
         """Start a child, hand it the spec and wait for it to say which model it runs."""
-        to_child, from_parent = os.pipe()
-        to_parent, from_child = os.pipe()
-        try:
-            child = subprocess.Popen(
-                [sys.executable, "-c", _CHILD, str(to_child), str(from_child)],
-                pass_fds=(to_child, from_child),
-                env=child_environment(),
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,  # a Ctrl-C in the terminal is the parent's to handle
-            )
-        finally:
-            os.close(to_child)
-            os.close(from_child)
-        requests = Connection(from_parent, readable=False)
-        answers = Connection(to_parent, writable=False)
+        child, requests, answers = start_child(_CHILD)
         with self._state:
             self._child, self._requests, self._answers = child, requests, answers
             self.pid = child.pid
@@ -222,6 +208,37 @@ def _ended(status: int | None) -> str:
     if status is None:
         return "closed"
     return f"killed by signal {-status}" if status < 0 else f"exit status {status}"
+
+
+def start_child(
+    code: str, *arguments: str
+) -> tuple[subprocess.Popen[bytes], Connection, Connection]:
+    """A child interpreter running ``code``, and the pipes of what it is sent and answers.
+
+    The code reads its two pipes' descriptors from ``sys.argv[1:3]``, then ``arguments``; the
+    child has its own session (a Ctrl-C in the terminal is the parent's to handle).
+
+    Raises:
+        OSError: the child could not start (no pipe is left open).
+    """
+    to_child, from_parent = os.pipe()
+    to_parent, from_child = os.pipe()
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-c", code, str(to_child), str(from_child), *arguments],
+            pass_fds=(to_child, from_child),
+            env=child_environment(),
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        os.close(from_parent)
+        os.close(to_parent)
+        raise
+    finally:
+        os.close(to_child)
+        os.close(from_child)
+    return child, Connection(from_parent, readable=False), Connection(to_parent, writable=False)
 
 
 def child_environment() -> dict[str, str]:
