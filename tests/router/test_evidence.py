@@ -145,18 +145,21 @@ def assert_judged_as_reference(
     assert any(status == "stale" for items in stored.values() for _, status, _ in items)
 
 
+CONVERSATION = (
+    "Caroline went to the LGBTQ support group on Sunday",
+    "Caroline is researching adoption agencies",
+    "Melanie painted a sunrise over the lake",
+    "Caroline said the support group made her feel accepted",
+    "Melanie ran a charity race for mental health",
+    "Caroline wants to study counseling",
+)
+"""What two speakers said, one note a turn: the notes the stored and in-memory indexes compare."""
+
+
 def test_stored_note_index_weighs_and_cites_as_the_index_in_memory(clock: FakeClock) -> None:
-    texts = [
-        "Caroline went to the LGBTQ support group on Sunday",
-        "Caroline is researching adoption agencies",
-        "Melanie painted a sunrise over the lake",
-        "Caroline said the support group made her feel accepted",
-        "Melanie ran a charity race for mental health",
-        "Caroline wants to study counseling",
-    ]
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
         notes: list[Note] = []
-        for turn, text in enumerate(texts):
+        for turn, text in enumerate(CONVERSATION):
             at = clock.advance(minutes=1)
             provenance = (f"s1#{turn}",) if turn != 2 else ("remember",)
             notes.append(mem.summaries.add_note("conv", text, at=at, provenance=provenance))
@@ -181,20 +184,12 @@ def test_prepared_note_index_reads_only_the_words_of_the_lines(
     """After :meth:`StoredNoteIndex.prepare`, lines are tied as in memory, and of the notes
     compared only the words the lines say are read; when and whence only of notes holding one.
     """
-    texts = [
-        "Caroline went to the LGBTQ support group on Sunday",
-        "Caroline is researching adoption agencies",
-        "Melanie painted a sunrise over the lake",
-        "Caroline said the support group made her feel accepted",
-        "Melanie ran a charity race for mental health",
-        "Caroline wants to study counseling",
-    ]
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
         notes = [
             mem.summaries.add_note(
                 "conv", text, at=clock.advance(minutes=1), provenance=(f"s1#{turn}",)
             )
-            for turn, text in enumerate(texts)
+            for turn, text in enumerate(CONVERSATION)
         ]
         store = mem.summaries._store
         asked: list[tuple[list[int], list[str] | None]] = []

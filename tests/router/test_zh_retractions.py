@@ -8,24 +8,15 @@ statement that named the old thing by another feature only is the present, not t
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from tests.conftest import FakeClock
+from tests.support.conversations import current_texts, said_in_session
 
-
-def _chat(mem, clock: FakeClock, session: str, said: str, reply: str = "好的。", days: int = 1):
-    """The user says ``said`` in a new session ``days`` later; the assistant replies."""
-    clock.advance(days=days)
-    s = mem.session("U-1", session_id=session)
-    for role, text in (("user", said), ("assistant", reply)):
-        s.add(role, text)
-        clock.advance(minutes=2)
-    s.close()
-    assert mem.index.wait(timeout=30)
-
-
-def _current_texts(result) -> list[str]:
-    return [item.text for item in result.items if item.status == "current"]
+_chat = partial(said_in_session, reply="好的。")
+"""The user says something in a new session a day later; the assistant answers 好的。"""
 
 
 @pytest.mark.parametrize(
@@ -42,7 +33,7 @@ def test_what_a_value_is_for_does_not_narrow_it(mem, clock: FakeClock, question)
     _chat(mem, clock, "s-2", "邮箱换了：liwen_77@example.net，老的那个登不上去了", days=30)
     r = mem.recall("U-1", question)
     assert r.items and "liwen_77@example.net" in r.items[0].text
-    assert not any("wen.li@" in text for text in _current_texts(r))
+    assert not any("wen.li@" in text for text in current_texts(r))
 
 
 def test_a_things_state_is_told_by_what_took_it_back(mem, clock: FakeClock):
@@ -71,7 +62,7 @@ def test_asked_for_an_earlier_code_the_replacement_naming_only_the_thing_is_left
     assert "5520" in now.items[0].text
     before = mem.recall("U-1", "以前扣款那张卡尾号多少？")
     assert before.items and "3817" in before.items[0].text
-    assert not any("5520" in text for text in _current_texts(before))
+    assert not any("5520" in text for text in current_texts(before))
 
 
 def test_a_replacement_naming_only_what_the_question_names_is_left_out(mem, clock):
@@ -85,7 +76,7 @@ def test_a_replacement_naming_only_what_the_question_names_is_left_out(mem, cloc
     )
     before = mem.recall("U-1", "之前公司那个地址是什么？")
     assert before.items and "中山路88号" in before.items[0].text
-    assert not any("北京东路12号" in text for text in _current_texts(before))
+    assert not any("北京东路12号" in text for text in current_texts(before))
 
 
 @pytest.mark.parametrize("name", ["郑雨桐", "欧阳娜", "梁伟"])
@@ -94,7 +85,7 @@ def test_a_question_opening_with_a_name_asks_about_its_subject(mem, clock, name)
     _chat(mem, clock, "s-2", "现在在京东做运营，3月换的工作", days=90)
     r = mem.recall("U-1", f"{name}以前在哪家公司？")
     assert r.items and "顺丰" in r.items[0].text
-    assert not any("京东" in t and "顺丰" not in t for t in _current_texts(r))
+    assert not any("京东" in t and "顺丰" not in t for t in current_texts(r))
 
 
 def test_where_someone_lives_asked_as_where_they_live_their_life(mem, clock: FakeClock):

@@ -38,6 +38,28 @@ def told_a_month_apart(mem: memlane.Memory, clock: Any, *said: str, subject: str
         session.close()
 
 
+def said_in_session(
+    mem: memlane.Memory,
+    clock: Any,
+    session: str,
+    said: str,
+    reply: str = "Ok.",
+    days: int = 1,
+    *,
+    subject: str = "U-1",
+) -> None:
+    """``subject`` says ``said`` in a new ``session`` ``days`` later on the fake ``clock``; the
+    assistant answers ``reply`` two minutes later; the session is closed and the index drained
+    (statements are found by meaning too)."""
+    clock.advance(days=days)
+    chat = mem.session(subject, session_id=session)
+    for role, text in (("user", said), ("assistant", reply)):
+        chat.add(role, text)
+        clock.advance(minutes=2)
+    chat.close()
+    assert mem.index.wait(timeout=INDEX_WAIT_S)
+
+
 def asked_after(clock: Any, question: str, *said: str, k: int = 8) -> memlane.Recall:
     """``question`` about ``U-1`` once it said each of ``said`` a month apart
     (:func:`told_a_month_apart`) to an in-memory hash-embedder memory, its index drained."""
