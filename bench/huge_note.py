@@ -95,6 +95,21 @@ BESIDE: dict[str, list[bool]] = {}
 indexer (unknown, all False, on trees whose indexer does not count its calls)."""
 
 
+def numbered_note(n: int, sentence: str) -> str:
+    """At most ``MAX_NOTE_CHARS`` of numbered copies of ``sentence``, different for each ``n``.
+
+    Every sentence numbered: no two pieces of any note alike, so each piece is a model call
+    (repeated prose would be served by the embedder's cache after its first period).
+    """
+    found = ""
+    for k in range(MAX_NOTE_CHARS):
+        numbered = f"In entry {n}.{k} " + sentence
+        if len(found) + len(numbered) > MAX_NOTE_CHARS:
+            break
+        found += numbered
+    return found
+
+
 def large_writes(mem: memlane.Memory, notes: int = 1) -> dict[str, Callable[[], object]]:
     """The largest writes memlane accepts: notes of numbered sentences, a turn of repeated prose.
 
@@ -106,20 +121,9 @@ def large_writes(mem: memlane.Memory, notes: int = 1) -> dict[str, Callable[[], 
     def text(chars: int) -> str:
         return (PARAGRAPH * (chars // len(PARAGRAPH) + 1))[:chars]
 
-    def letter(n: int) -> str:
-        # Every sentence numbered: no two pieces of any note alike, so each piece is a model
-        # call (repeated prose would be served by the embedder's cache after its first period).
-        sentences = (f"In entry {n}.{k} " + PARAGRAPH for k in range(MAX_NOTE_CHARS))
-        found = ""
-        for sentence in sentences:
-            if len(found) + len(sentence) > MAX_NOTE_CHARS:
-                return found
-            found += sentence
-        return found
-
     def letters() -> None:
         for n in range(notes):
-            mem.remember("U-1", letter(n))
+            mem.remember("U-1", numbered_note(n, PARAGRAPH))
 
     def turn() -> None:
         mem.add_turn("U-1", "s-large", "user", text(MAX_TURN_CHARS))

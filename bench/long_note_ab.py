@@ -32,23 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import memlane
+from huge_note import numbered_note  # bench/ is on sys.path when run as a script
 from memlane.bench.report import machine
-from memlane.validation import MAX_NOTE_CHARS
 
 MODES = ("background", "process")
 TEAS = ("green", "oolong", "jasmine", "black", "mint", "chamomile")
 SENTENCE = "the beekeeper moved the hives to the orchard behind the old mill. "
-
-
-def letter(n: int) -> str:
-    """A note of at most ``MAX_NOTE_CHARS`` numbered sentences, different for each ``n``."""
-    found = ""
-    for k in range(MAX_NOTE_CHARS):
-        sentence = f"In entry {n}.{k} " + SENTENCE
-        if len(found) + len(sentence) > MAX_NOTE_CHARS:
-            break
-        found += sentence
-    return found
 
 
 class Recaller(threading.Thread):
@@ -104,7 +93,7 @@ def measure(notes: int, quiet_s: float, pause: float) -> dict[str, Any]:
         for memory in memories.values():
             for day in range(100):
                 memory.remember("U-2", f"On day {day} the user tried {TEAS[day % len(TEAS)]} tea")
-            memory.remember("U-9", "warm up. " + letter(-1)[:10_000])
+            memory.remember("U-9", "warm up. " + numbered_note(-1, SENTENCE)[:10_000])
             memory.index.wait()
         recaller = Recaller(pause)
         recaller.start()
@@ -119,7 +108,9 @@ def measure(notes: int, quiet_s: float, pause: float) -> dict[str, Any]:
                     quiet = [(end - start) * 1000 for start, end in recaller.taken()]
                     load = os.getloadavg()[0]
                     started = time.perf_counter()
-                    memory.remember(f"U-{100 + next(serial)}", letter(round_ * 10 + len(rows)))
+                    memory.remember(
+                        f"U-{100 + next(serial)}", numbered_note(round_ * 10 + len(rows), SENTENCE)
+                    )
                     ended = time.perf_counter()
                     time.sleep(3 * pause + 0.2)  # the recall in flight at the end finishes
                     overlapping = [

@@ -28,22 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import memlane
+from huge_note import numbered_note  # bench/ is on sys.path when run as a script
 from memlane import pacing
 from memlane.bench.report import machine
-from memlane.validation import MAX_NOTE_CHARS
 
 SENTENCE = "the beekeeper moved the hives to the orchard behind the old mill. "
-
-
-def letter(n: int) -> str:
-    """A note of at most ``MAX_NOTE_CHARS`` numbered sentences, different for each ``n``."""
-    found = ""
-    for k in range(MAX_NOTE_CHARS):
-        sentence = f"In entry {n}.{k} " + SENTENCE
-        if len(found) + len(sentence) > MAX_NOTE_CHARS:
-            break
-        found += sentence
-    return found
 
 
 class Stretches:
@@ -96,13 +85,13 @@ def measure(indexing: str, notes: int) -> dict[str, Any]:
                 indexing=indexing,  # type: ignore[arg-type]
             ) as mem,
         ):
-            mem.remember("U-0", "warm up: I live in Paris. " + letter(-1)[:10_000])
+            mem.remember("U-0", "warm up: I live in Paris. " + numbered_note(-1, SENTENCE)[:10_000])
             time.sleep(2.0)  # a child, if any, has started
             stretches.found.clear()
             for n in range(notes):
                 stretches.restart()
                 started, used = time.perf_counter(), time.thread_time()
-                mem.remember(f"U-{n + 1}", letter(n))
+                mem.remember(f"U-{n + 1}", numbered_note(n, SENTENCE))
                 writes.append((time.perf_counter() - started) * 1000)
                 cpu.append((time.thread_time() - used) * 1000)
                 stretches.end()
