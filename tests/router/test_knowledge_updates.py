@@ -279,3 +279,28 @@ def test_a_month_inside_a_name_is_part_of_its_holder() -> None:
     said = claims("（9）《晚潮月刊》的主编是卫闻笛。", "kb")
     assert [c.holder for c in said] == ["《晚潮月刊》"]
     assert named("《晚潮月刊》", "谁负责编《晚潮月刊》？")
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [
+        ("李四正在腾讯上班", "李四"),  # 正在: progressive and preposition at once
+        ("李四目前正在阿里工作", "李四"),
+        ("张三仍住在上海", "张三"),
+        ("周正的手机号是13800001111", "周正"),  # before 的 a 正 ends a name
+    ],
+)
+def test_an_aspect_adverb_ends_a_chinese_holder(text: str, holder: str) -> None:
+    assert [c.holder for c in claims(text, "kb")] == [holder]
+
+
+@pytest.mark.parametrize(
+    "text", ["我正在腾讯上班", "我目前在字节工作", "我已经在华为工作三年了", "我也在腾讯上班"]
+)
+def test_the_speakers_employer_said_in_the_present_is_claimed(text: str) -> None:
+    assert [(c.holder, c.relation) for c in claims(text, "U-1")] == [("", "employer")]
+
+
+@pytest.mark.parametrize("text", ["我以前在腾讯上班", "我在家工作日比较忙"])
+def test_a_past_or_a_workday_claims_no_employer(text: str) -> None:
+    assert claims(text, "U-1") == ()

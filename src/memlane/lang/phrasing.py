@@ -9,6 +9,8 @@ Patterns are regex sources, matched case-insensitively unless said otherwise.
 
 from __future__ import annotations
 
+from memlane.lang import zh
+
 DISCOURSE_EN = (
     r"oh|ooh|well|so|anyway|anyways|also|and|but|btw|by the way|plus|yeah|yes|haha|lol"
     r"|actually|honestly|um|uh|wow|hey|hi|hello|ah"
@@ -51,7 +53,7 @@ RELATIONS = (
     (
         "employer",
         r"\bI (?:now |currently )?work (?:at|for)\b|\bI'?m (?:now )?working (?:at|for)\b"
-        r"|我(?:现在)?在[^，。！？\s]{1,12}(?:工作|上班)|我(?:现在)?就职于",
+        rf"|我(?:{zh.NOW}|{zh.ASPECT}|也|还)*(?:在[^，。！？\s]{{1,12}}(?:工作(?!日)|上班)|就职于)",
     ),
     ("age", r"\bI'?m \d+ years old\b|我今年\d+岁|我\d+岁"),
     ("birthday", r"\bmy birthday is\b|我的?生日(?:是|在)"),

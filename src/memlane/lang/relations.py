@@ -8,6 +8,8 @@ itself ("I", "用户"), and which words around a value are not part of it ("now"
 
 from __future__ import annotations
 
+from memlane.lang import zh
+
 NAME = r"(?<![\w.-])(?P<{group}>[A-Za-z][\w.-]*)"
 """A name, as a named group: it starts a word (trying every letter of a long word is
 quadratic in its length)."""
@@ -35,13 +37,15 @@ WORKS = (
 """After a holder, a space and :data:`ADVERBS`: whom they work for ("Bob *works at* …")."""
 
 ZH_RELATIONS = (
-    r"(?P<location>住在|居住在|搬到|搬去|搬家到|定居在|家在)"
-    r"|(?P<employer>(?<![现实存所自好])在[^，。！？\s]{1,12}(?:工作(?!日)|上班)|就职于)"
+    rf"(?P<location>(?:{zh.ASPECT})?(?:住在|居住在|搬到|搬去|搬家到|定居在|家在))"
+    rf"|(?P<employer>(?:{zh.ASPECT})?(?:(?<![现实存所自好])在[^，。！？\s]{{1,12}}(?:工作(?!日)|上班)|就职于))"
     r"|(?P<birthday>生日(?:是|在))"
     r"|(?<!我)的(?P<zh>[^\s，。！？的是]{1,6})(?:是|叫)"
 )
 """A Chinese relation after its holder: a named attribute, or "的<what>是" for any other. The 在
-of a word ("*现在*改成工作日送") and the 工作 of 工作日 (a workday) say no employer."""
+of a word ("*现在*改成工作日送") and the 工作 of 工作日 (a workday) say no employer; an aspect
+adverb before a verb (:data:`memlane.lang.zh.ASPECT`, "李四*正*在腾讯上班") is the verb's, so
+the holder ends before it."""
 
 ZH_KIN = (
     r"我(?P<kin>朋友|哥哥|姐姐|弟弟|妹妹|妈妈|爸爸|母亲|父亲|妻子|丈夫|老公|老婆|同事|儿子"
@@ -76,8 +80,9 @@ FILLERS = (
 ZH_PREFIX_NOISE = (
     r"[\d\s\-:/.年月日号]+|上上周|上周|下周|这周|本周|那周|上个月|下个月|去年|今年|昨天|今天|前天"
     r"|最近|已经|现在|刚刚|刚|也|还|又|就|都|了|那个周末|这次|那次"
+    rf"|{zh.NOW}"
 )
-"""Times and adverbs before a Chinese relation that are not its holder."""
+"""Times and adverbs before a Chinese relation that are not its holder ("李四*目前*在阿里工作")."""
 
 RELATION_MODIFIERS = r"^(?:new|current|old)\s+"
 """Words before what a holder has that do not change which relation it is ("*new* phone")."""

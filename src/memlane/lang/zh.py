@@ -151,6 +151,16 @@ COMPOUND_SURNAMES = ("欧阳", "司马", "上官", "诸葛", "东方")
 AFTER_NAME = r"以前|之前|原来|曾经|现在|目前|当时|那会儿?|那时候?|已经|一直"
 """Words of when that follow the person a Chinese question opens with ("曾丹*现在*住哪")."""
 
+NOW = r"现在|目前|如今|一直|已经"
+"""Words of when that keep a statement in the present ("我*目前*在腾讯工作"), unlike 以前 or
+当时: between a person and their verb they leave the relation current."""
+
+ASPECT = r"正|仍然|依然|仍"
+"""Aspect adverbs between a person and their verb ("李四*正*在腾讯上班", "张三*仍*住在上海"):
+the 正 of 正在 is one of them, so a holder ends before it. A given name ending in 正 before a
+verb then loses it ("王正住在…" → 王), which still names the person; keeping the adverb in
+the holder ("李四正") would name no one."""
+
 COPULAS = r"是|在|叫|有"
 """Words that tie a noun to what the question asks ("出生地*是*哪个城市")."""
 
