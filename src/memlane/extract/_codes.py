@@ -33,7 +33,7 @@ from memlane.lang.codes import NOT_SUFFIX as _NOT_SUFFIX
 from memlane.lang.codes import TRACKING_SHAPE as _TRACKING_SHAPE
 from memlane.lang.codes import UNIT as _UNIT
 
-__all__ = ["CUES", "Code", "find_codes"]
+__all__ = ["CUES", "Code", "cue_before", "find_codes"]
 
 Span = tuple[int, int]
 
@@ -195,7 +195,7 @@ def _accept(lowered: str, start: int, end: int) -> Code | None:
     if _DATE.fullmatch(text) or _UNIT.fullmatch(text) or _money(lowered, start, end):
         return None
     tracking = _TRACKING_SHAPE.fullmatch(re.sub(r"[\s\-./]", "", text)) is not None
-    kind = _cue(lowered, start)
+    kind = cue_before(lowered, start)
     if kind is not None:
         return Code((start, end), "tracking" if tracking and kind != "account" else kind, True)
     letters = size - digits
@@ -218,7 +218,7 @@ def _money(lowered: str, start: int, end: int) -> bool:
     )
 
 
-def _cue(lowered: str, start: int) -> MentionKind | None:
+def cue_before(lowered: str, start: int) -> MentionKind | None:
     """The kind the nearest cue word before ``start``, in the same clause, names."""
     window = lowered[max(0, start - _CUE_REACH) : start]
     window = window[max(window.rfind(char) for char in _CLAUSE_BREAKS) + 1 :]

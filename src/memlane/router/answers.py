@@ -16,6 +16,9 @@ structural rules set those apart, after adjudication and before ranking:
   Canva these days") does not answer it: memory knows nothing earlier;
 * **what kind** — a question about food is not answered by an allergy to a medicine
   (:mod:`memlane.lang.medicines`);
+* **which code** — a question naming a code with a character or two changed ("reservation
+  hjvyqt") is not answered by what gives the code it resembles ("code HJVYQX":
+  :mod:`memlane.router.mistyped`);
 * **which** — a question that narrows a code with qualifiers ("my *work* email", the
   tracking number *for my keyboard*) is not answered by a fact of that attribute, or a
   statement holding some code, unless what was said carries every qualifier;
@@ -76,6 +79,7 @@ from memlane.router.analysis import CODES, EVENT
 from memlane.router.candidates import TIER_ASIDE, TIER_NOTE, TIER_PROFILE, Candidate
 from memlane.router.claims import mentions
 from memlane.router.evidence import turns_of
+from memlane.router.mistyped import without_other_codes
 from memlane.router.model import AttributeIntent, QueryAnalysis
 
 _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
@@ -108,6 +112,7 @@ def answering(
     question); read at another moment, "before" is that moment, answered by its values.
     """
     kept = about_whom_asked(candidates, analysis)
+    kept = without_other_codes(kept, analysis.query)
     own = (*analysis.attributes, *(attribute for attribute, _ in analysis.qualified))
     if own and not analysis.roles and not asks_owner(analysis.query):
         kept = [c for c in kept if not _someone_elses(c, own, mentions)]
