@@ -211,6 +211,56 @@ def test_a_restart_loads_the_saved_graph_and_brings_it_up_to_the_database(
         reopened.db.close()
 
 
+def test_a_restart_on_an_unchanged_database_maps_the_saved_graph(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A saved graph whose ids sum up as the scope's is mapped, not read, and not compared.
+
+    The first search then reads neither the graph's file whole nor the scope's ids; the
+    process's own writes later patch a copy of it in memory (a mapped graph is read only).
+    """
+    rng = np.random.default_rng(28)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    store.db.close()
+    monkeypatch.setattr(ann.VectorIndexes, "_schedule", lambda *_: pytest.fail("built again"))
+    whole = ann.embedded_ids
+
+    def among_only(database, key, among=None):
+        assert among is not None, "the scope's ids were compared whole"
+        return whole(database, key, among)
+
+    monkeypatch.setattr(ann, "embedded_ids", among_only)
+    reopened = SQLSummaryStore(SQLiteDatabase(path))
+    try:
+        for query in [matrix[7], *unit(rng, 5)]:
+            assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
+        graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
+        assert graph.viewed
+        more = unit(rng, 20)
+        owners += add(reopened, "t", "U-1", more)
+        reopened.db.execute(
+            "UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[3],)
+        )
+        matrix = np.vstack([matrix, more])
+        alive = [i for i in range(len(owners)) if i != 3]
+        for query in [matrix[3], matrix[405], *unit(rng, 5)]:
+            expected = vectors.nearest(query, [owners[i] for i in alive], matrix[alive], 10)
+            assert search(reopened, "t", "U-1", query) == expected
+        assert not indexes(reopened)._graphs[("t", "U-1", "note", MODEL)].viewed
+    finally:
+        reopened.db.close()
+
+
+def test_the_signature_tells_exchanged_ids_apart() -> None:
+    """Same count and highest id, same sum: the squares still differ."""
+    ids = [np.asarray(chosen, dtype=np.int64) for chosen in ([1, 4, 8, 9], [1, 5, 7, 9])]
+    assert ann.signature(ids[0])[:3] == ann.signature(ids[1])[:3]
+    assert ann.signature(ids[0]) != ann.signature(ids[1])
+    assert ann.signature(np.zeros(0, dtype=np.int64)) == (0, 0, 0, 0)
+
+
 def test_an_unreadable_saved_graph_is_built_again(store: SQLSummaryStore, path: Path) -> None:
     rng = np.random.default_rng(18)
     matrix = unit(rng, 300)
