@@ -334,6 +334,41 @@ def test_searches_and_writes_from_many_threads(store: SQLSummaryStore) -> None:
     assert set(search(store, "t", "U-1", matrix[1], k=50)) <= live
 
 
+def test_graphs_ready_builds_the_large_subjects_without_a_search(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``mem.index.wait()`` ends with: graphs built, counted as pending meanwhile."""
+    rng = np.random.default_rng(38)
+    add(store, "t", "U-1", unit(rng, 400))
+    add(store, "t", "U-2", unit(rng, 20))  # small: scanned
+    add(store, "other", "U-1", unit(rng, 300))
+    gate = threading.Event()
+    build = ann.VectorIndexes._build
+    monkeypatch.setattr(
+        ann.VectorIndexes, "_build", lambda self, key: gate.wait(30) and build(self, key)
+    )
+    assert store.graphs_pending("t", MODEL) == 0
+    assert not store.graphs_ready("t", MODEL, 0.05)
+    assert store.graphs_pending("t", MODEL) == 400
+    assert store.graphs_pending("other", MODEL) == 0
+    gate.set()
+    assert store.graphs_ready("t", MODEL, 30)
+    assert store.graphs_pending("t", MODEL) == 0
+    assert indexes(store).scopes() == [("t", "U-1", "note", MODEL)]
+
+
+def test_index_wait_includes_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After ``mem.index.wait()`` a large subject's first search goes through its graph."""
+    monkeypatch.setattr(ann, "THRESHOLD", 40)
+    with memlane.Memory(tmp_path / "mem.db", embedder="hash") as mem:
+        for i in range(60):
+            mem.remember("U-1", f"I walked {i} miles with my friend number {i}")
+        assert mem.index.wait(60)
+        assert mem.index.pending() == 0
+        graphs = mem._backend.summaries.db.dialect.vector_indexes  # type: ignore[attr-defined]
+        assert [key[:3] for key in graphs.scopes()] == [(mem.tenant, "U-1", "note")]
+
+
 def test_forgotten_notes_never_come_back_through_memory(tmp_path: Path, monkeypatch) -> None:
     """The public path: remember, index, forget an attribute; its mentions are gone."""
     monkeypatch.setattr(ann, "THRESHOLD", 40)

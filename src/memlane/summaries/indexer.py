@@ -162,11 +162,15 @@ class Indexer(ModelCalls):
     def pending(self, tenant: str | None, subject: str | None = None) -> int:
         """How many items of ``tenant`` (``None``: every tenant; or of ``subject``) wait.
 
-        Items waiting to be embedded, and notes waiting for their keys.
+        Items waiting to be embedded, notes waiting for their keys, and (not per subject)
+        vectors whose search graph is being built.
         """
-        waiting = self._store.pending_count(tenant, subject, self._embedder().name)
+        model = self._embedder().name
+        waiting = self._store.pending_count(tenant, subject, model)
         if self._keyer is not None:
             waiting += self._store.unkeyed_count(tenant, subject)
+        if subject is None:
+            waiting += self._store.graphs_pending(tenant, model)
         return waiting
 
     def start(self) -> None:
@@ -181,16 +185,19 @@ class Indexer(ModelCalls):
     def wait(self, tenant: str | None, timeout: float | None = None) -> bool:
         """Block until nothing of ``tenant`` is pending; False if ``timeout`` s passed first.
 
-        In ``"inline"`` mode the backlog is embedded in the calling thread.
+        In ``"inline"`` mode the backlog is embedded in the calling thread. Then the search
+        graphs of the tenant's large subjects are loaded or built
+        (:meth:`~memlane.storage.base.SummaryStore.graphs_ready`): a graph is part of the
+        index, and until it is ready every search of its subject scans all its vectors.
 
         Raises:
             EmbeddingError: (or the embedder's own error) a batch failed while this call
                 waited; the worker retries on its own, so a later call may succeed.
         """
+        deadline = None if timeout is None else time.monotonic() + timeout
         if self.indexing == "inline":
             self.run(tenant)
-            return True
-        deadline = None if timeout is None else time.monotonic() + timeout
+            return self._graphs_ready(tenant, deadline)
         failures = self._failures
         while self.pending(tenant):
             with self._changed:
@@ -202,7 +209,11 @@ class Indexer(ModelCalls):
             self.notify(0)
             with self._changed:
                 self._changed.wait(min(remaining or POLL_SECONDS, POLL_SECONDS))
-        return True
+        return self._graphs_ready(tenant, deadline)
+
+    def _graphs_ready(self, tenant: str | None, deadline: float | None) -> bool:
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        return self._store.graphs_ready(tenant, self._embedder().name, remaining)
 
     def run(
         self, tenant: str | None, subject: str | None = None, progress: Progress | None = None

@@ -30,12 +30,14 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
 import logging
 import os
 import queue
+import sys
 import threading
 import uuid
 from collections import OrderedDict
@@ -79,6 +81,10 @@ OVERFETCH = 2
 """Candidates asked of the graph per result wanted, before the database filters them."""
 CHUNK = 2_000
 """Vectors read (and added to a graph) per statement while building."""
+BUILD_NICE = 5
+"""The building thread's niceness (Linux), added to the process's: the searches it serves
+meanwhile (exact scans) get the cores first. As the indexer's worker
+(:data:`memlane.summaries.indexer.WORKER_NICE`)."""
 
 SIGNATURE_PRIME = 1_000_000_007
 """Squares of doc ids are summed modulo this (:func:`signature`): ids up to 3*10^9 stay exact."""
@@ -387,6 +393,7 @@ class VectorIndexes:
         self._queue.put(key)
 
     def _work(self) -> None:
+        _behind_searches()
         while (key := self._queue.get()) is not None:
             try:
                 graph = self._build(key)
@@ -440,6 +447,38 @@ class VectorIndexes:
 
     # -- lifecycle ----------------------------------------------------------------------
 
+    def prepare(self, tenant: str | None, model: str, timeout: float | None = None) -> bool:
+        """Load or build the graph of every large subject scope of ``tenant``, and wait.
+
+        What ``mem.index.wait()`` ends with: a graph is part of the index, and searches scan
+        exactly while it is built. Tenant-wide scopes (``subject=None``) are left to their
+        first search. False if ``timeout`` seconds passed first.
+        """
+        if self._index_class is None or self._closed:
+            return True
+        where, parameters = "deleted_at IS NULL AND model = %(model)s", {"model": model}
+        if tenant is not None:
+            where += " AND tenant = %(tenant)s"
+            parameters["tenant"] = tenant
+        large = self.db.fetchall(
+            f"SELECT tenant, subject, kind FROM search_docs WHERE {where} "
+            "GROUP BY tenant, subject, kind HAVING count(*) > %(threshold)s",
+            {**parameters, "threshold": self.threshold},
+        )
+        for owner, subject, kind in large:
+            key: ScopeKey = (owner, subject, kind, model)
+            with self._lock:
+                known = key in self._graphs or key in self._building
+            if not known:
+                self._consider(key, change_stamp(self.db))
+        return self.wait(timeout)
+
+    def building_count(self, tenant: str | None, model: str) -> int:
+        """Vectors in ``tenant``'s scopes of ``model`` whose graph is being built."""
+        with self._lock:
+            building = [k for k in self._building if tenant in (None, k[0]) and k[3] == model]
+        return sum(embedded_count(self.db, key) for key in building)
+
     def wait(self, timeout: float | None = None) -> bool:
         """Block until no graph is being built; False if ``timeout`` seconds passed first."""
         with self._idle:
@@ -476,6 +515,14 @@ class VectorIndexes:
             self._queue.put(None)
             worker.join()
         self.drop(lambda key: True)
+
+
+def _behind_searches() -> None:
+    """Lower the calling thread's CPU priority by :data:`BUILD_NICE` (Linux only)."""
+    if sys.platform == "linux" and BUILD_NICE > 0:
+        me = threading.get_native_id()
+        with contextlib.suppress(OSError):  # not allowed: run as it is
+            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + BUILD_NICE)
 
 
 def new_graph(
