@@ -165,12 +165,16 @@ class Indexer(ModelCalls):
         Items waiting to be embedded, notes waiting for their keys, and (not per subject)
         vectors whose search graph is being built.
         """
-        model = self._embedder().name
-        waiting = self._store.pending_count(tenant, subject, model)
+        waiting = self._backlog_count(tenant, subject)
+        if subject is None:
+            waiting += self._store.graphs_pending(tenant, self._embedder().name)
+        return waiting
+
+    def _backlog_count(self, tenant: str | None, subject: str | None) -> int:
+        """Items waiting to be embedded and notes waiting for keys (no graph)."""
+        waiting = self._store.pending_count(tenant, subject, self._embedder().name)
         if self._keyer is not None:
             waiting += self._store.unkeyed_count(tenant, subject)
-        if subject is None:
-            waiting += self._store.graphs_pending(tenant, model)
         return waiting
 
     def start(self) -> None:
@@ -231,7 +235,7 @@ class Indexer(ModelCalls):
         self, tenant: str | None, subject: str | None, progress: Progress | None = None
     ) -> int:
         if progress is not None:
-            total = self.pending(tenant, subject)
+            total = self._backlog_count(tenant, subject)
             progress(0, total)
         done = 0
         while batch := self._claim(tenant, subject):
