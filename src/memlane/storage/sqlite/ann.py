@@ -460,7 +460,8 @@ class VectorIndexes:
         """
         if self._index_class is None or self._closed:
             return True
-        where, parameters = "deleted_at IS NULL AND model = %(model)s", {"model": model}
+        where = "subject IS NOT NULL AND deleted_at IS NULL AND model = %(model)s"
+        parameters: dict[str, Any] = {"model": model}
         if tenant is not None:
             where += " AND tenant = %(tenant)s"
             parameters["tenant"] = tenant
