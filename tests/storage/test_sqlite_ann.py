@@ -211,6 +211,56 @@ def test_a_restart_loads_the_saved_graph_and_brings_it_up_to_the_database(
         reopened.db.close()
 
 
+def test_a_restart_on_an_unchanged_database_maps_the_saved_graph(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A saved graph whose ids sum up as the scope's is mapped, not read, and not compared.
+
+    The first search then reads neither the graph's file whole nor the scope's ids; the
+    process's own writes later patch a copy of it in memory (a mapped graph is read only).
+    """
+    rng = np.random.default_rng(28)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    store.db.close()
+    monkeypatch.setattr(ann.VectorIndexes, "_schedule", lambda *_: pytest.fail("built again"))
+    whole = ann.embedded_ids
+
+    def among_only(database, key, among=None):
+        assert among is not None, "the scope's ids were compared whole"
+        return whole(database, key, among)
+
+    monkeypatch.setattr(ann, "embedded_ids", among_only)
+    reopened = SQLSummaryStore(SQLiteDatabase(path))
+    try:
+        for query in [matrix[7], *unit(rng, 5)]:
+            assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
+        graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
+        assert graph.viewed
+        more = unit(rng, 20)
+        owners += add(reopened, "t", "U-1", more)
+        reopened.db.execute(
+            "UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[3],)
+        )
+        matrix = np.vstack([matrix, more])
+        alive = [i for i in range(len(owners)) if i != 3]
+        for query in [matrix[3], matrix[405], *unit(rng, 5)]:
+            expected = vectors.nearest(query, [owners[i] for i in alive], matrix[alive], 10)
+            assert search(reopened, "t", "U-1", query) == expected
+        assert not indexes(reopened)._graphs[("t", "U-1", "note", MODEL)].viewed
+    finally:
+        reopened.db.close()
+
+
+def test_the_signature_tells_exchanged_ids_apart() -> None:
+    """Same count and highest id, same sum: the squares still differ."""
+    ids = [np.asarray(chosen, dtype=np.int64) for chosen in ([1, 4, 8, 9], [1, 5, 7, 9])]
+    assert ann.signature(ids[0])[:3] == ann.signature(ids[1])[:3]
+    assert ann.signature(ids[0]) != ann.signature(ids[1])
+    assert ann.signature(np.zeros(0, dtype=np.int64)) == (0, 0, 0, 0)
+
+
 def test_an_unreadable_saved_graph_is_built_again(store: SQLSummaryStore, path: Path) -> None:
     rng = np.random.default_rng(18)
     matrix = unit(rng, 300)
@@ -282,6 +332,41 @@ def test_searches_and_writes_from_many_threads(store: SQLSummaryStore) -> None:
         thread.join()
     assert not errors
     assert set(search(store, "t", "U-1", matrix[1], k=50)) <= live
+
+
+def test_graphs_ready_builds_the_large_subjects_without_a_search(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``mem.index.wait()`` ends with: graphs built, counted as pending meanwhile."""
+    rng = np.random.default_rng(38)
+    add(store, "t", "U-1", unit(rng, 400))
+    add(store, "t", "U-2", unit(rng, 20))  # small: scanned
+    add(store, "other", "U-1", unit(rng, 300))
+    gate = threading.Event()
+    build = ann.VectorIndexes._build
+    monkeypatch.setattr(
+        ann.VectorIndexes, "_build", lambda self, key: gate.wait(30) and build(self, key)
+    )
+    assert store.graphs_pending("t", MODEL) == 0
+    assert not store.graphs_ready("t", MODEL, 0.05)
+    assert store.graphs_pending("t", MODEL) == 400
+    assert store.graphs_pending("other", MODEL) == 0
+    gate.set()
+    assert store.graphs_ready("t", MODEL, 30)
+    assert store.graphs_pending("t", MODEL) == 0
+    assert indexes(store).scopes() == [("t", "U-1", "note", MODEL)]
+
+
+def test_index_wait_includes_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After ``mem.index.wait()`` a large subject's first search goes through its graph."""
+    monkeypatch.setattr(ann, "THRESHOLD", 40)
+    with memlane.Memory(tmp_path / "mem.db", embedder="hash") as mem:
+        for i in range(60):
+            mem.remember("U-1", f"I walked {i} miles with my friend number {i}")
+        assert mem.index.wait(60)
+        assert mem.index.pending() == 0
+        graphs = mem._backend.summaries.db.dialect.vector_indexes  # type: ignore[attr-defined]
+        assert [key[:3] for key in graphs.scopes()] == [(mem.tenant, "U-1", "note")]
 
 
 def test_forgotten_notes_never_come_back_through_memory(tmp_path: Path, monkeypatch) -> None:

@@ -21,7 +21,7 @@ import memlane
 from memlane.embed.base import EmbeddingError, Vectors
 from memlane.embed.pieces import pieces
 from memlane.storage.base import VectorClaim
-from memlane.summaries import indexer
+from memlane.summaries import indexer, model_calls
 
 HUGE = "The user wrote a very long letter about their garden. " * 360  # ~20,000 characters
 
@@ -66,7 +66,7 @@ def test_tenant_handles_share_one_worker_and_count_their_own_backlog(open_memory
 
 
 def test_close_stops_the_worker_and_reopening_finds_the_rest(open_memory, monkeypatch):
-    monkeypatch.setattr(indexer, "BATCH_ITEMS", 2)
+    monkeypatch.setattr(model_calls, "BATCH_ITEMS", 2)
     embedder = GatedEmbedder()
     first = open_memory(embedder)
     for i in range(6):
@@ -266,8 +266,8 @@ def test_a_long_note_is_embedded_in_pieces_of_at_most_one_batch(open_memory):
     mem.remember("U-1", HUGE[:20_000])
     assert mem.index.wait(timeout=30)
     calls = embedder.embedded
-    assert len(calls) == len(pieces(HUGE[:20_000], indexer.BATCH_CHARS)) > 1
-    assert max(len(text) for text in calls) <= indexer.BATCH_CHARS
+    assert len(calls) == len(pieces(HUGE[:20_000], model_calls.BATCH_CHARS)) > 1
+    assert max(len(text) for text in calls) <= model_calls.BATCH_CHARS
     assert sum(len(text) for text in calls) >= 19_000  # all of it was seen
 
 
@@ -292,9 +292,9 @@ def test_an_engine_serving_one_call_at_a_time_gets_short_calls(open_memory):
         mem.remember("U-1", f"note {i}: the user likes green tea")
     mem.remember("U-1", HUGE[:2_000])
     assert mem.index.wait(timeout=30)
-    items, chars = indexer.SERIAL_BATCH
-    assert max(len(call) for call in embedder.calls) <= items < indexer.BATCH_ITEMS
-    assert max(sum(map(len, call)) for call in embedder.calls) <= chars < indexer.BATCH_CHARS
+    items, chars = model_calls.SERIAL_BATCH
+    assert max(len(call) for call in embedder.calls) <= items < model_calls.BATCH_ITEMS
+    assert max(sum(map(len, call)) for call in embedder.calls) <= chars < model_calls.BATCH_CHARS
 
 
 class CountedQueries(OneCallAtATime):
@@ -505,7 +505,7 @@ def test_a_long_note_waits_between_pieces_for_a_request_that_came_meanwhile(
     assert embedder.in_progress == [0]  # the second piece waits for that request
     arrived[0].end()
     assert mem.index.wait(timeout=60)
-    assert len(embedder.in_progress) == len(pieces(HUGE[:20_000], indexer.SERIAL_BATCH[1])) > 1
+    assert len(embedder.in_progress) == len(pieces(HUGE[:20_000], model_calls.SERIAL_BATCH[1])) > 1
     assert set(embedder.in_progress) == {0}
 
 
@@ -516,7 +516,7 @@ def test_requests_that_never_pause_do_not_starve_the_backlog(open_memory, monkey
     mem.remember("U-1", HUGE[:20_000])
     mem.remember("U-1", "The user grows roses in the garden")
     assert mem.index.wait(timeout=60)  # embedded although the request never ended
-    calls = len(pieces(HUGE[:20_000], indexer.SERIAL_BATCH[1])) + 1
+    calls = len(pieces(HUGE[:20_000], model_calls.SERIAL_BATCH[1])) + 1
     assert embedder.in_progress == [1] * calls and mem.index.indexer.forced_calls == calls
 
 

@@ -9,7 +9,9 @@ a fresh tenant of the memory gets N notes through ``mem.summaries.add_notes`` (a
   in a process that has recalled once before (on an empty tenant, timed apart as
   ``process_first_recall_ms``: what any process pays once, whatever its memory holds);
 * the backlog: when the memory has a background indexer (``mem.index.wait``), the time to
-  drain it, then nothing;
+  drain it (embeddings, note keys, and on SQLite the search graph of a subject past
+  :data:`memlane.storage.sqlite.ann.THRESHOLD` vectors, built in a background thread: until it
+  is ready every recall scans all the subject's vectors), then nothing;
 * **steady recall** p50/p95 over ``samples`` questions about the subject's notes.
 
 Optionally (``tenant_notes``) one tenant gets notes spread over many subjects (ten each) and

@@ -299,6 +299,21 @@ class SummaryStore(Transactional, Protocol):
         """How many undeleted items have no vector from ``model`` (``tenant=None``: any)."""
         ...
 
+    def graphs_pending(self, tenant: str | None, model: str) -> int:
+        """Vectors of ``model`` in ``tenant``'s scopes whose search graph is being built.
+
+        0 where the database keeps no graphs of its own making (PostgreSQL's are its indexes).
+        """
+        ...
+
+    def graphs_ready(self, tenant: str | None, model: str, timeout: float | None) -> bool:
+        """Have every large subject's search graph of ``tenant`` loaded or built; wait for it.
+
+        False if ``timeout`` seconds passed first (the graphs are still built, and searches
+        scan exactly meanwhile).
+        """
+        ...
+
     def unembedded(
         self, tenant: str, kind: DocKind, owner_ids: Sequence[int], model: str
     ) -> set[int]:

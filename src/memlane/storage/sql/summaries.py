@@ -232,6 +232,16 @@ class SQLSummaryStore(SQLNoteKeys):
                 (self.dialect.ids(doc_ids),),
             )
 
+    def graphs_pending(self, tenant: str | None, model: str) -> int:
+        """Vectors in ``tenant``'s scopes whose graph is being built (SQLite's :mod:`.ann`)."""
+        graphs = getattr(self.dialect, "vector_indexes", None)  # only SQLite builds its own
+        return 0 if graphs is None else int(graphs.building_count(tenant, model))
+
+    def graphs_ready(self, tenant: str | None, model: str, timeout: float | None) -> bool:
+        """Every large subject scope of ``tenant`` has its graph (SQLite's :mod:`.ann`)."""
+        graphs = getattr(self.dialect, "vector_indexes", None)
+        return True if graphs is None else bool(graphs.prepare(tenant, model, timeout))
+
     def pending_count(self, tenant: str | None, subject: str | None, model: str) -> int:
         """How many undeleted items have no vector from ``model`` (``tenant=None``: any)."""
         where, parameters = "deleted_at IS NULL", dict[str, Any]()

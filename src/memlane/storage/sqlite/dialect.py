@@ -26,7 +26,8 @@ from memlane.storage.sql.dialect import (
 )
 from memlane.storage.sql.summaries import search_scope, vector_state
 from memlane.storage.sqlite import evidence
-from memlane.storage.sqlite.ann import VectorIndexes, change_stamp
+from memlane.storage.sqlite.ann import VectorIndexes
+from memlane.storage.sqlite.graph_rows import change_stamp
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -193,7 +194,7 @@ class SQLiteDialect:
         return vectors.nearest(vector, owners, matrix, limit)
 
     def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
-        """Counted again only once the database changed (:func:`.ann.change_stamp`).
+        """Counted again only once the database changed (:func:`.graph_rows.change_stamp`).
 
         Not cached inside a write transaction: what it changed may yet be rolled back.
         """
@@ -294,7 +295,7 @@ class SQLiteDialect:
         """How many documents of every scope hold ``term`` (FTS5's vocabulary: an upper bound).
 
         ``None``: how many documents the index holds. Kept until the database changes
-        (:func:`.ann.change_stamp`): a lookup costs about 0.4 ms in a large index, and a
+        (:func:`.graph_rows.change_stamp`): a lookup costs about 0.4 ms in a large index, and a
         recall asks for the same terms in several searches.
         """
         stamp = change_stamp(self.db)

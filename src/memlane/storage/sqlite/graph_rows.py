@@ -1,0 +1,129 @@
+"""The rows of a scope that SQLite's vector graphs (:mod:`.ann`) are built and checked from.
+
+Each function reads one thing of one scope ``(tenant, subject or None, kind, model)``: its
+embedded ids whole or among some, their count or :func:`signature`, its vectors a chunk at a
+time; :func:`change_stamp` tells whether the database changed at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memlane.storage.base import DocKind
+from memlane.storage.sql.summaries import search_scope
+
+if TYPE_CHECKING:
+    from memlane.storage.sqlite.database import SQLiteDatabase
+
+ScopeKey = tuple[str, str | None, DocKind, str]
+Stamp = tuple[int, int]
+Ids = npt.NDArray[np.int64]
+
+CHUNK = 2_000
+"""Vectors read (and added to a graph) per statement while building."""
+SIGNATURE_PRIME = 1_000_000_007
+"""Squares of doc ids are summed modulo this (:func:`signature`): ids up to 3*10^9 stay exact."""
+
+
+def change_stamp(database: SQLiteDatabase) -> Stamp:
+    """Moves whenever any connection changes the database (another's commit, or this one's)."""
+    with database.lock:
+        version = database.connection.execute("PRAGMA data_version").fetchone()[0]
+        return int(version), database.connection.total_changes
+
+
+def scope_sql(key: ScopeKey, by_id: bool = False) -> tuple[str, dict[str, Any]]:
+    """The scope's filter; ``by_id``: for rows looked up by id, so no column of it is indexed.
+
+    (SQLite's planner would otherwise read the scope's whole index range, every vector of it,
+    to check a few ids: ``+column`` is not an indexable term.)
+    """
+    tenant, subject, kind, model = key
+    alias = "+" if by_id else ""
+    where, parameters = search_scope(tenant, subject, kind, alias=alias)
+    return f"{where} AND {alias}model = %(model)s", {**parameters, "model": model}
+
+
+def embedded_count(database: SQLiteDatabase, key: ScopeKey) -> int:
+    """How many docs in the scope have a vector from its model."""
+    where, parameters = scope_sql(key)
+    return int(database.fetchone(f"SELECT count(*) FROM search_docs WHERE {where}", parameters)[0])
+
+
+def embedded_signature(database: SQLiteDatabase, key: ScopeKey) -> tuple[int, int, int, int]:
+    """:func:`signature` of the ids of the docs in the scope with a vector from its model."""
+    where, parameters = scope_sql(key)
+    row = database.fetchone(
+        f"SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0), "
+        f"coalesce(sum((id * id) % {SIGNATURE_PRIME}), 0) FROM search_docs WHERE {where}",
+        parameters,
+    )
+    return int(row[0]), int(row[1]), int(row[2]), int(row[3])
+
+
+def signature(ids: Ids) -> tuple[int, int, int, int]:
+    """Count, highest, sum, and sum of squares (mod :data:`SIGNATURE_PRIME`) of doc ids.
+
+    Ids only grow, so a doc added moves the highest or (an older doc embedded again, or one
+    brought back) the sums; one removed moves the count unless another came, which moves the
+    sums unless the docs exchanged have the same sum and sum of squares (two distinct pairs
+    never have both exactly; modulo the prime, and for larger exchanges, almost never).
+    """
+    if not len(ids):
+        return 0, 0, 0, 0
+    return (
+        len(ids),
+        int(ids.max()),
+        int(ids.sum()),
+        int(((ids * ids) % SIGNATURE_PRIME).sum()),
+    )
+
+
+def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = None) -> Ids:
+    """The ids of the docs in the scope with a vector from its model (``among`` these), sorted."""
+    where, parameters = scope_sql(key, by_id=among is not None)
+    if among is not None:
+        where = f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}"
+        parameters["ids"] = json.dumps(among.tolist())
+    rows = database.fetchall(f"SELECT id FROM search_docs WHERE {where} ORDER BY id", parameters)
+    return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+
+
+def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int) -> list[Any]:
+    """``(id, vector)`` of the next ``CHUNK`` embedded docs in scope with ids above ``after``."""
+    where, parameters = scope_sql(key)
+    return database.fetchall(
+        f"SELECT id, vector FROM search_docs WHERE {where} AND id > %(after)s "
+        "ORDER BY id LIMIT %(chunk)s",
+        {**parameters, "after": after, "chunk": CHUNK},
+    )
+
+
+def vectors_of(database: SQLiteDatabase, key: ScopeKey, ids: Ids) -> list[Any]:
+    """``(id, vector)`` of these docs, if still embedded in scope."""
+    where, parameters = scope_sql(key, by_id=True)
+    return database.fetchall(
+        f"SELECT id, vector FROM search_docs WHERE id IN (SELECT value FROM json_each(%(ids)s)) "
+        f"AND {where}",
+        {**parameters, "ids": json.dumps(ids.tolist())},
+    )
+
+
+def contains(ids: Ids, values: Ids) -> npt.NDArray[np.bool_]:
+    """Which of ``values`` are in the sorted ``ids`` (a binary search each, no sort of ``ids``)."""
+    at = np.minimum(np.searchsorted(ids, values), max(len(ids) - 1, 0))
+    return (ids[at] == values) if len(ids) else np.zeros(len(values), dtype=bool)
+
+
+def as_rows(rows: Sequence[Any], dims: int) -> npt.NDArray[np.float32] | None:
+    """The vectors (second column) of ``rows`` as one matrix; ``None`` if one is another width."""
+    if any(len(row[1]) != 4 * dims for row in rows):
+        return None
+    return np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32).reshape(
+        len(rows), dims
+    )
