@@ -19,7 +19,10 @@ database and client): how many times one client's throughput this machine can gi
 the bar against which a 16-client speed-up is judged (``speedup_x``). That bar assumes the
 machine's cores are free: where other work holds some (``cpu_other_cores``), the clients
 cannot reach it, and ``requests_per_core_s`` (requests per second of CPU the three sides
-used) tells whether concurrency itself costs memlane CPU per request.
+used) tells whether concurrency itself costs memlane CPU per request. And the server is one
+process: its Python runs one thread at a time, so ``interpreter_ceiling_x`` = 1 core ÷ the
+cores its own process used for one client is the other bar (an estimate on the low side:
+C code that releases the interpreter, psycopg's waits and the model, can run beside it).
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ class CpuUse:
 
     machine: float = 0.0
     server: float = 0.0
+    server_main: float = 0.0  # of ``server``, the server's own process (its one interpreter)
     postgres: float = 0.0
     clients: float = 0.0
 
@@ -159,6 +163,16 @@ def _judge(
         f"{backend}: one client's request chain uses {chain:.2f} of {cores} cores: "
         f"this machine allows at most {ceiling:.2f}x one client's {single:.0f} req/s"
     )
+    main = metrics.get("cpu_server_main_cores", {}).get(one)
+    if main:
+        # One interpreter runs one thread's Python at a time: the server's own process
+        # cannot use much more than a core, whatever the clients and cores.
+        interpreter = 1.0 / main
+        results.put("memlane", "interpreter_ceiling_x", backend, interpreter)
+        progress(
+            f"{backend}: the server's own process used {main:.2f} cores for one client: "
+            f"one interpreter (about a core at most) allows about {interpreter:.2f}x"
+        )
     for count in clients:
         rate = metrics["requests_per_s"].get(f"{backend} {count} clients")
         if count > 1 and rate is not None:
@@ -247,7 +261,7 @@ def _measure(
         progress(f"{target.backend}: other backends on the database: {peak.other_backends}")
     group = f"{target.backend} {clients} clients"
     _report(results, group, logs, seconds, missing, peak)
-    for side in ("machine", "server", "postgres", "clients"):
+    for side in ("machine", "server", "server_main", "postgres", "clients"):
         results.put("memlane", f"cpu_{side}_cores", group, getattr(cpu, side))
     results.put("memlane", "cpu_chain_cores", group, cpu.chain)
     if cpu.chain > 0:  # requests per second of CPU the sides used: what other work does not skew
@@ -396,6 +410,7 @@ class _Snapshot:
     """CPU counters at one moment: the machine's busy ticks and each side's by process."""
 
     machine_busy: int
+    pid: int  # the server's own process
     server: dict[int, int]
     postgres: dict[int, int]
 
@@ -411,7 +426,7 @@ def _cpu_snapshot(target: Target, pid: int, probe: Any) -> _Snapshot:
             "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
         ).fetchall()
         postgres = {int(p): _ticks(int(p)) for (p,) in rows}
-    return _Snapshot(busy, server, postgres)
+    return _Snapshot(busy, pid, server, postgres)
 
 
 def _cpu_use(before: _Snapshot, after: _Snapshot, elapsed: float) -> CpuUse:
@@ -426,6 +441,7 @@ def _cpu_use(before: _Snapshot, after: _Snapshot, elapsed: float) -> CpuUse:
     return CpuUse(
         machine=cores(after.machine_busy - before.machine_busy),
         server=side(before.server, after.server),
+        server_main=cores(max(0, after.server.get(after.pid, 0) - before.server.get(after.pid, 0))),
         postgres=side(before.postgres, after.postgres),
     )
 
