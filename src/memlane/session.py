@@ -300,16 +300,14 @@ class Session:
         )
         drafted = {text for text, _ in notes}
         notes += [(note, None) for note in extraction.notes if note not in drafted]
-        for text, keys in notes:
-            services.summaries.add_note(
-                self.subject,
-                text,
-                at=turn.at,
-                session_id=self.session_id,
-                source=f"chat:{turn.id}",
-                provenance=(turn.id,),
-                keys=keys,
-            )
+        services.summaries.add_turn_notes(
+            self.subject,
+            notes,
+            at=turn.at,
+            session_id=self.session_id,
+            source=f"chat:{turn.id}",
+            provenance=(turn.id,),
+        )
 
     def _place(self, turn: Turn | None, ticket: int) -> list[Turn]:
         """Put ``turn`` (``None``: it failed) in the window after the turns before it."""
