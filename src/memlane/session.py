@@ -16,12 +16,12 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
-from typing import TYPE_CHECKING, get_args
+from typing import get_args
 
 from memlane import validation
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.extract.model import Extractor
-from memlane.ingest import FactIngester
+from memlane.ingest import FactIngester, TurnReader
 from memlane.storage.base import SummaryStore
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Summary
@@ -33,9 +33,6 @@ from memlane.validation import MAX_TURN_CHARS as MAX_TURN_CHARS  # re-exported f
 from memlane.window.base import SharedWindow, Window
 from memlane.window.buffer import WindowBuffer
 from memlane.window.model import Role, Turn
-
-if TYPE_CHECKING:
-    from memlane.textwork import TextProcess
 
 log = logging.getLogger("memlane.session")
 
@@ -70,7 +67,7 @@ class SessionServices:
     # first at each step (memlane.pacing).
     pace: Callable[[], AbstractContextManager[None]] = nullcontext
     # Where long turns and long folds are read (memlane.textwork); None: in this interpreter.
-    text: TextProcess | None = None
+    text: TurnReader | None = None
 
 
 class Session:

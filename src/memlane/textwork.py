@@ -38,7 +38,6 @@ import os
 import subprocess
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
@@ -46,9 +45,9 @@ from typing import Any
 
 from memlane.embed.process import start_child, supported
 from memlane.errors import InvalidInput
-from memlane.extract.model import Extraction, Extractor
+from memlane.extract.model import Extractor
 from memlane.extract.rules import RuleExtractor
-from memlane.ingest import ReadNote
+from memlane.ingest import ReadNote, ReadTurn
 from memlane.router.evidence import note_keys
 from memlane.summaries.model import SummaryContent
 from memlane.summaries.notes import extract_notes
@@ -101,18 +100,6 @@ def read_note(
     """
     extraction = None if extractor is None else extractor.extract(text, at=at, timezone=timezone)
     return ReadNote(extraction, note_keys(subject, stored, provenance))
-
-
-@dataclass(frozen=True, slots=True)
-class ReadTurn:
-    """The pure text work of a user turn (:meth:`memlane.session.Session.add`)."""
-
-    extraction: Extraction | None
-    """What the extractor found in the turn; ``None``: left to the caller's extractor."""
-    notes: list[tuple[str, list[tuple[str, str]]]]
-    """The turn's atomic notes (:func:`~memlane.summaries.notes.extract_notes`), each with
-    the keys recall needs of it (``note_keys(subject, text, (turn.id,))``), in order. The
-    extraction's own notes are not among them: the caller adds those it does not hold."""
 
 
 def read_turn(extractor: Extractor | None, turn: Turn, timezone: tzinfo) -> ReadTurn:
