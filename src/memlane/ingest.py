@@ -21,8 +21,10 @@ from memlane.facts.lane import FactsLane
 from memlane.facts.model import Fact
 from memlane.lang.words import mentions_value
 from memlane.summaries.lane import SummariesLane
-from memlane.summaries.model import Note
+from memlane.summaries.model import Note, SummaryContent
+from memlane.summaries.summarizer import Summarizer
 from memlane.validation import MAX_LABEL_CHARS
+from memlane.window.model import Turn
 
 log = logging.getLogger("memlane.ingest")
 
@@ -189,6 +191,36 @@ class ReadNote:
     """What the extractor found in the text; ``None``: left to the caller's extractor."""
     keys: list[tuple[str, str]]
     """What recall needs of the stored text (the summaries lane's keyer's pairs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadTurn:
+    """The pure text work of a user turn (:meth:`memlane.session.Session.add`)."""
+
+    extraction: Extraction | None
+    """What the extractor found in the turn; ``None``: left to the caller's extractor."""
+    notes: list[tuple[str, list[tuple[str, str]]]]
+    """The turn's atomic notes (:func:`~memlane.summaries.notes.extract_notes`), each with
+    the keys recall needs of it (``note_keys(subject, text, (turn.id,))``), in order. The
+    extraction's own notes are not among them: the caller adds those it does not hold."""
+
+
+class TurnReader(Protocol):
+    """Reads a long user turn and folds long rounds outside the caller's interpreter.
+
+    Either answers ``None`` where it declines: the caller does the work itself
+    (:class:`memlane.textwork.TextProcess` is one).
+    """
+
+    def read_turn(self, extractor: Extractor, turn: Turn, *, timezone: tzinfo) -> ReadTurn | None:
+        """The turn's facts, atomic notes and their keys, or ``None``."""
+        ...
+
+    def fold(
+        self, summarizer: Summarizer, previous: SummaryContent | None, turns: Sequence[Turn]
+    ) -> SummaryContent | None:
+        """``summarizer.update(previous, turns)``, or ``None``."""
+        ...
 
 
 class NoteReader(Protocol):

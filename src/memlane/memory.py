@@ -552,6 +552,7 @@ class Memory:
             window_factory=None if self._redis is None else self._redis_window,
             storyline_lock=self._storyline_lock,
             pace=self._paced,
+            text=self._resources.text,
         )
 
     def _paced(self) -> AbstractContextManager[None]:

@@ -21,7 +21,7 @@ from typing import get_args
 from memlane import validation
 from memlane.errors import InvalidInput, MemlaneError
 from memlane.extract.model import Extractor
-from memlane.ingest import FactIngester
+from memlane.ingest import FactIngester, TurnReader
 from memlane.storage.base import SummaryStore
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.model import Summary
@@ -66,6 +66,8 @@ class SessionServices:
     # Around reading a turn and folding rounds: long work there lets other requests go
     # first at each step (memlane.pacing).
     pace: Callable[[], AbstractContextManager[None]] = nullcontext
+    # Where long turns and long folds are read (memlane.textwork); None: in this interpreter.
+    text: TurnReader | None = None
 
 
 class Session:
@@ -266,28 +268,43 @@ class Session:
     def _extract(self, turn: Turn) -> None:
         services = self._services
         try:
-            extraction = services.extractor.extract(
-                turn.content, at=turn.at, timezone=services.timezone
+            read = (
+                None
+                if services.text is None
+                else services.text.read_turn(services.extractor, turn, timezone=services.timezone)
             )
+            extraction = None if read is None else read.extraction
+            if extraction is None:
+                extraction = services.extractor.extract(
+                    turn.content, at=turn.at, timezone=services.timezone
+                )
         except MemlaneError as error:  # an extractor must not break the conversation
             log.warning("extraction failed on %s: %s", turn.id, type(error).__name__)
             return
         services.ingester.apply(
             self.subject, extraction, at=turn.at, provenance=(turn.id,), source=f"chat:{turn.id}"
         )
-        drafts = extract_notes(turn, timezone=services.timezone, speaker_name=turn.speaker)
-        texts = [draft.text for draft in drafts] + [
-            note for note in extraction.notes if note not in {d.text for d in drafts}
-        ]
-        for text in texts:
-            services.summaries.add_note(
-                self.subject,
-                text,
-                at=turn.at,
-                session_id=self.session_id,
-                source=f"chat:{turn.id}",
-                provenance=(turn.id,),
-            )
+        # Each note with its keys when they were made elsewhere (None: the lane makes them).
+        notes: list[tuple[str, list[tuple[str, str]] | None]] = (
+            [
+                (draft.text, None)
+                for draft in extract_notes(
+                    turn, timezone=services.timezone, speaker_name=turn.speaker
+                )
+            ]
+            if read is None
+            else list(read.notes)
+        )
+        drafted = {text for text, _ in notes}
+        notes += [(note, None) for note in extraction.notes if note not in drafted]
+        services.summaries.add_turn_notes(
+            self.subject,
+            notes,
+            at=turn.at,
+            session_id=self.session_id,
+            source=f"chat:{turn.id}",
+            provenance=(turn.id,),
+        )
 
     def _place(self, turn: Turn | None, ticket: int) -> list[Turn]:
         """Put ``turn`` (``None``: it failed) in the window after the turns before it."""
@@ -363,7 +380,14 @@ class Session:
         if self._shared is not None:  # extend the latest version, whichever worker wrote it
             self._summary = services.summaries.for_session(self.session_id, self.subject)
         previous = self._summary
-        content = services.summarizer.update(None if previous is None else previous.content, turns)
+        before = None if previous is None else previous.content
+        content = (
+            None
+            if services.text is None
+            else services.text.fold(services.summarizer, before, turns)
+        )
+        if content is None:
+            content = services.summarizer.update(before, turns)
         period_from = turns[0].at if previous is None else min(previous.period_from, turns[0].at)
         period_to = turns[-1].at if previous is None else max(previous.period_to, turns[-1].at)
         provenance = (*(() if previous is None else previous.provenance), *(t.id for t in turns))

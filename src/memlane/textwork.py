@@ -14,6 +14,13 @@ return. The request's thread waits for the answer without holding the interprete
 lock, then stores the note, its keys and its facts as before: ``remember`` still returns
 after the note is readable. Only the text, its time and the results cross the pipe.
 
+A session's long user turn (up to ``MAX_TURN_CHARS``, 100,000 characters: some 2 s of
+extraction, atomic notes and their keys) is read there too (:meth:`TextProcess.read_turn`),
+and so are folds of long rounds into a session's summary with the offline summarizer
+(:meth:`TextProcess.fold`, about 1 s for such a turn): the session stores what comes back,
+in the same order and under the same locks as before, so the turn is recallable when
+``add`` returns and the summary is there when ``close`` returns.
+
 What the child cannot do is done in the caller, as without it: an extractor other than the
 rule extractor (a model's calls are I/O, and its client stays in the parent), a child that
 failed to start or died (the next long note starts another). An extractor's
@@ -40,8 +47,13 @@ from memlane.embed.process import start_child, supported
 from memlane.errors import InvalidInput
 from memlane.extract.model import Extractor
 from memlane.extract.rules import RuleExtractor
-from memlane.ingest import ReadNote
+from memlane.ingest import ReadNote, ReadTurn
 from memlane.router.evidence import note_keys
+from memlane.summaries.model import SummaryContent
+from memlane.summaries.notes import extract_notes
+from memlane.summaries.offline import OfflineSummarizer
+from memlane.summaries.summarizer import Summarizer
+from memlane.window.model import Turn
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +69,9 @@ reads the note itself (a 20,000-character note takes the child 0.2–0.3 s at lo
 STOP_SECONDS = 2.0
 """How long :meth:`TextProcess.close` lets the child end before killing it."""
 _READ, _INVALID, _FAILED = range(3)
-"""What the child's answer is: the note read, the extractor's ``InvalidInput``, another error."""
+"""What the child answers: the work's result, the extractor's ``InvalidInput``, another error."""
+_NOTE, _TURN, _FOLD = range(3)
+"""What a job asks of the child: :func:`read_note`, :func:`read_turn`, :func:`fold`."""
 _CHILD = """
 import sys
 from memlane.textwork import main
@@ -86,6 +100,30 @@ def read_note(
     """
     extraction = None if extractor is None else extractor.extract(text, at=at, timezone=timezone)
     return ReadNote(extraction, note_keys(subject, stored, provenance))
+
+
+def read_turn(extractor: Extractor | None, turn: Turn, timezone: tzinfo) -> ReadTurn:
+    """The facts of a user turn, its atomic notes and each note's keys.
+
+    ``extractor`` ``None``: no extraction (the caller's extractor does it).
+    """
+    extraction = (
+        None
+        if extractor is None
+        else extractor.extract(turn.content, at=turn.at, timezone=timezone)
+    )
+    drafts = extract_notes(turn, timezone=timezone, speaker_name=turn.speaker)
+    provenance = (turn.id,)
+    return ReadTurn(
+        extraction, [(d.text, note_keys(turn.subject, d.text, provenance)) for d in drafts]
+    )
+
+
+def fold(
+    summarizer: Summarizer, previous: SummaryContent | None, turns: Sequence[Turn]
+) -> SummaryContent:
+    """``summarizer.update(previous, turns)``: the rounds folded into a session's summary."""
+    return summarizer.update(previous, list(turns))
 
 
 class TextProcess:
@@ -123,6 +161,10 @@ class TextProcess:
         """How many children were started (more than 1: some died or were killed)."""
         self.reads = 0
         """How many notes the child read."""
+        self.turns = 0
+        """How many user turns the child read."""
+        self.folds = 0
+        """How many folds of rounds into a session summary the child made."""
         self.pid: int | None = None
         """The running child's process id, ``None`` before the first call and after close."""
 
@@ -146,10 +188,60 @@ class TextProcess:
             return None
         # Only the rule extractor is pure and cheap to send; another runs in the caller.
         sent = extractor if type(extractor) is RuleExtractor else None
+        answer = self._ask((_NOTE, sent, subject, text, stored, at, timezone, tuple(provenance)))
+        if answer is None:
+            return None
+        self.reads += 1
+        read: ReadNote = answer
+        return read
+
+    def read_turn(self, extractor: Extractor, turn: Turn, *, timezone: tzinfo) -> ReadTurn | None:
+        """A long user turn read in the child (:func:`read_turn`), or ``None`` (read it here).
+
+        The same rules as a note's: a short turn, no pipes, a child that could not start or
+        died, an extractor other than the rule extractor (then only the notes are read
+        there and ``extraction`` is ``None``).
+
+        Raises:
+            InvalidInput: the extractor refused the turn (as it would in the caller).
+        """
+        if len(turn.content) < self.min_chars or self._closed:
+            return None
+        sent = extractor if type(extractor) is RuleExtractor else None
+        answer = self._ask((_TURN, sent, turn, timezone))
+        if answer is None:
+            return None
+        self.turns += 1
+        read: ReadTurn = answer
+        return read
+
+    def fold(
+        self, summarizer: Summarizer, previous: SummaryContent | None, turns: Sequence[Turn]
+    ) -> SummaryContent | None:
+        """Rounds of at least ``min_chars`` folded in the child (:func:`fold`), or ``None``.
+
+        Only the offline summarizer is sent (a model's summarizer calls out: it stays in the
+        caller, which then folds as before).
+        """
+        if sum(len(turn.content) for turn in turns) < self.min_chars or self._closed:
+            return None
+        if type(summarizer) is not OfflineSummarizer:
+            return None
+        answer = self._ask((_FOLD, summarizer, previous, tuple(turns)))
+        if answer is None:
+            return None
+        self.folds += 1
+        content: SummaryContent = answer
+        return content
+
+    def _ask(self, job: tuple[Any, ...]) -> Any:
+        """Send ``job`` to the child and return its result; ``None``: do the work here.
+
+        Raises:
+            InvalidInput: the child's work raised it.
+        """
         try:  # a time zone of the caller's own class may not cross: then it is read here
-            job = ForkingPickler.dumps(
-                (sent, subject, text, stored, at, timezone, tuple(provenance))
-            )
+            sent = ForkingPickler.dumps(job)
         except Exception:  # whatever pickling raises, it cannot be sent
             return None
         with self._calls:
@@ -158,7 +250,7 @@ class TextProcess:
                 return None
             requests, answers = connections
             try:
-                requests.send_bytes(job)
+                requests.send_bytes(sent)
                 if not answers.poll(self.answer_seconds):
                     log.warning("the text process did not answer in time: stopped, read here")
                     self._reap(kill=True)
@@ -173,9 +265,7 @@ class TextProcess:
         if kind != _READ:
             log.warning("the text process failed (%s): read here", payload[0])
             return None
-        self.reads += 1
-        read: ReadNote = payload[0]
-        return read
+        return payload[0]
 
     def start(self) -> None:
         """Start the child now (in the calling thread), not with the first long note."""
@@ -248,8 +338,13 @@ def main(arguments: Sequence[str]) -> None:
 
 
 def _answer(job: tuple[Any, ...]) -> tuple[Any, ...]:
+    work, *arguments = job
     try:
-        return (_READ, read_note(*job))
+        if work == _TURN:
+            return (_READ, read_turn(*arguments))
+        if work == _FOLD:
+            return (_READ, fold(*arguments))
+        return (_READ, read_note(*arguments))
     except InvalidInput as error:
         return (_INVALID, error.field, str(error).removeprefix(f"{error.field}: "))
     except Exception as error:  # the parent reads the note itself, and sees the error there

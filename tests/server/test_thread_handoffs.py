@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
 import pytest
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
 
+import memlane
+from memlane.server.app import create_app
+from memlane.server.routes.common import OFF_LOOP_JSON_BYTES
+from tests.conftest import FakeClock
 from tests.server.conftest import Api
 
 HANDOFFS = 3
@@ -71,3 +77,35 @@ def test_a_request_hands_over_to_a_thread_three_times(
     monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
     assert api.client.post(path, json=body, headers=headers).status_code == 200
     assert len(handed) == HANDOFFS, handed
+
+
+def test_a_long_json_body_is_parsed_in_a_thread_and_still_refused_by_its_field(
+    tmp_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 1 MiB body's JSON is parsed off the event loop; a short one's in place (above)."""
+    memory = memlane.Memory(str(tmp_path / "server.db"), clock=clock, embedder="hash")
+    app = create_app(memory=memory)  # the default body limit: 1 MiB
+    key = app.state.memlane.keys.create("acme", "agent")[1]
+    run_sync = anyio.to_thread.run_sync
+    handed: list[str] = []
+
+    async def counted(function: Callable[..., Any], *arguments: Any, **options: Any) -> Any:
+        handed.append(getattr(function, "__qualname__", repr(function)))
+        return await run_sync(function, *arguments, **options)
+
+    text = "The beekeeper moved the hives. " * (OFF_LOOP_JSON_BYTES // 8)
+    body = {"subject": "U-1", "text": text[:1_000_000]}
+    with TestClient(app) as client:
+        monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+        reply = client.post("/v1/remember", json=body, headers={"Authorization": f"Bearer {key}"})
+        assert reply.status_code == 422 and reply.json()["error"]["field"] == "text"
+        assert handed == ["KeyRing.authenticate", "loads"]  # the gate, the parse; no call
+        handed.clear()
+        reply = client.post(
+            "/v1/remember",
+            content=b'{"subject": "U-1", "text": ' + b'"x' + b" " * OFF_LOOP_JSON_BYTES,
+            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+        )
+        assert reply.status_code == 422  # bad JSON: FastAPI's 422
+        assert handed == ["KeyRing.authenticate", "loads"]
+        assert memory.summaries.notes("U-1") == []

@@ -53,15 +53,15 @@ class GatedExtractor(RuleExtractor):
 
 
 def fail_storing(memory: memlane.Memory, prefix: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Storing a note whose text starts with ``prefix`` raises a storage error."""
-    store = memory.summaries.add_note
+    """Storing a turn's notes, one of which starts with ``prefix``, raises a storage error."""
+    store = memory.summaries.add_turn_notes
 
-    def add_note(subject: str, text: str, **options: Any) -> Any:
-        if text.startswith(prefix):
+    def add_turn_notes(subject: str, notes: Any, **options: Any) -> Any:
+        if any(text.startswith(prefix) for text, _ in notes):
             raise StorageError("disk I/O error")
-        return store(subject, text, **options)
+        return store(subject, notes, **options)
 
-    monkeypatch.setattr(memory.summaries, "add_note", add_note)
+    monkeypatch.setattr(memory.summaries, "add_turn_notes", add_turn_notes)
 
 
 def in_thread(name: str, call: Callable[[], T]) -> Future[T]:

@@ -8,52 +8,27 @@ from __future__ import annotations
 import io
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import memlane
 from memlane.router.evidence import CLAIM, NOTE, SLOT, WORD, clause_digest, note_keys
 from memlane.router.slots import clauses, slot_keys, slot_probes
-from memlane.storage.sql import SQLSummaryStore, schema
 from memlane.storage.sql import note_keys as note_keys_module
+from memlane.storage.sql import schema
 from memlane.storage.sqlite import schema as sqlite_schema
 from memlane.summaries import indexer as indexer_module
 from memlane.summaries import linedata
 from memlane.summaries.model import Note
 from memlane.timeutil import to_micros
 from tests.conftest import FakeClock
+from tests.support import note_keys as keyed
+from tests.support.note_keys import key_rows, pending, rekeyed, store_of
 
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def memory(clock: FakeClock, scratch_url: str) -> Iterator[memlane.Memory]:
-    with memlane.Memory(scratch_url, clock=clock, embedder="hash") as mem:
-        yield mem
-
-
-def store_of(mem: memlane.Memory) -> SQLSummaryStore:
-    store = mem.summaries._store
-    assert isinstance(store, SQLSummaryStore)
-    return store
-
-
-def key_rows(mem: memlane.Memory, subject: str) -> int:
-    row = store_of(mem).db.fetchone(
-        "SELECT count(*) FROM note_keys WHERE tenant = %s AND subject = %s",
-        (mem.tenant, subject),
-    )
-    return int(row[0])
-
-
-def pending(mem: memlane.Memory) -> int:
-    return int(store_of(mem).db.fetchone("SELECT count(*) FROM note_keys_pending")[0])
+backend = keyed.backend  # both databases, for this module only
+memory = keyed.memory
 
 
 def test_a_note_is_stored_with_its_keys_and_found_by_them(memory: memlane.Memory) -> None:
@@ -401,14 +376,6 @@ def test_a_file_keyed_under_power_of_two_heads_is_keyed_again_under_masked_value
         assert {kind for (kind,) in slot_rows} == expected
 
 
-def rekeyed(mem: memlane.Memory) -> None:
-    """Make every note wait for its keys again, as the re-keying migrations do."""
-    store = store_of(mem)
-    with store.db.write():
-        for statement in schema.REKEY_NOTES:
-            store.db.execute(statement)
-
-
 @pytest.mark.parametrize("indexing", ["background", "process"])
 def test_the_indexer_keys_the_notes_an_upgrade_left_waiting_so_no_recall_has_to(
     clock: FakeClock, memory_url: str, monkeypatch: pytest.MonkeyPatch, indexing: str
@@ -502,120 +469,3 @@ def test_keying_stops_between_notes_for_a_request_and_goes_on_after_it(
         assert len(seen) == 1 and pending(mem) == 5
         assert indexer._key_some(None, None, worker=True) == 5
         assert len(seen) == 6 and pending(mem) == 0
-
-
-LONG_NOTE = " ".join(
-    f"In entry {n} the beekeeper moved the hives to the orchard." for n in range(300)
-)
-"""A note of some 18,000 characters: thousands of key rows."""
-
-
-PART = 256
-"""Key rows per write in these tests, on both databases (PostgreSQL's own limit is none)."""
-
-
-def test_only_where_reads_wait_for_writes_are_a_long_notes_keys_written_in_parts(
-    memory: memlane.Memory, backend: str
-) -> None:
-    limit = store_of(memory).key_rows_per_write
-    assert limit == PART if backend == "sqlite" else limit is None
-
-
-def written_parts(memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """``(rows, write transaction)`` of each insert of key rows, as the store makes them."""
-    store = store_of(memory)
-    monkeypatch.setattr(store.dialect, "key_rows_per_write", PART)
-    parts: list[tuple[int, int]] = []
-    original = store.dialect.insert_note_keys
-
-    def counted(rows: Sequence[Sequence[Any]]) -> None:
-        parts.append((len(rows), store.db.transactions))
-        original(rows)
-
-    monkeypatch.setattr(store.dialect, "insert_note_keys", counted)
-    return parts
-
-
-def test_a_long_note_writes_its_keys_a_part_per_write_then_waits_for_none(
-    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # On SQLite every request's reads wait while a write holds the one connection: no
-    # write of a long note holds it for all of its 6,000 key rows.
-    parts = written_parts(memory, monkeypatch)
-    note = memory.remember("U-1", LONG_NOTE)
-    expected = len(dict.fromkeys(note_keys("U-1", note.text, ("remember",))))
-    assert expected > 4 * PART
-    assert max(rows for rows, _ in parts) <= PART
-    assert len({transaction for _, transaction in parts}) == len(parts)  # each its own write
-    assert sum(rows for rows, _ in parts) == expected == key_rows(memory, "U-1")
-    assert pending(memory) == 0
-    # Read your writes: the next recall of the subject finds it by its keys.
-    found = memory.recall("U-1", "where did the beekeeper move the hives?")
-    assert any("beekeeper" in item.text for item in found.items)
-
-
-def test_a_short_note_still_writes_its_keys_with_it_in_one_write(
-    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    parts = written_parts(memory, monkeypatch)
-    memory.remember("U-1", "My favourite team is Arsenal")
-    assert len(parts) == 1 and pending(memory) == 0
-
-
-def _between_parts(
-    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], object]
-) -> list[bool]:
-    """Key rows written :data:`PART` at a time, ``meanwhile`` run after the first part.
-
-    Returns what each ``add_note_keys`` call answers, filled as the note is written.
-    """
-    store = store_of(memory)
-    monkeypatch.setattr(store.dialect, "key_rows_per_write", PART)
-    original = store.add_note_keys
-    calls: list[bool] = []
-
-    def watched(*args: Any, **options: Any) -> bool:
-        written = original(*args, **options)
-        calls.append(written)
-        if len(calls) == 1:
-            meanwhile()
-        return written
-
-    monkeypatch.setattr(store, "add_note_keys", watched)
-    return calls
-
-
-def test_a_recall_between_the_parts_keys_the_note_whole_and_no_part_follows(
-    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def recall() -> None:  # another request of the subject, between two parts
-        assert pending(memory) == 1
-        memory.recall("U-1", "where are the hives?")
-        assert pending(memory) == 0
-
-    calls = _between_parts(memory, monkeypatch, recall)
-    note = memory.remember("U-1", LONG_NOTE)
-    assert calls == [True, False]  # the recall keyed it: the writer stopped
-    expected = len(dict.fromkeys(note_keys("U-1", note.text, ("remember",))))
-    assert key_rows(memory, "U-1") == expected  # whole, each row once
-
-
-def test_a_long_note_forgotten_between_its_parts_gets_no_more_keys(
-    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls = _between_parts(memory, monkeypatch, lambda: memory.forget("U-1"))
-    memory.remember("U-1", LONG_NOTE)
-    assert calls == [True, False] and key_rows(memory, "U-1") == 0
-
-
-def test_the_worker_leaves_a_note_its_writer_is_keying_in_parts(
-    clock: FakeClock, memory_url: str
-) -> None:
-    with memlane.Memory(memory_url, clock=clock, embedder="hash", indexing="inline") as mem:
-        note = mem.remember("U-1", "The chair of the Kalo Club is Ada Moss")
-        rekeyed(mem)  # it waits for keys, as a long note does between its parts
-        indexer = mem.summaries._indexer
-        with indexer.keyed_by_writer(note.id):
-            assert indexer._key_some(None, None, worker=False) == 0
-            assert pending(mem) == 1
-        assert indexer._key_some(None, None, worker=False) == 1 and pending(mem) == 0

@@ -2,16 +2,32 @@
 
 For each backend (SQLite, PostgreSQL) and each client count, a fresh database gets one
 ``agent`` key for each of ``tenants`` tenants; ``memlane serve`` runs in its own process on a
-free 127.0.0.1 port with the default embedder; ``clients`` threads, each with its own HTTP
+free 127.0.0.1 port with the default embedder; ``clients`` client processes (each its own
+interpreter, so the load generator does not share one GIL), each with its own HTTP
 connection, send requests to tenants drawn at random: fact writes (``POST /v1/facts/set``),
 notes (``POST /v1/remember``) and recalls (``POST /v1/recall``), for ``seconds``. Meanwhile
 the server process's open database connections and resident memory are sampled. Afterwards
 the database is opened directly and every write the server acknowledged must be there.
 Traffic never leaves this machine, and the loop stops by itself.
+
+Where the CPU went, per window (Linux ``/proc``): the machine's busy cores (``/proc/stat``),
+the server process with its children (the embedding and text children), the PostgreSQL
+processes (every one ``pg_stat_activity`` lists), and the clients (each reports its own
+CPU time); ``other`` is the machine's rest (other work on the machine). From the one-client
+window, ``ceiling_x`` = cores ÷ the cores one client's serial request chain used (server,
+database and client): how many times one client's throughput this machine can give at most,
+the bar against which a 16-client speed-up is judged (``speedup_x``). That bar assumes the
+machine's cores are free: where other work holds some (``cpu_other_cores``), the clients
+cannot reach it, and ``requests_per_core_s`` (requests per second of CPU the three sides
+used) tells whether concurrency itself costs memlane CPU per request. And the server is one
+process: its Python runs one thread at a time, so ``interpreter_ceiling_x`` = 1 core ÷ the
+cores its own process used for one client is the other bar (an estimate on the low side:
+C code that releases the interpreter, psycopg's waits and the model, can run beside it).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import random
 import socket
@@ -40,6 +56,9 @@ NOTE_SHARE = 0.2  # the rest are recalls
 SUBJECTS = 20  # per tenant
 SAMPLE_EVERY_S = 0.25
 READY_TIMEOUT_S = 120
+CLIENT_START_TIMEOUT_S = 120
+"""How long the client processes may take to start (import) before the window opens."""
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 @dataclass
@@ -51,6 +70,23 @@ class ClientLog:
     errors: int = 0
     facts: list[tuple[str, str, str]] = field(default_factory=list)  # tenant, subject, value
     notes: list[tuple[str, str, str]] = field(default_factory=list)  # tenant, subject, text
+    cpu_s: float = 0.0  # the client process's own CPU time (user + system) in the window
+
+
+@dataclass
+class CpuUse:
+    """Cores used in one load window, by side (seconds of CPU ÷ seconds of the window)."""
+
+    machine: float = 0.0
+    server: float = 0.0
+    server_main: float = 0.0  # of ``server``, the server's own process (its one interpreter)
+    postgres: float = 0.0
+    clients: float = 0.0
+
+    @property
+    def chain(self) -> float:
+        """The cores the measured sides used: server, database and clients."""
+        return self.server + self.postgres + self.clients
 
 
 @dataclass
@@ -106,7 +142,53 @@ def run(
                 for count in clients:
                     with _database(backend, admin, count) as target:
                         _measure(target, count, tenants, seconds, results, progress)
+            _judge(results, backend, clients, progress)
     return results
+
+
+def _judge(
+    results: Results, backend: str, clients: tuple[int, ...], progress: Callable[[str], None]
+) -> None:
+    """The ceiling this machine allows (from the one-client window) and each speed-up."""
+    metrics = results.systems.get("memlane", {})
+    one = f"{backend} 1 clients"
+    chain = metrics.get("cpu_chain_cores", {}).get(one)
+    single = metrics.get("requests_per_s", {}).get(one)
+    if not chain or not single:
+        return
+    cores = os.cpu_count() or 1
+    ceiling = cores / chain
+    results.put("memlane", "ceiling_x", backend, ceiling)
+    progress(
+        f"{backend}: one client's request chain uses {chain:.2f} of {cores} cores: "
+        f"this machine allows at most {ceiling:.2f}x one client's {single:.0f} req/s"
+    )
+    main = metrics.get("cpu_server_main_cores", {}).get(one)
+    if main:
+        # One interpreter runs one thread's Python at a time: the server's own process
+        # cannot use much more than a core, whatever the clients and cores.
+        interpreter = 1.0 / main
+        results.put("memlane", "interpreter_ceiling_x", backend, interpreter)
+        progress(
+            f"{backend}: the server's own process used {main:.2f} cores for one client: "
+            f"one interpreter (about a core at most) allows about {interpreter:.2f}x"
+        )
+    for count in clients:
+        rate = metrics["requests_per_s"].get(f"{backend} {count} clients")
+        if count > 1 and rate is not None:
+            results.put("memlane", "speedup_x", f"{backend} {count} clients", rate / single)
+            progress(
+                f"{backend}: {count} clients {rate:.0f} req/s = {rate / single:.2f}x one "
+                f"(ceiling {ceiling:.2f}x, {rate / single / ceiling:.0%} of it)"
+            )
+            per_core = metrics.get("requests_per_core_s", {})
+            many, alone = per_core.get(f"{backend} {count} clients"), per_core.get(one)
+            if many and alone:
+                progress(
+                    f"{backend}: requests per CPU second {alone:.0f} with one client, "
+                    f"{many:.0f} with {count} (where other work takes cores, the ceiling is "
+                    "not reached for want of cores; this ratio is what is memlane's)"
+                )
 
 
 def _check(
@@ -169,14 +251,29 @@ def _measure(
         sampler = threading.Thread(target=_sample, args=(target, pid, peak, stop))
         sampler.start()
         try:
-            logs = _load(base_url, keys, clients, seconds)
+            with _probe(target) as probe:
+                logs, cpu = _load(base_url, keys, clients, seconds, target, pid, probe)
         finally:
             stop.set()
             sampler.join()
     missing = _missing(target.url, logs)
     if peak.other_backends:
         progress(f"{target.backend}: other backends on the database: {peak.other_backends}")
-    _report(results, f"{target.backend} {clients} clients", logs, seconds, missing, peak)
+    group = f"{target.backend} {clients} clients"
+    _report(results, group, logs, seconds, missing, peak)
+    for side in ("machine", "server", "server_main", "postgres", "clients"):
+        results.put("memlane", f"cpu_{side}_cores", group, getattr(cpu, side))
+    results.put("memlane", "cpu_chain_cores", group, cpu.chain)
+    if cpu.chain > 0:  # requests per second of CPU the sides used: what other work does not skew
+        rate_now = results.systems["memlane"]["requests_per_s"][group]
+        results.put("memlane", "requests_per_core_s", group, rate_now / cpu.chain)
+    results.put("memlane", "cpu_other_cores", group, max(0.0, cpu.machine - cpu.chain))
+    rate = results.systems["memlane"]["requests_per_s"][group]
+    progress(
+        f"{group}: {rate:.0f} req/s; busy cores: machine {cpu.machine:.2f}, server "
+        f"{cpu.server:.2f}, postgres {cpu.postgres:.2f}, clients {cpu.clients:.2f}, "
+        f"other {max(0.0, cpu.machine - cpu.chain):.2f}"
+    )
 
 
 def _report(
@@ -247,18 +344,136 @@ def _warm(base_url: str, keys: dict[str, str]) -> None:
     httpx.post(f"{base_url}/v1/recall", json=query, headers=headers, timeout=120)
 
 
-def _load(base_url: str, keys: dict[str, str], clients: int, seconds: float) -> list[ClientLog]:
-    logs = [ClientLog() for _ in range(clients)]
-    stop = time.monotonic() + seconds
-    threads = [
-        threading.Thread(target=_client, args=(base_url, keys, index, stop, logs[index]))
+def _load(
+    base_url: str,
+    keys: dict[str, str],
+    clients: int,
+    seconds: float,
+    target: Target,
+    pid: int,
+    probe: Any,
+) -> tuple[list[ClientLog], CpuUse]:
+    """Run ``clients`` client processes for ``seconds``; their logs and the window's CPU use."""
+    context = multiprocessing.get_context("spawn")  # fresh interpreters, nothing inherited
+    ready = context.Barrier(clients + 1)
+    answers = context.Queue()
+    processes = [
+        context.Process(
+            target=_client_process,
+            args=(base_url, keys, index, seconds, ready, answers),
+            daemon=True,
+        )
         for index in range(clients)
     ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return logs
+    for process in processes:
+        process.start()
+    logs = [ClientLog() for _ in range(clients)]
+    try:
+        ready.wait(CLIENT_START_TIMEOUT_S)
+        before = _cpu_snapshot(target, pid, probe)
+        started = time.monotonic()
+        for _ in range(clients):
+            index, log = answers.get(timeout=seconds + 120)
+            logs[index] = log
+        after = _cpu_snapshot(target, pid, probe)
+        elapsed = time.monotonic() - started
+    finally:
+        for process in processes:
+            process.join(timeout=30)
+            if process.is_alive():
+                process.kill()
+    cpu = _cpu_use(before, after, elapsed)
+    cpu.clients = sum(log.cpu_s for log in logs) / elapsed
+    return logs, cpu
+
+
+def _client_process(
+    base_url: str,
+    keys: dict[str, str],
+    index: int,
+    seconds: float,
+    ready: Any,
+    answers: Any,
+) -> None:
+    """One client in its own process: wait for the others, load for ``seconds``, report."""
+    log = ClientLog()
+    ready.wait(CLIENT_START_TIMEOUT_S)
+    begun = os.times()
+    _client(base_url, keys, index, time.monotonic() + seconds, log)
+    ended = os.times()
+    log.cpu_s = (ended.user - begun.user) + (ended.system - begun.system)
+    answers.put((index, log))
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """CPU counters at one moment: the machine's busy ticks and each side's by process."""
+
+    machine_busy: int
+    pid: int  # the server's own process
+    server: dict[int, int]
+    postgres: dict[int, int]
+
+
+def _cpu_snapshot(target: Target, pid: int, probe: Any) -> _Snapshot:
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    ticks = [int(value) for value in fields[:8]]  # user nice system idle iowait irq softirq steal
+    busy = sum(ticks) - ticks[3] - ticks[4]
+    server = {p: _ticks(p) for p in _tree(pid)}
+    postgres: dict[int, int] = {}
+    if probe is not None:
+        rows = probe.execute(
+            "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+        ).fetchall()
+        postgres = {int(p): _ticks(int(p)) for (p,) in rows}
+    return _Snapshot(busy, pid, server, postgres)
+
+
+def _cpu_use(before: _Snapshot, after: _Snapshot, elapsed: float) -> CpuUse:
+    """Cores used between two snapshots (a process that started meanwhile counts whole)."""
+
+    def cores(ticks: int) -> float:
+        return ticks / _TICK / elapsed if elapsed > 0 else 0.0
+
+    def side(start: dict[int, int], end: dict[int, int]) -> float:
+        return cores(sum(max(0, t - start.get(p, 0)) for p, t in end.items()))
+
+    return CpuUse(
+        machine=cores(after.machine_busy - before.machine_busy),
+        server=side(before.server, after.server),
+        server_main=cores(max(0, after.server.get(after.pid, 0) - before.server.get(after.pid, 0))),
+        postgres=side(before.postgres, after.postgres),
+    )
+
+
+def _ticks(pid: int) -> int:
+    """User and system CPU ticks of process ``pid`` (0 if it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    fields = stat[stat.rindex(")") + 2 :].split()  # after the command name
+    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and every process descended from it (Linux ``/proc``)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
+        parents.setdefault(parent, []).append(int(entry))
+    found, queue = [], [root]
+    while queue:
+        pid = queue.pop()
+        found.append(pid)
+        queue.extend(parents.get(pid, []))
+    return found
 
 
 _DRINKS = ("green tea", "black coffee", "oat milk", "sparkling water", "hot chocolate")

@@ -181,6 +181,59 @@ class SummariesLane:
         note = _NewNote(subject, text, at, session_id, source, provenance)
         return self._put_notes([note], None if keys is None else [list(keys)])[0]
 
+    def add_turn_notes(
+        self,
+        subject: str,
+        notes: Sequence[tuple[str, Sequence[tuple[str, str]] | None]],
+        *,
+        at: datetime,
+        session_id: str | None,
+        source: str | None,
+        provenance: Sequence[str],
+    ) -> list[Note]:
+        """Store the notes of one turn, in order: several to a write transaction.
+
+        Each pair is a note's text and its keys if they were made elsewhere (``None``: the
+        lane's keyer makes them here). The same notes as :meth:`add_note` one after another,
+        but a turn of thousands of sentences is not thousands of commits: the notes go in
+        parts of at most ``key_rows_per_write`` key rows (SQLite, whose every read waits for
+        a write: no part holds its lock for long; a note with more keys goes alone and writes
+        them in parts itself), all in one where the store takes any number (PostgreSQL).
+        Requests go first between parts (:mod:`memlane.pacing`).
+        """
+        keyer = self._keyer
+        keyed = [
+            (
+                text,
+                list(keys)
+                if keys is not None
+                else None
+                if keyer is None
+                else keyer(subject, text, tuple(provenance)),
+            )
+            for text, keys in notes
+        ]
+        limit = self._store.key_rows_per_write
+        parts: list[list[tuple[str, list[tuple[str, str]] | None]]] = []
+        rows = 0
+        for text, keys in keyed:
+            size = 0 if keys is None else len(keys)
+            if not parts or (limit is not None and rows + size > limit):
+                parts.append([])
+                rows = 0
+            parts[-1].append((text, keys))
+            rows += size
+        stored: list[Note] = []
+        for part in parts:
+            stored += self._put_notes(
+                [
+                    _NewNote(subject, text, at, session_id, source, tuple(provenance))
+                    for text, _ in part
+                ],
+                [keys for _, keys in part],
+            )
+        return stored
+
     def add_notes(self, notes: Iterable[Mapping[str, Any]]) -> list[Note]:
         """Store many notes in one transaction: an import, all or nothing.
 
@@ -194,9 +247,14 @@ class SummariesLane:
         return self._put_notes([_new_note(index, note) for index, note in enumerate(notes)])
 
     def _put_notes(
-        self, notes: Sequence[_NewNote], made: Sequence[list[tuple[str, str]]] | None = None
+        self,
+        notes: Sequence[_NewNote],
+        made: Sequence[list[tuple[str, str]] | None] | None = None,
     ) -> list[Note]:
-        """Store ``notes``, keyed by the lane's keyer unless their keys were ``made`` already."""
+        """Store ``notes``, keyed by the lane's keyer unless their keys were ``made`` already.
+
+        A ``None`` among ``made``: that note is stored waiting for its keys.
+        """
         checked = [note.checked() for note in notes]
         if not checked:
             return []

@@ -11,12 +11,13 @@ from memlane.server.auth import Auditor, Reader, Writer
 from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS, not_found
 from memlane.server.routes.common import (
+    JsonRoute,
     Page,
     known_subject,
 )
 from memlane.server.serialize import profile_dict
 
-router = APIRouter(prefix="/v1/facts", tags=["facts"], responses=API_ERRORS)
+router = APIRouter(prefix="/v1/facts", tags=["facts"], responses=API_ERRORS, route_class=JsonRoute)
 
 
 @router.get("/get")

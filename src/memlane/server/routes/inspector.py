@@ -16,12 +16,12 @@ from memlane.operations import catalog
 from memlane.server.auth import Reader
 from memlane.server.declared import Arguments, query
 from memlane.server.errors import API_ERRORS
-from memlane.server.routes.common import Name, Page, known_subject
+from memlane.server.routes.common import JsonRoute, Name, Page, known_subject
 from memlane.server.serialize import iso, summary_dict
 from memlane.summaries.model import Summary
 from memlane.timeutil import checked_now
 
-router = APIRouter(prefix="/v1", tags=["inspector"], responses=API_ERRORS)
+router = APIRouter(prefix="/v1", tags=["inspector"], responses=API_ERRORS, route_class=JsonRoute)
 
 
 @router.get("/whoami")

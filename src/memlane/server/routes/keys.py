@@ -10,9 +10,9 @@ from memlane.operations import catalog
 from memlane.server.auth import Admin
 from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS, not_found
-from memlane.server.routes.common import Page
+from memlane.server.routes.common import JsonRoute, Page
 
-router = APIRouter(prefix="/v1/keys", tags=["keys"], responses=API_ERRORS)
+router = APIRouter(prefix="/v1/keys", tags=["keys"], responses=API_ERRORS, route_class=JsonRoute)
 
 
 @router.post("")

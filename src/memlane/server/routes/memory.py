@@ -11,7 +11,7 @@ from memlane.operations import catalog
 from memlane.server.auth import Reader, Writer
 from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS, not_found
-from memlane.server.routes.common import known_subject
+from memlane.server.routes.common import JsonRoute, known_subject
 from memlane.server.serialize import (
     note_dict,
     note_hit_dict,
@@ -22,7 +22,7 @@ from memlane.server.serialize import (
 )
 from memlane.session import Session
 
-router = APIRouter(prefix="/v1", tags=["memory"], responses=API_ERRORS)
+router = APIRouter(prefix="/v1", tags=["memory"], responses=API_ERRORS, route_class=JsonRoute)
 
 
 @router.post("/remember", tags=["memory"])

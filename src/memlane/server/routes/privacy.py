@@ -10,10 +10,10 @@ from memlane.operations.catalog import AUDIT_VIEW, COMPLIANCE_VIEW, FORGET, PURG
 from memlane.server.auth import Auditor, Compliance
 from memlane.server.declared import Arguments, body, query
 from memlane.server.errors import API_ERRORS
-from memlane.server.routes.common import Page, known_subject
+from memlane.server.routes.common import JsonRoute, Page, known_subject
 from memlane.server.serialize import audit_dict, deletion_dict, purge_dict
 
-router = APIRouter(prefix="/v1", tags=["privacy"], responses=API_ERRORS)
+router = APIRouter(prefix="/v1", tags=["privacy"], responses=API_ERRORS, route_class=JsonRoute)
 
 
 @router.post("/forget")
