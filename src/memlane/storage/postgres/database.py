@@ -347,9 +347,8 @@ class PostgresDatabase(Database):
         """``BEGIN``, the locks, the first time and the opening query (if asked): one round trip.
 
         Statements in one simple query, run in order (if one fails, the rest do not run):
-        the time is issued after the locks are held, as :meth:`next_txs` would (a keyed
-        write's locks and time are one call, ``memlane_lock_keys_tx``), and the opening
-        query reads after both. The lock keys, the clock's time and the timeout are
+        the time is issued after the locks are held, as :meth:`next_txs` would, and the
+        opening query reads after both. The lock keys, the clock's time and the timeout are
         integers written into the query; the opening query's parameters are bound on this
         side, and the query sent and read on libpq (:mod:`~memlane.storage.postgres.wire`).
         A ``derived`` transaction commits without waiting for its WAL to reach the disk
@@ -358,32 +357,24 @@ class PostgresDatabase(Database):
         """
         self._tx.exclusive = keys is None or _too_many(keys)
         issue_at, opening = self._tx.issue_at, self._tx.opening
-        issue = ""
         if keys is None or self._tx.exclusive:
             locks = (
                 f"SELECT set_config('lock_timeout', '{self._timeout()}', true), "
                 f"pg_advisory_xact_lock({WRITE_LOCK})"
             )
-            if issue_at is not None:
-                issue = f"; SELECT memlane_next_tx({int(issue_at)}, 1, true)"
         else:
             array = ",".join(str(lock) for lock in _key_locks(keys))
-            if issue_at is None:
-                locks = f"SELECT memlane_lock_keys('{{{array}}}'::bigint[], '{self._timeout()}')"
-            else:  # the time first in the row: issued once the locks are held
-                locks = (
-                    f"SELECT memlane_lock_keys_tx('{{{array}}}'::bigint[], "
-                    f"'{self._timeout()}', {int(issue_at)})"
-                )
+            locks = f"SELECT memlane_lock_keys('{{{array}}}'::bigint[], '{self._timeout()}')"
         if derived:
             locks += ", set_config('synchronous_commit', 'off', true)"
+        issue = "" if issue_at is None else f"; SELECT memlane_next_tx({int(issue_at)}, 1, true)"
         first = "" if opening is None else f"; {wire.bound(connection, *opening)}"
         try:
             results = wire.simple_query(connection, f"BEGIN; {locks}{issue}{first}")
         except psycopg.errors.LockNotAvailable as error:
             raise self._lock_error(error) from error
         if issue_at is not None:
-            first_tx = int(results[2 if issue else 1][0][0])
+            first_tx = int(results[2][0][0])  # after BEGIN's and the locks' results
             self._tx.prepaid, self._tx.issues = first_tx, 1
             self._tx.issued = (first_tx, first_tx)
             self._tx.last_tx = first_tx

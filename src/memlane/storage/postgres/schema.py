@@ -328,19 +328,6 @@ MIGRATIONS += (
     (_APPLY,),
 )
 
-MIGRATIONS += (
-    # 15: a keyed write's locks and its transaction time in one statement (the second of a
-    # single write's opening query, which ran them as two): the locks first, then the time.
-    (
-        """CREATE FUNCTION memlane_lock_keys_tx(keys BIGINT[], timeout TEXT, now BIGINT)
-        RETURNS BIGINT LANGUAGE plpgsql AS $$
-        BEGIN
-            PERFORM memlane_lock_keys(keys, timeout);
-            RETURN memlane_next_tx(now, 1, true);
-        END $$""",
-    ),
-)
-
 LATEST_VERSION = len(MIGRATIONS)
 
 
