@@ -10,9 +10,9 @@ together about a quarter of a ``set``'s client CPU.
 It is the same connection, in the same state, that psycopg holds: psycopg reads the
 transaction status from libpq, and its notice handler stays installed. Errors are psycopg's
 own (:func:`psycopg.errors.error_from_result`: ``ExclusionViolation``, ``LockNotAvailable``
-and the rest, as a cursor raises them). Waiting releases the GIL (``poll``), so threads and
-a Ctrl-C behave as in psycopg (an interrupted query leaves the connection busy, and the pool
-closes it).
+and the rest, as a cursor raises them). Waiting releases the GIL (``poll``), so other
+threads run meanwhile; a Ctrl-C while a query runs leaves the connection busy, and the pool
+closes it when it comes back (psycopg would send a cancel first).
 
 Literals are written here only where that is exact: text in single quotes with quotes
 doubled needs ``standard_conforming_strings`` on (backslashes are then plain characters,
