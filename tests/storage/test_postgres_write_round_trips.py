@@ -18,21 +18,36 @@ import memlane
 from memlane.errors import StorageError
 from memlane.facts import lane
 from memlane.facts.temporal import WritePlan
+from memlane.storage.postgres import wire
 
 
 @pytest.fixture
 def round_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The statements (simple queries count once) this thread sends on any connection."""
+    """The statements (simple queries count once) this thread sends on any connection.
+
+    Through a psycopg cursor or on libpq directly (``wire.simple_query``, which the single
+    writes use); a simple query that ``wire`` hands to a cursor counts once.
+    """
     sent: list[str] = []
-    execute = psycopg.Connection.execute
-    me = threading.get_ident()
+    execute, simple_query = psycopg.Connection.execute, wire.simple_query
+    me, inside = threading.get_ident(), threading.local()
 
     def counting(self: psycopg.Connection[Any], query: Any, *args: Any, **kwargs: Any) -> Any:
-        if threading.get_ident() == me:
+        if threading.get_ident() == me and not getattr(inside, "wire", False):
             sent.append(str(query))
         return execute(self, query, *args, **kwargs)
 
+    def counting_wire(connection: Any, query: str) -> Any:
+        if threading.get_ident() == me:
+            sent.append(query)
+        inside.wire = True
+        try:
+            return simple_query(connection, query)
+        finally:
+            inside.wire = False
+
     monkeypatch.setattr(psycopg.Connection, "execute", counting)
+    monkeypatch.setattr(wire, "simple_query", counting_wire)
     yield sent
 
 

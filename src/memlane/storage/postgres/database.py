@@ -11,13 +11,13 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg import ClientCursor
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from memlane.errors import InvalidInput, StorageError
 from memlane.storage.base import WriteKey
 from memlane.storage.nesting import Nesting
+from memlane.storage.postgres import wire
 from memlane.storage.postgres.dialect import PostgresDialect
 from memlane.storage.postgres.schema import WRITE_LOCK, migrate
 from memlane.storage.sql.dialect import Database, Statement
@@ -172,17 +172,19 @@ class PostgresDatabase(Database):
         Only for an outermost keyed transaction that no failed nested block poisoned (else
         a plain query: the ``COMMIT`` comes when the block ends, or never). An exclusive one
         may have to move the sequence of transaction times before it commits, so it does too.
-        Both go as one simple query, the parameters bound by psycopg on this side; if the
-        statement fails, the ``COMMIT`` does not run and the transaction is rolled back.
+        Both go as one simple query, the parameters bound on this side
+        (:mod:`~memlane.storage.postgres.wire`); if the statement fails, the ``COMMIT`` does
+        not run and the transaction is rolled back.
         """
         tx = self._tx
         if tx.nesting.depth != 1 or tx.nesting.poisoned or tx.exclusive:
             return self.fetchall(sql, parameters)
         with self._statement() as connection:
-            query = f"{_bound(connection, sql, parameters)}; COMMIT"
-            rows = list(connection.execute(query).fetchall())
+            rows = wire.simple_query(
+                connection, f"{wire.bound(connection, sql, parameters)}; COMMIT"
+            )
             tx.committed = True
-            return rows
+            return rows[0]
 
     @staticmethod
     def _rollback(connection: Any) -> None:
@@ -346,14 +348,15 @@ class PostgresDatabase(Database):
 
         Statements in one simple query, run in order (if one fails, the rest do not run):
         the time is issued after the locks are held, as :meth:`next_txs` would, and the
-        opening query reads after both. The lock keys, the clock's time and the timeout
-        are integers written into the query; the opening query's parameters are bound by
-        psycopg on this side (:func:`_bound`).
+        opening query reads after both. The lock keys, the clock's time and the timeout are
+        integers written into the query; the opening query's parameters are bound on this
+        side, and the query sent and read on libpq (:mod:`~memlane.storage.postgres.wire`).
         A ``derived`` transaction commits without waiting for its WAL to reach the disk
         (``synchronous_commit`` off for it alone: after a crash it is there whole or not at
         all, never in part): waiting took 2-9 ms of a recall that keys a subject's notes.
         """
         self._tx.exclusive = keys is None or _too_many(keys)
+        issue_at, opening = self._tx.issue_at, self._tx.opening
         if keys is None or self._tx.exclusive:
             locks = (
                 f"SELECT set_config('lock_timeout', '{self._timeout()}', true), "
@@ -364,23 +367,19 @@ class PostgresDatabase(Database):
             locks = f"SELECT memlane_lock_keys('{{{array}}}'::bigint[], '{self._timeout()}')"
         if derived:
             locks += ", set_config('synchronous_commit', 'off', true)"
-        issue_at, opening = self._tx.issue_at, self._tx.opening
         issue = "" if issue_at is None else f"; SELECT memlane_next_tx({int(issue_at)}, 1, true)"
-        first = "" if opening is None else f"; {_bound(connection, *opening)}"
+        first = "" if opening is None else f"; {wire.bound(connection, *opening)}"
         try:
-            cursor = connection.execute(f"BEGIN; {locks}{issue}{first}")
-            cursor.nextset()  # past BEGIN's result
-            if issue_at is not None:
-                cursor.nextset()  # and the locks'
-                first_tx = int(cursor.fetchone()[0])
-                self._tx.prepaid, self._tx.issues = first_tx, 1
-                self._tx.issued = (first_tx, first_tx)
-                self._tx.last_tx = first_tx
-            if opening is not None:
-                cursor.nextset()
-                self._tx.opened = list(cursor.fetchall())
+            results = wire.simple_query(connection, f"BEGIN; {locks}{issue}{first}")
         except psycopg.errors.LockNotAvailable as error:
             raise self._lock_error(error) from error
+        if issue_at is not None:
+            first_tx = int(results[2][0][0])  # after BEGIN's and the locks' results
+            self._tx.prepaid, self._tx.issues = first_tx, 1
+            self._tx.issued = (first_tx, first_tx)
+            self._tx.last_tx = first_tx
+        if opening is not None:
+            self._tx.opened = results[-1]
 
     def _lock_error(self, error: Exception) -> StorageError:
         return StorageError(
@@ -442,11 +441,3 @@ def _redacted(url: str) -> str:
     credentials, host = rest.rsplit("@", 1)
     user = credentials.split(":", 1)[0]
     return f"{scheme}://{user}@{host}"
-
-
-def _bound(connection: Any, sql: str, parameters: Sequence[Any] | dict[str, Any]) -> str:
-    """``sql`` with its parameters written in as literals, quoted by psycopg (libpq).
-
-    For a statement sent with others in one simple query, which takes no parameters.
-    """
-    return ClientCursor(connection).mogrify(sql, parameters)
