@@ -138,7 +138,7 @@ def now_reason(zone: tzinfo, attribute: str, current: list[Fact], old: Fact | No
 
 def may_name_identifier(text: str) -> bool:
     """Whether ``text`` may hold a phone, an e-mail or an id: a digit or an ``@``."""
-    return "@" in text or any(char.isdigit() for char in text)
+    return "@" in text or any(map(str.isdigit, text))
 
 
 def since_key(verdict: Verdict | None) -> float:

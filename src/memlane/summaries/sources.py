@@ -452,13 +452,15 @@ class StoredNoteIndex(WeightedLines):
         self._prefetch(asked)
         rare = sorted(word for word in asked if self._counts[word] <= len(missing))
         rest = sorted(asked.difference(rare))
-        found = self._data.keys_among(missing, WORD, rest) if rest else {}
-        holders = self._holder_sets(rare)
+        found: dict[int, list[str]] = self._data.keys_among(missing, WORD, rest) if rest else {}
+        compared = frozenset(missing)
+        for word, holders in self._holder_sets(rare).items():
+            for note_id in holders & compared:
+                found.setdefault(note_id, []).append(word)
         for note_id in missing:
-            held = [word for word in rare if note_id in holders[word]]
             self._asked[note_id] = self._asked.get(note_id, frozenset()) | asked
             self._holds[note_id] = self._holds.get(note_id, frozenset()).union(
-                found.get(note_id, ()), held
+                found.get(note_id, ())
             )
 
     def _holder_sets(self, words: Sequence[str]) -> dict[str, frozenset[int]]:
