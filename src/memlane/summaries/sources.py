@@ -458,7 +458,8 @@ class StoredNoteIndex(WeightedLines):
             for note_id in holders & compared:
                 found.setdefault(note_id, []).append(word)
         for note_id in missing:
-            self._asked[note_id] = self._asked.get(note_id, frozenset()) | asked
+            before = self._asked.get(note_id)  # most notes are asked once: share ``asked``
+            self._asked[note_id] = asked if before is None else before | asked
             self._holds[note_id] = self._holds.get(note_id, frozenset()).union(
                 found.get(note_id, ())
             )
