@@ -222,3 +222,51 @@ def test_prepared_note_index_reads_only_the_words_of_the_lines(
         said = {word for lines, _ in shown for line in lines for word in line_words(line)}
         assert asked and all(among is not None and set(among) <= said for _, among in asked)
         assert notes[4].id not in timed  # "Melanie ran a charity race…": no word of a line
+
+
+def test_words_held_by_few_notes_are_read_by_their_holders(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line's word held by fewer notes than are compared is read by its holders, once.
+
+    The others are asked note by note; lines are tied as in memory either way.
+    """
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        said = [(f"s1#{turn}", text) for turn, text in enumerate(CONVERSATION)]
+        said += [
+            (f"s2#{turn}", f"Caroline joined the support group again, week {turn}")
+            for turn in range(8)
+        ]
+        notes = [
+            mem.summaries.add_note("conv", text, at=clock.advance(minutes=1), provenance=(turn,))
+            for turn, text in said
+        ]
+        store = mem.summaries._store
+        asked: list[tuple[int, list[str]]] = []
+        by_holders: list[str] = []
+        keys_of, keyed_ids = store.keys_of, store.keyed_ids
+
+        def spied_keys(
+            tenant: str, ids: Sequence[int], kind: str, among: Sequence[str] | None = None
+        ):  # type: ignore[no-untyped-def]
+            asked.append((len(ids), list(among or ())))
+            return keys_of(tenant, ids, kind, among)
+
+        def spied_holders(tenant: str, subject: str, kind: str, keys: Sequence[str]):  # type: ignore[no-untyped-def]
+            by_holders.extend(keys)
+            return keyed_ids(tenant, subject, kind, keys)
+
+        monkeypatch.setattr(store, "keys_of", spied_keys)
+        monkeypatch.setattr(store, "keyed_ids", spied_holders)
+        lines = ["Caroline: went to a support group; researching adoption"]
+        within = frozenset(f"s1#{turn}" for turn in range(len(CONVERSATION)))
+        stored = StoredNoteIndex(mem.summaries.line_data("conv", executor.note_keys))
+        query = "what did Caroline do?"
+        stored.prepare(query, [(lines, within)])
+        assert stored.choose(lines, query, within) == NoteIndex(notes).choose(lines, query, within)
+        counts = mem.summaries.line_data("conv", executor.note_keys).counts(
+            "w", line_words(lines[0])
+        )
+        assert "adoption" in by_holders  # held by one note of the six compared
+        assert asked and all(counts[word] > compared for compared, among in asked for word in among)
+        assert by_holders.count("adoption") == 1

@@ -24,31 +24,20 @@ session: when both match, the precise one answers and the summary adds context.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, tzinfo
 
-from memlane.extract import find_identifiers
-from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
-from memlane.facts.model import Fact
-from memlane.lang.changes import (
-    Offer,
-    offered,
-    only_retracts,
-    retractions,
-    takes_back,
-)
-from memlane.lang.speaker import SPEAKER_PREFIX as _SPEAKER
-from memlane.lang.words import shares_term
+from memlane.lang.changes import Offer, offered, takes_back
 from memlane.router.candidates import (
-    ON_TOPIC_BONUS,
     TIER_CONTEXT,
     TIER_OTHERS,
     Candidate,
     SubjectFacts,
     note_candidate,
 )
-from memlane.router.claims import SELF, Claim, claims, mentions, named
-from memlane.router.evidence import Evidence, Statement, first_later, origins, turns_of
+from memlane.router.claims import SELF, Claim, claims, named
+from memlane.router.evidence import Evidence, Statement, first_later, turns_of
+from memlane.router.in_place import boost, in_place
 from memlane.router.slots import clauses, restates
 from memlane.router.summary_lane import ABOUT, TOPICS, topics
 from memlane.router.takeback import (
@@ -60,21 +49,20 @@ from memlane.router.takeback import (
     retracted_in,
     switched_from,
 )
+from memlane.router.verdicts import (
+    Verdict,
+    against_ended,
+    against_facts,
+    against_superseded,
+    always,
+    historical,
+    latest_verdict,
+    since_key,
+    stale,
+)
 from memlane.summaries.notes import resolve_first_person
 from memlane.summaries.sources import line_words
 from memlane.summaries.text import is_question, normalize_for_dedupe
-
-# "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
-_NO_TIMING_RULE = frozenset({"employer"})
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """Why a statement is stale, since when, and the statement that replaced it (if any)."""
-
-    reason: str
-    since: datetime | None
-    replacement: Statement | None = None
 
 
 class Adjudicator:
@@ -135,7 +123,7 @@ class Adjudicator:
                 judged.extend(self._judge_one(candidate, wanted, refs))
         found_twice = not any(self._evidence(subject).tells_meaning for subject in self._by_subject)
         judged = [self._with_reply(candidate) for candidate in judged]
-        return _in_place(judged, self._query, found_twice)
+        return in_place(judged, self._query, found_twice)
 
     def _with_reply(self, candidate: Candidate) -> Candidate:
         """A current statement whose assistant's reply was taken back falls with it.
@@ -148,7 +136,7 @@ class Adjudicator:
         turns = candidate.said_in()
         for asked, verdict in self._fallen:
             if turns and turns <= asked:
-                return _stale(candidate, verdict)
+                return stale(candidate, verdict)
         return candidate
 
     def _prepare(self, candidates: Sequence[Candidate]) -> None:
@@ -183,13 +171,13 @@ class Adjudicator:
         subject = candidate.item.subject
         assert subject is not None
         found = claims(candidate.statement, subject)
-        candidate = _boost(candidate, found, wanted)
+        candidate = boost(candidate, found, wanted)
         if found and all(c.holder != SELF and not named(c.holder, self._query) for c in found):
             candidate = replace(candidate, tier=max(candidate.tier, TIER_OTHERS))
         verdict = self._verdict(candidate, found, candidate.statement)
         if verdict is None and only_takes_back(candidate.statement, subject, self._query):
-            candidate = _historical(candidate)
-        out = [candidate if verdict is None else _stale(candidate, verdict)]
+            candidate = historical(candidate)
+        out = [candidate if verdict is None else stale(candidate, verdict)]
         return out + self._replacing(candidate, verdict, refs)
 
     def _replacing(
@@ -201,7 +189,7 @@ class Adjudicator:
             return []
         refs.add(added.item.ref)
         again = self._verdict(added, claims(added.statement, added.item.subject), added.statement)
-        return [added if again is None else _stale(added, again)]
+        return [added if again is None else stale(added, again)]
 
     def _judge_summary(
         self, candidate: Candidate, wanted: frozenset[str], refs: set[str]
@@ -226,9 +214,9 @@ class Adjudicator:
                 continue
             alone = _line_alone(candidate, index)
             if verdict is None:  # "about: 别写钟霞" names the value that held before
-                out.append(_historical(alone))
+                out.append(historical(alone))
                 continue
-            out.append(_stale(alone, verdict))
+            out.append(stale(alone, verdict))
             replacement = verdict.replacement
             if replacement is not None and takes_back(replacement.text, (replacement.subject,)):
                 # what took it back, after what was found for the question itself
@@ -248,7 +236,7 @@ class Adjudicator:
             whole = replace(
                 candidate, item=item, lines=lines, line_sources=sources, answered=answered
             )
-            out.insert(0, _boost(whole, on_topic, wanted))
+            out.insert(0, boost(whole, on_topic, wanted))
         return out
 
     def _by_topic(self, candidate: Candidate) -> Candidate:
@@ -324,7 +312,7 @@ class Adjudicator:
         verdicts = [self._said_verdict(found, candidate) for found in said]
         if not said or None in verdicts:
             return None  # something the user said there still holds: so may the reply
-        return max(verdicts, key=_since)
+        return max(verdicts, key=since_key)
 
     def _said_verdict(self, found: Statement, candidate: Candidate) -> Verdict | None:
         """The verdict on one of a subject's statements, judged as a note of ``candidate``'s."""
@@ -385,100 +373,18 @@ class Adjudicator:
             return None
         for claim in found:
             if claim.holder == SELF and claim.attribute is not None:
-                verdict = self._against_facts(claim, candidate, subject)
+                verdict = against_facts(self._facts(subject), claim, candidate, self._zone)
                 if verdict is not None:
                     return verdict
             verdict = self._against_statements(claim, candidate, subject)
             if verdict is not None:
                 return verdict
         return (
-            self._against_superseded(text, candidate, subject)
-            or self._against_ended(text, candidate, subject)
+            against_superseded(self._facts(subject), text, candidate, self._zone)
+            or against_ended(self._facts(subject), text, candidate, subject, self._zone)
             or self._against_slots(text, candidate, subject)
             or self._against_retractions(text, candidate, subject)
         )
-
-    def _against_superseded(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
-        """A statement naming a value the exact lane has since replaced, whatever its wording.
-
-        "I'm in Seoul, if that matters" claims no relation memlane reads, but it names Seoul,
-        an earlier ``location`` whose successor began (or was learned) after it was said.
-        """
-        assert candidate.said and candidate.learned
-        held = self._facts(subject)
-        for attribute, current in held.current.items():
-            if attribute in held.many or not current:
-                continue
-            fact = current[0]
-            if fact.valid_from <= candidate.said and fact.tx_from <= candidate.learned:
-                continue  # the statement is newer than the current value
-            if origins(fact.provenance) & candidate.turns or mentions(text, fact.value):
-                continue
-            old = [
-                found
-                for found in held.history(attribute)
-                if _value_key(found.value) != _value_key(fact.value) and mentions(text, found.value)
-            ]
-            if old:
-                reason = self._now(attribute, current, old[-1])
-                return Verdict(reason, fact.valid_from)
-        return None
-
-    def _against_ended(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
-        """A statement naming an identifier whose exact-lane value ended after it was said.
-
-        Of a many-valued attribute (phones, e-mails, orders), where another value does not
-        end the old one by itself: "You can reach me at a@x.com" after "New email: b@y.org
-        — the old one is closed" retired a@x.com, though no word of the two is shared. Not a
-        statement that takes a value back itself: "cancel ORD-1" is what ended ORD-1.
-        """
-        assert candidate.said
-        if not _may_name_identifier(text) or takes_back(text, (subject,)):
-            return None
-        held = self._facts(subject)
-        for mention in find_identifiers(text):
-            attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)
-            if attribute is None or attribute not in held.many:
-                continue
-            if any(mentions(mention.text, fact.value) for fact in held.current.get(attribute, [])):
-                continue
-            ended = [
-                fact
-                for fact in held.history(attribute)
-                if fact.valid_to is not None
-                and candidate.said < fact.valid_to
-                and mentions(mention.text, fact.value)
-            ]
-            if ended:
-                return Verdict(self._now(attribute, [], ended[-1]), ended[-1].valid_to)
-        return None
-
-    def _against_facts(self, claim: Claim, candidate: Candidate, subject: str) -> Verdict | None:
-        assert claim.attribute is not None and candidate.said and candidate.learned
-        held = self._facts(subject)
-        current = held.current.get(claim.attribute, [])
-        if any(mentions(claim.clause, fact.value) for fact in current):
-            return None
-        values = {_value_key(fact.value) for fact in current}
-        superseded = [
-            fact
-            for fact in held.history(claim.attribute)
-            if _value_key(fact.value) not in values and mentions(claim.clause, fact.value)
-        ]
-        if superseded:
-            old = superseded[-1]
-            since = current[0].valid_from if current else old.valid_to
-            reason = self._now(claim.attribute, current, old)
-            return Verdict(reason, since)
-        if not current or claim.attribute in held.many or claim.attribute in _NO_TIMING_RULE:
-            return None
-        fact = current[0]
-        if origins(fact.provenance) & candidate.turns:
-            return None  # the fact was read from this very statement
-        if fact.valid_from > candidate.said or fact.tx_from > candidate.learned:
-            reason = self._now(claim.attribute, current, None)
-            return Verdict(reason, fact.valid_from)
-        return None
 
     def _against_statements(
         self, claim: Claim, candidate: Candidate, subject: str
@@ -486,7 +392,7 @@ class Adjudicator:
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
         latest = first_later(
-            self._evidence(subject).claiming(claim.key), after, candidate.turns, _always
+            self._evidence(subject).claiming(claim.key), after, candidate.turns, always
         )
         if latest is None:
             return None
@@ -510,7 +416,7 @@ class Adjudicator:
             found = evidence.refilling(old, (after, candidate.turns), refills)
             if found is not None:
                 later.append(found)
-        return _latest(later)
+        return latest_verdict(later)
 
     def _against_retractions(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
         """A later statement that takes back what ``text`` says.
@@ -545,7 +451,7 @@ class Adjudicator:
         latest = first_later(evidence.retracting(), after, candidate.turns, ties)
         if latest is not None:
             latest = givers.get(latest.ref, latest)
-        return _latest([latest] if latest is not None else [])
+        return latest_verdict([latest] if latest is not None else [])
 
     def _evidence(self, subject: str) -> Evidence:
         """The subject's statements, as judgements ask for them, read once per recall."""
@@ -564,58 +470,12 @@ class Adjudicator:
             return None
         return note_candidate(found.note, found.subject, candidate.item.score, self._zone)
 
-    def _now(self, attribute: str, current: list[Fact], old: Fact | None) -> str:
-        if not current:
-            assert old is not None
-            ended = "" if old.valid_to is None else f" (ended {_day(old.valid_to, self._zone)})"
-            return f"{attribute} {_show(old.value)} no longer holds{ended}"
-        values = ", ".join(_show(fact.value) for fact in current)
-        return f"{attribute} is now {values} (since {_day(current[0].valid_from, self._zone)})"
-
-
-def _may_name_identifier(text: str) -> bool:
-    """Whether ``text`` may hold a phone, an e-mail or an id: a digit or an ``@``."""
-    return "@" in text or any(char.isdigit() for char in text)
-
 
 def _cited(candidate: Candidate) -> list[str]:
     """The turns judging ``candidate`` reads the statements of (a fact's, its lines')."""
     fact = candidate.item.fact
     turns = list(fact.provenance) if fact is not None else []
     return turns + [turn for line in candidate.line_sources for turn in line]
-
-
-def _since(verdict: Verdict | None) -> float:
-    return 0.0 if verdict is None or verdict.since is None else verdict.since.timestamp()
-
-
-def _always(_: object) -> bool:
-    return True
-
-
-def _latest(later: Sequence[Statement]) -> Verdict | None:
-    """The verdict naming the latest of the statements that supersede a candidate, if any."""
-    if not later:
-        return None
-    latest = max(later, key=lambda found: (found.said, found.learned))
-    return Verdict(f"later: {latest.text}", latest.said, latest)
-
-
-def _boost(candidate: Candidate, found: Sequence[Claim], wanted: frozenset[str]) -> Candidate:
-    """Raise a summary-lane statement that claims an asked attribute ("住在…" for location).
-
-    Only claims about the subject itself count: "my brother's favourite team is …" claims
-    the asked relation, but of someone else, so it is not an answer about the subject.
-    """
-    if candidate.item.lane != "summary" or not wanted:
-        return candidate
-    if not any(
-        claim.holder == SELF and (claim.attribute in wanted or claim.relation in wanted)
-        for claim in found
-    ):
-        return candidate
-    score = min(1.0, candidate.item.score + ON_TOPIC_BONUS)
-    return replace(candidate, item=replace(candidate.item, score=score))
 
 
 def _topic_sources(topic: str, said: Sequence[Statement]) -> tuple[str, ...]:
@@ -663,118 +523,3 @@ def _line_alone(candidate: Candidate, index: int) -> Candidate:
         provenance=candidate.cited([index]),
     )
     return replace(candidate, item=item, lines=())
-
-
-def _historical(candidate: Candidate) -> Candidate:
-    """A statement that only takes a value back: ``historical``, after what holds now.
-
-    "Not Bex anymore" is true, but what it names is the value that held before; the
-    statement that gives the new one ("could you update my name to Rebecca?") answers.
-    """
-    item = replace(candidate.item, status="historical")
-    return replace(candidate, item=item, tier=max(candidate.tier, TIER_OTHERS))
-
-
-def _in_place(judged: list[Candidate], query: str, found_twice: bool) -> list[Candidate]:
-    """A recalled note that made another stale scores at least as the one it replaced.
-
-    Asked "how does the user get to work?", "I drive to work most days" is found first by
-    its words and "I used to drive but now I take the train" after a complaint that shares
-    none; once the first is stale, what replaced it is the answer in its place.
-
-    With ``found_twice`` (an embedder that cannot tell meaning: the search ranks what shares
-    no word with the query by chance), a speaker's retraction and what it took back were
-    found once each for the same slot, and the retraction scores as the two together, as a
-    fusion of rankings counts an item found by two: "SMS only please" and "Change of plan:
-    please call me rather than text" are both recalled for "How does the customer want to
-    be contacted?", and outrank "The discount code isn't working", found once and by
-    chance. Only a retraction that gives what holds now (:func:`~memlane.lang.changes.takes_back`,
-    not :func:`_only_back`): a statement restated for a slot many times ("The mayor of X
-    is …" × 3) is not found more for it, and "Monday is out, sorry" tells no new time.
-    """
-    replaced = [c for c in judged if c.item.status == "stale" and c.replaced_by]
-    withdrawn = [c for c in judged if c.note is not None and c.item.status == "historical"]
-    if not replaced and not withdrawn:
-        return judged
-    only_back = {c.note.id for c in judged if c.note is not None and _only_back(c, query)}
-    out = []
-    for candidate in judged:
-        if candidate.note is not None and candidate.item.status != "stale":
-            olds = [old.item.score for old in replaced if _replaced(old, candidate)]
-            olds += [back.item.score for back in withdrawn if _beside(back, candidate)]
-            retracts = candidate.note.id not in only_back and takes_back(
-                candidate.statement, (candidate.item.subject or "",)
-            )
-            score = candidate.item.score
-            if olds and found_twice and retracts:
-                score = min(1.0, score + max(olds))
-            elif olds:
-                score = max(score, *olds)
-            if score > candidate.item.score:
-                candidate = replace(candidate, item=replace(candidate.item, score=score))
-        out.append(candidate)
-    return out
-
-
-def _beside(withdrawal: Candidate, note: Candidate) -> bool:
-    """Whether ``note`` was said in the turn of a ``withdrawal`` that only takes a value back.
-
-    "Please stop using a@x.com" is found for "where do I send the receipt?" by the old
-    address; the sentence after it in the same turn ("Use b@y.org") says what holds now and
-    answers in its place.
-    """
-    assert withdrawal.note is not None and note.note is not None
-    return note.note.id != withdrawal.note.id and bool(
-        turns_of(withdrawal.turns) & turns_of(note.turns)
-    )
-
-
-def _only_back(candidate: Candidate, query: str) -> bool:
-    """Whether a note only takes back a value the query does not name ("Monday is out").
-
-    Asked about the value itself ("what happened with the office chair?"), "Can you cancel
-    the office chair?" is the answer, not the sentence beside it ("Changed my mind").
-    """
-    said = _SPEAKER.sub("", candidate.statement).strip()
-    if not only_retracts(said, (candidate.item.subject or "",)):
-        return False
-    return not any(shares_term(found.terms, query) for found in retractions(said))
-
-
-def _replaced(old: Candidate, note: Candidate) -> bool:
-    """Whether the recalled ``note`` is the statement that made ``old`` stale.
-
-    That note itself when the replacement is a stored note: a turn of several sentences
-    is noted sentence by sentence, and the other notes of the replacing turn ("Gina does
-    remember those dance classes!" beside "Gina used to love the studio") replaced
-    nothing. Any note of its turns when the replacement is a window turn, which is no note.
-    """
-    assert note.note is not None
-    if old.replaced_by_note is not None:
-        return note.note.id == old.replaced_by_note
-    return bool(old.replaced_by & note.turns)
-
-
-def _stale(candidate: Candidate, verdict: Verdict) -> Candidate:
-    item = replace(
-        candidate.item,
-        status="stale",
-        superseded_by=verdict.reason,
-        valid_to=verdict.since,
-    )
-    replacement = verdict.replacement
-    replaced_by = replacement.turns if replacement else frozenset()
-    note = replacement.note.id if replacement and replacement.note else None
-    return replace(candidate, item=item, replaced_by=replaced_by, replaced_by_note=note)
-
-
-def _value_key(value: object) -> str:
-    return str(value).casefold()
-
-
-def _show(value: object) -> str:
-    return value if isinstance(value, str) else str(value)
-
-
-def _day(instant: datetime, zone: tzinfo) -> str:
-    return instant.astimezone(zone).date().isoformat()

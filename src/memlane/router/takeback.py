@@ -101,7 +101,10 @@ def readdressed(change: str, text: str, beside: str = "") -> bool:
     """
     if not replaces_in_kind(change):
         return False
-    new, old = _by_kind(f"{change}\n{beside}"), _by_kind(text)
+    old = _by_kind(text)
+    if not old:
+        return False  # ``text`` gives no value of a kind: nothing to give in its place
+    new = _by_kind(f"{change}\n{beside}")
     return any(values and old.get(kind) and not values & old[kind] for kind, values in new.items())
 
 
@@ -129,8 +132,8 @@ def readdressed_by(evidence: Evidence, later: Statement, text: str) -> Statement
     turn that does ("New delivery address please — 389 Hawthorn Close" beside "The office
     one is no longer valid"): that one answers in place of what it replaced.
     """
-    if not replaces_in_kind(later.text):
-        return None
+    if not replaces_in_kind(later.text) or not _by_kind(text):
+        return None  # (or ``text`` gives no value of a kind: nothing replaces it in kind)
     if readdressed(later.text, text):
         return later
     turns = frozenset(turns_of(later.turns))

@@ -328,6 +328,8 @@ class StoredNoteIndex(WeightedLines):
         self._said: dict[int, tuple[tuple[int, int], tuple[str, ...]] | None] = {}
         """when a note was said and the turns it cites (``None``: not a live note)."""
         self._cited: dict[frozenset[str], list[int]] = {}
+        self._holder_set: dict[str, frozenset[int]] = {}
+        """the notes holding a word, of the words read by their holders (:meth:`_ask`)."""
 
     def _size(self) -> int:
         if self._count is None:
@@ -345,11 +347,12 @@ class StoredNoteIndex(WeightedLines):
             self._counts.update(self._data.counts(WORD, missing))
 
     def prepare(self, query: str, summaries: Sequence[Shown]) -> None:
-        """Read what :meth:`choose` will ask for these summaries, in six store calls.
+        """Read what :meth:`choose` will ask for these summaries.
 
         The word counts of the query and every line (and the number of notes), the holders
         of the words each chosen line needs and of each session's turns, which of the lines'
-        words those notes hold, then when and whence of the notes holding a needed word.
+        words those notes hold (the holders of the words held by few notes, in one call; the
+        other words note by note), then when and whence of the notes holding a needed word.
         """
         said = (word for lines, _ in summaries for line in lines for word in line_words(line))
         self._prefetch([*line_words(query), *said])
@@ -367,7 +370,7 @@ class StoredNoteIndex(WeightedLines):
         held = self._data.holders(WORD, sorted(long))
         sessions = [within for _, within in summaries if len(within) <= FEW_TURNS]
         self._data.holders(CITES, sorted(set().union(*sessions)))
-        ids: set[int] = set()
+        asks: list[tuple[list[int], set[str]]] = []
         for weighed, within in pieces:  # each summary's notes, asked the words of its lines
             if len(within) <= FEW_TURNS:
                 compared = self._cite(within)
@@ -375,8 +378,13 @@ class StoredNoteIndex(WeightedLines):
                 compared = sorted(
                     {i for ws in weighed for w in _needed(ws) for i in held.get(w, ())}
                 )
-            self._ask(compared, {word for weights in weighed for word in weights})
-            ids.update(compared)
+            asks.append((compared, {word for weights in weighed for word in weights}))
+        self._holder_sets(
+            sorted({w for ids, words in asks for w in words if self._held(w) <= len(ids)})
+        )
+        for compared, words in asks:
+            self._ask(compared, words)
+        ids = {i for compared, _ in asks for i in compared}
         self._time(
             [note_id for note_id in sorted(ids) if self._holds.get(note_id, frozenset()) & needed]
         )
@@ -431,17 +439,38 @@ class StoredNoteIndex(WeightedLines):
         return found
 
     def _ask(self, ids: Sequence[int], words: Iterable[str]) -> None:
-        """Read which of ``words`` each note holds, of the notes not asked all of them yet."""
+        """Read which of ``words`` each note holds, of the notes not asked all of them yet.
+
+        A word held by fewer notes than are asked is read by its holders (one index range,
+        kept for the recall: every summary asking it shares them); the others note by note,
+        only the pairs asked. Both read the same stored keys, so either answers the same.
+        """
         asked = frozenset(words)
         missing = [i for i in dict.fromkeys(ids) if not asked <= self._asked.get(i, frozenset())]
         if not asked or not missing:
             return
-        found = self._data.keys_among(missing, WORD, sorted(asked))
+        self._prefetch(asked)
+        rare = sorted(word for word in asked if self._counts[word] <= len(missing))
+        rest = sorted(asked.difference(rare))
+        found: dict[int, list[str]] = self._data.keys_among(missing, WORD, rest) if rest else {}
+        compared = frozenset(missing)
+        for word, holders in self._holder_sets(rare).items():
+            for note_id in holders & compared:
+                found.setdefault(note_id, []).append(word)
         for note_id in missing:
-            self._asked[note_id] = self._asked.get(note_id, frozenset()) | asked
+            before = self._asked.get(note_id)  # most notes are asked once: share ``asked``
+            self._asked[note_id] = asked if before is None else before | asked
             self._holds[note_id] = self._holds.get(note_id, frozenset()).union(
                 found.get(note_id, ())
             )
+
+    def _holder_sets(self, words: Sequence[str]) -> dict[str, frozenset[int]]:
+        """The notes holding each of ``words``, as sets (read in one store call, kept)."""
+        missing = [word for word in words if word not in self._holder_set]
+        if missing:
+            held = self._data.holders(WORD, missing)
+            self._holder_set.update((word, frozenset(held.get(word, ()))) for word in missing)
+        return {word: self._holder_set[word] for word in words}
 
     def _time(self, ids: Sequence[int]) -> None:
         """Read when the notes not read yet were said, and the turns they cite."""
