@@ -357,6 +357,25 @@ def test_graphs_ready_builds_the_large_subjects_without_a_search(
     assert indexes(store).scopes() == [("t", "U-1", "note", MODEL)]
 
 
+def test_graphs_ready_brings_a_graph_built_early_up_to_the_database(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graph built at a search while most vectors were still to come is rebuilt by then."""
+    rng = np.random.default_rng(39)
+    add(store, "t", "U-1", unit(rng, 200))
+    early = built(store, "t", "U-1", unit(rng, 1)[0])  # the first search builds 200
+    assert early
+    add(store, "t", "U-1", unit(rng, 800))  # patched or built again, as is cheaper
+    assert store.graphs_ready("t", MODEL, 30)
+    (graph,) = indexes(store)._graphs.values()
+    assert len(graph.ids) == 1000
+    searched = []
+    sync = ann.VectorIndexes._sync
+    monkeypatch.setattr(ann.VectorIndexes, "_sync", lambda *a: searched.append(a) or sync(*a))
+    assert len(search(store, "t", "U-1", unit(rng, 1)[0])) == 10
+    assert not searched  # in step: nothing left to patch, no scan instead of the graph
+
+
 def test_index_wait_includes_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After ``mem.index.wait()`` a large subject's first search goes through its graph."""
     monkeypatch.setattr(ann, "THRESHOLD", 40)

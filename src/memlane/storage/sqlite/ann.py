@@ -455,8 +455,11 @@ class VectorIndexes:
         """Load or build the graph of every large subject scope of ``tenant``, and wait.
 
         What ``mem.index.wait()`` ends with: a graph is part of the index, and searches scan
-        exactly while it is built. Tenant-wide scopes (``subject=None``) are left to their
-        first search. False if ``timeout`` seconds passed first.
+        exactly while it is built. A graph already held is brought up to the database first
+        (one built at a first search while the backlog was still embedded lacks the rest; if
+        patching it costs more than building it again, the build is waited for).
+        Tenant-wide scopes (``subject=None``) are left to their first search. False if
+        ``timeout`` seconds passed first.
         """
         if self._index_class is None or self._closed:
             return True
@@ -472,10 +475,17 @@ class VectorIndexes:
         )
         for owner, subject, kind in large:
             key: ScopeKey = (owner, subject, kind, model)
+            stamp = change_stamp(self.db)
             with self._lock:
-                known = key in self._graphs or key in self._building
-            if not known:
-                self._consider(key, change_stamp(self.db))
+                building, graph = key in self._building, self._graphs.get(key)
+            if building:
+                continue
+            if graph is None:
+                self._consider(key, stamp)
+                continue
+            with graph.lock:  # a graph built before the backlog drained misses its vectors:
+                if graph.stamp != stamp:  # patched now, or built again (waited for below)
+                    self._sync(key, graph, stamp)
         return self.wait(timeout)
 
     def building_count(self, tenant: str | None, model: str) -> int:
