@@ -19,6 +19,7 @@ from memlane.extract.rules import RuleExtractor
 from memlane.ingest import ReadNote
 from memlane.router.evidence import note_keys
 from memlane.textwork import LONG_NOTE_CHARS, TextProcess, read_note
+from tests.support.textwork import text_child
 
 FILLER = " ".join(f"In entry {n} the beekeeper moved the hives to the orchard." for n in range(120))
 """Some 7,000 characters of prose: a long note."""
@@ -39,12 +40,6 @@ def worker() -> Iterator[TextProcess]:
     text = TextProcess()
     yield text
     text.close()
-
-
-def _reader(mem: memlane.Memory) -> TextProcess:
-    reader = mem._resources.text
-    assert isinstance(reader, TextProcess)
-    return reader
 
 
 def _refused_here(mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -69,7 +64,7 @@ def test_a_long_notes_facts_and_keys_are_read_in_the_child_and_there_when_rememb
 ) -> None:
     called = _refused_here(mem, monkeypatch)  # the child is another interpreter: unpatched
     note = mem.remember("U-1", LONG)
-    assert called == [] and _reader(mem).reads == 1
+    assert called == [] and text_child(mem).reads == 1
     # Read your writes: its facts and its keys are stored when remember returns.
     assert [fact.value for fact in mem.facts.get_all("U-1", "email")] == ["ada@example.org"]
     fact = mem.facts.get("U-1", "location")
@@ -92,7 +87,7 @@ def test_a_short_note_is_read_in_the_request(
     called = _refused_here(mem, monkeypatch)
     with pytest.raises(AssertionError):
         mem.remember("U-1", "I live in Lyon")
-    assert called == ["extract"] and _reader(mem).reads == 0
+    assert called == ["extract"] and text_child(mem).reads == 0
 
 
 def test_the_request_holds_no_lock_while_the_child_reads(
@@ -158,7 +153,7 @@ def test_another_extractor_runs_in_the_request_and_the_keys_in_the_child(
     ) as mem:
         monkeypatch.setattr(mem.summaries, "_keyer", None)  # would key nothing here
         mem.remember("U-1", LONG)
-        assert seen == [LONG] and _reader(mem).reads == 1
+        assert seen == [LONG] and text_child(mem).reads == 1
         assert mem.facts.get("U-1", "location") is not None
         store = mem.summaries._store
         assert store.db.fetchone("SELECT count(*) FROM note_keys")[0] > 1000  # type: ignore[attr-defined]

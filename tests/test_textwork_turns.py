@@ -19,9 +19,10 @@ from memlane import session as session_module
 from memlane.errors import InvalidInput
 from memlane.extract.rules import RuleExtractor
 from memlane.summaries.offline import OfflineSummarizer
-from memlane.textwork import LONG_NOTE_CHARS, TextProcess
+from memlane.textwork import LONG_NOTE_CHARS
 from memlane.validation import MAX_TURN_CHARS
 from tests.conftest import FakeClock
+from tests.support.textwork import text_child
 
 FILLER = " ".join(
     f"On day {n} the beekeeper moved the hives to the orchard by the river." for n in range(100)
@@ -40,12 +41,6 @@ def _memory(path: Path, clock: FakeClock, indexing: str) -> memlane.Memory:
 def mem(tmp_path: Path, clock: FakeClock) -> Iterator[memlane.Memory]:
     with _memory(tmp_path / "m.db", clock, "process") as memory:
         yield memory
-
-
-def _child(mem: memlane.Memory) -> TextProcess:
-    text = mem._resources.text
-    assert isinstance(text, TextProcess)
-    return text
 
 
 def _refused_here(mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -77,7 +72,7 @@ def test_a_long_turn_is_read_in_the_child_and_recallable_when_add_returns(
     called = _refused_here(mem, monkeypatch)
     chat = mem.session("U-1", "s-1")
     turn = chat.add("user", LONG_TURN)
-    assert called == [] and _child(mem).turns == 1
+    assert called == [] and text_child(mem).turns == 1
     # Read your writes: its facts, its notes and their keys are stored when add returns.
     assert [fact.value for fact in mem.facts.get_all("U-1", "email")] == ["ada@example.org"]
     fact = mem.facts.get("U-1", "location")
@@ -97,7 +92,7 @@ def test_a_long_sessions_close_folds_it_in_the_child(
     chat.add("assistant", "Noted.")
     called = _refused_here(mem, monkeypatch)
     summary = chat.close()
-    assert called == [] and _child(mem).folds == 1
+    assert called == [] and text_child(mem).folds == 1
     assert summary is not None and summary == mem.summaries.for_session("s-1", "U-1")
     assert mem.summaries.storyline("U-1") is not None
 
@@ -130,7 +125,7 @@ def test_a_short_turn_is_read_in_the_request(mem: memlane.Memory) -> None:
     chat = mem.session("U-1", "s-1")
     chat.add("user", "My email is ada@example.org")
     chat.close()
-    assert (_child(mem).turns, _child(mem).folds) == (0, 0)
+    assert (text_child(mem).turns, text_child(mem).folds) == (0, 0)
     assert mem.facts.get_all("U-1", "email")
 
 
@@ -142,7 +137,7 @@ def test_a_turn_over_the_limit_is_refused_before_any_work(
     called = _refused_here(mem, monkeypatch)
     with pytest.raises(InvalidInput, match="content"):
         chat.add("user", "I live in Annecy. " * (MAX_TURN_CHARS // 10))
-    assert called == [] and _child(mem).turns == 0
+    assert called == [] and text_child(mem).turns == 0
     assert [turn.content for turn in chat.window()] == ["I live in Lyon"]
 
 
@@ -150,7 +145,7 @@ def test_the_extractors_invalid_input_on_a_long_turn_leaves_the_conversation_goi
     mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As in the request: an extractor's error is logged, the turn is kept, no facts."""
-    child = _child(mem)
+    child = text_child(mem)
 
     def refuse(*_: Any, **__: Any) -> Any:
         raise InvalidInput("text", "refused by the extractor")
