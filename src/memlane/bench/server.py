@@ -46,6 +46,15 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from memlane.bench.backends import _postgres
+from memlane.bench.processes import (
+    CpuUse,
+    Snapshot,
+    cpu_use,
+    machine_busy_ticks,
+    process_ticks,
+    process_tree,
+    rss_mib,
+)
 from memlane.bench.report import Results, percentile
 from memlane.errors import InvalidInput
 from memlane.memory import Memory
@@ -58,7 +67,6 @@ SAMPLE_EVERY_S = 0.25
 READY_TIMEOUT_S = 120
 CLIENT_START_TIMEOUT_S = 120
 """How long the client processes may take to start (import) before the window opens."""
-_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 @dataclass
@@ -71,22 +79,6 @@ class ClientLog:
     facts: list[tuple[str, str, str]] = field(default_factory=list)  # tenant, subject, value
     notes: list[tuple[str, str, str]] = field(default_factory=list)  # tenant, subject, text
     cpu_s: float = 0.0  # the client process's own CPU time (user + system) in the window
-
-
-@dataclass
-class CpuUse:
-    """Cores used in one load window, by side (seconds of CPU ÷ seconds of the window)."""
-
-    machine: float = 0.0
-    server: float = 0.0
-    server_main: float = 0.0  # of ``server``, the server's own process (its one interpreter)
-    postgres: float = 0.0
-    clients: float = 0.0
-
-    @property
-    def chain(self) -> float:
-        """The cores the measured sides used: server, database and clients."""
-        return self.server + self.postgres + self.clients
 
 
 @dataclass
@@ -382,7 +374,7 @@ def _load(
             process.join(timeout=30)
             if process.is_alive():
                 process.kill()
-    cpu = _cpu_use(before, after, elapsed)
+    cpu = cpu_use(before, after, elapsed)
     cpu.clients = sum(log.cpu_s for log in logs) / elapsed
     return logs, cpu
 
@@ -405,75 +397,16 @@ def _client_process(
     answers.put((index, log))
 
 
-@dataclass(frozen=True)
-class _Snapshot:
-    """CPU counters at one moment: the machine's busy ticks and each side's by process."""
-
-    machine_busy: int
-    pid: int  # the server's own process
-    server: dict[int, int]
-    postgres: dict[int, int]
-
-
-def _cpu_snapshot(target: Target, pid: int, probe: Any) -> _Snapshot:
-    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-    ticks = [int(value) for value in fields[:8]]  # user nice system idle iowait irq softirq steal
-    busy = sum(ticks) - ticks[3] - ticks[4]
-    server = {p: _ticks(p) for p in _tree(pid)}
+def _cpu_snapshot(target: Target, pid: int, probe: Any) -> Snapshot:
+    busy = machine_busy_ticks()
+    server = {p: process_ticks(p) for p in process_tree(pid)}
     postgres: dict[int, int] = {}
     if probe is not None:
         rows = probe.execute(
             "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
         ).fetchall()
-        postgres = {int(p): _ticks(int(p)) for (p,) in rows}
-    return _Snapshot(busy, pid, server, postgres)
-
-
-def _cpu_use(before: _Snapshot, after: _Snapshot, elapsed: float) -> CpuUse:
-    """Cores used between two snapshots (a process that started meanwhile counts whole)."""
-
-    def cores(ticks: int) -> float:
-        return ticks / _TICK / elapsed if elapsed > 0 else 0.0
-
-    def side(start: dict[int, int], end: dict[int, int]) -> float:
-        return cores(sum(max(0, t - start.get(p, 0)) for p, t in end.items()))
-
-    return CpuUse(
-        machine=cores(after.machine_busy - before.machine_busy),
-        server=side(before.server, after.server),
-        server_main=cores(max(0, after.server.get(after.pid, 0) - before.server.get(after.pid, 0))),
-        postgres=side(before.postgres, after.postgres),
-    )
-
-
-def _ticks(pid: int) -> int:
-    """User and system CPU ticks of process ``pid`` (0 if it is gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0
-    fields = stat[stat.rindex(")") + 2 :].split()  # after the command name
-    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-
-
-def _tree(root: int) -> list[int]:
-    """``root`` and every process descended from it (Linux ``/proc``)."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
-        parents.setdefault(parent, []).append(int(entry))
-    found, queue = [], [root]
-    while queue:
-        pid = queue.pop()
-        found.append(pid)
-        queue.extend(parents.get(pid, []))
-    return found
+        postgres = {int(p): process_ticks(int(p)) for (p,) in rows}
+    return Snapshot(busy, pid, server, postgres)
 
 
 _DRINKS = ("green tea", "black coffee", "oat milk", "sparkling water", "hot chocolate")
@@ -524,7 +457,7 @@ def _sample(target: Target, pid: int, peak: Sample, stop: threading.Event) -> No
         while True:
             try:
                 peak.connections = max(peak.connections, _connections(target, pid, probe, peak))
-                peak.rss_mib = max(peak.rss_mib, _rss_mib(pid))
+                peak.rss_mib = max(peak.rss_mib, rss_mib(pid))
             except (OSError, ValueError):
                 pass  # the process is gone, or /proc is not there
             if stop.wait(SAMPLE_EVERY_S):
@@ -545,14 +478,6 @@ def _probe(target: Target) -> Iterator[Any]:
 
     with psycopg.connect(target.url, autocommit=True, application_name="memlane-bench") as probe:
         yield probe
-
-
-def _rss_mib(pid: int) -> float:
-    """Resident memory of process ``pid`` (Linux ``/proc``), in MiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise ValueError("no VmRSS")
 
 
 def _connections(target: Target, pid: int, probe: Any, peak: Sample) -> int:
