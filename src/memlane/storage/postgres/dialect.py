@@ -115,6 +115,10 @@ class PostgresDialect:
         """``= ANY`` of one array parameter."""
         return f"{column} = ANY(%s)"
 
+    def filter_only(self, column: str) -> str:
+        """The column as it is: PostgreSQL's planner has statistics to choose the index by."""
+        return column
+
     def ids(self, ids: Sequence[int] | Sequence[str]) -> Any:
         """The ids as a list (psycopg sends an array)."""
         return list(ids)

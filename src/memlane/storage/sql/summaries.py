@@ -261,8 +261,9 @@ class SQLSummaryStore(SQLNoteKeys):
         if not owner_ids:
             return set()
         rows = self.db.fetchall(
-            "SELECT owner_id FROM search_docs WHERE tenant = %s AND kind = %s AND "
-            f"{self.dialect.any_of('owner_id')} AND (model IS NULL OR model != %s)",
+            f"SELECT owner_id FROM search_docs WHERE {self.dialect.filter_only('tenant')} = %s "
+            f"AND kind = %s AND {self.dialect.any_of('owner_id')} "
+            "AND (model IS NULL OR model != %s)",
             (tenant, kind, self.dialect.ids(owner_ids), model),
         )
         return {row[0] for row in rows}
@@ -274,9 +275,9 @@ class SQLSummaryStore(SQLNoteKeys):
         if not owner_ids:
             return {}
         rows = self.db.fetchall(
-            f"SELECT owner_id, {self.dialect.vector_read} FROM search_docs WHERE tenant = %s "
-            f"AND kind = %s AND {self.dialect.any_of('owner_id')} AND model = %s "
-            "AND deleted_at IS NULL",
+            f"SELECT owner_id, {self.dialect.vector_read} FROM search_docs "
+            f"WHERE {self.dialect.filter_only('tenant')} = %s AND kind = %s "
+            f"AND {self.dialect.any_of('owner_id')} AND model = %s AND deleted_at IS NULL",
             (tenant, kind, self.dialect.ids(owner_ids), model),
         )
         return {row[0]: as_vector(row[1]) for row in rows}

@@ -102,6 +102,10 @@ class SQLiteDialect:
         """One JSON array parameter: no statement grows with the ids, no chunking."""
         return f"{column} IN (SELECT value FROM json_each(%s))"
 
+    def filter_only(self, column: str) -> str:
+        """SQLite's unary ``+``: the term cannot use an index, so the owners' index leads."""
+        return f"+{column}"
+
     def ids(self, ids: Sequence[int] | Sequence[str]) -> Any:
         """The ids as the JSON array :meth:`any_of` reads."""
         return json.dumps(list(ids))
