@@ -252,8 +252,9 @@ class Dialect(Protocol):
     def filter_only(self, column: str) -> str:
         """``column`` in a condition that filters the rows another index found, never leads.
 
-        For lookups by owner: SQLite, without statistics, would read a tenant's whole range of
-        the scope index for ``tenant = ?`` (10^5 rows) rather than look up the few owners.
+        For lookups by id or owner within a tenant: SQLite, without statistics, would read the
+        tenant's whole index range for ``tenant = ?`` (10^5 rows) rather than look up the few
+        ids.
         """
         ...
 

@@ -264,12 +264,12 @@ class SQLNoteKeys(SQLStore):
         found: dict[int, list[str]] = {}
         if not ids or (among is not None and not among):
             return found
-        # The tenant's notes first, by id (``tenant || ''``: not by the tenant's index, which
-        # would be read whole), then their keys from the index by note alone: one row of
-        # ``notes`` read per note, none of ``note_keys`` per key.
+        # The tenant's notes first, by id (the tenant only filtering: not by the tenant's
+        # index, which would be read whole), then their keys from the index by note alone: one
+        # row of ``notes`` read per note, none of ``note_keys`` per key.
         owned = (
             f"SELECT n.id FROM notes AS n WHERE {self.dialect.any_of('n.id')} "
-            "AND n.tenant || '' = %s"
+            f"AND {self.dialect.filter_only('n.tenant')} = %s"
         )
         sql = f"SELECT note_id, key FROM note_keys WHERE note_id IN ({owned}) AND kind = %s"
         parameters: tuple[Any, ...] = (self.dialect.ids(ids), tenant, kind)

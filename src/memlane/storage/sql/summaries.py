@@ -178,11 +178,11 @@ class SQLSummaryStore(SQLNoteKeys):
     def _by_id(self, columns: str, table: str, tenant: str, ids: Sequence[int]) -> list[Any]:
         if not ids:
             return []
-        # Looked up by id: ``tenant || ''`` keeps SQLite's planner from reading the tenant's
+        # Looked up by id, the tenant only filtering: else SQLite's planner reads the tenant's
         # whole index range instead (a scan of every note of the tenant, per search).
         return self.db.fetchall(
             f"SELECT {columns} FROM {table} WHERE {self.dialect.any_of('id')} "
-            "AND tenant || '' = %s",
+            f"AND {self.dialect.filter_only('tenant')} = %s",
             (self.dialect.ids(ids), tenant),
         )
 
