@@ -71,7 +71,7 @@ def mistyped_codes(question: str, statement: str) -> frozenset[str]:
     held = _by_length(statement)
     near = {
         word: nearby
-        for word in asked.difference(*held.values())
+        for word in asked - _words(statement)
         if (nearby := [token for token in held.get(len(word), ()) if _changed(word, token)])
     }
     if not near:  # most statements: no word of theirs is one a question word nearly spells
@@ -82,7 +82,7 @@ def mistyped_codes(question: str, statement: str) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def _words(text: str) -> frozenset[str]:
-    return frozenset(word.casefold() for word in _WORD.findall(fold(text)))
+    return frozenset(_WORD.findall(fold(text)))  # fold: NFKC and case-folded already
 
 
 @lru_cache(maxsize=4096)
