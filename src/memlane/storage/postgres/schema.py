@@ -328,6 +328,11 @@ MIGRATIONS += (
     (_APPLY,),
 )
 
+MIGRATIONS += (
+    # 15: a key's believed versions by where they end (SQLite's migration 13).
+    shared.BELIEVED_BY_END,
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

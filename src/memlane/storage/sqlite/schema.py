@@ -81,6 +81,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.NOTE_KEYS_RECENT,
     # 12: notes keyed again (slot rows under masked-value keys: heads and tails cut at words).
     shared.REKEY_NOTES,
+    # 13: a key's believed versions by where they end (reads and writes take the live ones).
+    shared.BELIEVED_BY_END,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
