@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import memlane
-from memlane.router.slots import clauses, restates
+from memlane.lang import zh
+from memlane.lang.grammar import JOINERS
+from memlane.lang.script import UNSPACED_RANGES
+from memlane.router.slots import _pieces, clauses, restates
 
 
 def _one(text: str, speaker: str = "") -> str:
@@ -134,3 +140,41 @@ def test_a_quoted_value_is_one_value_whatever_words_two_share(old, new):
     """Two mottos sharing "truth" differ in one place: the quotation the frame holds."""
     found = restates(old, new)
     assert found is not None and found.values[1].startswith(("comfort", "roses")), found
+
+
+_OLD_PIECES = re.compile(
+    rf"(?P<unspaced>[{UNSPACED_RANGES}]+)|\d[\d,.:]*\d|\d|[^\W\d_{UNSPACED_RANGES}]{{2,}}"
+)
+
+
+def _pieces_as_before(span: str) -> set[str]:
+    """The pieces as e2164a8 found them: every piece filtered for grammar characters."""
+    found: set[str] = set()
+    for match in _OLD_PIECES.finditer(span):
+        piece = match[0]
+        if match["unspaced"]:
+            found.update(piece[i : i + 2] for i in range(len(piece) - 1))
+        elif piece not in JOINERS:
+            found.add(piece)
+    return {piece for piece in found if not set(piece) & zh.FUNCTION_CHARACTERS}
+
+
+def test_grammar_characters_are_all_of_unspaced_scripts() -> None:
+    # _pieces filters only the pairs of unspaced text for them: a word of another script
+    # (letters outside UNSPACED_RANGES) can hold none
+    unspaced = re.compile(f"[{UNSPACED_RANGES}]")
+    assert all(unspaced.fullmatch(char) for char in zh.FUNCTION_CHARACTERS)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["the", "of", "lessons", "in", "3.85", "7", "9:30", "的", "是", "蘅塘", "岛",
+             "渡轮", "ふね", "é", "ab", " ", ",", "-"]
+        )
+        | st.text(max_size=4),
+        max_size=12,
+    ).map("".join)
+)  # fmt: skip
+def test_pieces_are_those_found_before(span: str) -> None:
+    assert _pieces(span) == _pieces_as_before(span)
