@@ -221,9 +221,13 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     if prefix + suffix < MIN_FRAME_SHARE * longest:
         return None  # widening to whole words below only shrinks the frame
     frame_chars = old[:prefix] + old[len(old) - suffix :]
-    if sum(not char.isspace() for char in frame_chars) < MIN_FRAME_CHARS:
+    if len(frame_chars) - sum(map(str.isspace, frame_chars)) < MIN_FRAME_CHARS:
         return None
     prefix, suffix = _word_edges(old, new, prefix, suffix)
+    if prefix < MIN_PREFIX_CHARS or len(old[:prefix].strip()) < MIN_PREFIX_CHARS:
+        return None
+    if prefix + suffix < MIN_FRAME_SHARE * longest:
+        return None  # the whole words left share too little (tested before the values')
     old_value = old[prefix : len(old) - suffix].strip(_EDGE_PUNCT)
     new_value = new[prefix : len(new) - suffix].strip(_EDGE_PUNCT)
     if not old_value or not new_value:
@@ -232,10 +236,6 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
         return None
     if _pieces(old_value) & _pieces(new_value) and not _quoted(old, prefix, suffix):
         return None  # a piece both spans hold splits them: they differ in two places
-    if prefix < MIN_PREFIX_CHARS or len(old[:prefix].strip()) < MIN_PREFIX_CHARS:
-        return None
-    if prefix + suffix < MIN_FRAME_SHARE * max(len(old), len(new)):
-        return None
     if asked and _asked_about(asked, old_value, new_value):
         return None  # the question names this span: it is what is asked about, not a value
     frame = f"{old[:prefix]}…{old[len(old) - suffix :]}"
