@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 import memlane
 from memlane.lang import zh
 from memlane.lang.grammar import JOINERS
-from memlane.lang.script import UNSPACED_RANGES
-from memlane.router.slots import _pieces, clauses, restates
+from memlane.lang.script import UNSPACED_RANGES, fold
+from memlane.lang.sentences import NUMBERING
+from memlane.router.slots import _EDGE_PUNCT, SPEAKER_LABEL, _pieces, clauses, restates
 
 
 def _one(text: str, speaker: str = "") -> str:
@@ -178,3 +179,34 @@ def test_grammar_characters_are_all_of_unspaced_scripts() -> None:
 )  # fmt: skip
 def test_pieces_are_those_found_before(span: str) -> None:
     assert _pieces(span) == _pieces_as_before(span)
+
+
+def _clauses_as_before(text: str, speaker: str = "") -> tuple[str, ...]:
+    """The clauses as e2164a8 found them: every text split and its numbering tried."""
+    folded, label = fold(text), fold(speaker)
+    found = []
+    for piece in re.split(r"[。；;！!？?\n]+|[.](?=\s|$)", folded):
+        clause = piece.lstrip()
+        if label and clause.startswith(label):
+            clause = SPEAKER_LABEL.sub("", clause[len(label) :])
+        clause = NUMBERING.sub("", clause)
+        clause = " ".join(clause.split()).strip(_EDGE_PUNCT)
+        if clause:
+            found.append(clause)
+    return tuple(found)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["U-1 said: ", "U-1说：", "Fact 12: ", "(3) ", "22、", "第33条：", "#4 ",
+             "#", "No", "the", "team", "is", "3.85", "7", " ", ".", ". ", "!", "？", "。",
+             "；", "\n", ",", "住在", "上海", "ａ", "Ｆａｃｔ"]
+        )
+        | st.text(max_size=3),
+        max_size=14,
+    ).map("".join)
+)  # fmt: skip
+def test_clauses_are_those_found_before(text: str) -> None:
+    assert clauses.__wrapped__(text, "U-1") == _clauses_as_before(text, "U-1")
+    assert clauses.__wrapped__(text) == _clauses_as_before(text)

@@ -44,7 +44,11 @@ MIN_FRAME_CHARS = 8
 and "that's awesome" share too little to be one slot, "星钧医药共有…名员工" enough."""
 MAX_VALUE_CHARS = 60
 
-_CLAUSE_BREAK = re.compile(r"[。；;！!？?\n]+|[.](?=\s|$)")
+_BREAKERS = "。；;！!？?\n"
+_CLAUSE_BREAK = re.compile(rf"[{_BREAKERS}]+|[.](?=\s|$)")
+_MAY_BREAK = re.compile(rf"[{_BREAKERS}.]")
+"""Any character :data:`_CLAUSE_BREAK` may break at: a text without one is one piece."""
+_DIGIT = re.compile(r"\d")
 _EDGE_PUNCT = " \t\"'“”‘’「」『』《》()（）[]【】,，、:：-—"
 
 
@@ -70,7 +74,8 @@ def clauses(text: str, speaker: str = "") -> tuple[str, ...]:
     """
     folded, label = fold(text), fold(speaker)
     found = []
-    for piece in _CLAUSE_BREAK.split(folded):
+    pieces = _CLAUSE_BREAK.split(folded) if _MAY_BREAK.search(folded) else [folded]
+    for piece in pieces:
         clause = piece.lstrip()
         if label and clause.startswith(label):
             clause = SPEAKER_LABEL.sub("", clause[len(label) :])
@@ -82,7 +87,13 @@ def clauses(text: str, speaker: str = "") -> tuple[str, ...]:
 
 
 def strip_numbering(text: str) -> str:
-    """``text`` without the numbering in front of it ("22、", "(3) ", "Fact 12: ")."""
+    """``text`` without the numbering in front of it ("22、", "(3) ", "Fact 12: ").
+
+    Every numbering holds a number: a text without a digit is left as it is, untried (the
+    clauses of notes read by the refilling walk are split again at each recall).
+    """
+    if _DIGIT.search(text) is None:
+        return text
     return _NUMBERING.sub("", text)
 
 
