@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import memlane
-from memlane.router.slots import clauses, restates
+from memlane.lang import zh
+from memlane.lang.grammar import JOINERS
+from memlane.lang.script import UNSPACED_RANGES, fold
+from memlane.lang.sentences import NUMBERING
+from memlane.router.slots import _EDGE_PUNCT, SPEAKER_LABEL, _pieces, clauses, restates
 
 
 def _one(text: str, speaker: str = "") -> str:
@@ -134,3 +141,72 @@ def test_a_quoted_value_is_one_value_whatever_words_two_share(old, new):
     """Two mottos sharing "truth" differ in one place: the quotation the frame holds."""
     found = restates(old, new)
     assert found is not None and found.values[1].startswith(("comfort", "roses")), found
+
+
+_OLD_PIECES = re.compile(
+    rf"(?P<unspaced>[{UNSPACED_RANGES}]+)|\d[\d,.:]*\d|\d|[^\W\d_{UNSPACED_RANGES}]{{2,}}"
+)
+
+
+def _pieces_as_before(span: str) -> set[str]:
+    """The pieces as e2164a8 found them: every piece filtered for grammar characters."""
+    found: set[str] = set()
+    for match in _OLD_PIECES.finditer(span):
+        piece = match[0]
+        if match["unspaced"]:
+            found.update(piece[i : i + 2] for i in range(len(piece) - 1))
+        elif piece not in JOINERS:
+            found.add(piece)
+    return {piece for piece in found if not set(piece) & zh.FUNCTION_CHARACTERS}
+
+
+def test_grammar_characters_are_all_of_unspaced_scripts() -> None:
+    # _pieces filters only the pairs of unspaced text for them: a word of another script
+    # (letters outside UNSPACED_RANGES) can hold none
+    unspaced = re.compile(f"[{UNSPACED_RANGES}]")
+    assert all(unspaced.fullmatch(char) for char in zh.FUNCTION_CHARACTERS)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["the", "of", "lessons", "in", "3.85", "7", "9:30", "的", "是", "蘅塘", "岛",
+             "渡轮", "ふね", "é", "ab", " ", ",", "-"]
+        )
+        | st.text(max_size=4),
+        max_size=12,
+    ).map("".join)
+)  # fmt: skip
+def test_pieces_are_those_found_before(span: str) -> None:
+    assert _pieces(span) == _pieces_as_before(span)
+
+
+def _clauses_as_before(text: str, speaker: str = "") -> tuple[str, ...]:
+    """The clauses as e2164a8 found them: every text split and its numbering tried."""
+    folded, label = fold(text), fold(speaker)
+    found = []
+    for piece in re.split(r"[。；;！!？?\n]+|[.](?=\s|$)", folded):
+        clause = piece.lstrip()
+        if label and clause.startswith(label):
+            clause = SPEAKER_LABEL.sub("", clause[len(label) :])
+        clause = NUMBERING.sub("", clause)
+        clause = " ".join(clause.split()).strip(_EDGE_PUNCT)
+        if clause:
+            found.append(clause)
+    return tuple(found)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["U-1 said: ", "U-1说：", "Fact 12: ", "(3) ", "22、", "第33条：", "#4 ",
+             "#", "No", "the", "team", "is", "3.85", "7", " ", ".", ". ", "!", "？", "。",
+             "；", "\n", ",", "住在", "上海", "ａ", "Ｆａｃｔ"]
+        )
+        | st.text(max_size=3),
+        max_size=14,
+    ).map("".join)
+)  # fmt: skip
+def test_clauses_are_those_found_before(text: str) -> None:
+    assert clauses.__wrapped__(text, "U-1") == _clauses_as_before(text, "U-1")
+    assert clauses.__wrapped__(text) == _clauses_as_before(text)

@@ -469,3 +469,27 @@ def test_keying_stops_between_notes_for_a_request_and_goes_on_after_it(
         assert len(seen) == 1 and pending(mem) == 5
         assert indexer._key_some(None, None, worker=True) == 5
         assert len(seen) == 6 and pending(mem) == 0
+
+
+def test_note_texts_gives_what_notes_by_id_gives_of_subject_and_text(
+    memory: memlane.Memory,
+) -> None:
+    """What the refilling walk reads of the notes it examines, without the notes themselves."""
+    mine = memory.remember("U-1", "My favourite team is Arsenal")
+    gone = memory.remember("U-1", "My favourite food is ramen")
+    theirs = memory.for_tenant("other").remember("U-1", "My favourite team is Chelsea")
+    memory.forget("U-1")
+    store = store_of(memory)
+    ids = [mine.id, gone.id, theirs.id]
+    whole = store.notes_by_id(memory.tenant, ids)
+    assert store.note_texts(memory.tenant, ids) == {
+        note_id: (note.subject, note.text) for note_id, note in whole.items()
+    }
+    assert sorted(whole) == sorted([mine.id, gone.id])
+    data = linedata.LineData(store, memory.tenant, "U-1")
+    assert data.texts([theirs.id, gone.id]) == {gone.id: ("U-1", gone.text)}
+    data.by_id([mine.id])  # read whole: answered from it, the same
+    assert data.texts([mine.id, gone.id]) == {
+        mine.id: ("U-1", mine.text),
+        gone.id: ("U-1", gone.text),
+    }

@@ -138,18 +138,18 @@ class RefillWalk:
     def _filed(self, heads: Sequence[Head], index: int) -> str | None:
         """The clause ``heads[index]`` files under its slot key (so it opens as the probe).
 
-        Read once per recall per clause, from the heads' notes, a page of heads at a time.
+        Read once per recall per clause, from the heads' notes' texts, a page of heads at a time.
         """
         digest = heads[index].key
         if digest not in self._clauses:
             wanted = [
                 head for head in heads[index : index + HEADS_READ] if head.key not in self._clauses
             ]
-            found = self.data.by_id([head.note_id for head in wanted])
+            found = self.data.texts([head.note_id for head in wanted])
             for head in wanted:
-                note = found.get(head.note_id)
-                if note is not None and head.key not in self._clauses:
-                    texts = clauses(note.text, note.subject)
+                said = found.get(head.note_id)
+                if said is not None and head.key not in self._clauses:
+                    texts = clauses(said[1], said[0])
                     self._clauses[head.key] = next(
                         (text for text in texts if clause_digest(text) == head.key), None
                     )

@@ -44,7 +44,11 @@ MIN_FRAME_CHARS = 8
 and "that's awesome" share too little to be one slot, "星钧医药共有…名员工" enough."""
 MAX_VALUE_CHARS = 60
 
-_CLAUSE_BREAK = re.compile(r"[。；;！!？?\n]+|[.](?=\s|$)")
+_BREAKERS = "。；;！!？?\n"
+_CLAUSE_BREAK = re.compile(rf"[{_BREAKERS}]+|[.](?=\s|$)")
+_MAY_BREAK = re.compile(rf"[{_BREAKERS}.]")
+"""Any character :data:`_CLAUSE_BREAK` may break at: a text without one is one piece."""
+_DIGIT = re.compile(r"\d")
 _EDGE_PUNCT = " \t\"'“”‘’「」『』《》()（）[]【】,，、:：-—"
 
 
@@ -70,7 +74,8 @@ def clauses(text: str, speaker: str = "") -> tuple[str, ...]:
     """
     folded, label = fold(text), fold(speaker)
     found = []
-    for piece in _CLAUSE_BREAK.split(folded):
+    pieces = _CLAUSE_BREAK.split(folded) if _MAY_BREAK.search(folded) else [folded]
+    for piece in pieces:
         clause = piece.lstrip()
         if label and clause.startswith(label):
             clause = SPEAKER_LABEL.sub("", clause[len(label) :])
@@ -82,7 +87,13 @@ def clauses(text: str, speaker: str = "") -> tuple[str, ...]:
 
 
 def strip_numbering(text: str) -> str:
-    """``text`` without the numbering in front of it ("22、", "(3) ", "Fact 12: ")."""
+    """``text`` without the numbering in front of it ("22、", "(3) ", "Fact 12: ").
+
+    Every numbering holds a number: a text without a digit is left as it is, untried (the
+    clauses of notes read by the refilling walk are split again at each recall).
+    """
+    if _DIGIT.search(text) is None:
+        return text
     return _NUMBERING.sub("", text)
 
 
@@ -221,9 +232,13 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
     if prefix + suffix < MIN_FRAME_SHARE * longest:
         return None  # widening to whole words below only shrinks the frame
     frame_chars = old[:prefix] + old[len(old) - suffix :]
-    if sum(not char.isspace() for char in frame_chars) < MIN_FRAME_CHARS:
+    if len(frame_chars) - sum(map(str.isspace, frame_chars)) < MIN_FRAME_CHARS:
         return None
     prefix, suffix = _word_edges(old, new, prefix, suffix)
+    if prefix < MIN_PREFIX_CHARS or len(old[:prefix].strip()) < MIN_PREFIX_CHARS:
+        return None
+    if prefix + suffix < MIN_FRAME_SHARE * longest:
+        return None  # the whole words left share too little (tested before the values')
     old_value = old[prefix : len(old) - suffix].strip(_EDGE_PUNCT)
     new_value = new[prefix : len(new) - suffix].strip(_EDGE_PUNCT)
     if not old_value or not new_value:
@@ -232,10 +247,6 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
         return None
     if _pieces(old_value) & _pieces(new_value) and not _quoted(old, prefix, suffix):
         return None  # a piece both spans hold splits them: they differ in two places
-    if prefix < MIN_PREFIX_CHARS or len(old[:prefix].strip()) < MIN_PREFIX_CHARS:
-        return None
-    if prefix + suffix < MIN_FRAME_SHARE * max(len(old), len(new)):
-        return None
     if asked and _asked_about(asked, old_value, new_value):
         return None  # the question names this span: it is what is asked about, not a value
     frame = f"{old[:prefix]}…{old[len(old) - suffix :]}"
@@ -277,9 +288,8 @@ def _other_relations(old: str, new: str) -> bool:
     )
 
 
-_PIECES = re.compile(
-    rf"(?P<unspaced>[{UNSPACED_RANGES}]+)|\d[\d,.:]*\d|\d|[^\W\d_{UNSPACED_RANGES}]{{2,}}"
-)
+_PIECES = re.compile(rf"([{UNSPACED_RANGES}]+)|(\d[\d,.:]*\d|\d|[^\W\d_{UNSPACED_RANGES}]{{2,}})")
+"""A run of unspaced text, or else a number or a word (letters only) of another script."""
 
 
 def _pieces(span: str) -> set[str]:
@@ -287,16 +297,25 @@ def _pieces(span: str) -> set[str]:
 
     Two spans that share one differ in two places around it: "orrby bridge is 3.85" and
     "vaskmere bridge is 7.85" name another bridge *and* another toll, "蘅塘岛的首班渡轮早上5点"
-    and "砚汀岛的首班渡轮早上8点" another island and another time: not one slot.
+    and "砚汀岛的首班渡轮早上8点" another island and another time: not one slot. Grammar
+    characters (:data:`memlane.lang.zh.FUNCTION_CHARACTERS`, all of unspaced scripts) hold no
+    content: a pair holding one is left out.
+
+    >>> sorted(_pieces("the 3.85 toll of 蘅塘岛的"))
+    ['3.85', 'toll', '塘岛', '蘅塘']
     """
     found: set[str] = set()
-    for match in _PIECES.finditer(span):
-        piece = match[0]
-        if match["unspaced"]:
-            found.update(piece[i : i + 2] for i in range(len(piece) - 1))
-        elif piece not in _JOINERS:
-            found.add(piece)
-    return {piece for piece in found if not set(piece) & zh.FUNCTION_CHARACTERS}
+    grammar = zh.FUNCTION_CHARACTERS
+    for unspaced, other in _PIECES.findall(span):
+        if unspaced:
+            found.update(
+                unspaced[i : i + 2]
+                for i in range(len(unspaced) - 1)
+                if unspaced[i] not in grammar and unspaced[i + 1] not in grammar
+            )
+        elif other not in _JOINERS:
+            found.add(other)
+    return found
 
 
 def _asked_about(asked: str, *spans: str) -> bool:

@@ -269,6 +269,10 @@ class SummaryStore(Transactional, Protocol):
         """Per note id, when it was said (microseconds) and its provenance: no text, no note."""
         ...
 
+    def note_texts(self, tenant: str, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """Per note id, its subject and its text: no note."""
+        ...
+
     def put_turn(self, tenant: str, turn: Turn) -> None:
         """Keep a raw turn (memories that retain transcripts)."""
         ...

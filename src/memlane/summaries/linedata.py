@@ -115,6 +115,7 @@ class LineData:
         self._heads: dict[tuple[str, Visible, int], list[Head]] = {}
         self._filled: set[tuple[str, Visible, int]] = set()
         self._by_id: dict[int, Note | None] = {}
+        self._texts: dict[int, tuple[str, str] | None] = {}
         self._holders: dict[tuple[str, str], list[int]] = {}
         self._held: dict[tuple[str, str], int] = {}
 
@@ -226,6 +227,24 @@ class LineData:
             found = self._store.notes_by_id(self._tenant, missing)
             self._by_id.update((note_id, found.get(note_id)) for note_id in missing)
         return {i: note for i in ids if (note := self._by_id[i]) is not None}
+
+    def texts(self, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """Per note, its subject and its text, each read once (of notes read whole, from them).
+
+        What the refilling walk reads of the hundreds of notes it may examine: no note is
+        built of them.
+        """
+        missing = [i for i in dict.fromkeys(ids) if i not in self._texts and i not in self._by_id]
+        if missing:
+            found = self._store.note_texts(self._tenant, missing)
+            self._texts.update((note_id, found.get(note_id)) for note_id in missing)
+        texts: dict[int, tuple[str, str]] = {}
+        for note_id in ids:
+            note = self._by_id.get(note_id)
+            text = (note.subject, note.text) if note is not None else self._texts.get(note_id)
+            if text is not None:
+                texts[note_id] = text
+        return texts
 
     def said(self, ids: Sequence[int]) -> dict[int, tuple[int, tuple[str, ...]]]:
         """Per note, when it was said (microseconds) and its provenance (not kept: ask once).

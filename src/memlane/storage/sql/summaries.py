@@ -175,6 +175,11 @@ class SQLSummaryStore(SQLNoteKeys):
         rows = self._by_id("id, said_at, provenance", "notes", tenant, ids)
         return {row[0]: (int(row[1]), tuple(json.loads(row[2]))) for row in rows}
 
+    def note_texts(self, tenant: str, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """Per note id (only those of ``tenant``), its subject and its text."""
+        rows = self._by_id("id, subject, text", "notes", tenant, ids)
+        return {row[0]: (row[1], row[2]) for row in rows}
+
     def _by_id(self, columns: str, table: str, tenant: str, ids: Sequence[int]) -> list[Any]:
         if not ids:
             return []
