@@ -92,6 +92,19 @@ MAX_SMALL = 10_000
 """Scopes remembered as small (below the threshold) before that memory is cleared."""
 OVERFETCH = 2
 """Candidates asked of the graph per result wanted, before the database filters them."""
+PATCH_IN_SEARCH = 256
+"""Most new vectors a search adds to a graph itself (a few ms). A graph further behind (a
+backlog being embedded) answers for what it holds, the vectors it lacks are ranked beside its
+candidates by their stored values, and the building thread brings it up to date
+(:data:`PATCH_PIECE` at a time): a search never pays for adding thousands of vectors, nor for
+scanning the whole scope because its graph is behind."""
+PATCH_PIECE = 256
+"""Vectors the building thread adds to a held graph at a time, holding its lock (searches of
+the scope wait for one piece at most)."""
+FOLLOW_EVERY = CHUNK
+"""Vectors the background indexer stores (:meth:`VectorIndexes.follow`) between two looks at
+the scopes they went to: a subject past :data:`THRESHOLD` gets its graph built, a held graph
+is brought up to date, so that the first search after an import finds one nearly in step."""
 BUILD_NICE = 5
 """The building thread's niceness (Linux), added to the process's: the searches it serves
 meanwhile (exact scans) get the cores first. As the indexer's worker
@@ -115,6 +128,17 @@ class Graph:
     lock: threading.Lock = field(default_factory=threading.Lock)
     viewed: bool = False
     """``index`` maps a saved file (read only): it is copied into memory before a patch."""
+
+
+_NONE: Ids = np.empty(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class _Follow:
+    """Docs whose vectors of ``model`` the indexer stored (:meth:`VectorIndexes.follow`)."""
+
+    model: str
+    ids: list[int]
 
 
 def usearch_index() -> Any:
@@ -145,7 +169,8 @@ class VectorIndexes:
         self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
         self._building: set[ScopeKey] = set()
         self._lock = threading.Lock()
-        self._queue: queue.SimpleQueue[ScopeKey | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[ScopeKey | _Follow | None] = queue.SimpleQueue()
+        self._stored: dict[str, list[int]] = {}  # model -> docs stored since the last look
         self._worker: threading.Thread | None = None
         self._idle = threading.Condition(self._lock)
         self._closed = False
@@ -169,11 +194,12 @@ class VectorIndexes:
             if graph is None:
                 return None
         with graph.lock:
-            if graph.stamp != stamp and not self._sync(key, graph, stamp):
+            lacking = self._sync(key, graph, stamp) if graph.stamp != stamp else _NONE
+            if lacking is None:
                 return None
             candidates = self._candidates(graph, vector, limit)
-            wanted = min(limit, len(graph.ids))
-        found = self._rank(key, candidates, vector, limit)
+            wanted = min(limit, len(graph.ids) + len(lacking))
+        found = self._rank(key, [*candidates, *lacking.tolist()], vector, limit)
         return found if len(found) >= wanted else None
 
     def _consider(self, key: ScopeKey, stamp: Stamp) -> Graph | None:
@@ -301,13 +327,29 @@ class VectorIndexes:
                 for file in files:
                     file.unlink(missing_ok=True)
 
-    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> bool:
-        """Bring ``graph`` up to the database (holding its lock); False: scan exactly for now.
+    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> Ids | None:
+        """Bring ``graph`` up to the database (holding its lock) for a search.
+
+        Returns the embedded docs of the scope the graph still lacks (empty: in step), to be
+        ranked beside its candidates, or ``None``: scan exactly for now. More than
+        :data:`PATCH_IN_SEARCH` new docs are left to the building thread (scheduled here).
+        """
+        now = self._changes.position()
+        new, gone = self._behind(key, graph, now)
+        if len(new) > PATCH_IN_SEARCH:
+            self._schedule(key)
+            return new
+        if not self._patch(key, graph, new, gone):
+            return None
+        graph.stamp, graph.position = stamp, now
+        return _NONE
+
+    def _behind(self, key: ScopeKey, graph: Graph, now: Position) -> tuple[Ids, Ids]:
+        """The docs embedded in scope the graph lacks, and those it holds that are gone.
 
         The docs this connection changed come from its log; after another connection's
         commit (or once the log was emptied), the scope's ids are compared whole.
         """
-        now = self._changes.position()
         changed = self._changes.since(graph.position, now)
         if changed is None:
             ids = embedded_ids(self.db, key)
@@ -318,9 +360,35 @@ class VectorIndexes:
             in_scope = embedded_ids(self.db, key, among=touched)
             new = in_scope[~contains(graph.ids, in_scope)]
             gone = touched[contains(graph.ids, touched) & ~contains(in_scope, touched)]
-        if not self._patch(key, graph, new, gone):
-            return False
-        graph.stamp, graph.position = stamp, now
+        return new, gone
+
+    def _catch_up(self, key: ScopeKey, graph: Graph) -> bool:
+        """Bring a held graph up to the database in the building thread; False: build again.
+
+        The gone docs are removed at once, the new ones added :data:`PATCH_PIECE` at a time,
+        each piece holding the graph's lock (a search meanwhile ranks what it still lacks
+        beside it, or adds the last few itself).
+        """
+        with graph.lock:
+            stamp, now, before = change_stamp(self.db), self._changes.position(), graph.position
+            new, gone = self._behind(key, graph, now)
+            total = len(graph.ids) + len(new) - len(gone)
+            if total <= self.threshold or graph.removed + len(gone) > total // 3:
+                return False
+            if len(new) > max(CHUNK, len(graph.ids)):
+                return False  # cheaper to build again than to patch
+            if not self._patch(key, graph, new[:0], gone):
+                return False
+        for start in range(0, len(new), PATCH_PIECE):
+            if self._closed:
+                return True  # what it holds stays right; a later search patches the rest
+            with graph.lock:
+                piece = new[start : start + PATCH_PIECE]
+                if not self._patch(key, graph, piece[~contains(graph.ids, piece)], new[:0]):
+                    return False
+        with graph.lock:
+            if graph.position == before:  # no search brought it further meanwhile
+                graph.stamp, graph.position = stamp, now
         return True
 
     def _patch(self, key: ScopeKey, graph: Graph, new: Ids, gone: Ids) -> bool:
@@ -329,7 +397,7 @@ class VectorIndexes:
         if total <= self.threshold:
             self.drop(lambda k: k == key)
             return False
-        if len(new) > max(CHUNK, total // 4) or graph.removed + len(gone) > total // 3:
+        if graph.removed + len(gone) > total // 3:
             self._schedule(key)  # cheaper to build again than to patch
             return False
         if (len(gone) or len(new)) and graph.viewed:
@@ -389,18 +457,25 @@ class VectorIndexes:
             if key in self._building or self._closed:
                 return
             self._building.add(key)
-            if self._worker is None:
-                self._worker = threading.Thread(
-                    target=self._work, name="memlane-vector-index", daemon=True
-                )
-                self._worker.start()
+            self._start_worker()
         self._queue.put(key)
+
+    def _start_worker(self) -> None:
+        """Start the building thread unless it runs (holding ``_lock``)."""
+        if self._worker is None:
+            self._worker = threading.Thread(
+                target=self._work, name="memlane-vector-index", daemon=True
+            )
+            self._worker.start()
 
     def _work(self) -> None:
         _behind_searches()
         while (key := self._queue.get()) is not None:
+            if isinstance(key, _Follow):
+                self._follow_scopes(key)
+                continue
             try:
-                graph = self._build(key)
+                graph = self._refresh(key)
             except StorageError as error:  # the database closed or failed: scan exactly
                 _log.debug("vector graph of %s not built: %s", key[:3], error)
                 graph = None
@@ -417,6 +492,52 @@ class VectorIndexes:
                     self._small.pop(key, None)
                     self._evict()
                 self._idle.notify_all()
+
+    def _refresh(self, key: ScopeKey) -> Graph | None:
+        """The held graph brought up to date, or a new one built (in the building thread)."""
+        with self._lock:
+            held = self._graphs.get(key)
+        if held is not None and self._catch_up(key, held):
+            return None  # up to date in place: nothing to save or swap
+        return self._build(key)
+
+    def follow(self, model: str, doc_ids: Sequence[int]) -> None:
+        """The background indexer stored vectors of ``model`` for these docs.
+
+        Every :data:`FOLLOW_EVERY` of them, the building thread looks at the subject scopes
+        they went to: one past :data:`THRESHOLD` without a graph gets one built, a held graph
+        is brought up to date. So a search right after an import finds a graph (nearly) in
+        step instead of scanning every vector of the subject.
+        """
+        if self._index_class is None or self._closed:
+            return
+        with self._lock:
+            stored = self._stored.setdefault(model, [])
+            stored.extend(doc_ids)
+            if len(stored) < FOLLOW_EVERY:
+                return
+            del self._stored[model]
+            self._start_worker()
+        self._queue.put(_Follow(model, stored))
+
+    def _follow_scopes(self, follow: _Follow) -> None:
+        """Build or bring up to date the graphs of the subject scopes ``follow`` went to."""
+        try:
+            rows = self.db.fetchall(
+                "SELECT DISTINCT tenant, subject, kind FROM search_docs "
+                "WHERE id IN (SELECT value FROM json_each(%(ids)s)) AND subject IS NOT NULL",
+                {"ids": json.dumps(list(follow.ids))},
+            )
+            for tenant, subject, kind in rows:
+                key: ScopeKey = (tenant, subject, kind, follow.model)
+                with self._lock:
+                    if key in self._building:
+                        continue
+                    held = key in self._graphs
+                if held or embedded_count(self.db, key) > self.threshold:
+                    self._schedule(key)
+        except StorageError as error:  # the database closed or failed: searches decide
+            _log.debug("vector graphs not followed: %s", error)
 
     def _evict(self) -> None:
         """Drop the least recently used graphs past the limits (holding ``_lock``)."""
