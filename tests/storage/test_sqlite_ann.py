@@ -561,7 +561,9 @@ def test_a_graph_far_behind_ranks_what_it_lacks_beside_it(
     assert len(graph.ids) == 300  # nothing added inside the searches
     gate.set()
     assert store.graphs_ready("t", MODEL, 30)
-    assert len(graph.ids) == 700  # brought up to date in the building thread, in place
+    (caught_up,) = indexes(store)._graphs.values()
+    assert len(caught_up.ids) == 700  # a copy brought up to date in the building thread
+    assert len(graph.ids) == 300  # the searches' graph was never changed under them
 
 
 def test_the_indexer_s_stored_vectors_get_their_graph_without_a_search(

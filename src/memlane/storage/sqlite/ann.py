@@ -91,8 +91,8 @@ candidates by their stored values, and the building thread brings it up to date
 (:data:`PATCH_PIECE` at a time): a search never pays for adding thousands of vectors, nor for
 scanning the whole scope because its graph is behind."""
 PATCH_PIECE = 256
-"""Vectors the building thread adds to a held graph at a time, holding its lock (searches of
-the scope wait for one piece at most)."""
+"""Vectors the building thread adds at a time to the copy of a graph it brings up to date
+(between pieces it sees whether the indexes were closed)."""
 FOLLOW_EVERY = CHUNK
 """Vectors the background indexer stores (:meth:`VectorIndexes.follow`) between two looks at
 the scopes they went to: a subject past :data:`THRESHOLD` gets its graph built, a held graph
@@ -116,6 +116,11 @@ class Graph:
     lock: threading.Lock = field(default_factory=threading.Lock)
     viewed: bool = False
     """``index`` maps a saved file (read only): it is copied into memory before a patch."""
+    frozen: bool = False
+    """A copy of it is being brought up to date (:meth:`VectorIndexes._catch_up`): no search
+    adds to it."""
+    saved: int = 0
+    """How many ids it held when it (or the graph it was copied from) was last saved."""
 
 
 _NONE: Ids = np.empty(0, dtype=np.int64)
@@ -256,7 +261,7 @@ class VectorIndexes:
         """
         now = self._changes.position()
         new, gone = self._behind(key, graph, now)
-        if len(new) > PATCH_IN_SEARCH:
+        if len(new) > PATCH_IN_SEARCH or graph.frozen:
             self._schedule(key)
             return new
         if not self._patch(key, graph, new, gone):
@@ -282,34 +287,32 @@ class VectorIndexes:
             gone = touched[contains(graph.ids, touched) & ~contains(in_scope, touched)]
         return new, gone
 
-    def _catch_up(self, key: ScopeKey, graph: Graph) -> bool:
-        """Bring a held graph up to the database in the building thread; False: build again.
+    def _catch_up(self, key: ScopeKey, held: Graph) -> Graph | None:
+        """A copy of the held graph brought up to the database; ``None``: build it again.
 
-        The gone docs are removed at once, the new ones added :data:`PATCH_PIECE` at a time,
-        each piece holding the graph's lock (a search meanwhile ranks what it still lacks
-        beside it, or adds the last few itself).
+        In the building thread. The held graph is frozen first (searches add nothing to it
+        any more: they rank what it lacks beside it), so it is copied and the copy patched
+        without its lock: a search never waits for this thread, which runs behind the
+        searches (:data:`BUILD_NICE`) and could hold a lock for long on a busy machine.
         """
-        with graph.lock:
-            stamp, now, before = change_stamp(self.db), self._changes.position(), graph.position
-            new, gone = self._behind(key, graph, now)
-            total = len(graph.ids) + len(new) - len(gone)
-            if total <= self.threshold or graph.removed + len(gone) > total // 3:
-                return False
-            if len(new) > max(CHUNK, len(graph.ids)):
-                return False  # cheaper to build again than to patch
-            if not self._patch(key, graph, new[:0], gone):
-                return False
+        with held.lock:
+            held.frozen = True
+        stamp, now = change_stamp(self.db), self._changes.position()
+        new, gone = self._behind(key, held, now)
+        total = len(held.ids) + len(new) - len(gone)
+        if total <= self.threshold or held.removed + len(gone) > total // 3:
+            return None
+        if len(new) > max(CHUNK, len(held.ids)):
+            return None  # cheaper to build again than to patch
+        graph = Graph(held.ids.copy(), held.index.copy(), held.dims, stamp, now, held.removed)
+        graph.saved = held.saved
+        if not self._patch(key, graph, new[:0], gone):
+            return None
         for start in range(0, len(new), PATCH_PIECE):
-            if self._closed:
-                return True  # what it holds stays right; a later search patches the rest
-            with graph.lock:
-                piece = new[start : start + PATCH_PIECE]
-                if not self._patch(key, graph, piece[~contains(graph.ids, piece)], new[:0]):
-                    return False
-        with graph.lock:
-            if graph.position == before:  # no search brought it further meanwhile
-                graph.stamp, graph.position = stamp, now
-        return True
+            piece = new[start : start + PATCH_PIECE]
+            if self._closed or not self._patch(key, graph, piece, gone[:0]):
+                return None
+        return graph
 
     def _patch(self, key: ScopeKey, graph: Graph, new: Ids, gone: Ids) -> bool:
         """Add ``new`` docs' vectors and remove ``gone`` ones, unless rebuilding is better."""
@@ -395,15 +398,16 @@ class VectorIndexes:
                 self._follow_scopes(key)
                 continue
             try:
-                graph = self._refresh(key)
+                graph = self._refresh(key)  # a copy caught up, or built again
             except StorageError as error:  # the database closed or failed: scan exactly
                 _log.debug("vector graph of %s not built: %s", key[:3], error)
                 graph = None
             except Exception:  # a bug must not stop the worker; the scope is scanned instead
                 _log.exception("vector graph of %s not built", key[:3])
                 graph = None
-            if graph is not None:
+            if graph is not None and len(graph.ids) >= 2 * graph.saved:  # (each size once)
                 graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
+                graph.saved = len(graph.ids)
             with self._lock:
                 self._building.discard(key)
                 if graph is not None and not self._closed:
@@ -414,12 +418,15 @@ class VectorIndexes:
                 self._idle.notify_all()
 
     def _refresh(self, key: ScopeKey) -> Graph | None:
-        """The held graph brought up to date, or a new one built (in the building thread)."""
+        """A copy of the held graph brought up to date, or a new one built (building thread).
+
+        A copy is saved again once it holds twice what was saved (a graph following an
+        import is written a few times, not at every catch-up).
+        """
         with self._lock:
             held = self._graphs.get(key)
-        if held is not None and self._catch_up(key, held):
-            return None  # up to date in place: nothing to save or swap
-        return self._build(key)
+        caught_up = None if held is None else self._catch_up(key, held)
+        return caught_up if caught_up is not None else self._build(key)
 
     def follow(self, model: str, doc_ids: Sequence[int]) -> None:
         """The background indexer stored vectors of ``model`` for these docs.
