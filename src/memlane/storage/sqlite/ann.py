@@ -37,6 +37,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -85,18 +86,18 @@ MAX_SMALL = 10_000
 OVERFETCH = 2
 """Candidates asked of the graph per result wanted, before the database filters them."""
 PATCH_IN_SEARCH = 256
-"""Most new vectors a search adds to a graph itself (a few ms). A graph further behind (a
-backlog being embedded) answers for what it holds, the vectors it lacks are ranked beside its
-candidates by their stored values, and the building thread brings it up to date
-(:data:`PATCH_PIECE` at a time): a search never pays for adding thousands of vectors, nor for
-scanning the whole scope because its graph is behind."""
+"""Most new vectors a search adds to a graph itself. A graph further behind (a backlog being
+embedded) answers for what it holds, what it lacks is ranked beside its candidates by the stored
+vectors, and the building thread brings a copy up to date: no search adds thousands of vectors
+or scans the whole scope because its graph is behind."""
 PATCH_PIECE = 256
-"""Vectors the building thread adds at a time to the copy of a graph it brings up to date
-(between pieces it sees whether the indexes were closed)."""
+"""Vectors added at a time to such a copy (between pieces: closed yet?)."""
+PREPARE_PASSES = 3
+"""Most rounds of :meth:`VectorIndexes.prepare`: a graph caught up in the background holds what
+was stored when its catch-up began, so a second round patches the last few."""
 FOLLOW_EVERY = CHUNK
-"""Vectors the background indexer stores (:meth:`VectorIndexes.follow`) between two looks at
-the scopes they went to: a subject past :data:`THRESHOLD` gets its graph built, a held graph
-is brought up to date, so that the first search after an import finds one nearly in step."""
+"""Vectors the background indexer stores between two looks at the scopes they went to
+(:meth:`VectorIndexes.follow`): large ones get their graph built or brought up to date."""
 BUILD_NICE = 5
 """The building thread's niceness (Linux), added to the process's: the searches it serves
 meanwhile (exact scans) get the cores first. As the indexer's worker
@@ -521,20 +522,32 @@ class VectorIndexes:
             "GROUP BY tenant, subject, kind HAVING count(*) > %(threshold)s",
             {**parameters, "threshold": self.threshold},
         )
-        for owner, subject, kind in large:
-            key: ScopeKey = (owner, subject, kind, model)
-            stamp = change_stamp(self.db)
-            with self._lock:
-                building, graph = key in self._building, self._graphs.get(key)
-            if building:
-                continue
-            if graph is None:
-                self._consider(key, stamp)
-                continue
-            with graph.lock:  # a graph built before the backlog drained misses its vectors:
-                if graph.stamp != stamp:  # patched now, or built again (waited for below)
-                    self._sync(key, graph, stamp)
-        return self.wait(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for _ in range(PREPARE_PASSES):
+            behind = False
+            for owner, subject, kind in large:
+                behind |= self._prepare_one((owner, subject, kind, model))
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not self.wait(remaining):
+                return False
+            if not behind:
+                break
+        return True
+
+    def _prepare_one(self, key: ScopeKey) -> bool:
+        """Load, build or bring up to date one scope's graph; False if it was in step."""
+        stamp = change_stamp(self.db)
+        with self._lock:
+            building, graph = key in self._building, self._graphs.get(key)
+        if building:
+            return True  # caught up or built from what was stored when it began: look again
+        if graph is None:
+            return self._consider(key, stamp) is None
+        with graph.lock:  # a graph built before the backlog drained misses its vectors:
+            if graph.stamp == stamp:  # patched now, or brought up to date (waited for)
+                return False
+            lacking = self._sync(key, graph, stamp)
+        return lacking is None or len(lacking) > 0
 
     def building_count(self, tenant: str | None, model: str) -> int:
         """Vectors in ``tenant``'s scopes of ``model`` whose graph is being built."""
