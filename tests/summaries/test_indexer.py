@@ -532,9 +532,7 @@ class SlowCalls(RequestWatcher):
         return super().embed_documents(texts)
 
 
-def test_a_worker_that_worked_waits_for_a_request_longer_than_its_last_call(
-    open_memory, clients
-):
+def test_a_worker_that_worked_waits_for_a_request_longer_than_its_last_call(open_memory, clients):
     # On main the worker waited for a request at most as long as its last call had lasted
     # (here 50 ms; with the hash embedder about 1 ms), then called beside it: a first recall
     # during an import shared the cores with nearly every batch. Now every step's work earns
