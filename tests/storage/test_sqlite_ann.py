@@ -9,7 +9,9 @@ whether the graph is fresh, stale, being built or gone after a restart.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -523,3 +525,65 @@ def test_owners_are_looked_up_by_their_index_not_the_tenants_range(
     assert sorted(store.vectors("t", "note", notes[:5], MODEL)) == sorted(notes[:5])
     assert len(plans) == 2
     assert all("(kind=? AND owner_id=?)" in plan for plan in plans), plans
+
+
+def test_a_graph_far_behind_ranks_what_it_lacks_beside_it(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backlog embedded after the build: no whole-scope scan, no patch of it in the search.
+
+    On main a graph lacking more than a quarter of its scope was built again while every
+    search scanned all the scope's vectors (at 10^5 notes: seconds), and a smaller lack was
+    added to the graph inside the search.
+    """
+    monkeypatch.setattr(ann, "PATCH_IN_SEARCH", 20, raising=False)
+    rng = np.random.default_rng(40)
+    matrix = unit(rng, 300)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    gate = threading.Event()
+    catch_up = getattr(ann.VectorIndexes, "_catch_up", None)  # (main: none)
+    monkeypatch.setattr(
+        ann.VectorIndexes,
+        "_catch_up",
+        lambda self, *a: gate.wait(30) and catch_up(self, *a),  # type: ignore[misc]
+        raising=False,
+    )
+    late = unit(rng, 400)
+    owners += add(store, "t", "U-1", late)
+    everything = np.vstack([matrix, late])
+    monkeypatch.setattr(
+        store.db.dialect, "_matrix", lambda *a: pytest.fail("scanned the whole scope")
+    )
+    (graph,) = indexes(store)._graphs.values()
+    for query in [late[5], late[399], *unit(rng, 10)]:
+        assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, everything, 10)
+    assert len(graph.ids) == 300  # nothing added inside the searches
+    gate.set()
+    assert store.graphs_ready("t", MODEL, 30)
+    (caught_up,) = indexes(store)._graphs.values()
+    assert len(caught_up.ids) == 700  # a copy brought up to date in the building thread
+    assert len(graph.ids) == 300  # the searches' graph was never changed under them
+
+
+def test_the_indexer_s_stored_vectors_get_their_graph_without_a_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import's subject has its graph before any search or ``wait()`` (it follows the worker).
+
+    On main the graph was scheduled by the first search (which scanned every vector) or by
+    ``mem.index.wait()``; this test saw no graph.
+    """
+    monkeypatch.setattr(ann, "THRESHOLD", 40)
+    monkeypatch.setattr(ann, "FOLLOW_EVERY", 10, raising=False)
+    with memlane.Memory(tmp_path / "mem.db", embedder="hash") as mem:
+        at = datetime(2026, 1, 1, tzinfo=UTC)
+        mem.summaries.add_notes(
+            [{"subject": "U-1", "text": f"I walked {i} miles", "at": at} for i in range(60)]
+        )
+        graphs = mem._backend.summaries.db.dialect.vector_indexes  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 30
+        while not graphs.scopes():
+            assert time.monotonic() < deadline, "no graph was built"
+            time.sleep(0.01)
+        assert [key[:3] for key in graphs.scopes()] == [(mem.tenant, "U-1", "note")]

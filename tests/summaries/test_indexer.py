@@ -520,6 +520,41 @@ def test_requests_that_never_pause_do_not_starve_the_backlog(open_memory, monkey
     assert embedder.in_progress == [1] * calls and mem.index.indexer.forced_calls == calls
 
 
+class SlowCalls(RequestWatcher):
+    """A one-call-at-a-time model whose document calls last at least ``seconds`` each."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(serial=True)
+        self.seconds = seconds
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        time.sleep(self.seconds)
+        return super().embed_documents(texts)
+
+
+def test_a_worker_that_worked_waits_for_a_request_longer_than_its_last_call(open_memory, clients):
+    # On main the worker waited for a request at most as long as its last call had lasted
+    # (here 50 ms; with the hash embedder about 1 ms), then called beside it: a first recall
+    # during an import shared the cores with nearly every batch. Now every step's work earns
+    # it time to wait (BUSY_SHARE): after 0.6 s of calls it lets a request go first for that
+    # long. (No time is asserted: the counts say whether a call was made during the request.)
+    embedder = SlowCalls(0.05)
+    mem = open_memory(embedder)
+    for i in range(24):  # 12 calls of two notes
+        mem.remember("U-1", f"The user grows rose number {i} in the garden")
+    assert mem.index.wait(timeout=60)
+    index = mem.index.indexer
+    calls, forced, deferred = len(embedder.in_progress), index.forced_calls, put_off(index)
+    client = clients(index)
+    mem.remember("U-1", "The user also grows tulips")
+    until(lambda: put_off(index) > deferred or len(embedder.in_progress) > calls)
+    time.sleep(0.2)  # four times the last call
+    assert len(embedder.in_progress) == calls and index.forced_calls == forced
+    client.end()
+    assert mem.index.wait(timeout=30)
+    assert embedder.in_progress[calls:] == [0]
+
+
 def test_inline_indexing_embeds_in_the_writers_thread_without_waiting(
     open_memory, monkeypatch, clients
 ):

