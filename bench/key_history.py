@@ -66,10 +66,12 @@ def main() -> None:
     arguments = parser.parse_args()
     histories = [int(size) for size in arguments.histories.split(",")]
     rows: dict[int, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory(prefix="memlane-key-history-") as folder:
-        with database(arguments.backend, Path(folder)) as url:
-            for history in histories:
-                rows[history] = measure(url, history)
+    with (
+        tempfile.TemporaryDirectory(prefix="memlane-key-history-") as folder,
+        database(arguments.backend, Path(folder)) as url,
+    ):
+        for history in histories:
+            rows[history] = measure(url, history)
     base = rows[histories[0]]
     print(f"{'earlier versions':>16} {'set p50 ms':>11} {'x':>6} {'get p50 ms':>11} {'x':>6}")
     for history, row in rows.items():
