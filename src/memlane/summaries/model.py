@@ -46,6 +46,9 @@ class Summary:
     tx_from: datetime
     provenance: tuple[str, ...]
     deleted_at: datetime | None = None
+    line_facts: str | None = None
+    """What judging its lines asks of their text, derived when it was written (JSON, see
+    :mod:`memlane.router.line_facts`); ``None`` when it was not (derived at recall)."""
 
     @property
     def topic(self) -> tuple[str, ...]:

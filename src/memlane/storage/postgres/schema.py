@@ -328,6 +328,11 @@ MIGRATIONS += (
     (_APPLY,),
 )
 
+MIGRATIONS += (
+    # 15: what recall asks of a summary's lines, stored with each version (SQLite's 13).
+    shared.SUMMARY_LINE_FACTS,
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -81,6 +81,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.NOTE_KEYS_RECENT,
     # 12: notes keyed again (slot rows under masked-value keys: heads and tails cut at words).
     shared.REKEY_NOTES,
+    # 13: what recall asks of a summary's lines, stored with each version (older: at recall).
+    shared.SUMMARY_LINE_FACTS,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
