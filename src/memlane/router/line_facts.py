@@ -10,7 +10,7 @@ lane derives them once, when it records a summary version (its ``liner``,
 :func:`memlane.router.summary_lane.derive_line_facts`), and stores them in the same row
 (``summaries.line_facts``): a fold writes a new version with its own; forget and purge
 take them with the row. A row without them
-(written before schema 13/15, or imported from an archive) is judged as before, each line
+(written before schema 14/16, or imported from an archive) is judged as before, each line
 derived at recall.
 
 Everything that depends on later writes (the statements that date a line, a later

@@ -329,7 +329,12 @@ MIGRATIONS += (
 )
 
 MIGRATIONS += (
-    # 15: what recall asks of a summary's lines, stored with each version (SQLite's 13).
+    # 15: a key's believed versions by where they end (SQLite's migration 13).
+    shared.BELIEVED_BY_END,
+)
+
+MIGRATIONS += (
+    # 16: what recall asks of a summary's lines, stored with each version (SQLite's 14).
     shared.SUMMARY_LINE_FACTS,
 )
 

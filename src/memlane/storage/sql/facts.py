@@ -304,14 +304,14 @@ class SQLFactStore(SQLStore):
         condition = self._condition(scope.known_at)
         sql = (
             f"SELECT {_COLUMNS} FROM facts WHERE tenant = %(tenant)s AND subject = %(subject)s "
-            f"AND attribute = %(attribute)s AND {condition} AND valid_from <= %(valid)s "
+            f"AND attribute = %(attribute)s AND {condition} AND valid_to > %(valid)s "
         )
         if limit == 1 and scope.known_at is None:
-            # Believed versions of a one-valued attribute never overlap, so the latest start
-            # at or before the instant is the only candidate: one index seek, no scan.
-            rows = self.db.fetchall(sql + "ORDER BY valid_from DESC LIMIT 1", parameters)
-            return [decode.fact(row) for row in rows if row[5] > scope.valid_at]
-        sql += "AND valid_to > %(valid)s "
+            # Believed versions of a one-valued attribute never overlap, so the first to end
+            # after the instant is the only candidate: one seek of facts_believed, no scan.
+            rows = self.db.fetchall(sql + "ORDER BY valid_to LIMIT 1", parameters)
+            return [decode.fact(row) for row in rows if row[4] <= scope.valid_at]
+        sql += "AND valid_from <= %(valid)s "
         sql += f"ORDER BY valid_from DESC, {self.dialect.bytewise('value_key')}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"

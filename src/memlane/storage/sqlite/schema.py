@@ -81,7 +81,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.NOTE_KEYS_RECENT,
     # 12: notes keyed again (slot rows under masked-value keys: heads and tails cut at words).
     shared.REKEY_NOTES,
-    # 13: what recall asks of a summary's lines, stored with each version (older: at recall).
+    # 13: a key's believed versions by where they end (reads and writes take the live ones).
+    shared.BELIEVED_BY_END,
+    # 14: what recall asks of a summary's lines, stored with each version (older: at recall).
     shared.SUMMARY_LINE_FACTS,
 )
 
