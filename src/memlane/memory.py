@@ -26,6 +26,7 @@ from memlane.privacy.views import Views
 from memlane.resources import SharedResources
 from memlane.router import Recall, Router
 from memlane.router.evidence import note_keys
+from memlane.router.summary_lane import derive_line_facts
 from memlane.session import Session, SessionClosed, SessionServices
 from memlane.storage import open_backend
 from memlane.storage.archive import (
@@ -216,6 +217,7 @@ class Memory:
             embedder=self.embedder,
             keyer=note_keys,
             index=self.index,
+            liner=derive_line_facts,
         )
         self.ingester = FactIngester(self.facts, self.extractor.attributes())
         self.views = Views(

@@ -183,6 +183,7 @@ def test_a_file_from_before_note_keys_is_migrated_and_backfilled(
     # ... and what later migrations added (7: the indexer's claims).
     connection.execute("DROP INDEX search_docs_unembedded")
     connection.execute("ALTER TABLE search_docs DROP COLUMN claimed_until")
+    connection.execute("ALTER TABLE summaries DROP COLUMN line_facts")  # (14: summary lines)
     before_note_keys = next(
         number
         for number, statements in enumerate(sqlite_schema.MIGRATIONS)
@@ -329,6 +330,7 @@ def _as_keyed_before(path: Path, version: int, old_slot_key: str) -> None:
         f"INSERT INTO note_keys SELECT tenant, subject, {old_slot_key}, "
         "note_id, said_at, tx_from FROM note_keys WHERE kind = 'n'"
     )
+    connection.execute("ALTER TABLE summaries DROP COLUMN line_facts")  # a later migration's
     connection.execute(f"PRAGMA user_version = {version}")
     connection.commit()
     connection.close()

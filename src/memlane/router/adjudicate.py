@@ -38,6 +38,7 @@ from memlane.router.candidates import (
 from memlane.router.claims import SELF, Claim, claims, named
 from memlane.router.evidence import Evidence, Statement, first_later, turns_of
 from memlane.router.in_place import boost, in_place
+from memlane.router.line_facts import LineFacts
 from memlane.router.slots import clauses, restates
 from memlane.router.summary_lane import ABOUT, TOPICS, topics
 from memlane.router.takeback import (
@@ -203,12 +204,13 @@ class Adjudicator:
             found = claims(line, candidate.item.subject)
             if self._said_later(candidate, index):
                 continue
-            judged = self._line(candidate, index)
-            verdict = self._verdict(judged, found, line)
+            facts = candidate.facts.get(line)  # stored with the summary, when it was written
+            judged = self._line(candidate, index, facts)
+            verdict = self._verdict(judged, found, line, facts)
             if verdict is not None:
                 self._note_reply(candidate, index, verdict)
             verdict = verdict or self._answer_verdict(candidate, index)
-            if verdict is None and not only_takes_back(line, candidate.item.subject, self._query):
+            if verdict is None and not self._only_takes_back(line, candidate.item.subject, facts):
                 kept.append(index)
                 on_topic.extend(found)
                 continue
@@ -274,6 +276,12 @@ class Adjudicator:
             candidate, lines=tuple(lines), line_sources=tuple(sources), answered=tuple(answered)
         )
 
+    def _only_takes_back(self, line: str, subject: str, facts: LineFacts | None) -> bool:
+        """:func:`only_takes_back` of a summary's line, from its stored facts if it has them."""
+        if facts is None:
+            return only_takes_back(line, subject, self._query)
+        return facts.only_takes_back(self._query)
+
     def _note_reply(self, candidate: Candidate, index: int, verdict: Verdict) -> None:
         """Keep the turns an assistant's line that is taken back answers (:meth:`_with_reply`)."""
         if index < len(candidate.answered) and candidate.answered[index][1]:
@@ -307,7 +315,8 @@ class Adjudicator:
         asked, sources = candidate.answered[index]
         if asked:
             user = replace(candidate, lines=(asked,), line_sources=(sources,))
-            return self._verdict(self._line(user, 0), claims(asked, subject), asked)
+            facts = candidate.facts.get(asked)
+            return self._verdict(self._line(user, 0, facts), claims(asked, subject), asked, facts)
         said = [found for found in self._evidence(subject).citing(frozenset(sources))]
         verdicts = [self._said_verdict(found, candidate) for found in said]
         if not said or None in verdicts:
@@ -327,7 +336,7 @@ class Adjudicator:
         )
         return self._verdict(judged, found.claims, found.text)
 
-    def _line(self, candidate: Candidate, index: int) -> Candidate:
+    def _line(self, candidate: Candidate, index: int, facts: LineFacts | None = None) -> Candidate:
         """A summary's line as said when the statements it cites were said, where known.
 
         A storyline spans months; judged as a whole, none of its lines is older than a
@@ -335,7 +344,8 @@ class Adjudicator:
         that repeats one of them word for word ("Email for receipts: h@example.com"; "叫我小韩
         就行" for the note "叫U-1小韩就行", which writes "I" as the subject) is dated by that one
         alone, not by a later one that also names its value ("please stop using
-        h@example.com", "别叫小韩了"): that one takes it back.
+        h@example.com", "别叫小韩了"): that one takes it back. ``facts``: the line's, as
+        stored with the summary (its dedupe keys), if they were.
         """
         cited = (
             frozenset(candidate.line_sources[index]) if index < len(candidate.line_sources) else ()
@@ -349,10 +359,14 @@ class Adjudicator:
         if not sources:
             return candidate
         line = candidate.lines[index]
-        said = {
-            normalize_for_dedupe(line),
-            normalize_for_dedupe(resolve_first_person(line, subject)),
-        }
+        said = (
+            facts.said
+            if facts is not None
+            else {
+                normalize_for_dedupe(line),
+                normalize_for_dedupe(resolve_first_person(line, subject)),
+            }
+        )
         verbatim = [
             found
             for found in sources
@@ -367,7 +381,13 @@ class Adjudicator:
             candidate, said=latest.said, learned=latest.learned, said_late=None, turns=turns
         )
 
-    def _verdict(self, candidate: Candidate, found: Sequence[Claim], text: str) -> Verdict | None:
+    def _verdict(
+        self,
+        candidate: Candidate,
+        found: Sequence[Claim],
+        text: str,
+        facts: LineFacts | None = None,
+    ) -> Verdict | None:
         subject = candidate.item.subject
         if subject is None or candidate.said is None or candidate.learned is None:
             return None
@@ -383,7 +403,7 @@ class Adjudicator:
             against_superseded(self._facts(subject), text, candidate, self._zone)
             or against_ended(self._facts(subject), text, candidate, subject, self._zone)
             or self._against_slots(text, candidate, subject)
-            or self._against_retractions(text, candidate, subject)
+            or self._against_retractions(text, candidate, subject, facts)
         )
 
     def _against_statements(
@@ -418,7 +438,9 @@ class Adjudicator:
                 later.append(found)
         return latest_verdict(later)
 
-    def _against_retractions(self, text: str, candidate: Candidate, subject: str) -> Verdict | None:
+    def _against_retractions(
+        self, text: str, candidate: Candidate, subject: str, facts: LineFacts | None = None
+    ) -> Verdict | None:
         """A later statement that takes back what ``text`` says.
 
         It says a value ``text`` names no longer holds ("我离开华为了"), or switches what
@@ -426,12 +448,14 @@ class Adjudicator:
         an either-or question offers, or gives another street address in place of the one
         ``text`` gives, or is nearest in meaning to what ``text`` said ("No car anymore — I
         take the train" after "I drive to work"), or, when the embedder cannot tell
-        meaning, follows what the speaker last said of themself.
+        meaning, follows what the speaker last said of themself. ``facts``: ``text``'s, as
+        stored with its summary (the values it gives by kind), if they were.
         """
         assert candidate.said and candidate.learned
         after = (candidate.said_late or candidate.said, candidate.learned)
         evidence = self._evidence(subject)
         givers: dict[str, Statement] = {}
+        kinds = None if facts is None else facts.kinds
 
         def ties(found: Statement) -> bool:
             if (
@@ -440,7 +464,7 @@ class Adjudicator:
                 or chosen_over(found.text, text, subject, self._offers)
             ):
                 return True
-            giver = readdressed_by(evidence, found, text)
+            giver = readdressed_by(evidence, found, text, kinds)
             if giver is not None:  # what answers in place of ``text``: it gives the new value
                 givers[found.ref] = giver
                 return True

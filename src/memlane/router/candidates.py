@@ -7,14 +7,18 @@ Every lane read turns what it found into :class:`Candidate` s (:mod:`memlane.rou
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
 
 from memlane.facts.model import Fact
 from memlane.router.evidence import origins, turns_of
 from memlane.router.model import RecallItem
 from memlane.summaries.model import Note
+
+if TYPE_CHECKING:
+    from memlane.router.line_facts import LineFacts
 
 TIER_ANSWER = 0
 TIER_WINDOW = 1
@@ -26,6 +30,10 @@ TIER_OTHERS = 6  # statements only about someone else the question does not name
 TIER_CONTEXT = 6  # summaries found as a whole, none of whose lines is about the query
 TIER_PROFILE = 7
 ON_TOPIC_BONUS = 0.15
+
+
+def _no_facts() -> Mapping[str, LineFacts]:
+    return {}
 
 
 @dataclass(slots=True)
@@ -42,7 +50,9 @@ class Candidate:
     assistant said, the user's line it answers and the turns that cites (see
     :meth:`memlane.router.adjudicate.Adjudicator._answer_verdict`). ``replaced_by``: the
     turns of the statement that made a stale candidate stale; ``replaced_by_note`` the id of
-    that statement's note, when it is a stored note (a window turn has none).
+    that statement's note, when it is a stored note (a window turn has none). ``facts``:
+    what judging a summary's lines asks of their text, by line, as stored with the summary
+    (:mod:`memlane.router.line_facts`; lines not in it are derived when judged).
     """
 
     item: RecallItem
@@ -62,6 +72,7 @@ class Candidate:
     answered: tuple[tuple[str, tuple[str, ...]], ...] = ()
     replaced_by: frozenset[str] = frozenset()
     replaced_by_note: int | None = None
+    facts: Mapping[str, LineFacts] = field(default_factory=_no_facts)
 
     def cited(self, indexes: Iterable[int]) -> list[str]:
         """The turns the given lines cite, in order, or the whole summary's if none is known."""

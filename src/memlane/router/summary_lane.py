@@ -23,11 +23,12 @@ from memlane.router.candidates import (
 )
 from memlane.router.evidence import Statement, note_keys, origins, statement
 from memlane.router.lanes import day
+from memlane.router.line_facts import read_line_facts, stored_line_facts
 from memlane.router.model import IdentifierRef, RecallItem
 from memlane.summaries.lane import SummariesLane
 from memlane.summaries.linedata import LineData
 from memlane.summaries.lines import split_label
-from memlane.summaries.model import Note, Summary, SummaryHit
+from memlane.summaries.model import Note, Summary, SummaryContent, SummaryHit
 from memlane.summaries.sources import (
     NoteIndex,
     StoredNoteIndex,
@@ -311,6 +312,7 @@ def summary_candidate(summary: Summary, score: float, shown: SummaryShown) -> Ca
         line_sources=choice.sources,
         whole=tuple(summary.provenance),
         answered=tuple(_answered(line, summary, shown) for line in lines),
+        facts=read_line_facts(summary.line_facts),
     )
 
 
@@ -350,12 +352,27 @@ def _spoken_by(line: str) -> tuple[str, str]:
     return label, body
 
 
-def summary_lines(summary: Summary) -> list[str]:
+def summary_lines(summary: Summary | SummaryContent) -> list[str]:
     """The statements of a summary worth a prompt: facts and open items, else its topics."""
     lines = [*summary.facts, *(f"{_TO_DO}: {item}" for item in summary.open_items)]
     if not lines and summary.topic:
         lines.append(f"{ABOUT}: " + TOPICS.join(summary.topic))
     return lines
+
+
+def derive_line_facts(subject: str, content: SummaryContent) -> str:
+    """What judging a summary version's lines asks of their text, as stored with it.
+
+    The lines are those recall shows (:func:`summary_lines`) and, for an "about:" line
+    listing several topics, one "about:" line per topic, as the adjudicator splits them
+    (see :mod:`memlane.router.line_facts`).
+    """
+    lines = summary_lines(content)
+    for line in list(lines):
+        listed = topics(line)
+        if len(listed) > 1:
+            lines.extend(f"{ABOUT}: {topic}" for topic in listed)
+    return stored_line_facts(lines, subject)
 
 
 ABOUT = "about"

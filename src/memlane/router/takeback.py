@@ -88,7 +88,9 @@ def switched_from(evidence: Evidence, switch: str, text: str, subject: str) -> b
     return bool(terms) and names_retracted(evidence, Retraction(said, terms), text)
 
 
-def readdressed(change: str, text: str, beside: str = "") -> bool:
+def readdressed(
+    change: str, text: str, beside: str = "", given: Mapping[str, frozenset[str]] | None = None
+) -> bool:
     """Whether a later ``change`` gives a value of a kind in place of the one ``text`` gives.
 
     The kinds are told by shape: a street address, an e-mail address, a phone number. "Send
@@ -97,14 +99,15 @@ def readdressed(change: str, text: str, beside: str = "") -> bool:
     b@y.com", though they share no word: both give a value of one kind, and the later says
     it replaces. What was said ``beside`` the change in its turn gives the new value as
     well: "The office one is no longer valid" names none, and the sentence before it in the
-    same turn ("New delivery address please — 389 Hawthorn Close") gives it.
+    same turn ("New delivery address please — 389 Hawthorn Close") gives it. ``given``:
+    :func:`values_by_kind` of ``text``, when known (a summary line's, stored with it).
     """
     if not replaces_in_kind(change):
         return False
-    old = _by_kind(text)
+    old = values_by_kind(text) if given is None else given
     if not old:
         return False  # ``text`` gives no value of a kind: nothing to give in its place
-    new = _by_kind(f"{change}\n{beside}")
+    new = values_by_kind(f"{change}\n{beside}")
     return any(values and old.get(kind) and not values & old[kind] for kind, values in new.items())
 
 
@@ -112,7 +115,7 @@ _REPLACED_KINDS = frozenset({"email", "phone"})
 
 
 @per_recall
-def _by_kind(text: str) -> Mapping[str, frozenset[str]]:
+def values_by_kind(text: str) -> Mapping[str, frozenset[str]]:
     """The street addresses, e-mail addresses and phone numbers ``text`` gives, by kind.
 
     Kept for the recall: each candidate is held against each later change, so the same
@@ -125,21 +128,30 @@ def _by_kind(text: str) -> Mapping[str, frozenset[str]]:
     return MappingProxyType({kind: frozenset(values) for kind, values in found.items() if values})
 
 
-def readdressed_by(evidence: Evidence, later: Statement, text: str) -> Statement | None:
+def readdressed_by(
+    evidence: Evidence,
+    later: Statement,
+    text: str,
+    given: Mapping[str, frozenset[str]] | None = None,
+) -> Statement | None:
     """The statement that gives the value a later retraction puts in place of ``text``'s.
 
     ``later`` itself when it gives it (see :func:`readdressed`), else the statement of its
     turn that does ("New delivery address please — 389 Hawthorn Close" beside "The office
-    one is no longer valid"): that one answers in place of what it replaced.
+    one is no longer valid"): that one answers in place of what it replaced. ``given``:
+    :func:`values_by_kind` of ``text``, when known.
     """
-    if not replaces_in_kind(later.text) or not _by_kind(text):
-        return None  # (or ``text`` gives no value of a kind: nothing replaces it in kind)
-    if readdressed(later.text, text):
+    if not replaces_in_kind(later.text):
+        return None
+    old = values_by_kind(text) if given is None else given
+    if not old:
+        return None  # ``text`` gives no value of a kind: nothing replaces it in kind
+    if readdressed(later.text, text, given=old):
         return later
     turns = frozenset(turns_of(later.turns))
     beside = [found for found in evidence.citing(turns) if found.ref != later.ref] if turns else []
     for found in beside:
-        if readdressed(later.text, text, found.text):
+        if readdressed(later.text, text, found.text, old):
             return found
     return None
 

@@ -125,8 +125,13 @@ class SummaryStore(Transactional, Protocol):
         period: tuple[int, int],
         provenance: Sequence[str],
         tx: int,
+        line_facts: str | None = None,
     ) -> Summary:
-        """Store a new version (``session_id=None``: the storyline); only it is searchable."""
+        """Store a new version (``session_id=None``: the storyline); only it is searchable.
+
+        ``line_facts``: what recall asks of its lines' text (derived by the summaries lane's
+        ``liner``), kept in the same row: it goes wherever the version goes.
+        """
         ...
 
     def current_summary(

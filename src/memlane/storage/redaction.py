@@ -31,6 +31,7 @@ DELETION_COLUMNS = (
 CONTENT_COLUMNS = {
     "facts": ("value", "value_key", "reason"),
     **{table: (column,) for table, column in TEXT_TABLES},
+    "summaries": ("content", "line_facts"),  # what recall derived of its lines: their words
 }
 """Per purged table, the columns whose stored text a purge scans the files for afterwards."""
 

@@ -28,6 +28,9 @@ from memlane.timeutil import Clock, checked_now, to_micros
 from memlane.validation import integer, name
 from memlane.window.model import Turn
 
+SummaryLiner = Callable[[str, SummaryContent], str]
+"""``(subject, content) -> line facts`` of one summary version, stored with it."""
+
 MAX_K = 200
 NEAR_NOTES = 8
 """How many notes :meth:`SummariesLane.near_in_meaning` ranks: a retraction is tied to the
@@ -46,9 +49,11 @@ class SummariesLane:
         embedder: Callable[[], Embedder],
         keyer: NoteKeyer | None = None,
         index: Index | None = None,
+        liner: SummaryLiner | None = None,
     ) -> None:
         self._store = store
         self._keyer = keyer
+        self._liner = liner
         self._tenant = tenant
         self._clock = clock
         self._embedder = embedder
@@ -144,7 +149,12 @@ class SummariesLane:
         period: tuple[datetime, datetime],
         provenance: Sequence[str],
     ) -> Summary:
-        """Store a new version of a session summary (``session_id=None``: the storyline)."""
+        """Store a new version of a session summary (``session_id=None``: the storyline).
+
+        What recall asks of its lines' text is derived here, once, by the lane's ``liner``
+        (:func:`memlane.router.summary_lane.derive_line_facts`), and stored with it.
+        """
+        line_facts = None if self._liner is None else self._liner(subject, content)
         self._make_room()
         with self._store.transaction([scope_key(self._tenant, subject, "summaries")]) as store:
             tx = store.next_tx(to_micros(checked_now(self._clock)))
@@ -156,6 +166,7 @@ class SummariesLane:
                 (to_micros(period[0]), to_micros(period[1])),
                 provenance,
                 tx,
+                line_facts,
             )
             store.after_commit(self._indexer.notify)
         return summary

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 
@@ -46,6 +46,10 @@ class Summary:
     tx_from: datetime
     provenance: tuple[str, ...]
     deleted_at: datetime | None = None
+    line_facts: str | None = field(default=None, compare=False)
+    """What judging its lines asks of their text, derived when it was written (JSON, see
+    :mod:`memlane.router.line_facts`); ``None`` when it was not (derived at recall). Derived
+    from ``content``, it is no part of what the version is: an archive leaves it out."""
 
     @property
     def topic(self) -> tuple[str, ...]:

@@ -333,6 +333,11 @@ MIGRATIONS += (
     shared.BELIEVED_BY_END,
 )
 
+MIGRATIONS += (
+    # 16: what recall asks of a summary's lines, stored with each version (SQLite's 14).
+    shared.SUMMARY_LINE_FACTS,
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -28,7 +28,7 @@ FACT_COLUMNS = (
 
 SUMMARY_COLUMNS = (
     "id, subject, session_id, version, content, period_from, period_to, tx_from, provenance, "
-    "deleted_at"
+    "deleted_at, line_facts"
 )
 """The columns :func:`summary` reads, in order."""
 
@@ -152,6 +152,7 @@ def summary(row: Sequence[Any]) -> Summary:
         tx_from=from_micros(row[7]),
         provenance=tuple(json.loads(row[8])),
         deleted_at=None if row[9] is None else from_micros(row[9]),
+        line_facts=row[10],
     )
 
 

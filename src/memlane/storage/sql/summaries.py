@@ -47,10 +47,12 @@ class SQLSummaryStore(SQLNoteKeys):
         period: tuple[int, int],
         provenance: Sequence[str],
         tx: int,
+        line_facts: str | None = None,
     ) -> Summary:
         """Store a new version of a session summary (or, with ``session_id=None``, storyline).
 
         The previous version stays, closed at ``tx``; only the new one is searchable.
+        ``line_facts`` is what recall asks of its lines' text, stored in the same row.
         """
         self.db.wrote()
         key = STORYLINE if session_id is None else session_id
@@ -64,7 +66,8 @@ class SQLSummaryStore(SQLNoteKeys):
             self._drop_doc("summary", old_id)
         row = self.db.fetchone(
             "INSERT INTO summaries (tenant, subject, session_id, version, content, period_from, "
-            "period_to, tx_from, provenance) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "period_to, tx_from, provenance, line_facts) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
             f"RETURNING {_SUMMARY_COLUMNS}",
             (
                 tenant,
@@ -76,6 +79,7 @@ class SQLSummaryStore(SQLNoteKeys):
                 period[1],
                 tx,
                 canonical_json(list(provenance)),
+                line_facts,
             ),
         )
         self._add_doc(tenant, subject, "summary", int(row[0]), content.as_text())

@@ -83,6 +83,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.REKEY_NOTES,
     # 13: a key's believed versions by where they end (reads and writes take the live ones).
     shared.BELIEVED_BY_END,
+    # 14: what recall asks of a summary's lines, stored with each version (older: at recall).
+    shared.SUMMARY_LINE_FACTS,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
