@@ -75,15 +75,15 @@ def test_a_summary_is_stored_with_its_line_facts(memory: memlane.Memory, clock: 
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The texts the adjudicator writes "I" of as the subject (what a line's facts store)."""
+    """The lines whose dedupe keys the adjudicator derives at recall (what a line's facts store)."""
     asked: list[str] = []
-    resolve = adjudicate.resolve_first_person
+    derive = adjudicate.said_keys
 
-    def counting(text: str, speaker: str) -> str:
-        asked.append(text)
-        return resolve(text, speaker)
+    def counting(line: str, subject: str) -> frozenset[str]:
+        asked.append(line)
+        return derive(line, subject)
 
-    monkeypatch.setattr(adjudicate, "resolve_first_person", counting)
+    monkeypatch.setattr(adjudicate, "said_keys", counting)
     yield asked
 
 

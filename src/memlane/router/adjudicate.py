@@ -38,7 +38,7 @@ from memlane.router.candidates import (
 from memlane.router.claims import SELF, Claim, claims, named
 from memlane.router.evidence import Evidence, Statement, first_later, turns_of
 from memlane.router.in_place import boost, in_place
-from memlane.router.line_facts import LineFacts
+from memlane.router.line_facts import LineFacts, said_keys
 from memlane.router.slots import clauses, restates
 from memlane.router.summary_lane import ABOUT, TOPICS, topics
 from memlane.router.takeback import (
@@ -61,7 +61,6 @@ from memlane.router.verdicts import (
     since_key,
     stale,
 )
-from memlane.summaries.notes import resolve_first_person
 from memlane.summaries.sources import line_words
 from memlane.summaries.text import is_question, normalize_for_dedupe
 
@@ -359,14 +358,7 @@ class Adjudicator:
         if not sources:
             return candidate
         line = candidate.lines[index]
-        said = (
-            facts.said
-            if facts is not None
-            else {
-                normalize_for_dedupe(line),
-                normalize_for_dedupe(resolve_first_person(line, subject)),
-            }
-        )
+        said = facts.said if facts is not None else said_keys(line, subject)
         verbatim = [
             found
             for found in sources

@@ -24,14 +24,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from memlane.lang.changes import only_retracts, retractions
-from memlane.lang.words import shares_term
-from memlane.router.slots import clauses
-from memlane.router.takeback import values_by_kind
+from memlane.router.takeback import names_none, retracted_terms, values_by_kind
 from memlane.summaries.notes import resolve_first_person
 from memlane.summaries.text import normalize_for_dedupe
 
-__all__ = ["LineFacts", "facts_of", "line_facts", "read_line_facts", "stored_line_facts"]
+__all__ = ["LineFacts", "line_facts", "read_line_facts", "said_keys", "stored_line_facts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +47,7 @@ class LineFacts:
 
     def only_takes_back(self, query: str) -> bool:
         """:func:`memlane.router.takeback.only_takes_back` of the line, for ``query`` (folded)."""
-        if self.retracted is None:
-            return False
-        return not any(shares_term(terms, query) for terms in self.retracted)
+        return names_none(self.retracted, query)
 
 
 def line_facts(line: str, subject: str) -> LineFacts:
@@ -62,13 +57,14 @@ def line_facts(line: str, subject: str) -> LineFacts:
     >>> dict(facts.kinds), facts.retracted
     ({'address': frozenset({'12 harbour rd'})}, None)
     """
-    said = frozenset(
+    return LineFacts(said_keys(line, subject), values_by_kind(line), retracted_terms(line, subject))
+
+
+def said_keys(line: str, subject: str) -> frozenset[str]:
+    """``line``'s dedupe keys as written and with "I" written as ``subject``."""
+    return frozenset(
         (normalize_for_dedupe(line), normalize_for_dedupe(resolve_first_person(line, subject)))
     )
-    retracted = None
-    if only_retracts(" ; ".join(clauses(line, subject)), (subject,)):
-        retracted = tuple(found.terms for found in retractions(line))
-    return LineFacts(said, values_by_kind(line), retracted)
 
 
 def stored_line_facts(lines: Iterable[str], subject: str) -> str:
@@ -99,9 +95,3 @@ def read_line_facts(stored: str | None) -> Mapping[str, LineFacts]:
             None if retracted is None else tuple(frozenset(terms) for terms in retracted),
         )
     return MappingProxyType(found)
-
-
-def facts_of(facts: Mapping[str, LineFacts], line: str, subject: str) -> LineFacts:
-    """The stored facts of ``line``, else derived now (a summary stored without them)."""
-    found = facts.get(line)
-    return found if found is not None else line_facts(line, subject)

@@ -41,9 +41,19 @@ def only_takes_back(text: str, subject: str, query: str) -> bool:
     (see :func:`_historical`). Asked about the value itself ("what happened with the
     blender?"), "cancel the blender" is the answer: what became of it.
     """
+    return names_none(retracted_terms(text, subject), query)
+
+
+def retracted_terms(text: str, subject: str) -> tuple[frozenset[str], ...] | None:
+    """The terms of each value ``text`` takes back when that is all it says, else ``None``."""
     if not only_retracts(" ; ".join(clauses(text, subject)), (subject,)):
-        return False
-    return not any(shares_term(found.terms, query) for found in retractions(text))
+        return None
+    return tuple(found.terms for found in retractions(text))
+
+
+def names_none(retracted: tuple[frozenset[str], ...] | None, query: str) -> bool:
+    """Whether a statement that only takes back ``retracted`` says nothing ``query`` names."""
+    return retracted is not None and not any(shares_term(terms, query) for terms in retracted)
 
 
 def names_retracted(evidence: Evidence, retraction: Retraction, text: str) -> bool:
