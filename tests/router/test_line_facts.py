@@ -5,7 +5,6 @@ The storage tests run on SQLite and PostgreSQL (the one SQL store writes the col
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,13 +15,13 @@ from memlane.router import adjudicate
 from memlane.router.line_facts import line_facts, read_line_facts, stored_line_facts
 from memlane.router.summary_lane import derive_line_facts, summary_lines
 from memlane.storage.redaction import CONTENT_COLUMNS
-from memlane.storage.sqlite import schema as sqlite_schema
 from memlane.summaries.model import SummaryContent
 from memlane.summaries.text import normalize_for_dedupe
 from tests.conftest import FakeClock
 from tests.support import note_keys as keyed
 from tests.support.conversations import current_texts, said_in_session
 from tests.support.note_keys import store_of
+from tests.support.schema_files import rewind, version_before
 
 backend = keyed.backend  # both databases, for this module only
 memory = keyed.memory
@@ -122,16 +121,7 @@ def test_a_file_from_before_line_facts_is_migrated_and_judged_at_recall(
         said = "please stop using my work address, deliver to 9 Mill Lane from now on"
         said_in_session(mem, clock, "s-2", said, days=40)
         before = mem.recall("U-1", "which address do we deliver to?")
-    connection = sqlite3.connect(path)
-    connection.execute("ALTER TABLE summaries DROP COLUMN line_facts")
-    added = next(
-        number
-        for number, statements in enumerate(sqlite_schema.MIGRATIONS)
-        if any("line_facts" in statement for statement in statements)
-    )
-    connection.execute(f"PRAGMA user_version = {added}")
-    connection.commit()
-    connection.close()
+    rewind(path, version_before("line_facts"), "ALTER TABLE summaries DROP COLUMN line_facts")
     with memlane.Memory(path, clock=clock, embedder="hash") as mem:
         summary = mem.summaries.for_session("s-1", "U-1")
         assert summary is not None and summary.line_facts is None

@@ -6,7 +6,6 @@ Every test runs on SQLite and PostgreSQL: the one SQL store reads keys the same 
 from __future__ import annotations
 
 import io
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ from memlane.timeutil import to_micros
 from tests.conftest import FakeClock
 from tests.support import note_keys as keyed
 from tests.support.note_keys import key_rows, pending, rekeyed, store_of
+from tests.support.schema_files import rewind, version_before
 
 backend = keyed.backend  # both databases, for this module only
 memory = keyed.memory
@@ -177,21 +177,16 @@ def test_a_file_from_before_note_keys_is_migrated_and_backfilled(
 ) -> None:
     path = tmp_path / "old.db"
     said_twice(path, clock, "My favourite team is Arsenal", "My favourite team is now Chelsea")
-    connection = sqlite3.connect(path)
-    connection.execute("DROP TABLE note_keys")
-    connection.execute("DROP TABLE note_keys_pending")
-    # ... and what later migrations added (7: the indexer's claims).
-    connection.execute("DROP INDEX search_docs_unembedded")
-    connection.execute("ALTER TABLE search_docs DROP COLUMN claimed_until")
-    connection.execute("ALTER TABLE summaries DROP COLUMN line_facts")  # (14: summary lines)
-    before_note_keys = next(
-        number
-        for number, statements in enumerate(sqlite_schema.MIGRATIONS)
-        if any("CREATE TABLE note_keys" in statement for statement in statements)
+    rewind(
+        path,
+        version_before("CREATE TABLE note_keys"),
+        "DROP TABLE note_keys",
+        "DROP TABLE note_keys_pending",
+        # ... and what later migrations added (7: the indexer's claims).
+        "DROP INDEX search_docs_unembedded",
+        "ALTER TABLE search_docs DROP COLUMN claimed_until",
+        "ALTER TABLE summaries DROP COLUMN line_facts",  # (14: summary lines)
     )
-    connection.execute(f"PRAGMA user_version = {before_note_keys}")
-    connection.commit()
-    connection.close()
     with memlane.Memory(path, clock=clock, embedder="hash") as mem:
         assert pending(mem) == 2
         items = mem.recall("U-1", "favourite team").items
@@ -324,16 +319,14 @@ def _rekeyings() -> list[int]:
 def _as_keyed_before(path: Path, version: int, old_slot_key: str) -> None:
     """The file at ``path`` as a memlane at schema ``version`` left it: one slot row per note,
     its kind and key the SQL literals ``old_slot_key``, waiting for the next re-keying."""
-    connection = sqlite3.connect(path)
-    connection.execute("DELETE FROM note_keys WHERE kind LIKE 's%'")
-    connection.execute(
+    rewind(
+        path,
+        version,
+        "DELETE FROM note_keys WHERE kind LIKE 's%'",
         f"INSERT INTO note_keys SELECT tenant, subject, {old_slot_key}, "
-        "note_id, said_at, tx_from FROM note_keys WHERE kind = 'n'"
+        "note_id, said_at, tx_from FROM note_keys WHERE kind = 'n'",
+        "ALTER TABLE summaries DROP COLUMN line_facts",  # a later migration's
     )
-    connection.execute("ALTER TABLE summaries DROP COLUMN line_facts")  # a later migration's
-    connection.execute(f"PRAGMA user_version = {version}")
-    connection.commit()
-    connection.close()
 
 
 def test_a_file_keyed_before_slot_rows_named_their_clause_is_keyed_again(
