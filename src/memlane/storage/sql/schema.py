@@ -101,13 +101,13 @@ NOTE_KEYS = (
     """INSERT INTO note_keys_pending (note_id, tenant, subject)
         SELECT id, tenant, subject FROM notes WHERE deleted_at IS NULL""",
 )
-# Every live note keyed again by the first recall of its subject: what recall needs of a note
-# changed (slot rows: the kind names the slot key, the key a digest of the clause filed).
 SUMMARY_LINE_FACTS = ("ALTER TABLE summaries ADD COLUMN line_facts TEXT",)
 """What judging a summary's lines asks of their text (:mod:`memlane.router.line_facts`),
 written with each version; a version stored before has none and is derived at recall. A
 later change to how lines are read clears the column (``UPDATE summaries SET line_facts =
 NULL``) as :data:`REKEY_NOTES` does for notes."""
+# Every live note keyed again by the first recall of its subject: what recall needs of a note
+# changed (slot rows: the kind names the slot key, the key a digest of the clause filed).
 REKEY_NOTES = (
     "DELETE FROM note_keys",
     """INSERT INTO note_keys_pending (note_id, tenant, subject)
