@@ -20,10 +20,6 @@ takes longer when other requests run, and they are delayed by a step at most.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -69,15 +65,3 @@ def pause() -> None:
     pacer = _CURRENT.get()
     if pacer is not None:
         pacer.pause()
-
-
-def lower_thread_priority(niceness: int) -> None:
-    """Add ``niceness`` to the calling thread's (Linux only): its work lets requests go first.
-
-    On Linux niceness belongs to a thread (elsewhere ``setpriority`` would lower the whole
-    process), and threads it starts later inherit it. Not allowed: it runs as it is.
-    """
-    if sys.platform == "linux" and niceness > 0:
-        me = threading.get_native_id()
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + niceness)

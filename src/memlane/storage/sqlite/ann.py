@@ -30,9 +30,12 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import queue
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -43,7 +46,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memlane.errors import StorageError
-from memlane.pacing import lower_thread_priority
 from memlane.storage.sql.dialect import DocScope, Vector
 from memlane.storage.sqlite import graph_files
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
@@ -391,7 +393,7 @@ class VectorIndexes:
             self._worker.start()
 
     def _work(self) -> None:
-        lower_thread_priority(BUILD_NICE)  # the searches it serves meanwhile go first
+        _behind_searches()
         while (key := self._queue.get()) is not None:
             if isinstance(key, _Follow):
                 self._follow_scopes(key)
@@ -589,3 +591,11 @@ class VectorIndexes:
             self._queue.put(None)
             worker.join()
         self.drop(lambda key: True)
+
+
+def _behind_searches() -> None:
+    """Lower the calling thread's CPU priority by :data:`BUILD_NICE` (Linux only)."""
+    if sys.platform == "linux" and BUILD_NICE > 0:
+        me = threading.get_native_id()
+        with contextlib.suppress(OSError):  # not allowed: run as it is
+            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + BUILD_NICE)
