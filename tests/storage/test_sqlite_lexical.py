@@ -121,3 +121,22 @@ def test_the_best_matches_of_every_scope_filtered_to_the_scope_rank_as_the_join_
     monkeypatch.setattr(dialect_module, "OVERFETCH", 1)
     assert store.lexical(mem.tenant, "U-1", "note", query, limit) == before
     assert len(before) == min(limit, RARE)
+
+
+def test_vocabulary_counts_read_together_match_one_by_one(mem: memlane.Memory) -> None:
+    """More terms than SQLite joins in one statement, unknown ones, the document count."""
+    found = dialect(mem)
+    words = ["lessons", "kazudi", "town", "nowhereword"]
+    words += [f"filler{n}" for n in range(3 * dialect_module.VOCABULARY_LOOKUPS)]  # > 500
+    one_by_one = {
+        word: found.db.fetchone("SELECT doc FROM search_vocab WHERE term = %s", (word,))
+        for word in words
+    }
+    documents = found.db.fetchone("SELECT count(*) FROM search_fts_docsize")[0]
+    held = found._held([*words, None])
+    assert held == {
+        **{word: row[0] if row else 0 for word, row in one_by_one.items()},
+        None: documents,
+    }
+    assert held["lessons"] > COMMON_DOCS and held["kazudi"] == RARE + 1
+    assert held["nowhereword"] == 0 and documents == COMMON_DOCS + 11

@@ -382,8 +382,7 @@ class StoredNoteIndex(WeightedLines):
         self._holder_sets(
             sorted({w for ids, words in asks for w in words if self._held(w) <= len(ids)})
         )
-        for compared, words in asks:
-            self._ask(compared, words)
+        self._ask(*asks)
         ids = {i for compared, _ in asks for i in compared}
         self._time(
             [note_id for note_id in sorted(ids) if self._holds.get(note_id, frozenset()) & needed]
@@ -410,7 +409,7 @@ class StoredNoteIndex(WeightedLines):
             ids = self._cite(within)
         else:
             ids = sorted({i for word in needed for i in self._hold(word)})
-        self._ask(ids, weights)
+        self._ask((ids, weights))
         wanted = frozenset(needed)
         holding = [i for i in ids if self._holds.get(i, frozenset()) & wanted]
         self._time(holding)
@@ -438,31 +437,40 @@ class StoredNoteIndex(WeightedLines):
             found = self._cited[within] = sorted({i for ids in held for i in ids})
         return found
 
-    def _ask(self, ids: Sequence[int], words: Iterable[str]) -> None:
-        """Read which of ``words`` each note holds, of the notes not asked all of them yet.
+    def _ask(self, *asks: tuple[Sequence[int], Iterable[str]]) -> None:
+        """Read which of its ``words`` each note of each ask holds, of notes not asked them yet.
 
-        A word held by fewer notes than are asked is read by its holders (one index range,
+        A word held by fewer notes than its ask's are read by its holders (one index range,
         kept for the recall: every summary asking it shares them); the others note by note,
-        only the pairs asked. Both read the same stored keys, so either answers the same.
+        for every ask in one call (a note's keys are one index range, whichever of them are
+        asked). Both read the same stored keys, so either answers the same.
         """
-        asked = frozenset(words)
-        missing = [i for i in dict.fromkeys(ids) if not asked <= self._asked.get(i, frozenset())]
-        if not asked or not missing:
-            return
-        self._prefetch(asked)
-        rare = sorted(word for word in asked if self._counts[word] <= len(missing))
-        rest = sorted(asked.difference(rare))
-        found: dict[int, list[str]] = self._data.keys_among(missing, WORD, rest) if rest else {}
-        compared = frozenset(missing)
-        for word, holders in self._holder_sets(rare).items():
-            for note_id in holders & compared:
-                found.setdefault(note_id, []).append(word)
-        for note_id in missing:
-            before = self._asked.get(note_id)  # most notes are asked once: share ``asked``
-            self._asked[note_id] = asked if before is None else before | asked
-            self._holds[note_id] = self._holds.get(note_id, frozenset()).union(
-                found.get(note_id, ())
-            )
+        pending: list[tuple[list[int], frozenset[str], list[str]]] = []
+        for ids, words in asks:
+            asked = frozenset(words)
+            missing = [
+                i for i in dict.fromkeys(ids) if not asked <= self._asked.get(i, frozenset())
+            ]
+            if asked and missing:
+                self._prefetch(asked)
+                pending.append(
+                    (missing, asked, [w for w in asked if self._counts[w] <= len(missing)])
+                )
+        by_note = {i for missing, asked, rare in pending if len(rare) < len(asked) for i in missing}
+        by_word = frozenset(w for missing, asked, rare in pending for w in asked.difference(rare))
+        found = self._data.keys_among(sorted(by_note), WORD, sorted(by_word)) if by_note else {}
+        for missing, asked, rare in pending:
+            compared, holds, widened = frozenset(missing), dict[int, list[str]](), asked | by_word
+            for word, holders in self._holder_sets(sorted(rare)).items():
+                for note_id in holders & compared:
+                    holds.setdefault(note_id, []).append(word)
+            for note_id in missing:
+                read = widened if note_id in by_note else asked
+                before = self._asked.get(note_id)  # most notes are asked once: share ``read``
+                self._asked[note_id] = read if before is None else before | read
+                self._holds[note_id] = self._holds.get(note_id, frozenset()).union(
+                    holds.get(note_id, ()), found.get(note_id, ())
+                )
 
     def _holder_sets(self, words: Sequence[str]) -> dict[str, frozenset[int]]:
         """The notes holding each of ``words``, as sets (read in one store call, kept)."""

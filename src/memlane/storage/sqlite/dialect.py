@@ -50,6 +50,8 @@ for the match alone. A token held by half the index or more has FTS5's floor of 
 (1e-6), so its term adds nothing to BM25 and leaving it out ranks as before."""
 VOCABULARY_ENTRIES = 10_000
 """Vocabulary counts kept (:meth:`SQLiteDialect._held`) before the memory is cleared."""
+VOCABULARY_LOOKUPS = 200
+"""Vocabulary counts read per statement (SQLite joins at most 500 selects in one)."""
 FEW_MATCHES = 5_000
 """Most documents (in every scope) a lexical match may hold to be filtered by scope."""
 OVERFETCH = 2
@@ -295,39 +297,54 @@ class SQLiteDialect:
             return None
         return kept[:limit]
 
-    def _held(self, term: str | None) -> int:
-        """How many documents of every scope hold ``term`` (FTS5's vocabulary: an upper bound).
+    def _held(self, terms: Sequence[str | None]) -> dict[str | None, int]:
+        """How many documents of every scope hold each term (FTS5's vocabulary: an upper bound).
 
-        ``None``: how many documents the index holds. Kept until the database changes
-        (:func:`.graph_rows.change_stamp`): a lookup costs about 0.4 ms in a large index, and a
-        recall asks for the same terms in several searches.
+        ``None``: how many documents the index holds. The terms not kept are read in one
+        statement; kept until the database changes (:func:`.graph_rows.change_stamp`): a
+        lookup costs about 0.4 ms in a large index, and a recall asks for the same terms in
+        several searches.
         """
         stamp = change_stamp(self.db)
         with self._matrices_lock:
             if self._vocabulary[0] != stamp or len(self._vocabulary[1]) >= VOCABULARY_ENTRIES:
                 self._vocabulary = (stamp, {})
-            found = self._vocabulary[1].get(term)
-        if found is None:
-            if term is None:
-                row = self.db.fetchone("SELECT count(*) FROM search_fts_docsize")
-            else:
-                row = self.db.fetchone("SELECT doc FROM search_vocab WHERE term = %s", (term,))
-            found = int(row[0]) if row else 0
+            held = {term: self._vocabulary[1].get(term) for term in terms}
+        missing = [term for term, count in held.items() if count is None]
+        found: dict[str | None, int] = {}
+        if missing:
+            found = dict.fromkeys(missing, 0)
+            for start in range(0, len(missing), VOCABULARY_LOOKUPS):
+                found.update(self._vocabulary_counts(missing[start : start + VOCABULARY_LOOKUPS]))
             if not self.db.in_transaction:
                 with self._matrices_lock:
                     if self._vocabulary[0] == stamp:
-                        self._vocabulary[1][term] = found
-        return found
+                        self._vocabulary[1].update(found)
+        return {term: found[term] if count is None else count for term, count in held.items()}
+
+    def _vocabulary_counts(self, terms: Sequence[str | None]) -> list[tuple[str | None, int]]:
+        """The vocabulary's count of each term, in one statement (``None``: of documents)."""
+        parts: list[str] = []  # one equality lookup per term: fts5vocab indexes no IN
+        parameters: list[str | None] = []
+        for term in terms:
+            if term is None:
+                parts.append("SELECT %s, count(*) FROM search_fts_docsize")
+                parameters.append(None)
+            else:
+                parts.append("SELECT %s, doc FROM search_vocab WHERE term = %s")
+                parameters += [term, term]
+        rows = self.db.fetchall(" UNION ALL ".join(parts), parameters)
+        return [(term, int(count)) for term, count in rows]
 
     def _few_in_large(self, terms: Sequence[str], token: str) -> bool:
         """Whether ``terms`` match few documents and the scope (``token``) holds many.
 
         Then the match leaves the scope's token out (:data:`LARGE_SCOPE`).
         """
-        if sum(self._held(term) for term in terms) > FEW_MATCHES:
+        if sum(self._held(terms).values()) > FEW_MATCHES:
             return False
-        scope = self._held(token)
-        return scope > LARGE_SCOPE and 2 * scope >= self._held(None)
+        held = self._held([token, None])
+        return held[token] > LARGE_SCOPE and 2 * held[token] >= held[None]
 
     def _telling(self, terms: Sequence[str], token: str) -> Sequence[str]:
         """The terms held by at most :data:`COMMON_DOCS` documents of the scope (``token``).
@@ -339,7 +356,7 @@ class SQLiteDialect:
         """
         if len(terms) < 2:
             return terms
-        held = {term: self._held(term) for term in terms}
+        held = self._held(terms)
         common = {
             term
             for term in terms
