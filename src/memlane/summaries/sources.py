@@ -97,6 +97,7 @@ def speakers(summary: Summary | None) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=32_768)  # a storyline's lines, asked at every recall of its subject
 def _quotes_someone(label: str, body: str) -> bool:
     """Whether ``label: body`` quotes a person, not a field name before its value.
 
@@ -322,6 +323,15 @@ class StoredNoteIndex(WeightedLines):
     def __init__(self, data: LineData) -> None:
         self._data = data
         self._reads = data.kept_reads()
+        self._shown: dict[tuple[str, tuple[str, ...]], tuple[list[str], bool]] = {}
+        """:meth:`_chosen` of this recall's query, asked by :meth:`prepare` and :meth:`choose`."""
+
+    def _chosen(self, lines: Sequence[str], query: str) -> tuple[list[str], bool]:
+        key = (query, tuple(lines))
+        found = self._shown.get(key)
+        if found is None:
+            found = self._shown[key] = super()._chosen(lines, query)
+        return list(found[0]), found[1]
 
     def _size(self) -> int:
         reads = self._reads
@@ -354,9 +364,14 @@ class StoredNoteIndex(WeightedLines):
         """
         said = (word for lines, _ in summaries for line in lines for word in line_words(line))
         self._prefetch([*line_words(query), *said])
-        pieces = [
-            (self._pieces(self._chosen(lines, query)[0]), within) for lines, within in summaries
+        sourced = self._reads.sourced
+        shown = [(self._chosen(lines, query)[0], within) for lines, within in summaries]
+        chosen = [  # a summary whose shown lines were all cited before needs nothing more
+            (lines, within)
+            for lines, within in shown
+            if any((line, within) not in sourced for line in lines)
         ]
+        pieces = [(self._pieces(lines), within) for lines, within in chosen]
         needed = {word for weighed, _ in pieces for weights in weighed for word in _needed(weights)}
         long = {
             word
@@ -384,7 +399,19 @@ class StoredNoteIndex(WeightedLines):
         ids = {i for compared, _ in asks for i in compared}
         holds = self._reads.holds
         self._time([note_id for note_id in sorted(ids) if holds.get(note_id, frozenset()) & needed])
+        for lines, within in chosen:  # what choose will ask, cited now, so that it is kept
+            for line in lines:
+                self.sources(line, within)
         self._reads = self._data.offer(self._reads)
+
+    def sources(self, line: str, within: frozenset[str] | None = None) -> tuple[str, ...]:
+        """:meth:`WeightedLines.sources`, each line once per ``within`` while the keys stay."""
+        reads = self._reads
+        found = reads.sourced.get((line, within))
+        if found is None:
+            found = reads.sourced[line, within] = super().sources(line, within)
+            reads.weight += 1 + len(found)
+        return found
 
     def _pieces(self, lines: Sequence[str]) -> list[dict[str, float]]:
         """The weighed words of each piece of these lines that weighs anything."""

@@ -59,7 +59,9 @@ class LineReads:
     said: dict[int, Said] = field(default_factory=dict)
     """when a note was said and the turns it cites;"""
     cited: dict[frozenset[str], list[int]] = field(default_factory=dict)
-    """per set of turns, the notes citing one of them."""
+    """per set of turns, the notes citing one of them;"""
+    sourced: dict[tuple[str, frozenset[str] | None], tuple[str, ...]] = field(default_factory=dict)
+    """per line and the turns of its summary, the turns it restates (all of the above)."""
     weight: int = 0
     start: int = 0
 
@@ -75,6 +77,7 @@ class LineReads:
             dict(self.holds),
             dict(self.said),
             dict(self.cited),
+            dict(self.sourced),
             self.weight,
             self.weight,
         )
@@ -94,6 +97,7 @@ class LineReads:
             self.holds | other.holds,
             self.said | other.said,
             self.cited | other.cited,
+            self.sourced | other.sourced,
             self.weight + other.weight - other.start,
         )
 
