@@ -378,6 +378,24 @@ def test_graphs_ready_brings_a_graph_built_early_up_to_the_database(
     assert not searched  # in step: nothing left to patch, no scan instead of the graph
 
 
+def test_a_graph_far_behind_is_patched_not_built_again(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vectors stored faster than the graph follows are added to it, never a rebuild of all."""
+    rng = np.random.default_rng(41)
+    add(store, "t", "U-1", unit(rng, 200))
+    assert built(store, "t", "U-1", unit(rng, 1)[0])
+    builds = []
+    build = ann.VectorIndexes._build
+    monkeypatch.setattr(ann.VectorIndexes, "_build", lambda *a: builds.append(a) or build(*a))
+    matrix = unit(rng, 2 * ann.CHUNK + 100)  # over a building chunk and ten times the graph
+    ids = add(store, "t", "U-1", matrix)
+    assert store.graphs_ready("t", MODEL, 30)
+    (graph,) = indexes(store)._graphs.values()
+    assert len(graph.ids) == 200 + len(matrix) and not builds
+    assert search(store, "t", "U-1", matrix[7])[0] == ids[7]
+
+
 def test_index_wait_includes_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After ``mem.index.wait()`` a large subject's first search goes through its graph."""
     monkeypatch.setattr(ann, "THRESHOLD", 40)

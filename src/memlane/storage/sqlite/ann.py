@@ -303,8 +303,8 @@ class VectorIndexes:
         total = len(held.ids) + len(new) - len(gone)
         if total <= self.threshold or held.removed + len(gone) > total // 3:
             return None
-        if len(new) > max(CHUNK, len(held.ids)):
-            return None  # cheaper to build again than to patch
+        # However many vectors are new, adding them to a copy costs less than building again:
+        # a build adds the held ones too (~0.5 ms each), a copy costs ~4 us per held vector.
         graph = Graph(held.ids.copy(), held.index.copy(), held.dims, stamp, now, held.removed)
         graph.saved = held.saved
         if not self._patch(key, graph, new[:0], gone):
