@@ -61,6 +61,7 @@ from memlane.storage.sqlite.graph_rows import (
     embedded_count,
     embedded_ids,
     embedded_signature,
+    highest_embedded,
     scope_sql,
     signature,
     vector_chunk,
@@ -476,12 +477,16 @@ class VectorIndexes:
             self._graphs.popitem(last=False)
 
     def _build(self, key: ScopeKey) -> Graph | None:
-        """A graph of the scope's embedded vectors, read ``CHUNK`` at a time."""
+        """A graph of the scope's embedded vectors, read ``CHUNK`` at a time.
+
+        Only those stored when it began (up to the highest id then): vectors stored meanwhile
+        are patched in by a catch-up, so a build during an import ends instead of chasing it.
+        """
         stamp, position = change_stamp(self.db), self._changes.position()
-        index, dims, after = None, 0, 0
+        index, dims, after, upto = None, 0, 0, highest_embedded(self.db, key)
         ids: list[int] = []
         while not self._closed:
-            rows = vector_chunk(self.db, key, after)
+            rows = vector_chunk(self.db, key, after, upto)
             if not rows:
                 break
             if index is None:
