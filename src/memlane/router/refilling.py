@@ -87,15 +87,45 @@ class RefillWalk:
             ]
             step *= 2
 
-    def probed(self, clause: str) -> list[str]:
-        """The kinds whose latest filings judge ``clause``: each chain to its first not filled."""
+    def probed(self, clause: str, limit: tuple[int, int] | None = None) -> list[str]:
+        """The kinds whose latest filings judge ``clause``: each chain to its first not filled.
+
+        With ``limit`` (a :class:`Head`'s ``(before, stored_before)``: what is said after the
+        judged statement), a chain starts at its longest key whose latest filings are
+        :data:`RECENT_FILINGS` other clauses all said after it (:meth:`_moved_on`): the
+        shorter keys of the chain are not read.
+        """
+        self.prepare([clause])  # a replacement judged after the others: its keys in rounds
+        own = clause_digest(clause)
         kinds: list[str] = []
         for chain in kind_chains(clause):
+            probed: list[str] = []
             for kind in chain:
-                kinds.append(kind)
+                probed.append(kind)
                 if not self._filled(kind):
                     break
+            if limit is not None:
+                deepest = next(
+                    (
+                        i
+                        for i in range(len(probed) - 1, 0, -1)
+                        if self._moved_on(probed[i], own, limit)
+                    ),
+                    0,
+                )
+                probed = probed[deepest:]
+            kinds += probed
         return kinds
+
+    def _moved_on(self, kind: str, own: str, limit: tuple[int, int]) -> bool:
+        """Whether the latest filings of ``kind`` are as many other clauses as are read, all
+        said after ``limit``."""
+        heads = self.data.recent(kind, self.visible, RECENT_FILINGS)
+        return (
+            len(heads) >= RECENT_FILINGS
+            and (heads[-1].before, heads[-1].stored_before) < limit
+            and all(head.key != own for head in heads)
+        )
 
     def _filled(self, kind: str) -> bool:
         return self.data.filled(kind, self.visible, RECENT_FILINGS)
@@ -113,7 +143,7 @@ class RefillWalk:
         limit = (-to_micros(after[0]), -to_micros(after[1]))
         lists = {
             kind: self.data.recent(kind, self.visible, RECENT_FILINGS)
-            for kind in self.probed(clause)
+            for kind in self.probed(clause, limit)
         }
         heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
         best: tuple[tuple[int, int, int], Statement] | None = None
