@@ -321,3 +321,44 @@ def test_an_update_in_a_stream_of_long_frames_supersedes_by_the_side_it_shares_m
         assert status.get(first_old) == "stale", status
         status = _statuses(mem, "what about mekodi lessons in Vask?")
         assert status.get(second_old) == "stale", status
+
+
+def _tested_by_one_recall(clock: FakeClock, calls: list[int], others: int) -> int:
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        first = LONG_FRAME.format(who="Hiro", what="kalodi", where="Zumi", when="after work")
+        notes = [{"subject": "U-1", "text": first, "at": clock.advance(minutes=1)}]
+        notes += _long_frames(range(3 * RECENT_FILINGS), "after work", clock)
+        notes += _long_frames(range(100, 100 + others), "every morning", clock)
+        mem.summaries.add_notes(notes)
+        assert mem.index.wait(timeout=60)
+        mem.recall("U-1", "what about kalodi lessons?")  # keys, vectors: all settled
+        calls[0] = 0
+        assert mem.recall("U-1", "what about kalodi lessons in Zumi?").items
+        return calls[0]
+
+
+def test_judging_tests_no_more_clauses_for_statements_sharing_less_of_a_clause(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Statements said since that share only the shortest tails of the judged clauses.
+
+    Every "… every morning, and would like tacos afterwards" said after the "… after work, and
+    would like tacos afterwards" statements is filed under their tail ", and would like tacos
+    afterwards" but not under "after work, and would like tacos afterwards", whose 16 latest
+    filings are other statements said since: on main each judged clause was tested against
+    the 16 latest of both (129 clauses tested without them, 230 with them); the shorter keys
+    are no longer read.
+    """
+    import memlane.router.adjudicate as adjudicate
+
+    calls = [0]
+    real = adjudicate.restates
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(adjudicate, "restates", counting)
+    few = _tested_by_one_recall(clock, calls, 0)
+    many = _tested_by_one_recall(clock, calls, 3 * RECENT_FILINGS)
+    assert many <= few + RECENT_FILINGS // 4, (few, many)
