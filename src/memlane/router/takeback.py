@@ -13,7 +13,7 @@ adjudicator (:mod:`memlane.router.adjudicate`) asks these.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cached_property
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 
 from memlane.extract import find_identifiers
@@ -31,6 +31,7 @@ from memlane.lang.changes import (
 from memlane.lang.script import fold
 from memlane.lang.words import salient_terms, shares_term, tells_episode
 from memlane.memo import per_recall
+from memlane.router.claims import CACHED_STATEMENTS
 from memlane.router.evidence import Evidence, Statement, turns_of
 from memlane.router.slots import clauses
 
@@ -45,8 +46,13 @@ def only_takes_back(text: str, subject: str, query: str) -> bool:
     return names_none(retracted_terms(text, subject), query)
 
 
+@lru_cache(maxsize=CACHED_STATEMENTS)
 def retracted_terms(text: str, subject: str) -> tuple[frozenset[str], ...] | None:
-    """The terms of each value ``text`` takes back when that is all it says, else ``None``."""
+    """The terms of each value ``text`` takes back when that is all it says, else ``None``.
+
+    Kept for the process, as a statement's claims are: a function of the text and the
+    subject alone, asked of every note recalled, in recall after recall.
+    """
     if not only_retracts(" ; ".join(clauses(text, subject)), (subject,)):
         return None
     return tuple(found.terms for found in retractions(text))
