@@ -231,3 +231,134 @@ def test_an_update_of_a_short_name_in_a_long_stream_of_one_frame_supersedes(
             status = {item.text: item.status for item in items}
             assert status.get(frame.format(clubs[n], old[n])) == "stale", status
             assert status.get(frame.format(clubs[n], new[n])) == "current", status
+
+
+def _statuses(mem: memlane.Memory, question: str) -> dict[str, str]:
+    return {item.text: item.status for item in mem.recall("U-1", question).items}
+
+
+def test_an_update_after_the_old_value_said_again_and_again_supersedes_it(
+    clock: FakeClock,
+) -> None:
+    """The old clause said again and again fills the heads that reach into its value.
+
+    "the chair of the kalo club is ada" (and every shorter head) then holds more than
+    ``RECENT_FILINGS`` filings, all of the old clause; the update shares only the slot's own
+    head ("the chair of the kalo club is") and no tail. A walk that skipped a chain's shorter
+    filled keys for a longer filled one would not read it, and the old chair stayed current.
+    """
+    old, new = "The chair of the Kalo club is Ada Moss", "The chair of the Kalo club is Ben Ode"
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        others = _chairs(range(2 * RECENT_FILINGS), clock)
+        said = [
+            {"subject": "U-1", "text": old, "at": clock.advance(minutes=1)}
+            for _ in range(2 * RECENT_FILINGS)
+        ]
+        mem.summaries.add_notes(others + said)
+        mem.remember("U-1", new, at=clock.advance(hours=1))
+        assert mem.index.wait(timeout=60)
+        status = _statuses(mem, "who chairs the Kalo club?")
+        assert status.get(old) == "stale", status
+        assert status.get(new) == "current", status
+
+
+LONG_FRAME = "{who} is planning {what} lessons in {where} {when}, and would like tacos afterwards"
+"""The shape of ``memlane bench scale``'s notes: two of them share a head and a tail of more
+than half of each (the person, the verb, the time, the food) and differ in two spans."""
+
+
+def _long_frames(numbers: range, when: str, clock: FakeClock) -> list[dict[str, object]]:
+    """Statements of ``LONG_FRAME`` that re-fill no slot of another: each differs in two spans."""
+    syllables = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "zu", "bri", "dan", "fe", "gor"]
+    texts = [
+        LONG_FRAME.format(
+            who="Hiro",
+            what=syllables[n % 12] + syllables[n // 12 % 12] + "di",
+            where=(syllables[n // 7 % 12] + syllables[n % 7]).title() + "pur",
+            when=when,
+        )
+        for n in numbers
+    ]
+    return [{"subject": "U-1", "text": text, "at": clock.advance(minutes=1)} for text in texts]
+
+
+@pytest.mark.parametrize("later", [0, 3 * RECENT_FILINGS])
+def test_an_update_in_a_stream_of_long_frames_supersedes_by_the_side_it_shares_most(
+    clock: FakeClock, later: int
+) -> None:
+    """Each update shares with the statement it updates a short tail and a long head, or
+    the other way round, in a stream whose statements share long frames.
+
+    The tail ", and would like tacos afterwards" and the longer "after work, and would like
+    tacos afterwards" (and the heads "hiro is planning" …) are filed more than
+    ``RECENT_FILINGS`` times by statements that re-fill nothing, some of them said after
+    the update (``later``): the first update is filed under a short tail only below the
+    longer ones, and found by its head ("hiro is planning kalodi lessons in"); the second
+    shares a short head below "hiro is planning", and is found by its tail.
+    """
+    first_old = LONG_FRAME.format(who="Hiro", what="kalodi", where="Zumi", when="after work")
+    first_new = "Hiro is planning kalodi lessons in Tor Vale, and would like tacos afterwards"
+    second_old = LONG_FRAME.format(who="Hiro", what="mekodi", where="Vask", when="after work")
+    second_new = LONG_FRAME.replace("is planning", "wants to try").format(
+        who="Hiro", what="mekodi", where="Vask", when="after work"
+    )
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        notes = [
+            {"subject": "U-1", "text": t, "at": clock.advance(minutes=1)}
+            for t in (first_old, second_old)
+        ]
+        notes += _long_frames(range(2 * RECENT_FILINGS), "after work", clock)
+        notes += _long_frames(range(100, 100 + 2 * RECENT_FILINGS), "every morning", clock)
+        notes += [
+            {"subject": "U-1", "text": t, "at": clock.advance(minutes=1)}
+            for t in (first_new, second_new)
+        ]
+        notes += _long_frames(range(200, 200 + later), "after work", clock)
+        notes += _long_frames(range(300, 300 + later), "every morning", clock)
+        mem.summaries.add_notes(notes)
+        assert mem.index.wait(timeout=60)
+        status = _statuses(mem, "what about kalodi lessons in Zumi?")
+        assert status.get(first_old) == "stale", status
+        status = _statuses(mem, "what about mekodi lessons in Vask?")
+        assert status.get(second_old) == "stale", status
+
+
+def _tested_by_one_recall(clock: FakeClock, calls: list[int], others: int) -> int:
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        first = LONG_FRAME.format(who="Hiro", what="kalodi", where="Zumi", when="after work")
+        notes = [{"subject": "U-1", "text": first, "at": clock.advance(minutes=1)}]
+        notes += _long_frames(range(3 * RECENT_FILINGS), "after work", clock)
+        notes += _long_frames(range(100, 100 + others), "every morning", clock)
+        mem.summaries.add_notes(notes)
+        assert mem.index.wait(timeout=60)
+        mem.recall("U-1", "what about kalodi lessons?")  # keys, vectors: all settled
+        calls[0] = 0
+        assert mem.recall("U-1", "what about kalodi lessons in Zumi?").items
+        return calls[0]
+
+
+def test_judging_tests_no_more_clauses_for_statements_sharing_less_of_a_clause(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Statements said since that share only the shortest tails of the judged clauses.
+
+    Every "… every morning, and would like tacos afterwards" said after the "… after work, and
+    would like tacos afterwards" statements is filed under their tail ", and would like tacos
+    afterwards" but not under "after work, and would like tacos afterwards", whose 16 latest
+    filings are other statements said since: on main each judged clause was tested against
+    the 16 latest of both (129 clauses tested without them, 230 with them); the shorter keys
+    are no longer read.
+    """
+    import memlane.router.adjudicate as adjudicate
+
+    calls = [0]
+    real = adjudicate.restates
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(adjudicate, "restates", counting)
+    few = _tested_by_one_recall(clock, calls, 0)
+    many = _tested_by_one_recall(clock, calls, 3 * RECENT_FILINGS)
+    assert many <= few + RECENT_FILINGS // 4, (few, many)

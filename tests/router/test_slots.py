@@ -210,3 +210,18 @@ def _clauses_as_before(text: str, speaker: str = "") -> tuple[str, ...]:
 def test_clauses_are_those_found_before(text: str) -> None:
     assert clauses.__wrapped__(text, "U-1") == _clauses_as_before(text, "U-1")
     assert clauses.__wrapped__(text) == _clauses_as_before(text)
+
+
+@given(st.text(alphabet="ab Z9 ,.-'é²Ⅻ中文٣", max_size=24))
+def test_word_cuts_are_where_no_ascii_letter_or_digit_is_on_both_sides(clause: str) -> None:
+    """The cuts tested with a set of characters, as they were with ``str`` methods."""
+    from memlane.router.slots import _joins, word_cuts
+
+    def joins(cut: int) -> bool:
+        pair = clause[cut - 1 : cut + 1]
+        return 0 < cut < len(clause) and all(ch.isascii() and ch.isalnum() for ch in pair)
+
+    assert word_cuts(clause) == tuple(cut for cut in range(1, len(clause)) if not joins(cut))
+    assert [_joins(clause, cut) for cut in range(-1, len(clause) + 2)] == [
+        joins(cut) for cut in range(-1, len(clause) + 2)
+    ]

@@ -378,6 +378,55 @@ def test_graphs_ready_brings_a_graph_built_early_up_to_the_database(
     assert not searched  # in step: nothing left to patch, no scan instead of the graph
 
 
+def test_a_graph_far_behind_is_patched_not_built_again(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vectors stored faster than the graph follows are added to it, never a rebuild of all."""
+    rng = np.random.default_rng(41)
+    add(store, "t", "U-1", unit(rng, 200))
+    assert built(store, "t", "U-1", unit(rng, 1)[0])
+    builds = []
+    build = ann.VectorIndexes._build
+    monkeypatch.setattr(ann.VectorIndexes, "_build", lambda *a: builds.append(a) or build(*a))
+    matrix = unit(rng, 2 * ann.CHUNK + 100)  # over a building chunk and ten times the graph
+    ids = add(store, "t", "U-1", matrix)
+    assert store.graphs_ready("t", MODEL, 30)
+    (graph,) = indexes(store)._graphs.values()
+    assert len(graph.ids) == 200 + len(matrix) and not builds
+    assert search(store, "t", "U-1", matrix[7])[0] == ids[7]
+
+
+def test_a_build_reads_what_was_stored_when_it_began_and_catches_up_after(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vectors stored during a build are patched in after it, not chased by it (an import
+    that stores vectors as fast as the build adds them would keep it from ending)."""
+    rng = np.random.default_rng(43)
+    first = add(store, "t", "U-1", unit(rng, 200))
+    gate, reading, read = threading.Event(), threading.Event(), []
+    chunk = ann.vector_chunk
+
+    def held_chunk(*args):  # type: ignore[no-untyped-def]
+        rows = chunk(*args)
+        read.extend(row[0] for row in rows)
+        reading.set()
+        assert gate.wait(30)
+        return rows
+
+    monkeypatch.setattr(ann, "vector_chunk", held_chunk)
+    search(store, "t", "U-1", unit(rng, 1)[0])  # starts the build
+    assert reading.wait(30)
+    later = add(store, "t", "U-1", unit(rng, 300))
+    gate.set()
+    assert indexes(store).wait(30)
+    assert set(read) <= set(first)  # the build stopped where the scope ended when it began
+    (graph,) = indexes(store)._graphs.values()
+    assert sorted(graph.ids.tolist()) == sorted(first)
+    assert store.graphs_ready("t", MODEL, 30)  # what mem.index.wait() ends with
+    (caught_up,) = indexes(store)._graphs.values()
+    assert sorted(caught_up.ids.tolist()) == sorted(first + later)
+
+
 def test_index_wait_includes_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After ``mem.index.wait()`` a large subject's first search goes through its graph."""
     monkeypatch.setattr(ann, "THRESHOLD", 40)

@@ -12,6 +12,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
 
 import pytest
 from tests.conftest import FakeClock
@@ -210,6 +211,26 @@ def test_writes_wait_for_room_when_the_backlog_is_over_the_limit(open_memory, mo
     third.join(timeout=30)
     assert not third.is_alive()
     assert mem.index.wait(timeout=30)
+
+
+def test_an_import_counts_every_note_it_adds_against_the_limit(open_memory, monkeypatch):
+    """An import of many notes in one commit fills the backlog by as many items."""
+    monkeypatch.setattr(indexer, "BACKLOG_LIMIT", 3)
+    embedder = GatedEmbedder()
+    mem = open_memory(embedder)
+    said = datetime(2026, 1, 1, tzinfo=UTC)
+    mem.summaries.add_notes(
+        [{"subject": "U-1", "text": f"imported note {n}", "at": said} for n in range(5)]
+    )
+    after = threading.Thread(target=mem.remember, args=("U-1", "said after the import"))
+    after.start()
+    after.join(timeout=0.5)
+    assert after.is_alive()  # five items wait: over the limit of three
+    embedder.gate.set()
+    after.join(timeout=30)
+    assert not after.is_alive()
+    assert mem.index.wait(timeout=30)
+    assert len(embedder.embedded) == 6
 
 
 def test_a_bad_indexing_mode_is_refused(clock: FakeClock):

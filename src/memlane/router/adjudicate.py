@@ -38,18 +38,10 @@ from memlane.router.candidates import (
 from memlane.router.claims import SELF, Claim, claims, named
 from memlane.router.evidence import Evidence, Statement, first_later, turns_of
 from memlane.router.in_place import boost, in_place
-from memlane.router.line_facts import LineFacts, said_keys
+from memlane.router.line_facts import LineFacts, said_keys, statement_key
 from memlane.router.slots import clauses, restates
 from memlane.router.summary_lane import ABOUT, TOPICS, topics
-from memlane.router.takeback import (
-    chosen_over,
-    only_takes_back,
-    readdressed_by,
-    replaced_in_frame,
-    replaced_in_meaning,
-    retracted_in,
-    switched_from,
-)
+from memlane.router.takeback import Retracting, chosen_over, only_takes_back
 from memlane.router.verdicts import (
     Verdict,
     against_ended,
@@ -88,6 +80,7 @@ class Adjudicator:
         self._offers: tuple[Offer, ...] = ()
         self._said_by: datetime | None = None
         self._fallen: list[tuple[frozenset[str], Verdict]] = []
+        self._retractions: dict[tuple[str, str], Retracting] = {}
 
     def judge(
         self,
@@ -360,9 +353,7 @@ class Adjudicator:
         line = candidate.lines[index]
         said = facts.said if facts is not None else said_keys(line, subject)
         verbatim = [
-            found
-            for found in sources
-            if any(words in normalize_for_dedupe(found.text) for words in said)
+            found for found in sources if any(words in statement_key(found.text) for words in said)
         ]
         if verbatim:  # the statement the line repeats dates it, not one naming its value
             sources = verbatim
@@ -450,24 +441,31 @@ class Adjudicator:
         kinds = None if facts is None else facts.kinds
 
         def ties(found: Statement) -> bool:
-            if (
-                retracted_in(evidence, found.text, text, subject)
-                or switched_from(evidence, found.text, text, subject)
-                or chosen_over(found.text, text, subject, self._offers)
-            ):
+            later = self._retracting(subject, found)
+            if later.names(text) or chosen_over(found.text, text, subject, self._offers):
                 return True
-            giver = readdressed_by(evidence, found, text, kinds)
+            giver = later.giver(text, kinds)
             if giver is not None:  # what answers in place of ``text``: it gives the new value
                 givers[found.ref] = giver
                 return True
-            return replaced_in_meaning(evidence, found, candidate.turns) or replaced_in_frame(
-                evidence, found, candidate.turns
-            )
+            return later.replaces(candidate.turns)
 
         latest = first_later(evidence.retracting(), after, candidate.turns, ties)
         if latest is not None:
             latest = givers.get(latest.ref, latest)
         return latest_verdict([latest] if latest is not None else [])
+
+    def _retracting(self, subject: str, found: Statement) -> Retracting:
+        """A later retraction of ``subject``'s, as every text is held against it this recall.
+
+        What it takes back is read once, when the first text is held against it: ~80 texts
+        are judged per recall, most against the same few retractions said after them.
+        """
+        key = (subject, found.ref)
+        later = self._retractions.get(key)
+        if later is None:
+            later = self._retractions[key] = Retracting(self._evidence(subject), found, subject)
+        return later
 
     def _evidence(self, subject: str) -> Evidence:
         """The subject's statements, as judgements ask for them, read once per recall."""

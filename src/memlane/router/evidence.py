@@ -408,7 +408,7 @@ class StoredEvidence:
             named = [int(ref[5:]) for ref in turns if ref.startswith("note:") and ref[5:].isdigit()]
             notes.update(self.data.by_id(named))
             ordered = sorted(notes.values(), key=lambda note: (note.at, note.id))
-            found = self._citing[turns] = self.as_statements(ordered) + self._listed.citing(turns)
+            found = self._citing[turns] = self._statements(ordered) + self._listed.citing(turns)
         return list(found)
 
     def claiming(self, key: tuple[str, str]) -> Iterator[Statement]:
@@ -509,12 +509,20 @@ class StoredEvidence:
 
     def _latest(self, kind: str, keys: Sequence[str]) -> Iterator[Statement]:
         for note in self.data.latest(kind, keys):
-            if note.id not in self._said:
-                found = self.as_statements([note])
-                self._said[note.id] = found[0] if found else None
-            said = self._said[note.id]
-            if said is not None:
-                yield said
+            yield from self._statements([note])
+
+    def _statements(self, notes: Sequence[Note]) -> list[Statement]:
+        """The visible ones of ``notes`` as statements, in order, each built once per recall.
+
+        The lines a recall judges cite overlapping turns: a note citing one turn is read
+        for each line citing it.
+        """
+        missing = [note for note in notes if note.id not in self._said]
+        if missing:
+            built = {s.note.id: s for s in self.as_statements(missing) if s.note is not None}
+            for note in missing:
+                self._said[note.id] = built.get(note.id)
+        return [said for note in notes if (said := self._said[note.id]) is not None]
 
     def _size(self) -> int:
         return self.data.count(NOTE, [""], self.visible) + len(self.window)

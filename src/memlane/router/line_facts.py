@@ -22,13 +22,22 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 
+from memlane.router.claims import CACHED_STATEMENTS
 from memlane.router.takeback import names_none, retracted_terms, values_by_kind
 from memlane.summaries.notes import resolve_first_person
 from memlane.summaries.text import normalize_for_dedupe
 
-__all__ = ["LineFacts", "line_facts", "read_line_facts", "said_keys", "stored_line_facts"]
+__all__ = [
+    "LineFacts",
+    "line_facts",
+    "read_line_facts",
+    "said_keys",
+    "statement_key",
+    "stored_line_facts",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +74,20 @@ def said_keys(line: str, subject: str) -> frozenset[str]:
     return frozenset(
         (normalize_for_dedupe(line), normalize_for_dedupe(resolve_first_person(line, subject)))
     )
+
+
+@lru_cache(maxsize=CACHED_STATEMENTS)
+def statement_key(text: str) -> str:
+    """The dedupe key of a statement a line cites, which holds the line's when it repeats it.
+
+    Kept for the process, not only the recall (:func:`normalize_for_dedupe` is a function of
+    the text alone): every recall dates each of ~80 summary lines by the notes it cites, and
+    the same notes are cited in recall after recall.
+
+    >>> statement_key("Email for receipts: H@example.com!")
+    'email for receipts h example com'
+    """
+    return normalize_for_dedupe(text)
 
 
 def stored_line_facts(lines: Iterable[str], subject: str) -> str:

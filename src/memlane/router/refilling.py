@@ -8,6 +8,10 @@ heads and its tails, shortest first), only the :data:`RECENT_FILINGS` latest cla
 there, in time order from an index: the cost of a judgement stays bounded however much the
 subject has said in that shape. Along a chain, a key whose latest filings are all its
 filings ends the reading: every re-fill filed under a longer key of the chain is among them.
+And a chain's reading starts at its longest key whose latest filings are as many other
+clauses, all said after the judged statement (:meth:`RefillWalk.probed`): when that many
+statements said since share more of the clause on that side, a re-fill sharing less of it
+there is looked for on its other side only (see docs/recall.md).
 """
 
 from __future__ import annotations
@@ -87,15 +91,51 @@ class RefillWalk:
             ]
             step *= 2
 
-    def probed(self, clause: str) -> list[str]:
-        """The kinds whose latest filings judge ``clause``: each chain to its first not filled."""
+    def probed(self, clause: str, limit: tuple[int, int] | None = None) -> list[str]:
+        """The kinds whose latest filings judge ``clause``: each chain to its first not filled.
+
+        With ``limit`` (a :class:`Head`'s ``(before, stored_before)`` of the judged statement),
+        a chain starts at its longest such key whose latest filings are :data:`RECENT_FILINGS`
+        clauses other than ``clause``, all said after it (:meth:`_moved_on`); the shorter keys
+        of the chain are not read. What they would add is a clause sharing less of ``clause``
+        on that side than all of those do: a re-fill of that kind is found by the other side
+        (a re-fill shares a head and a tail making half of it) when that side reads it. Filings
+        of ``clause`` itself never count: said again and again, the old value fills the
+        keys reaching into it, and its update shares only the shorter one of its slot.
+        """
+        self.prepare([clause])  # a replacement judged after the others: its keys in rounds
+        own = clause_digest(clause)
         kinds: list[str] = []
         for chain in kind_chains(clause):
+            probed: list[str] = []
             for kind in chain:
-                kinds.append(kind)
+                probed.append(kind)
                 if not self._filled(kind):
                     break
+            if limit is not None:
+                deepest = next(
+                    (
+                        i
+                        for i in range(len(probed) - 1, 0, -1)
+                        if self._moved_on(probed[i], own, limit)
+                    ),
+                    0,
+                )
+                probed = probed[deepest:]
+            kinds += probed
         return kinds
+
+    def _moved_on(self, kind: str, own: str, limit: tuple[int, int]) -> bool:
+        """Whether ``kind``'s latest filings are other clauses than ``own``, said after ``limit``.
+
+        Each of them filed once (``own`` is a digest), as many as are read.
+        """
+        heads = self.data.recent(kind, self.visible, RECENT_FILINGS)
+        return (
+            len(heads) >= RECENT_FILINGS
+            and (heads[-1].before, heads[-1].stored_before) < limit
+            and all(head.key != own for head in heads)
+        )
 
     def _filled(self, kind: str) -> bool:
         return self.data.filled(kind, self.visible, RECENT_FILINGS)
@@ -113,7 +153,7 @@ class RefillWalk:
         limit = (-to_micros(after[0]), -to_micros(after[1]))
         lists = {
             kind: self.data.recent(kind, self.visible, RECENT_FILINGS)
-            for kind in self.probed(clause)
+            for kind in self.probed(clause, limit)
         }
         heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
         best: tuple[tuple[int, int, int], Statement] | None = None

@@ -202,7 +202,12 @@ def word_cuts(clause: str) -> tuple[int, ...]:
     >>> word_cuts("my team")
     (2, 3)
     """
-    return tuple(cut for cut in range(1, len(clause)) if not _joins(clause, cut))
+    word = _WORDISH
+    return tuple(
+        cut
+        for cut in range(1, len(clause))
+        if clause[cut - 1] not in word or clause[cut] not in word
+    )
 
 
 def masked_key(side: str, frame: str) -> str:
@@ -348,11 +353,9 @@ def _word_edges(old: str, new: str, prefix: int, suffix: int) -> tuple[int, int]
 
 def _joins(text: str, cut: int) -> bool:
     """True if a cut before ``text[cut]`` would split a Latin word or a number."""
-    if cut <= 0 or cut >= len(text):
-        return False
-    before, after = text[cut - 1], text[cut]
-    return _wordish(before) and _wordish(after)
+    return 0 < cut < len(text) and text[cut - 1] in _WORDISH and text[cut] in _WORDISH
 
 
-def _wordish(ch: str) -> bool:
-    return ch.isascii() and ch.isalnum()
+_WORDISH = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+"""The characters a Latin word or a number is made of (``isascii() and isalnum()``): a set,
+since :func:`word_cuts` and :func:`restates` test one pair per character of a clause."""

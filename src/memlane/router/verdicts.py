@@ -20,6 +20,9 @@ from memlane.router.candidates import TIER_OTHERS, Candidate, SubjectFacts
 from memlane.router.claims import Claim, mentions
 from memlane.router.evidence import Statement, origins
 
+_IDENTIFIED = frozenset(IDENTIFIER_ATTRIBUTES.values())
+"""The attributes whose values an identifier in a text names (phones, e-mails, orders …)."""
+
 # "在上海工作" reads as an employer claim but usually names a work place: no timing rule.
 NO_TIMING_RULE = frozenset({"employer"})
 
@@ -72,7 +75,9 @@ def against_ended(
     statement that takes a value back itself: "cancel ORD-1" is what ended ORD-1.
     """
     assert candidate.said
-    if not may_name_identifier(text) or takes_back(text, (subject,)):
+    if held.many.isdisjoint(_IDENTIFIED) or not may_name_identifier(text):
+        return None  # no identifier the text could name is held many-valued: none ended
+    if takes_back(text, (subject,)):
         return None
     for mention in find_identifiers(text):
         attribute = IDENTIFIER_ATTRIBUTES.get(mention.kind)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from datetime import datetime
+from functools import partial
 from typing import Any, NamedTuple
 
 from memlane import validation
@@ -306,7 +307,8 @@ class SummariesLane:
                     if keys is not None and self._in_parts(keys):
                         # Before the commit shows it waiting: the background worker leaves it.
                         writers.enter_context(self._indexer.keyed_by_writer(stored[-1].id))
-                store.after_commit(self._indexer.notify)
+                # Every note is an item to embed: the backlog's limit counts them, not commits.
+                store.after_commit(partial(self._indexer.notify, len(stored)))
             for written, (_, keys) in zip(stored, keyed, strict=True):
                 if keys is not None and self._in_parts(keys):
                     self._key_in_parts(written, keys)

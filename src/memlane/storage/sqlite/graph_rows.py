@@ -94,14 +94,23 @@ def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = No
     return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
 
 
-def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int) -> list[Any]:
-    """``(id, vector)`` of the next ``CHUNK`` embedded docs in scope with ids above ``after``."""
+def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int, upto: int) -> list[Any]:
+    """``(id, vector)`` of the next ``CHUNK`` embedded docs in scope, ids in ``(after, upto]``."""
     where, parameters = scope_sql(key)
     return database.fetchall(
         f"SELECT id, vector FROM search_docs WHERE {where} AND id > %(after)s "
-        "ORDER BY id LIMIT %(chunk)s",
-        {**parameters, "after": after, "chunk": CHUNK},
+        "AND id <= %(upto)s ORDER BY id LIMIT %(chunk)s",
+        {**parameters, "after": after, "upto": upto, "chunk": CHUNK},
     )
+
+
+def highest_embedded(database: SQLiteDatabase, key: ScopeKey) -> int:
+    """The highest id of a doc in the scope with a vector from its model (0: none)."""
+    where, parameters = scope_sql(key)
+    row = database.fetchone(
+        f"SELECT coalesce(max(id), 0) FROM search_docs WHERE {where}", parameters
+    )
+    return int(row[0])
 
 
 def vectors_of(database: SQLiteDatabase, key: ScopeKey, ids: Ids) -> list[Any]:
