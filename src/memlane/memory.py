@@ -218,6 +218,7 @@ class Memory:
             keyer=note_keys,
             index=self.index,
             liner=derive_line_facts,
+            kept=self._resources.lines,
         )
         self.ingester = FactIngester(self.facts, self.extractor.attributes())
         self.views = Views(

@@ -26,6 +26,7 @@ from memlane.sessions import RunningSessions
 from memlane.storage.base import Backend
 from memlane.summaries.indexer import Indexer, Indexing
 from memlane.summaries.linedata import NoteKeyer
+from memlane.summaries.sources_kept import KeptLines
 from memlane.textwork import TextProcess
 from memlane.window.redis import connect
 
@@ -121,6 +122,8 @@ class SharedResources:
     sessions: RunningSessions
     indexer: Indexer
     locks: KeyedLocks = field(default_factory=KeyedLocks)
+    lines: KeptLines = field(default_factory=KeptLines)
+    """What line weighing read of each subject's note keys, kept across recalls."""
     text: TextProcess | None = None
     """Where long notes are read (``indexing="process"``); ``None``: in the request."""
 

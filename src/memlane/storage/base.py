@@ -195,6 +195,14 @@ class SummaryStore(Transactional, Protocol):
         """
         ...
 
+    def note_stamp(self, tenant: str, subject: str) -> int:
+        """A number that moves with every write of the subject's note keys, never back.
+
+        Two reads finding the same stamp saw the same keys between them: what is read of the
+        keys may be kept while it stays.
+        """
+        ...
+
     def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
         """Live notes of a subject whose keys are not stored yet."""
         ...

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 from memlane.errors import StorageError
@@ -24,6 +24,19 @@ class Nesting:
         self._poisoned = False
         self._owner: int | None = None
         self._committed: list[Callable[[], None]] = []
+        self._once: set[Hashable] = set()
+
+    def first(self, key: Hashable) -> bool:
+        """Whether the calling thread's outermost transaction meets ``key`` for the first time.
+
+        Always true outside a transaction of this thread.
+        """
+        if not self.depth or self._owner != threading.get_ident():
+            return True
+        if key in self._once:
+            return False
+        self._once.add(key)
+        return True
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` after the calling thread's outermost transaction commits.
@@ -72,6 +85,7 @@ class Nesting:
     def outermost(self) -> Iterator[None]:
         """The outermost block; raises before the commit if a nested block failed writing."""
         self.depth, self._owner = 1, threading.get_ident()
+        self._once.clear()
         try:
             yield
             if self._poisoned:

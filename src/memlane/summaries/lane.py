@@ -25,6 +25,7 @@ from memlane.summaries.indexer import Index, Indexer
 from memlane.summaries.linedata import LineData, NoteKeyer
 from memlane.summaries.model import Note, NoteHit, Summary, SummaryContent, SummaryHit
 from memlane.summaries.search import fuse, fuse_partial
+from memlane.summaries.sources_kept import KeptLines
 from memlane.timeutil import Clock, checked_now, to_micros
 from memlane.validation import integer, name
 from memlane.window.model import Turn
@@ -51,8 +52,10 @@ class SummariesLane:
         keyer: NoteKeyer | None = None,
         index: Index | None = None,
         liner: SummaryLiner | None = None,
+        kept: KeptLines | None = None,
     ) -> None:
         self._store = store
+        self._kept = kept
         self._keyer = keyer
         self._liner = liner
         self._tenant = tenant
@@ -81,7 +84,8 @@ class SummariesLane:
 
     def line_data(self, subject: str, keyer: NoteKeyer) -> LineData:
         """What recall needs of the subject's notes, read by key (notes without keys keyed)."""
-        return LineData.open(self._store, self._tenant, name("subject", subject), keyer)
+        subject = name("subject", subject)
+        return LineData.open(self._store, self._tenant, subject, keyer, self._kept)
 
     def transcript(self, session_id: str) -> list[Turn]:
         """The raw turns of a session, if the memory retains transcripts (else empty)."""

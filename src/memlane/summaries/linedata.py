@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from memlane.storage.base import ANY, TIMED_KINDS, SummaryStore, Visible
 from memlane.summaries.model import Note
+from memlane.summaries.sources_kept import KeptLines, LineReads
 from memlane.timeutil import to_micros
 
 NoteKeyer = Callable[[str, str, Sequence[str]], list[tuple[str, str]]]
@@ -106,10 +107,13 @@ class LineData:
         subject: the subject.
     """
 
-    def __init__(self, store: SummaryStore, tenant: str, subject: str) -> None:
+    def __init__(
+        self, store: SummaryStore, tenant: str, subject: str, kept: KeptLines | None = None
+    ) -> None:
         self._store = store
         self._tenant = tenant
         self._subject = subject
+        self._kept = kept
         self._counts: dict[tuple[object, ...], int] = {}
         self._pages: dict[tuple[str, str], list[list[Note]]] = {}
         self._heads: dict[tuple[str, Visible, int], list[Head]] = {}
@@ -120,10 +124,44 @@ class LineData:
         self._held: dict[tuple[str, str], int] = {}
 
     @classmethod
-    def open(cls, store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> LineData:
-        """The subject's line data, after keying the notes stored without keys."""
+    def open(
+        cls,
+        store: SummaryStore,
+        tenant: str,
+        subject: str,
+        keyer: NoteKeyer,
+        kept: KeptLines | None = None,
+    ) -> LineData:
+        """The subject's line data, after keying the notes stored without keys.
+
+        ``kept``: where line weighing keeps what it read across recalls (:meth:`kept_reads`).
+        """
         key_subject(store, tenant, subject, keyer)
-        return cls(store, tenant, subject)
+        return cls(store, tenant, subject, kept)
+
+    def kept_reads(self) -> LineReads:
+        """What line weighing read of these keys before, while they stay as they were.
+
+        A copy to add to, then hand to :meth:`offer`. Empty and not kept without a
+        :class:`KeptLines`, or inside a write transaction (its own writes are not committed:
+        the stamp it would read may yet go back).
+        """
+        if self._kept is None or self._store.in_transaction:
+            return LineReads()
+        store, tenant, subject = self._store, self._tenant, self._subject
+        return self._kept.begin(tenant, subject, lambda: store.note_stamp(tenant, subject))
+
+    def offer(self, reads: LineReads) -> LineReads:
+        """Offer what line weighing read to the next recalls; a copy to go on adding to."""
+        if self._kept is None or reads.stamp is None or reads.weight == reads.start:
+            return reads
+        self._kept.offer(self._tenant, self._subject, reads)
+        return reads.copy()
+
+    def know_holders(self, kind: str, found: dict[str, list[int]]) -> None:
+        """Take the holders of these keys of ``kind`` as read (kept from an earlier recall)."""
+        for key, ids in found.items():
+            self._holders.setdefault((kind, key), ids)
 
     def citing(self, turns: Iterable[str]) -> list[Note]:
         """The live notes citing one of ``turns`` (their ``CITES`` keys), in the order said."""

@@ -97,6 +97,7 @@ def speakers(summary: Summary | None) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=32_768)  # a storyline's lines, asked at every recall of its subject
 def _quotes_someone(label: str, body: str) -> bool:
     """Whether ``label: body`` quotes a person, not a field name before its value.
 
@@ -311,7 +312,9 @@ class StoredNoteIndex(WeightedLines):
     rarest words (those outweighing the rest), so only the holders of those are read; for a
     session's summary, only the notes citing its turns. Of those notes only the words the
     lines say are read (never all of a note's words), and when and whence only of the notes
-    holding one of the rarest. What is read is kept for the recall.
+    holding one of the rarest. What is read is kept for the recall, and, where the line data
+    keeps reads across recalls (:meth:`LineData.kept_reads`), for the next recalls while the
+    subject's keys stay as they were (:mod:`memlane.summaries.sources_kept`).
 
     Args:
         data: the subject's stored line data.
@@ -319,32 +322,36 @@ class StoredNoteIndex(WeightedLines):
 
     def __init__(self, data: LineData) -> None:
         self._data = data
-        self._counts: dict[str, int] = {}
-        self._count: int | None = None
-        self._asked: dict[int, frozenset[str]] = {}
-        """Per note, the words asked whether it holds;"""
-        self._holds: dict[int, frozenset[str]] = {}
-        """of those, the ones it holds;"""
-        self._said: dict[int, tuple[tuple[int, int], tuple[str, ...]] | None] = {}
-        """when a note was said and the turns it cites (``None``: not a live note)."""
-        self._cited: dict[frozenset[str], list[int]] = {}
-        self._holder_set: dict[str, frozenset[int]] = {}
-        """the notes holding a word, of the words read by their holders (:meth:`_ask`)."""
+        self._reads = data.kept_reads()
+        self._shown: dict[tuple[str, tuple[str, ...]], tuple[list[str], bool]] = {}
+        """:meth:`_chosen` of this recall's query, asked by :meth:`prepare` and :meth:`choose`."""
+
+    def _chosen(self, lines: Sequence[str], query: str) -> tuple[list[str], bool]:
+        key = (query, tuple(lines))
+        found = self._shown.get(key)
+        if found is None:
+            found = self._shown[key] = super()._chosen(lines, query)
+        return list(found[0]), found[1]
 
     def _size(self) -> int:
-        if self._count is None:
-            self._count = self._data.counts(NOTE, [""])[""]
-        return self._count
+        reads = self._reads
+        if reads.notes is None:
+            reads.notes = self._data.counts(NOTE, [""])[""]
+            reads.weight += 1
+        return reads.notes
 
     def _held(self, word: str) -> int:
-        if word not in self._counts:
+        counts = self._reads.counts
+        if word not in counts:
             self._prefetch([word])
-        return self._counts[word]
+        return counts[word]
 
     def _prefetch(self, words: Iterable[str]) -> None:
-        missing = sorted({word for word in words if word not in self._counts})
+        counts = self._reads.counts
+        missing = sorted({word for word in words if word not in counts})
         if missing:
-            self._counts.update(self._data.counts(WORD, missing))
+            counts.update(self._data.counts(WORD, missing))
+            self._reads.weight += len(missing)
 
     def prepare(self, query: str, summaries: Sequence[Shown]) -> None:
         """Read what :meth:`choose` will ask for these summaries.
@@ -353,12 +360,18 @@ class StoredNoteIndex(WeightedLines):
         of the words each chosen line needs and of each session's turns, which of the lines'
         words those notes hold (the holders of the words held by few notes, in one call; the
         other words note by note), then when and whence of the notes holding a needed word.
+        What was read is then offered to the subject's next recalls.
         """
         said = (word for lines, _ in summaries for line in lines for word in line_words(line))
         self._prefetch([*line_words(query), *said])
-        pieces = [
-            (self._pieces(self._chosen(lines, query)[0]), within) for lines, within in summaries
+        sourced = self._reads.sourced
+        shown = [(self._chosen(lines, query)[0], within) for lines, within in summaries]
+        chosen = [  # a summary whose shown lines were all cited before needs nothing more
+            (lines, within)
+            for lines, within in shown
+            if any((line, within) not in sourced for line in lines)
         ]
+        pieces = [(self._pieces(lines), within) for lines, within in chosen]
         needed = {word for weighed, _ in pieces for weights in weighed for word in _needed(weights)}
         long = {
             word
@@ -367,9 +380,9 @@ class StoredNoteIndex(WeightedLines):
             for weights in weighed
             for word in _needed(weights)
         }
-        held = self._data.holders(WORD, sorted(long))
+        held = self._holders(WORD, sorted(long))
         sessions = [within for _, within in summaries if len(within) <= FEW_TURNS]
-        self._data.holders(CITES, sorted(set().union(*sessions)))
+        self._holders(CITES, sorted(set().union(*sessions)))
         asks: list[tuple[list[int], set[str]]] = []
         for weighed, within in pieces:  # each summary's notes, asked the words of its lines
             if len(within) <= FEW_TURNS:
@@ -384,9 +397,21 @@ class StoredNoteIndex(WeightedLines):
         )
         self._ask(*asks)
         ids = {i for compared, _ in asks for i in compared}
-        self._time(
-            [note_id for note_id in sorted(ids) if self._holds.get(note_id, frozenset()) & needed]
-        )
+        holds = self._reads.holds
+        self._time([note_id for note_id in sorted(ids) if holds.get(note_id, frozenset()) & needed])
+        for lines, within in chosen:  # what choose will ask, cited now, so that it is kept
+            for line in lines:
+                self.sources(line, within)
+        self._reads = self._data.offer(self._reads)
+
+    def sources(self, line: str, within: frozenset[str] | None = None) -> tuple[str, ...]:
+        """:meth:`WeightedLines.sources`, each line once per ``within`` while the keys stay."""
+        reads = self._reads
+        found = reads.sourced.get((line, within))
+        if found is None:
+            found = reads.sourced[line, within] = super().sources(line, within)
+            reads.weight += 1 + len(found)
+        return found
 
     def _pieces(self, lines: Sequence[str]) -> list[dict[str, float]]:
         """The weighed words of each piece of these lines that weighs anything."""
@@ -411,30 +436,46 @@ class StoredNoteIndex(WeightedLines):
             ids = sorted({i for word in needed for i in self._hold(word)})
         self._ask((ids, weights))
         wanted = frozenset(needed)
-        holding = [i for i in ids if self._holds.get(i, frozenset()) & wanted]
+        reads = self._reads
+        holding = [i for i in ids if reads.holds.get(i, frozenset()) & wanted]
         self._time(holding)
         order = list(weights)
         shared = []
         for note_id in holding:
-            found = self._said[note_id]
+            found = reads.said[note_id]
             if found is None:
                 continue
             when, turns = found
-            held = self._holds[note_id]
+            held = reads.holds[note_id]
             if cites_within(turns, within):
                 weight = sum(weights[word] for word in order if word in held)
                 first = 0 if earliest_first else min(order.index(w) for w in held if w in weights)
                 shared.append((first, when, turns, weight))
         return [(turns, weight) for *_, turns, weight in sorted(shared)]
 
+    def _holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
+        """:meth:`LineData.holders`, of keys not kept read from the store, the others told it."""
+        reads = self._reads
+        known = {key: reads.holders[kind, key] for key in keys if (kind, key) in reads.holders}
+        self._data.know_holders(kind, known)
+        missing = [key for key in keys if key not in known]
+        if missing:
+            found = self._data.holders(kind, missing)
+            for key in missing:
+                ids = reads.holders[kind, key] = found.get(key, [])
+                reads.weight += 1 + len(ids)
+        return {key: ids for key in keys if (ids := reads.holders[kind, key])}
+
     def _hold(self, word: str) -> list[int]:
-        return self._data.holders(WORD, [word]).get(word, [])
+        return self._holders(WORD, [word]).get(word, [])
 
     def _cite(self, within: frozenset[str]) -> list[int]:
-        found = self._cited.get(within)
+        reads = self._reads
+        found = reads.cited.get(within)
         if found is None:
-            held = self._data.holders(CITES, sorted(within)).values()
-            found = self._cited[within] = sorted({i for ids in held for i in ids})
+            held = self._holders(CITES, sorted(within)).values()
+            found = reads.cited[within] = sorted({i for ids in held for i in ids})
+            reads.weight += 1 + len(found)
         return found
 
     def _ask(self, *asks: tuple[Sequence[int], Iterable[str]]) -> None:
@@ -445,16 +486,17 @@ class StoredNoteIndex(WeightedLines):
         for every ask in one call (a note's keys are one index range, whichever of them are
         asked). Both read the same stored keys, so either answers the same.
         """
+        reads = self._reads
         pending: list[tuple[list[int], frozenset[str], list[str]]] = []
         for ids, words in asks:
             asked = frozenset(words)
             missing = [
-                i for i in dict.fromkeys(ids) if not asked <= self._asked.get(i, frozenset())
+                i for i in dict.fromkeys(ids) if not asked <= reads.asked.get(i, frozenset())
             ]
             if asked and missing:
                 self._prefetch(asked)
                 pending.append(
-                    (missing, asked, [w for w in asked if self._counts[w] <= len(missing)])
+                    (missing, asked, [w for w in asked if reads.counts[w] <= len(missing)])
                 )
         by_note = {i for missing, asked, rare in pending if len(rare) < len(asked) for i in missing}
         by_word = frozenset(w for missing, asked, rare in pending for w in asked.difference(rare))
@@ -466,31 +508,38 @@ class StoredNoteIndex(WeightedLines):
                     holds.setdefault(note_id, []).append(word)
             for note_id in missing:
                 read = widened if note_id in by_note else asked
-                before = self._asked.get(note_id)  # most notes are asked once: share ``read``
-                self._asked[note_id] = read if before is None else before | read
-                self._holds[note_id] = self._holds.get(note_id, frozenset()).union(
+                before = reads.asked.get(note_id)  # most notes are asked once: share ``read``
+                if before is None:
+                    reads.weight += 1
+                reads.holds[note_id] = reads.holds.get(note_id, frozenset()).union(
                     holds.get(note_id, ()), found.get(note_id, ())
                 )
+                reads.asked[note_id] = read if before is None else before | read
 
     def _holder_sets(self, words: Sequence[str]) -> dict[str, frozenset[int]]:
         """The notes holding each of ``words``, as sets (read in one store call, kept)."""
-        missing = [word for word in words if word not in self._holder_set]
+        sets = self._reads.holder_sets
+        missing = [word for word in words if word not in sets]
         if missing:
             held = self._data.holders(WORD, missing)
-            self._holder_set.update((word, frozenset(held.get(word, ()))) for word in missing)
-        return {word: self._holder_set[word] for word in words}
+            for word in missing:
+                found = sets[word] = frozenset(held.get(word, ()))
+                self._reads.weight += 1 + len(found)
+        return {word: sets[word] for word in words}
 
     def _time(self, ids: Sequence[int]) -> None:
         """Read when the notes not read yet were said, and the turns they cite."""
-        missing = [note_id for note_id in dict.fromkeys(ids) if note_id not in self._said]
+        reads = self._reads
+        missing = [note_id for note_id in dict.fromkeys(ids) if note_id not in reads.said]
         if not missing:
             return
         said = self._data.said(missing)
         for note_id in missing:
             found = said.get(note_id)
-            self._said[note_id] = (
+            reads.said[note_id] = (
                 None if found is None else ((found[0], note_id), _turns_in(found[1]))
             )
+        reads.weight += len(missing)
 
 
 def _needed(weights: dict[str, float]) -> list[str]:

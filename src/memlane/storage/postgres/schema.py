@@ -338,6 +338,11 @@ MIGRATIONS += (
     shared.SUMMARY_LINE_FACTS,
 )
 
+MIGRATIONS += (
+    # 17: a number per subject that moves with every write of its notes' keys (SQLite's 15).
+    shared.typed(shared.NOTE_STAMPS, **_TYPES),
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 from typing import Any, NamedTuple, Protocol, Self
@@ -144,6 +144,14 @@ class Database(ABC):
     def wrote(self) -> None:
         """Record that the current transaction has written (a nested failure then poisons it)."""
         self._writing()[1].wrote()
+
+    def first_in_transaction(self, key: Hashable) -> bool:
+        """Whether this thread's write transaction meets ``key`` for the first time.
+
+        Outside one: always. What a transaction needs done once per key (whatever it writes
+        after) is then done once: one statement per batch, not per row.
+        """
+        return self._writing()[1].first(key)
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` when this thread's write transaction has committed (now if none).

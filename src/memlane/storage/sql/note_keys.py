@@ -41,6 +41,7 @@ class SQLNoteKeys(SQLStore):
         # Keys are derived from the notes again if lost: the commit need not wait for the disk.
         with self.db.write([scope_key(tenant, subject, "notes")], derived=True):
             self.db.wrote()
+            moved_keys(self.db, tenant, subject)
             # A note forgotten since it was read (keys are derived outside any lock) gets no
             # rows: forgetting removed its rows already and would not again.
             live = {
@@ -93,6 +94,7 @@ class SQLNoteKeys(SQLStore):
             if waiting is None:
                 return False
             self.db.wrote()
+            moved_keys(self.db, tenant, subject)
             stored = (note.id, to_micros(note.at), to_micros(note.tx_from))
             if keys:
                 self.dialect.insert_note_keys(_key_rows(tenant, subject, stored, keys))
@@ -108,6 +110,7 @@ class SQLNoteKeys(SQLStore):
         keys: Sequence[tuple[str, str]] | None,
     ) -> None:
         """Inside a write: the rows of a note ``(id, said at, stored at)``, or mark it pending."""
+        moved_keys(self.db, tenant, subject)
         if keys is None:
             self.db.execute(
                 "INSERT INTO note_keys_pending (note_id, tenant, subject) VALUES (%s, %s, %s)",
@@ -115,6 +118,17 @@ class SQLNoteKeys(SQLStore):
             )
             return
         self.dialect.insert_note_keys(_key_rows(tenant, subject, note, keys))
+
+    def note_stamp(self, tenant: str, subject: str) -> int:
+        """The subject's stamp: it moves with every write of its notes' keys (0: none yet).
+
+        Every such write moves it in its own transaction (:func:`moved_keys`), and it never
+        goes back, so two reads that find the same stamp saw the same keys between them.
+        """
+        row = self.db.fetchone(
+            "SELECT stamp FROM note_stamps WHERE tenant = %s AND subject = %s", (tenant, subject)
+        )
+        return 0 if row is None else int(row[0])
 
     def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
         """Up to ``limit`` live notes of a subject whose keys are not stored yet."""
@@ -347,8 +361,23 @@ def _key_rows(
     return [(tenant, subject, kind, key, *note) for kind, key in dict.fromkeys(keys)]
 
 
+def moved_keys(database: Database, tenant: str, subject: str) -> None:
+    """Inside a write: the subject's notes' keys change, so move its stamp (once a transaction).
+
+    Every write of ``note_keys`` calls it (a note stored, keyed with it, later in parts or
+    again, forgotten, purged): what recall keeps of the keys across recalls is kept per stamp.
+    """
+    if database.first_in_transaction(("note_stamps", tenant, subject)):
+        database.execute(
+            "INSERT INTO note_stamps (tenant, subject, stamp) VALUES (%s, %s, 1) "
+            "ON CONFLICT (tenant, subject) DO UPDATE SET stamp = note_stamps.stamp + 1",
+            (tenant, subject),
+        )
+
+
 def drop_deleted_keys(database: Database, tenant: str, subject: str) -> None:
     """Inside a write: remove the key rows of the subject's deleted notes."""
+    moved_keys(database, tenant, subject)
     for table in ("note_keys", "note_keys_pending"):
         database.execute(
             f"DELETE FROM {table} WHERE tenant = %s AND subject = %s AND note_id IN "

@@ -121,6 +121,20 @@ PENDING_IN_ORDER = (
     "DROP INDEX note_keys_pending_by_subject",
     "CREATE INDEX note_keys_pending_by_subject ON note_keys_pending (tenant, subject, note_id)",
 )
+# Per subject, a number that moves with every write changing its notes' keys: a note stored,
+# keyed (with it, later in parts, or again), forgotten or purged. What recall reads of the keys
+# (how many notes hold a word, which do, which words a note holds) depends on nothing else, so
+# a reader may keep it across recalls while the number stays (memlane.summaries.sources_kept).
+# Moved once per write transaction and subject, in the transaction itself; never reset (a row
+# is never deleted), so a number once read stands for one state of the keys.
+NOTE_STAMPS = (
+    """CREATE TABLE IF NOT EXISTS note_stamps (
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        stamp {time} NOT NULL,
+        PRIMARY KEY (tenant, subject)
+    )""",
+)
 TIMED_KEYS = f"kind LIKE '{TIMED_KINDS}%'"
 """The key rows of kinds starting with :data:`memlane.storage.base.TIMED_KINDS`. A read states
 it word for word (``%`` doubled for the placeholders) for SQLite to use the partial index below;

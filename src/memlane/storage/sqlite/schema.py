@@ -85,6 +85,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     shared.BELIEVED_BY_END,
     # 14: what recall asks of a summary's lines, stored with each version (older: at recall).
     shared.SUMMARY_LINE_FACTS,
+    # 15: a number per subject that moves with every write of its notes' keys.
+    shared.typed([shared.NOTE_STAMPS[0] + " WITHOUT ROWID"], **_TYPES),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -1,0 +1,179 @@
+"""Line weighing's reads kept across recalls, per subject and stamp (summaries/sources_kept)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import pytest
+from tests.conftest import FakeClock
+from tests.support.note_keys import store_of
+
+import memlane
+from memlane.router.evidence import note_keys
+from memlane.summaries.sources import StoredNoteIndex
+from memlane.summaries.sources_kept import KeptLines, LineReads
+
+LINES = (
+    ["Caroline: I adopted a cat named Luna", "Caroline: I started pottery classes"],
+    frozenset[str](),
+)
+
+
+def read(kept: KeptLines, stamp: int, words: dict[str, int]) -> LineReads:
+    """A recall at ``stamp`` that read these word counts and offered them."""
+    reads = kept.begin("t", "U-1", lambda: stamp)
+    reads.counts.update(words)
+    reads.weight += len(words)
+    kept.offer("t", "U-1", reads)
+    return reads
+
+
+def test_reads_are_kept_once_a_later_stamp_read_finds_the_stamp_they_were_read_at() -> None:
+    kept = KeptLines()
+    read(kept, 3, {"luna": 1})
+    assert kept.begin("t", "U-1", lambda: 3).counts == {"luna": 1}
+    assert kept.begin("t", "U-2", lambda: 3).counts == {}  # per subject
+    assert kept.begin("u", "U-1", lambda: 3).counts == {}  # per tenant
+
+
+def test_reads_offered_before_a_write_are_not_kept_after_it() -> None:
+    kept = KeptLines()
+    read(kept, 3, {"luna": 1})
+    read(kept, 3, {"pottery": 2})  # kept: the second recall's stamp read proved the first's
+    assert kept.begin("t", "U-1", lambda: 4).counts == {}  # a write came between: all dropped
+    read(kept, 4, {"luna": 2})
+    assert kept.begin("t", "U-1", lambda: 4).counts == {"luna": 2}
+
+
+def test_an_offer_made_while_the_stamp_is_read_waits_for_the_next_recall() -> None:
+    # Taken before the stamp is read: an offer whose reads may have come after the read
+    # that would prove them is never kept by it.
+    kept = KeptLines()
+    read(kept, 3, {})
+
+    def stamp_read_during_an_offer() -> int:
+        read(kept, 3, {"luna": 1})
+        return 3
+
+    assert kept.begin("t", "U-1", stamp_read_during_an_offer).counts == {}
+    assert kept.begin("t", "U-1", lambda: 3).counts == {"luna": 1}
+
+
+def test_what_is_kept_is_bounded_per_subject_and_in_all() -> None:
+    kept = KeptLines(subject_ids=10, kept_ids=25)
+    big = {f"w{n}": 1 for n in range(11)}
+    read(kept, 1, big)
+    assert kept.begin("t", "U-1", lambda: 1).counts == {}  # past one subject's bound
+    for subject in ("A", "B", "C"):
+        reads = kept.begin("t", subject, lambda: 1)
+        reads.counts.update({f"w{n}": 1 for n in range(9)})
+        reads.weight += 9
+        kept.offer("t", subject, reads)
+        kept.begin("t", subject, lambda: 1)
+    assert kept.begin("t", "A", lambda: 1).counts == {}  # the least recent went first
+    assert len(kept.begin("t", "C", lambda: 1).counts) == 9
+
+
+def remember_five(mem: memlane.Memory) -> None:
+    mem.remember("U-1", "I adopted a cat named Luna")
+    mem.remember("U-1", "I started pottery classes")
+    mem.remember("U-1", "We went camping near the river")
+    mem.remember("U-1", "I ran a charity race last Saturday")
+    mem.remember("U-1", "I painted a lake sunrise for my sister")
+
+
+def index_of(mem: memlane.Memory) -> StoredNoteIndex:
+    return StoredNoteIndex(mem.summaries.line_data("U-1", note_keys))
+
+
+def counts_read(mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many word counts each store read of ``mem`` asks for."""
+    store, asked = store_of(mem), []
+    original = store.key_counts
+
+    def counting(tenant: str, subject: str, kind: str, keys: list[str]) -> dict[str, int]:
+        asked.append(len(keys))
+        return original(tenant, subject, kind, keys)
+
+    monkeypatch.setattr(store, "key_counts", counting)
+    return asked
+
+
+def test_a_memorys_next_recall_reads_nothing_its_last_read_and_a_write_drops_it(
+    clock: FakeClock, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = str(tmp_path / "kept.db")
+    with memlane.Memory(url, clock=clock, embedder="hash") as mem:
+        remember_five(mem)
+        asked = counts_read(mem, monkeypatch)
+        index_of(mem).prepare("what is my cat called?", [LINES])
+        index_of(mem).prepare("what is my cat called?", [LINES])
+        assert asked and sum(asked) > 0
+        asked.clear()
+        again = index_of(mem)
+        again.prepare("what is my cat called?", [LINES])
+        assert asked == [] and again.idf("luna") > 0
+        # Another memory (its own connection) writes: the next recall here reads anew.
+        with memlane.Memory(url, clock=clock, embedder="hash") as other:
+            for _ in range(3):
+                other.remember("U-1", "Luna sleeps on the sofa")
+        after = index_of(mem)
+        after.prepare("what is my cat called?", [LINES])
+        assert asked and after.idf("luna") == 0  # held by 4 of 8 notes now
+        fresh = StoredNoteIndex(mem.summaries.line_data("U-1", note_keys))
+        assert fresh.sources(LINES[0][0]) == after.sources(LINES[0][0])
+
+
+@pytest.mark.parametrize("write", ["remember", "forget"])
+def test_each_write_of_the_memory_itself_drops_what_was_kept(
+    mem: memlane.Memory, write: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remember_five(mem)
+    for _ in range(2):
+        index_of(mem).prepare("luna", [LINES])
+    if write == "remember":
+        mem.remember("U-1", "Luna sleeps on the sofa")
+    else:
+        mem.forget("U-1", reason="erasure")
+    asked = counts_read(mem, monkeypatch)
+    index = index_of(mem)
+    index.prepare("luna", [LINES])
+    assert asked
+    assert index._held("luna") == (2 if write == "remember" else 0)
+
+
+def test_inside_a_write_transaction_nothing_is_kept(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mem.remember("U-1", "I adopted a cat named Luna")
+    asked = counts_read(mem, monkeypatch)
+    with store_of(mem).transaction():
+        for _ in range(2):
+            index_of(mem).prepare("luna", [LINES])
+    assert len(asked) >= 2
+
+
+def test_recalls_on_many_threads_answer_as_one_alone(
+    clock: FakeClock, new_memory_url: Callable[[], str]
+) -> None:
+    with memlane.Memory(new_memory_url(), clock=clock, embedder="hash") as mem:
+        for n in range(30):
+            mem.remember("U-1", f"I adopted cat number {n} and started pottery class {n % 7}")
+        lines = [f"Caroline: cat number {n} and pottery class {n % 7}" for n in range(30)]
+        alone = StoredNoteIndex(mem.summaries.line_data("U-1", note_keys))
+        expected = [alone.sources(line) for line in lines]
+        found: list[list[tuple[str, ...]]] = []
+
+        def recall() -> None:
+            for _ in range(5):
+                index = index_of(mem)
+                index.prepare("which cat and pottery class?", [(lines, frozenset())])
+                found.append([index.sources(line) for line in lines])
+
+        threads = [threading.Thread(target=recall) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(found) == 20 and all(answer == expected for answer in found)
