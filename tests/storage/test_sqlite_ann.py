@@ -615,6 +615,40 @@ def test_a_graph_far_behind_ranks_what_it_lacks_beside_it(
     assert len(graph.ids) == 300  # the searches' graph was never changed under them
 
 
+def test_a_graph_far_behind_ranks_only_the_newest_vectors_it_lacks(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past RANKED_BEHIND, the older lacking vectors wait for the graph (found by words)."""
+    monkeypatch.setattr(ann, "PATCH_IN_SEARCH", 20)
+    monkeypatch.setattr(ann, "RANKED_BEHIND", 50)
+    rng = np.random.default_rng(44)
+    matrix = unit(rng, 300)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    gate = threading.Event()
+    catch_up = ann.VectorIndexes._catch_up
+    monkeypatch.setattr(
+        ann.VectorIndexes, "_catch_up", lambda self, *a: gate.wait(30) and catch_up(self, *a)
+    )
+    late = unit(rng, 200)
+    late_owners = add(store, "t", "U-1", late)
+    read = []
+    rank = ann.VectorIndexes._rank
+    monkeypatch.setattr(
+        ann.VectorIndexes,
+        "_rank",
+        lambda self, key, ids, *a: read.append(ids) or rank(self, key, ids, *a),
+    )
+    newest, older = late_owners[-50:], late_owners[:-50]
+    assert search(store, "t", "U-1", late[-1])[0] == late_owners[-1]
+    assert late_owners[3] not in search(store, "t", "U-1", late[3])  # not ranked yet
+    assert all(set(ids) & set(newest) and not set(ids) & set(older) for ids in read)
+    gate.set()
+    assert store.graphs_ready("t", MODEL, 30)
+    assert search(store, "t", "U-1", late[3])[0] == late_owners[3]  # caught up: found
+    assert set(owners) <= set(indexes(store)._graphs[("t", "U-1", "note", MODEL)].ids.tolist())
+
+
 def test_the_indexer_s_stored_vectors_get_their_graph_without_a_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

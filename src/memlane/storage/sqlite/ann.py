@@ -91,6 +91,12 @@ PATCH_IN_SEARCH = 256
 embedded) answers for what it holds, what it lacks is ranked beside its candidates by the stored
 vectors, and the building thread brings a copy up to date: no search adds thousands of vectors
 or scans the whole scope because its graph is behind."""
+RANKED_BEHIND = 2_000
+"""Most vectors a graph lacks that a search ranks beside its candidates (the newest, by id):
+what an exact scan of a scope just under :data:`THRESHOLD` reads. A graph further behind (an
+import outrunning its building thread) leaves its older lacking vectors to be found by their
+words until it catches up, as items not yet embedded are, instead of reading tens of thousands
+of vectors in the first recall after the import."""
 PATCH_PIECE = 256
 """Vectors added at a time to such a copy (between pieces: closed yet?)."""
 PREPARE_PASSES = 3
@@ -185,6 +191,7 @@ class VectorIndexes:
             if lacking is None:
                 return None
             candidates = self._candidates(graph, vector, limit)
+            lacking = lacking[-RANKED_BEHIND:]
             wanted = min(limit, len(graph.ids) + len(lacking))
         found = self._rank(key, [*candidates, *lacking.tolist()], vector, limit)
         return found if len(found) >= wanted else None
