@@ -18,7 +18,8 @@ import pytest
 import memlane
 from memlane.memo import recall_scope
 from memlane.router import executor, takeback
-from memlane.router.evidence import ListedEvidence, Statement, StoredEvidence, origins, statement
+from memlane.router.evidence import ListedEvidence, Statement, StoredEvidence, statement
+from memlane.router.summary_lane import SummaryFilters, note_statements
 from memlane.router.takeback import Retracting, values_by_kind
 from memlane.summaries.model import Note
 from tests.conftest import FakeClock
@@ -111,20 +112,11 @@ def test_stored_evidence_builds_each_note_as_a_statement_once(clock: FakeClock) 
             )
         built: Counter[int] = Counter()
 
+        everything = SummaryFilters(None, None, None, (), UTC)  # hides no note
+
         def as_statements(notes: Sequence[Note]) -> list[Statement]:
             built.update(note.id for note in notes)
-            return [
-                statement(
-                    note.subject,
-                    note.text,
-                    said=note.at,
-                    learned=note.tx_from,
-                    turns=origins(note.provenance, note.id),
-                    ref=f"note:{note.id}",
-                    note=note,
-                )
-                for note in notes
-            ]
+            return note_statements(notes, everything)
 
         data = mem.summaries.line_data("U-1", executor.note_keys)
         evidence = StoredEvidence(data, as_statements, (None, None))
