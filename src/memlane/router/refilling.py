@@ -70,15 +70,20 @@ class RefillWalk:
     visible: tuple[int | None, int | None]
     latest: Latest
     _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
+    _prepared: set[str] = field(init=False, default_factory=set)
 
     def prepare(self, judged: Iterable[str]) -> None:
         """Read the latest filings of the keys these clauses probe, a few store calls in all.
 
         Every chain's shortest key first, all clauses at once; then, of the chains whose
         keys read so far were all filled (:meth:`LineData.filled`), the next keys, twice as
-        many each round. A chain stops at its first key that was not filled.
+        many each round. A chain stops at its first key that was not filled. A clause
+        prepared before is not walked again: what its chains read is kept by the line data
+        for the recall, so the walk would read nothing new.
         """
-        chains = [chain for clause in dict.fromkeys(judged) for chain in kind_chains(clause)]
+        fresh = [clause for clause in dict.fromkeys(judged) if clause not in self._prepared]
+        self._prepared.update(fresh)
+        chains = [chain for clause in fresh for chain in kind_chains(clause)]
         step = 1
         while chains:
             self.data.read_recent(
