@@ -19,9 +19,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from heapq import merge
 
-from memlane.memo import per_recall
+from memlane.router.claims import CACHED_STATEMENTS
 from memlane.router.slots import clauses, probe_chains
 from memlane.router.statements import Refills, Since, Statement, first_later
 from memlane.summaries.linedata import SLOT, Head, LineData
@@ -50,9 +51,13 @@ def clause_digest(clause: str) -> str:
     return hashlib.blake2b(clause.encode(), digest_size=8).hexdigest()
 
 
-@per_recall
+@lru_cache(maxsize=CACHED_STATEMENTS)
 def kind_chains(clause: str) -> tuple[tuple[str, ...], ...]:
-    """The ``SLOT`` kinds of the keys ``clause`` probes, one chain per side, shortest first."""
+    """The ``SLOT`` kinds of the keys ``clause`` probes, one chain per side, shortest first.
+
+    Kept for the process (a function of the clause alone): every recall judges ~100
+    clauses, mostly those of the same recalled lines as the recall before.
+    """
     return tuple(tuple(SLOT + probe for probe in chain) for chain in probe_chains(clause) if chain)
 
 
