@@ -215,3 +215,34 @@ def test_judgings_slot_filings_and_notes_are_kept_too_and_a_forget_drops_them(
         mem.recall("U-1", question)
         mem.forget("U-1", reason="erasure")
         assert mem.recall("U-1", question).items == []
+
+
+def test_the_evidences_counts_and_the_walks_note_texts_are_kept_per_stamp(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remember_five(mem)
+    store, read = store_of(mem), []
+    for method in ("count_keyed", "count_containing", "note_texts"):
+        original = getattr(store, method)
+
+        def counting(*args, _original=original, _name=method):  # type: ignore[no-untyped-def]
+            read.append(_name)
+            return _original(*args)
+
+        monkeypatch.setattr(store, method, counting)
+    ids = [note.id for note in mem.summaries.notes("U-1")]
+
+    def recall() -> tuple[object, ...]:
+        data = mem.summaries.line_data("U-1", note_keys)
+        found = (data.count("w", ["luna"]), data.containing("d", "1"), data.texts(ids))
+        data.offer()
+        return found
+
+    first = recall()
+    recall()  # proves the first one's reads
+    read.clear()
+    assert recall() == first and read == []
+    mem.remember("U-1", "Luna sleeps on the sofa")
+    after = recall()
+    assert sorted(set(read)) == ["count_containing", "count_keyed", "note_texts"]
+    assert after[0] == 2 and after[2] == first[2]  # a text never changes

@@ -317,8 +317,7 @@ class LineData:
         """
         missing = [i for i in dict.fromkeys(ids) if i not in self._texts and i not in self._by_id]
         if missing:
-            found = self._store.note_texts(self._tenant, missing)
-            self._texts.update((note_id, found.get(note_id)) for note_id in missing)
+            self._read_texts(missing)
         texts: dict[int, tuple[str, str]] = {}
         for note_id in ids:
             note = self._by_id.get(note_id)
@@ -326,6 +325,21 @@ class LineData:
             if text is not None:
                 texts[note_id] = text
         return texts
+
+    def _read_texts(self, missing: list[int]) -> None:
+        reads = self.kept_reads()
+        kept = reads.texts  # read by an earlier recall while the keys stay as they were
+        self._texts.update((note_id, kept[note_id]) for note_id in missing if note_id in kept)
+        missing = [note_id for note_id in missing if note_id not in self._texts]
+        if not missing:
+            return
+        found = self._store.note_texts(self._tenant, missing)
+        self._texts.update((note_id, found.get(note_id)) for note_id in missing)
+        if reads.stamp is not None:  # the subject's notes (a text never changes)
+            for note_id, said in found.items():
+                if said[0] == self._subject:
+                    kept[note_id] = said
+                    reads.weight += 1
 
     def said(self, ids: Sequence[int]) -> dict[int, tuple[int, tuple[str, ...]]]:
         """Per note, when it was said (microseconds) and its provenance (not kept: ask once).
@@ -354,8 +368,9 @@ class LineData:
         """How many live notes said and stored by ``visible`` hold one of ``keys``."""
         wanted = (kind, tuple(keys), visible)
         if wanted not in self._counts:
-            self._counts[wanted] = self._store.count_keyed(
-                self._tenant, self._subject, kind, keys, visible
+            self._counts[wanted] = self._tally(
+                wanted,
+                lambda: self._store.count_keyed(self._tenant, self._subject, kind, keys, visible),
             )
         return self._counts[wanted]
 
@@ -363,7 +378,21 @@ class LineData:
         """How many live notes said and stored by ``visible`` hold a key containing ``text``."""
         wanted = (kind, text, visible, "containing")
         if wanted not in self._counts:
-            self._counts[wanted] = self._store.count_containing(
-                self._tenant, self._subject, kind, text, visible
+            self._counts[wanted] = self._tally(
+                wanted,
+                lambda: self._store.count_containing(
+                    self._tenant, self._subject, kind, text, visible
+                ),
             )
         return self._counts[wanted]
+
+    def _tally(self, wanted: tuple[object, ...], read: Callable[[], int]) -> int:
+        """A count kept by an earlier recall while the keys stay as they were, else ``read()``."""
+        reads = self.kept_reads()
+        found = reads.tallies.get(wanted)
+        if found is None:
+            found = read()
+            if reads.stamp is not None:
+                reads.tallies[wanted] = found
+                reads.weight += 1
+        return found

@@ -72,7 +72,11 @@ class LineReads:
     """per slot kind the refilling walk read, its latest filings' heads (never changed in
     place) and whether they reached the limit (there may be older ones);"""
     read_whole: dict[int, Note] = field(default_factory=dict)
-    """the subject's live notes read whole, by id."""
+    """the subject's live notes read whole, by id;"""
+    texts: dict[int, tuple[str, str]] = field(default_factory=dict)
+    """the subject and text of its notes the refilling walk read;"""
+    tallies: dict[tuple[object, ...], int] = field(default_factory=dict)
+    """how many of its notes visible at a read point hold a key (the evidence's counts)."""
     weight: int = 0
     start: int = 0
 
@@ -91,6 +95,8 @@ class LineReads:
             sourced=dict(self.sourced),
             filings=dict(self.filings),
             read_whole=dict(self.read_whole),
+            texts=dict(self.texts),
+            tallies=dict(self.tallies),
             weight=self.weight,
             start=self.weight,
         )
@@ -113,6 +119,8 @@ class LineReads:
             sourced=self.sourced | other.sourced,
             filings=self.filings | other.filings,
             read_whole=self.read_whole | other.read_whole,
+            texts=self.texts | other.texts,
+            tallies=self.tallies | other.tallies,
             weight=self.weight + other.weight - other.start,
         )
 
