@@ -103,3 +103,23 @@ def test_a_recall_runs_in_a_scope_of_its_own(
     with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
         mem.recall("U-1", "how do I get to work?")
     assert seen == [True] and not in_scope()
+
+
+def test_text_functions_kept_for_the_process_are_computed_once_across_recalls() -> None:
+    """What judging asks of each recalled clause and text recall after recall: read once."""
+    from memlane.router.refilling import kind_chains
+    from memlane.router.takeback import values_by_kind
+
+    asked = [
+        (kind_chains, ("my team is arsenal",)),
+        (values_by_kind, ("call me at 555-0100",)),
+        (only_retracts, ("Not Bex anymore", ("Ann",))),
+    ]
+    for function, arguments in asked:
+        function.cache_clear()  # type: ignore[attr-defined]
+        answers = []
+        for _ in range(2):
+            with recall_scope():
+                answers.append(function(*arguments))  # type: ignore[operator]
+        assert answers[0] == answers[1]
+        assert function.cache_info().misses == 1  # type: ignore[attr-defined]

@@ -77,3 +77,32 @@ def test_the_kind_of_where_a_text_speaks_of(text, kinds):
 def test_a_place_is_asked_by_where_or_by_its_kind():
     assert asks_where("我现在住哪个城市？") and asks_where("Which city does she live in?")
     assert asks_where("where is she from?") and not asks_where("When did she move?")
+
+
+def test_senses_compares_a_text_with_the_phrases_it_holds_the_first_word_of():
+    """Read by the phrases' first stems: the senses of every sense's phrases, as read by all."""
+    import random
+
+    from memlane.lang.meanings import (
+        _EN_STEMS,
+        EN_SENSES,
+        ZH_SENSES,
+        _content_stems,
+        _holds_run,
+        senses,
+    )
+    from memlane.lang.script import fold
+
+    def every_phrase(text: str) -> frozenset[str]:
+        words, folded = _content_stems(text), fold(text)
+        return frozenset(
+            [s for s, phrases in _EN_STEMS.items() if any(_holds_run(words, p) for p in phrases)]
+            + [s for s, phrases in ZH_SENSES.items() if any(p in folded for p in phrases)]
+        )
+
+    phrases = [phrase for listed in EN_SENSES.values() for phrase in listed]
+    rng = random.Random(5)
+    for _ in range(300):
+        said = " and ".join(rng.sample(phrases, rng.randint(1, 3)))
+        for text in (said, f"Who is the {said} of the Otters?", f"The {said} is Ada Moss."):
+            assert senses(text) == every_phrase(text)

@@ -129,3 +129,9 @@ def test_a_file_from_before_line_facts_is_migrated_and_judged_at_recall(
     assert [(i.ref, i.text, i.status) for i in after.items] == [
         (i.ref, i.text, i.status) for i in before.items
     ]
+
+
+def test_stored_line_facts_are_parsed_once_for_the_process():
+    """The same summaries are recalled again and again: their JSON is not parsed each time."""
+    stored = stored_line_facts(["I moved to 12 Harbour Rd", "about: tea"], "U-1")
+    assert read_line_facts(stored) is read_line_facts("".join(list(stored)))  # equal text

@@ -362,3 +362,31 @@ def test_judging_tests_no_more_clauses_for_statements_sharing_less_of_a_clause(
     few = _tested_by_one_recall(clock, calls, 0)
     many = _tested_by_one_recall(clock, calls, 3 * RECENT_FILINGS)
     assert many <= few + RECENT_FILINGS // 4, (few, many)
+
+
+def test_a_clause_prepared_before_is_not_walked_again(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each judged clause asks for its walk (``probed``): ~100 per recall, all read ahead."""
+    from memlane.router import refilling
+    from memlane.router.evidence import note_keys
+
+    walked: list[str] = []
+    real = refilling.kind_chains
+
+    def counting(clause: str):  # type: ignore[no-untyped-def]
+        walked.append(clause)
+        return real(clause)
+
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        for text in SAID[:3]:
+            mem.remember("U-1", text)
+            clock.advance(minutes=1)
+        assert mem.index.wait(timeout=30)
+        walk = refilling.RefillWalk(
+            mem.summaries.line_data("U-1", note_keys), (None, None), lambda kind, keys: iter(())
+        )
+        monkeypatch.setattr(refilling, "kind_chains", counting)
+        walk.prepare(["the chair of the tidewater club is ada moss", "my team is arsenal"])
+        walk.prepare(["my team is arsenal"])  # as ``probed`` asks of each judged clause
+    assert sorted(walked) == ["my team is arsenal", "the chair of the tidewater club is ada moss"]

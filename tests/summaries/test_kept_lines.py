@@ -177,3 +177,72 @@ def test_recalls_on_many_threads_answer_as_one_alone(
         for thread in threads:
             thread.join()
         assert len(found) == 20 and all(answer == expected for answer in found)
+
+
+def test_judgings_slot_filings_and_notes_are_kept_too_and_a_forget_drops_them(
+    clock: FakeClock, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refilling walk's latest filings and the notes read whole, per stamp as the rest."""
+    said = ["My favourite drink is tea", "My favourite drink is coffee", "I adopted a cat"]
+    url = str(tmp_path / "kept.db")
+    with memlane.Memory(url, clock=clock, embedder="hash") as mem:
+        for text in said:
+            mem.summaries.add_note("U-1", text, at=clock.now, provenance=(f"s1#{len(text)}",))
+            clock.advance(minutes=1)
+        assert mem.index.wait(timeout=30)
+        store, read = store_of(mem), []
+        for method in ("recent_keyed", "notes_by_id"):
+            original = getattr(store, method)
+
+            def counting(*args, _original=original, _name=method):  # type: ignore[no-untyped-def]
+                read.append(_name)
+                return _original(*args)
+
+            monkeypatch.setattr(store, method, counting)
+        question = "what is my favourite drink?"
+        first = [item.text for item in mem.recall("U-1", question).items]
+        assert "recent_keyed" in read
+        mem.recall("U-1", question)  # proves the first recall's reads: kept from here on
+        read.clear()
+        assert [item.text for item in mem.recall("U-1", question).items] == first
+        assert "recent_keyed" not in read
+        mem.summaries.add_note("U-1", "My favourite drink is juice", at=clock.now)
+        assert mem.index.wait(timeout=30)
+        after = [item.text for item in mem.recall("U-1", question).items]
+        assert "recent_keyed" in read and after != first
+        with memlane.Memory(url, clock=clock, embedder="hash") as fresh:
+            assert [item.text for item in fresh.recall("U-1", question).items] == after
+        mem.recall("U-1", question)
+        mem.forget("U-1", reason="erasure")
+        assert mem.recall("U-1", question).items == []
+
+
+def test_the_evidences_counts_and_the_walks_note_texts_are_kept_per_stamp(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remember_five(mem)
+    store, read = store_of(mem), []
+    for method in ("count_keyed", "count_containing", "note_texts"):
+        original = getattr(store, method)
+
+        def counting(*args, _original=original, _name=method):  # type: ignore[no-untyped-def]
+            read.append(_name)
+            return _original(*args)
+
+        monkeypatch.setattr(store, method, counting)
+    ids = [note.id for note in mem.summaries.notes("U-1")]
+
+    def recall() -> tuple[object, ...]:
+        data = mem.summaries.line_data("U-1", note_keys)
+        found = (data.count("w", ["luna"]), data.containing("d", "1"), data.texts(ids))
+        data.offer()
+        return found
+
+    first = recall()
+    recall()  # proves the first one's reads
+    read.clear()
+    assert recall() == first and read == []
+    mem.remember("U-1", "Luna sleeps on the sofa")
+    after = recall()
+    assert sorted(set(read)) == ["count_containing", "count_keyed", "note_texts"]
+    assert after[0] == 2 and after[2] == first[2]  # a text never changes

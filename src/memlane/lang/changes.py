@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 
 from memlane.lang import employment, en, times, zh
 from memlane.lang import retractions as cues
+from memlane.lang.kinds import CACHED_TEXTS
 from memlane.lang.script import CJK_RANGES, fold
 from memlane.lang.words import (
     negates_next,
@@ -376,9 +377,11 @@ def tells_past(text: str) -> bool:
     return bool(_PAST_SIGN.search(folded) or tells_episode(folded) or retractions(text))
 
 
-@per_recall
+@lru_cache(maxsize=CACHED_TEXTS)
 def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
     """Whether all ``text`` says is that values no longer hold: it gives no new one.
+
+    Kept for the process (a function of its arguments alone): each recalled note is asked.
 
     "Not Bex anymore", "131那个号不用了", "I left Acme" take a value back and tell nothing
     of what holds now; "I left Acme and joined Globex" does. Words of ``speakers`` (the

@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from memlane.lang.script import fold
 
 PERSON, NUMBER, TIME, PLACE, THING = "person", "number", "time", "place", "thing"
+
+CACHED_TEXTS = 32_768
+"""Statements whose values (:func:`held_values`) are kept for the process: the same recalled
+lines are weighed recall after recall."""
 
 _ZH_WHICH_TIME = r"哪(?:一|个)?(?:天|日|年|月|周|星期|礼拜|会儿)|(?:什么|啥)(?:时候|时间|日子)"
 """A Chinese word asking which one (哪, 什么, 啥) before a noun of time: 哪天, 哪一年, 哪个月,
@@ -93,22 +98,36 @@ def held_kinds(statement: str, question: str = "") -> frozenset[str]:
     "在") a ``place``; a value ending the statement with an article or in quotes a ``thing``.
     ``statement`` should come without its numbering ("第9条：", "(24)").
     """
-    folded, asked = fold(statement), fold(question)
-    found: set[str] = set()
+    asked = fold(question)
+    return frozenset(
+        kind for kind, value in held_values(statement) if value is None or value not in asked
+    )
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def held_values(statement: str) -> tuple[tuple[str, str | None], ...]:
+    """The values ``statement`` holds, ``(kind, value as folded)``; a thing's value ``None``.
+
+    A function of the statement alone, kept for the process (:func:`held_kinds` asks it of
+    the same recalled lines at every recall; the question is compared afterwards).
+
+    >>> held_values("The museum opens at 9:30 in Lyon.")
+    (('time', '9:30'), ('place', 'lyon'))
+    """
+    folded = fold(statement)
+    found: list[tuple[str, str | None]] = []
     rest = folded
     for match in _CLOCK.finditer(folded):
-        if match[0] not in asked:
-            found.add(TIME)
+        found.append((TIME, match[0]))
         rest = rest.replace(match[0], " ")
-    if any(number not in asked for number in _NUMBER.findall(rest)):
-        found.add(NUMBER)
+    found += [(NUMBER, number) for number in _NUMBER.findall(rest)]
     for match in _PLACE.finditer(unicodedata.normalize("NFKC", statement)):
         name = fold(match["en"] or match["zh"] or "")
-        if name and name not in asked:
-            found.add(PLACE)
+        if name:
+            found.append((PLACE, name))
     if _THING.search(folded):
-        found.add(THING)
-    return frozenset(found)
+        found.append((THING, None))
+    return tuple(found)
 
 
 def fits(asked: str | None, held: frozenset[str]) -> int:

@@ -131,6 +131,13 @@ def _stems(phrase: str) -> tuple[str, ...]:
 _EN_STEMS = {
     sense: tuple(_stems(phrase) for phrase in phrases) for sense, phrases in EN_SENSES.items()
 }
+_EN_OPENING: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+"""The English phrases of every sense by their first stem: only a phrase whose first stem a
+text holds can run in it, so a text is compared with those alone."""
+for _sense, _phrases in _EN_STEMS.items():
+    for _phrase in _phrases:
+        assert _phrase, f"an English phrase of {_sense!r} has no word"
+        _EN_OPENING.setdefault(_phrase[0], []).append((_sense, _phrase))
 
 
 @lru_cache(maxsize=32_768)
@@ -138,9 +145,9 @@ def senses(text: str) -> frozenset[str]:
     """The senses of relation ``text`` speaks of (see the module docstring)."""
     found: set[str] = set()
     words = _content_stems(text)
-    if words:
-        for sense, phrases in _EN_STEMS.items():
-            if any(_holds_run(words, phrase) for phrase in phrases):
+    for word in set(words):
+        for sense, phrase in _EN_OPENING.get(word, ()):
+            if sense not in found and _holds_run(words, phrase):
                 found.add(sense)
     folded = fold(text)
     for sense, zh_phrases in ZH_SENSES.items():

@@ -189,6 +189,8 @@ class Router:
         rendered = render(
             items, budget_tokens=request.budget_tokens, subjects=subjects, zone=self._zone
         )
+        for data in run.line_data.values():  # what judging read, for the next recalls
+            data.offer()
         return Recall(
             query=query,
             items=rendered.items,

@@ -32,11 +32,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from memlane.extract import find_identifiers, resolve_times
 from memlane.lang import en, zh
 from memlane.lang.frames import names_holder, relation_frame
-from memlane.lang.kinds import TIME, asked_kind, fits, held_kinds, stem
+from memlane.lang.kinds import CACHED_TEXTS, TIME, asked_kind, fits, held_kinds, stem
 from memlane.lang.meanings import senses
 from memlane.lang.places import is_zh_place
 from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
@@ -74,7 +75,7 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
     relations = senses(query)
     wanted = set(_stems(query))
     bodies = [_bodies(c) if c.item.lane == "summary" else [] for c in candidates]
-    held = [[set(_stems(text)) & wanted for text in texts] for texts in bodies]
+    held = [[_stem_set(text) & wanted for text in texts] for texts in bodies]
     counts = Counter(stem for lines in held for stem in set().union(*lines))
     size = sum(1 for texts in bodies if texts)
     names = set(_stems(" ".join(_NAME.findall(query))))
@@ -83,7 +84,7 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
         for stem, count in counts.items()
     }
     topics = [max((sum(weight[s] for s in line) for line in lines), default=0.0) for lines in held]
-    folded = [fold(text) for texts in bodies for text in texts]
+    folded = [_folded(text) for texts in bodies for text in texts]
     name = _chinese_name(query, folded)
     words = [re.compile(rf"\b{re.escape(fold(found))}\b") for found in _NAME.findall(query)]
     names_held = any(_holds_name(text, name, words) for text in folded)
@@ -102,9 +103,9 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
         kind = max(fits(asked, held_kinds(text, query)) for text in texts)
         relation = shared / closest if closest else 0.0
         bonus = topic / best * (TOPIC_BONUS + KIND_BONUS * kind + RELATION_BONUS * relation)
-        if not any(_holds_name(fold(text), name, words) for text in texts):
+        if not any(_holds_name(_folded(text), name, words) for text in texts):
             bonus = 0.0  # not about the thing the question names: its words fit by chance
-        if name and all(misspells(name, fold(text)) for text in texts):
+        if name and all(misspells(name, _folded(text)) for text in texts):
             bonus = -TOPIC_BONUS  # "岑岭镇" for "溯岭镇": another thing, as an id one digit off
         score = max(0.0, candidate.item.score + bonus) / _MOST
         fitted_ones.append(replace(candidate, item=replace(candidate.item, score=score)))
@@ -216,13 +217,32 @@ def _content(char: str) -> bool:
 def _bodies(candidate: Candidate) -> list[str]:
     """What a candidate states, without its speaker label and numbering, line by line."""
     texts = list(candidate.lines) or [candidate.statement]
-    subject = fold(candidate.item.subject or "")
-    bodies = []
-    for text in texts:
-        if subject and fold(text).startswith(subject):
-            text = SPEAKER_LABEL.sub("", text[len(subject) :], count=1)
-        bodies.append(strip_numbering(text))
-    return bodies
+    return [_body(text, candidate.item.subject or "") for text in texts]
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def _body(text: str, subject: str) -> str:
+    """A line without its speaker label (the subject's) and numbering, kept for the process."""
+    speaker = fold(subject)
+    if speaker and _folded(text).startswith(speaker):
+        text = SPEAKER_LABEL.sub("", text[len(speaker) :], count=1)
+    return strip_numbering(text)
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def _stem_set(text: str) -> frozenset[str]:
+    """:func:`_stems` of a recalled line, as a set kept for the process.
+
+    A function of the text alone: the same lines are weighed against recall after recall's
+    question (only the intersection with the question's stems depends on it).
+    """
+    return frozenset(_stems(text))
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def _folded(text: str) -> str:
+    """:func:`fold` of a recalled line, kept for the process as :func:`_stem_set` is."""
+    return fold(text)
 
 
 def _stems(text: str) -> list[str]:

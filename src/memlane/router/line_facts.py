@@ -104,10 +104,17 @@ def stored_line_facts(lines: Iterable[str], subject: str) -> str:
 
 
 _NONE: Mapping[str, LineFacts] = MappingProxyType({})
+CACHED_SUMMARIES = 4_096
+"""Summaries whose stored line facts are kept parsed (:func:`read_line_facts`)."""
 
 
+@lru_cache(maxsize=CACHED_SUMMARIES)
 def read_line_facts(stored: str | None) -> Mapping[str, LineFacts]:
-    """The line facts stored with a summary, by line (empty when none were stored)."""
+    """The line facts stored with a summary, by line (empty when none were stored).
+
+    Kept for the process by the stored text (a function of it alone, read-only values): the
+    same summaries are recalled again and again, and each read parsed the JSON anew.
+    """
     if not stored:
         return _NONE
     found: dict[str, LineFacts] = {}

@@ -19,9 +19,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from heapq import merge
 
-from memlane.memo import per_recall
+from memlane.router.claims import CACHED_STATEMENTS
 from memlane.router.slots import clauses, probe_chains
 from memlane.router.statements import Refills, Since, Statement, first_later
 from memlane.summaries.linedata import SLOT, Head, LineData
@@ -50,9 +51,13 @@ def clause_digest(clause: str) -> str:
     return hashlib.blake2b(clause.encode(), digest_size=8).hexdigest()
 
 
-@per_recall
+@lru_cache(maxsize=CACHED_STATEMENTS)
 def kind_chains(clause: str) -> tuple[tuple[str, ...], ...]:
-    """The ``SLOT`` kinds of the keys ``clause`` probes, one chain per side, shortest first."""
+    """The ``SLOT`` kinds of the keys ``clause`` probes, one chain per side, shortest first.
+
+    Kept for the process (a function of the clause alone): every recall judges ~100
+    clauses, mostly those of the same recalled lines as the recall before.
+    """
     return tuple(tuple(SLOT + probe for probe in chain) for chain in probe_chains(clause) if chain)
 
 
@@ -70,15 +75,20 @@ class RefillWalk:
     visible: tuple[int | None, int | None]
     latest: Latest
     _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
+    _prepared: set[str] = field(init=False, default_factory=set)
 
     def prepare(self, judged: Iterable[str]) -> None:
         """Read the latest filings of the keys these clauses probe, a few store calls in all.
 
         Every chain's shortest key first, all clauses at once; then, of the chains whose
         keys read so far were all filled (:meth:`LineData.filled`), the next keys, twice as
-        many each round. A chain stops at its first key that was not filled.
+        many each round. A chain stops at its first key that was not filled. A clause
+        prepared before is not walked again: what its chains read is kept by the line data
+        for the recall, so the walk would read nothing new.
         """
-        chains = [chain for clause in dict.fromkeys(judged) for chain in kind_chains(clause)]
+        fresh = [clause for clause in dict.fromkeys(judged) if clause not in self._prepared]
+        self._prepared.update(fresh)
+        chains = [chain for clause in fresh for chain in kind_chains(clause)]
         step = 1
         while chains:
             self.data.read_recent(

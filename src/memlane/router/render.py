@@ -75,10 +75,11 @@ def render(
     for index, item in enumerate(items):
         section = section_of(item)
         opening = 0 if section in chosen else estimate_tokens(SECTIONS[section])
-        line = _fit(line_of(item, zone), budget_tokens - used - opening)
-        if line is None:
+        fit = _fit(line_of(item, zone), budget_tokens - used - opening)
+        if fit is None:
             continue
-        used += opening + estimate_tokens(line)
+        line, cost = fit
+        used += opening + cost
         chosen.setdefault(section, []).append((index, line))
     if not chosen or used > budget_tokens:
         return Rendered("", 0, [replace(item, rendered=False) for item in items])
@@ -97,13 +98,16 @@ def render(
     return Rendered(text, estimate_tokens(text), marked)
 
 
-def _fit(line: str, room: int) -> str | None:
-    if estimate_tokens(line) <= room:
-        return line
+def _fit(line: str, room: int) -> tuple[str, int] | None:
+    """``line`` (shortened if need be) and its estimated tokens, if it fits in ``room``."""
+    cost = estimate_tokens(line)
+    if cost <= room:
+        return line, cost
     if room < MIN_CLIP_TOKENS:
         return None
     clipped = clip_line(line, room)
-    return clipped if estimate_tokens(clipped) <= room else None
+    cost = estimate_tokens(clipped)
+    return (clipped, cost) if cost <= room else None
 
 
 def _when(item: RecallItem) -> float:

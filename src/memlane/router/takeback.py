@@ -30,7 +30,6 @@ from memlane.lang.changes import (
 )
 from memlane.lang.script import fold
 from memlane.lang.words import salient_terms, shares_term, tells_episode
-from memlane.memo import per_recall
 from memlane.router.claims import CACHED_STATEMENTS
 from memlane.router.evidence import Evidence, Statement, turns_of
 from memlane.router.slots import clauses
@@ -67,12 +66,13 @@ _REPLACED_KINDS = frozenset({"email", "phone"})
 _NO_VALUES: Mapping[str, frozenset[str]] = MappingProxyType({})
 
 
-@per_recall
+@lru_cache(maxsize=CACHED_STATEMENTS)
 def values_by_kind(text: str) -> Mapping[str, frozenset[str]]:
     """The street addresses, e-mail addresses and phone numbers ``text`` gives, by kind.
 
-    Kept for the recall: each candidate is held against each later change, so the same
-    texts are scanned for identifiers again and again.
+    Kept for the process (a function of the text alone, read-only values): each candidate
+    is held against each later change, so the same texts are scanned for identifiers again
+    and again, recall after recall.
     """
     folded = fold(text)
     if "@" not in folded and not any(map(str.isdigit, folded)):

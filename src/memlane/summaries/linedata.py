@@ -122,6 +122,7 @@ class LineData:
         self._texts: dict[int, tuple[str, str] | None] = {}
         self._holders: dict[tuple[str, str], list[int]] = {}
         self._held: dict[tuple[str, str], int] = {}
+        self._reads: LineReads | None = None
 
     @classmethod
     def open(
@@ -140,23 +141,37 @@ class LineData:
         return cls(store, tenant, subject, kept)
 
     def kept_reads(self) -> LineReads:
-        """What line weighing read of these keys before, while they stay as they were.
+        """What recalls read of these keys before, while they stay as they were.
 
-        A copy to add to, then hand to :meth:`offer`. Empty and not kept without a
-        :class:`KeptLines`, or inside a write transaction (its own writes are not committed:
-        the stamp it would read may yet go back).
+        Line weighing's reads, the refilling walk's latest filings and the notes read whole:
+        begun once (the subject's stamp read before anything kept is read), then added to by
+        this line data and its line weighing, and offered to the next recalls by
+        :meth:`offer`. Empty and not kept without a :class:`KeptLines`, or inside a write
+        transaction (its own writes are not committed: the stamp it would read may yet go
+        back).
         """
-        if self._kept is None or self._store.in_transaction:
-            return LineReads()
-        store, tenant, subject = self._store, self._tenant, self._subject
-        return self._kept.begin(tenant, subject, lambda: store.note_stamp(tenant, subject))
+        if self._reads is None:
+            if self._kept is None or self._store.in_transaction:
+                self._reads = LineReads()
+            else:
+                store, tenant, subject = self._store, self._tenant, self._subject
+                stamp = lambda: store.note_stamp(tenant, subject)  # noqa: E731
+                self._reads = self._kept.begin(tenant, subject, stamp)
+        return self._reads
 
-    def offer(self, reads: LineReads) -> LineReads:
-        """Offer what line weighing read to the next recalls; a copy to go on adding to."""
+    def offer(self, reads: LineReads | None = None) -> LineReads:
+        """Offer what was read (:meth:`kept_reads`) to the next recalls; a copy to add to.
+
+        Called by line weighing once it has read, and by the recall when it is done.
+        """
+        reads = self._reads if reads is None else reads
+        if reads is None:
+            return LineReads()
         if self._kept is None or reads.stamp is None or reads.weight == reads.start:
             return reads
         self._kept.offer(self._tenant, self._subject, reads)
-        return reads.copy()
+        self._reads = reads.copy()
+        return self._reads
 
     def know_holders(self, kind: str, found: dict[str, list[int]]) -> None:
         """Take the holders of these keys of ``kind`` as read (kept from an earlier recall)."""
@@ -221,6 +236,16 @@ class LineData:
         missing = list(dict.fromkeys(k for k in kinds if (k, visible, limit) not in self._heads))
         if not missing:
             return
+        reads = self.kept_reads()
+        for kind in missing:  # read by an earlier recall while the keys stay as they were
+            kept = reads.filings.get((kind, visible, limit))
+            if kept is not None:
+                self._heads[kind, visible, limit] = list(kept[0])
+                if kept[1]:
+                    self._filled.add((kind, visible, limit))
+        missing = [kind for kind in missing if (kind, visible, limit) not in self._heads]
+        if not missing:
+            return
         found = self._store.recent_keyed(self._tenant, self._subject, missing, visible, limit)
         for kind, rows in found.items():
             if len(rows) >= limit:
@@ -229,6 +254,13 @@ class LineData:
             for key, note_id, said, stored in rows:  # latest first: a key's first is its head
                 heads.setdefault(key, Head(-said, -stored, note_id, key))
             self._heads[kind, visible, limit] = sorted(heads.values())
+            if reads.stamp is not None:
+                filled = (kind, visible, limit) in self._filled
+                reads.filings[kind, visible, limit] = (
+                    tuple(self._heads[kind, visible, limit]),
+                    filled,
+                )
+                reads.weight += 1 + len(heads)
 
     def filled(self, kind: str, visible: Visible, limit: int) -> bool:
         """Whether :meth:`recent` of ``kind`` read ``limit`` rows: there may be older ones.
@@ -261,9 +293,20 @@ class LineData:
     def by_id(self, ids: Sequence[int]) -> dict[int, Note]:
         """Notes by id, each read once (the summary lane and adjudication ask for the same)."""
         missing = [note_id for note_id in dict.fromkeys(ids) if note_id not in self._by_id]
+        if not missing:
+            return {i: note for i in ids if (note := self._by_id[i]) is not None}
+        reads = self.kept_reads()
+        kept = reads.read_whole  # read by an earlier recall while the keys stay as they were
+        self._by_id.update((note_id, kept[note_id]) for note_id in missing if note_id in kept)
+        missing = [note_id for note_id in missing if note_id not in self._by_id]
         if missing:
             found = self._store.notes_by_id(self._tenant, missing)
             self._by_id.update((note_id, found.get(note_id)) for note_id in missing)
+            if reads.stamp is not None:  # the subject's live notes: forgetting one moves the stamp
+                for note_id, whole in found.items():
+                    if whole.subject == self._subject and whole.deleted_at is None:
+                        kept[note_id] = whole
+                        reads.weight += 1
         return {i: note for i in ids if (note := self._by_id[i]) is not None}
 
     def texts(self, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
@@ -274,8 +317,7 @@ class LineData:
         """
         missing = [i for i in dict.fromkeys(ids) if i not in self._texts and i not in self._by_id]
         if missing:
-            found = self._store.note_texts(self._tenant, missing)
-            self._texts.update((note_id, found.get(note_id)) for note_id in missing)
+            self._read_texts(missing)
         texts: dict[int, tuple[str, str]] = {}
         for note_id in ids:
             note = self._by_id.get(note_id)
@@ -283,6 +325,21 @@ class LineData:
             if text is not None:
                 texts[note_id] = text
         return texts
+
+    def _read_texts(self, missing: list[int]) -> None:
+        reads = self.kept_reads()
+        kept = reads.texts  # read by an earlier recall while the keys stay as they were
+        self._texts.update((note_id, kept[note_id]) for note_id in missing if note_id in kept)
+        missing = [note_id for note_id in missing if note_id not in self._texts]
+        if not missing:
+            return
+        found = self._store.note_texts(self._tenant, missing)
+        self._texts.update((note_id, found.get(note_id)) for note_id in missing)
+        if reads.stamp is not None:  # the subject's notes (a text never changes)
+            for note_id, said in found.items():
+                if said[0] == self._subject:
+                    kept[note_id] = said
+                    reads.weight += 1
 
     def said(self, ids: Sequence[int]) -> dict[int, tuple[int, tuple[str, ...]]]:
         """Per note, when it was said (microseconds) and its provenance (not kept: ask once).
@@ -311,8 +368,9 @@ class LineData:
         """How many live notes said and stored by ``visible`` hold one of ``keys``."""
         wanted = (kind, tuple(keys), visible)
         if wanted not in self._counts:
-            self._counts[wanted] = self._store.count_keyed(
-                self._tenant, self._subject, kind, keys, visible
+            self._counts[wanted] = self._tally(
+                wanted,
+                lambda: self._store.count_keyed(self._tenant, self._subject, kind, keys, visible),
             )
         return self._counts[wanted]
 
@@ -320,7 +378,21 @@ class LineData:
         """How many live notes said and stored by ``visible`` hold a key containing ``text``."""
         wanted = (kind, text, visible, "containing")
         if wanted not in self._counts:
-            self._counts[wanted] = self._store.count_containing(
-                self._tenant, self._subject, kind, text, visible
+            self._counts[wanted] = self._tally(
+                wanted,
+                lambda: self._store.count_containing(
+                    self._tenant, self._subject, kind, text, visible
+                ),
             )
         return self._counts[wanted]
+
+    def _tally(self, wanted: tuple[object, ...], read: Callable[[], int]) -> int:
+        """A count kept by an earlier recall while the keys stay as they were, else ``read()``."""
+        reads = self.kept_reads()
+        found = reads.tallies.get(wanted)
+        if found is None:
+            found = read()
+            if reads.stamp is not None:
+                reads.tallies[wanted] = found
+                reads.weight += 1
+        return found

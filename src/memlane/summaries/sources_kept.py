@@ -19,11 +19,17 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+from memlane.summaries.model import Note
 
 Said = tuple[tuple[int, int], tuple[str, ...]] | None
 """When a note was said (microseconds, id) and the turns it cites; ``None``: not a live note."""
+Filings = tuple[str, tuple[int | None, int | None], int]
+"""A slot kind the refilling walk reads, with the ``(said until, known at)`` bounds of the read
+and how many of its latest rows (:meth:`memlane.summaries.linedata.LineData.recent`)."""
 
 SUBJECT_IDS = 200_000
 """Most ids kept for one subject (holders, notes asked, notes timed): past it, what a subject
@@ -61,25 +67,38 @@ class LineReads:
     cited: dict[frozenset[str], list[int]] = field(default_factory=dict)
     """per set of turns, the notes citing one of them;"""
     sourced: dict[tuple[str, frozenset[str] | None], tuple[str, ...]] = field(default_factory=dict)
-    """per line and the turns of its summary, the turns it restates (all of the above)."""
+    """per line and the turns of its summary, the turns it restates (all of the above);"""
+    filings: dict[Filings, tuple[Sequence[Any], bool]] = field(default_factory=dict)
+    """per slot kind the refilling walk read, its latest filings' heads (never changed in
+    place) and whether they reached the limit (there may be older ones);"""
+    read_whole: dict[int, Note] = field(default_factory=dict)
+    """the subject's live notes read whole, by id;"""
+    texts: dict[int, tuple[str, str]] = field(default_factory=dict)
+    """the subject and text of its notes the refilling walk read;"""
+    tallies: dict[tuple[object, ...], int] = field(default_factory=dict)
+    """how many of its notes visible at a read point hold a key (the evidence's counts)."""
     weight: int = 0
     start: int = 0
 
     def copy(self) -> LineReads:
         """A copy whose dicts may be written (the values are never changed in place)."""
         return LineReads(
-            self.stamp,
-            self.notes,
-            dict(self.counts),
-            dict(self.holders),
-            dict(self.holder_sets),
-            dict(self.asked),
-            dict(self.holds),
-            dict(self.said),
-            dict(self.cited),
-            dict(self.sourced),
-            self.weight,
-            self.weight,
+            stamp=self.stamp,
+            notes=self.notes,
+            counts=dict(self.counts),
+            holders=dict(self.holders),
+            holder_sets=dict(self.holder_sets),
+            asked=dict(self.asked),
+            holds=dict(self.holds),
+            said=dict(self.said),
+            cited=dict(self.cited),
+            sourced=dict(self.sourced),
+            filings=dict(self.filings),
+            read_whole=dict(self.read_whole),
+            texts=dict(self.texts),
+            tallies=dict(self.tallies),
+            weight=self.weight,
+            start=self.weight,
         )
 
     def joined(self, other: LineReads) -> LineReads:
@@ -88,17 +107,21 @@ class LineReads:
         A note's ``asked`` and ``holds`` come from one side, so they always agree.
         """
         return LineReads(
-            self.stamp,
-            other.notes if other.notes is not None else self.notes,
-            self.counts | other.counts,
-            self.holders | other.holders,
-            self.holder_sets | other.holder_sets,
-            self.asked | other.asked,
-            self.holds | other.holds,
-            self.said | other.said,
-            self.cited | other.cited,
-            self.sourced | other.sourced,
-            self.weight + other.weight - other.start,
+            stamp=self.stamp,
+            notes=other.notes if other.notes is not None else self.notes,
+            counts=self.counts | other.counts,
+            holders=self.holders | other.holders,
+            holder_sets=self.holder_sets | other.holder_sets,
+            asked=self.asked | other.asked,
+            holds=self.holds | other.holds,
+            said=self.said | other.said,
+            cited=self.cited | other.cited,
+            sourced=self.sourced | other.sourced,
+            filings=self.filings | other.filings,
+            read_whole=self.read_whole | other.read_whole,
+            texts=self.texts | other.texts,
+            tallies=self.tallies | other.tallies,
+            weight=self.weight + other.weight - other.start,
         )
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Callable
 
 from memlane.lang.sentences import CLAUSE_SEPARATOR as _CLAUSE_SEPARATOR
 from memlane.summaries.text.spans import SpanKind, TypedSpan, find_spans
-from memlane.summaries.text.words import contains_cjk, estimate_tokens
+from memlane.summaries.text.words import contains_cjk, estimate_tokens, token_total
 
 
 def clip_line(text: str, max_tokens: int, keep: Callable[[str], bool] | None = None) -> str:
@@ -64,8 +65,11 @@ def _cut_words(text: str, max_tokens: int) -> str:
     if contains_cjk(text):
         return text[: max(1, max_tokens - 1)] + "…"
     kept: list[str] = []
+    total = 0.0  # of the words kept, joined by spaces (see token_total)
     for word in text.split():
-        if estimate_tokens(" ".join([*kept, word])) > max_tokens - 1:
+        grown = token_total(word, total)
+        if math.ceil(grown - 1e-9) > max_tokens - 1:
             break
         kept.append(word)
+        total = grown
     return " ".join(kept).rstrip(",;:") + "…"
