@@ -530,6 +530,28 @@ def test_an_emptied_log_falls_back_to_comparing_the_scope(
     assert owners[3] not in search(store, "t", "U-1", matrix[3], k=10)
 
 
+def test_writes_after_the_log_was_emptied_are_followed(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An emptied log starts its entries again from 1: a position taken as it was emptied
+    must not point past them (on main it kept the old last entry, and the graph missed the
+    next writes until the log grew past it)."""
+    rng = np.random.default_rng(47)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    monkeypatch.setattr(doc_changes, "LOG_LIMIT", 5)
+    probe = unit(rng, 4)
+    owners += add(store, "t", "U-1", probe)
+    assert search(store, "t", "U-1", probe[0], k=1) == [owners[400]]  # empties the log
+    monkeypatch.setattr(doc_changes, "LOG_LIMIT", 100_000)
+    for row in unit(rng, 3):
+        [late] = add(store, "t", "U-1", row[None, :])
+        assert search(store, "t", "U-1", row, k=1) == [late]
+    (graph,) = indexes(store)._graphs.values()
+    assert len(graph.ids) == 407  # patched from the log, each write as it came
+
+
 def test_graphs_past_the_limit_are_dropped_least_recent_first(
     store: SQLSummaryStore, monkeypatch
 ) -> None:
@@ -670,3 +692,55 @@ def test_the_indexer_s_stored_vectors_get_their_graph_without_a_search(
             assert time.monotonic() < deadline, "no graph was built"
             time.sleep(0.01)
         assert [key[:3] for key in graphs.scopes()] == [(mem.tenant, "U-1", "note")]
+
+
+def test_a_graph_far_behind_is_never_compared_whole_in_a_search(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a graph waits for its catch-up, a search reads the docs changed since the last
+    one looked (from the log) or, when the log cannot tell, the newest above the graph: on
+    main every search after an emptied log (an import writes more than its limit) read the
+    scope's ids again, 85,000 of them per recall at 10^5 notes."""
+    monkeypatch.setattr(ann, "PATCH_IN_SEARCH", 20)
+    rng = np.random.default_rng(46)
+    matrix = unit(rng, 300)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    gate = threading.Event()
+    catch_up = ann.VectorIndexes._catch_up
+    monkeypatch.setattr(
+        ann.VectorIndexes, "_catch_up", lambda self, *a: gate.wait(30) and catch_up(self, *a)
+    )
+    monkeypatch.setattr(doc_changes, "LOG_LIMIT", 5)
+    late = unit(rng, 200)
+    owners += add(store, "t", "U-1", late)
+    whole: list[object] = []
+    reads = ann.embedded_ids
+
+    def counted(database: SQLiteDatabase, key: object, among: object = None) -> object:
+        if among is None:
+            whole.append(key)
+        return reads(database, key, among)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ann, "embedded_ids", counted)
+    everything = np.vstack([matrix, late])
+    # This search empties the log: the graph's position in it is lost.
+    assert search(store, "t", "U-1", late[7]) == vectors.nearest(late[7], owners, everything, 10)
+    monkeypatch.setattr(doc_changes, "LOG_LIMIT", 100_000)
+    later = unit(rng, 30)
+    owners += add(store, "t", "U-1", later)
+    everything = np.vstack([everything, later])
+    store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[305],))
+    kept = [i for i, owner in enumerate(owners) if owner != owners[305]]
+    for query in [later[3], late[5], matrix[5], *unit(rng, 5)]:
+        expected = vectors.nearest(query, [owners[i] for i in kept], everything[kept], 10)
+        assert search(store, "t", "U-1", query) == expected
+    assert whole == []  # followed in the log after the first search, never compared whole
+    gate.set()
+    assert store.graphs_ready("t", MODEL, 30)
+    assert len(whole) >= 1  # the building thread compared the scope whole
+    (graph,) = indexes(store)._graphs.values()
+    [(forgotten,)] = store.db.fetchall(
+        "SELECT id FROM search_docs WHERE owner_id = %s AND kind = 'note'", (owners[305],)
+    )
+    assert len(graph.ids) == 529 and forgotten not in graph.ids.tolist()

@@ -41,7 +41,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -62,6 +62,7 @@ from memlane.storage.sqlite.graph_rows import (
     embedded_ids,
     embedded_signature,
     highest_embedded,
+    newest_embedded,
     scope_sql,
     signature,
     vector_chunk,
@@ -111,6 +112,21 @@ meanwhile (exact scans) get the cores first. As the indexer's worker
 (:data:`memlane.summaries.indexer.WORKER_NICE`)."""
 
 
+class Lacking(NamedTuple):
+    """What a graph lacks as of ``position`` in the change log.
+
+    ``new``: docs embedded in its scope it does not hold; ``gone``: docs it holds no longer
+    there. ``whole``: found by comparing every id of the scope (or followed in the log since);
+    otherwise only the newest docs above the graph's highest id were looked at, and the rest
+    waits for the building thread's comparison.
+    """
+
+    position: Position
+    new: Ids
+    gone: Ids
+    whole: bool = True
+
+
 @dataclass
 class Graph:
     """One scope's HNSW graph and the doc ids in it, as of ``stamp``."""
@@ -129,9 +145,17 @@ class Graph:
     adds to it."""
     saved: int = 0
     """How many ids it held when it (or the graph it was copied from) was last saved."""
+    lacking: Lacking | None = None
+    """What a search last found it lacks (:meth:`VectorIndexes._behind`), while it is behind:
+    the next search reads only the docs changed since, not the scope's ids again."""
+
+    def last_look(self) -> Lacking:
+        """What it lacked when last looked at (nothing, as of its own position, if never)."""
+        return self.lacking or Lacking(self.position, _NONE, _NONE)
 
 
 _NONE: Ids = np.empty(0, dtype=np.int64)
+_IN_STEP = Lacking(Position(-1, -1, 0), _NONE, _NONE)
 
 
 @dataclass(frozen=True)
@@ -187,11 +211,11 @@ class VectorIndexes:
             if graph is None:
                 return None
         with graph.lock:
-            lacking = self._sync(key, graph, stamp) if graph.stamp != stamp else _NONE
-            if lacking is None:
+            behind = self._sync(key, graph, stamp) if graph.stamp != stamp else _IN_STEP
+            if behind is None:
                 return None
             candidates = self._candidates(graph, vector, limit)
-            lacking = lacking[-RANKED_BEHIND:]
+            lacking = behind.new[-RANKED_BEHIND:]
             wanted = min(limit, len(graph.ids) + len(lacking))
         found = self._rank(key, [*candidates, *lacking.tolist()], vector, limit)
         return found if len(found) >= wanted else None
@@ -261,40 +285,63 @@ class VectorIndexes:
         # An impossible position: the first search compares the scope's ids whole.
         return Graph(ids, index, dims, None, Position(-1, -1, 0))
 
-    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> Ids | None:
+    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> Lacking | None:
         """Bring ``graph`` up to the database (holding its lock) for a search.
 
-        Returns the embedded docs of the scope the graph still lacks (empty: in step), to be
-        ranked beside its candidates, or ``None``: scan exactly for now. More than
-        :data:`PATCH_IN_SEARCH` new docs are left to the building thread (scheduled here).
+        Returns what the graph still lacks (nothing: in step), its ``new`` docs to be ranked
+        beside its candidates, or ``None``: scan exactly for now. A graph more than
+        :data:`PATCH_IN_SEARCH` docs behind is left to the building thread (scheduled here).
         """
-        now = self._changes.position()
-        new, gone = self._behind(key, graph, now)
-        if len(new) > PATCH_IN_SEARCH or graph.frozen:
+        lacking = self._behind(key, graph, self._changes.position())
+        if len(lacking.new) > PATCH_IN_SEARCH or graph.frozen or not lacking.whole:
+            graph.lacking = lacking
             self._schedule(key)
-            return new
-        if not self._patch(key, graph, new, gone):
+            return lacking
+        if not self._patch(key, graph, lacking.new, lacking.gone):
             return None
-        graph.stamp, graph.position = stamp, now
-        return _NONE
+        graph.stamp, graph.position, graph.lacking = stamp, lacking.position, None
+        return lacking
 
-    def _behind(self, key: ScopeKey, graph: Graph, now: Position) -> tuple[Ids, Ids]:
-        """The docs embedded in scope the graph lacks, and those it holds that are gone.
+    def _behind(self, key: ScopeKey, graph: Graph, now: Position) -> Lacking:
+        """What ``graph`` lacks at ``now``, for a search: from what it lacked when last looked.
 
-        The docs this connection changed come from its log; after another connection's
-        commit (or once the log was emptied), the scope's ids are compared whole.
+        The docs this connection changed since come from its log, and only those are read
+        again. When the log cannot tell (another connection's commit, or the log was emptied,
+        as an import does), a graph already behind, or found far behind by its newest docs,
+        is not compared whole here: the newest :data:`RANKED_BEHIND` docs above its highest
+        id are ranked beside it until the building thread's comparison catches it up.
         """
-        changed = self._changes.since(graph.position, now)
-        if changed is None:
-            ids = embedded_ids(self.db, key)
-            new = np.setdiff1d(ids, graph.ids, assume_unique=True)
-            gone = np.setdiff1d(graph.ids, ids, assume_unique=True)
-        else:
-            touched = np.unique(np.asarray(changed, dtype=np.int64))
-            in_scope = embedded_ids(self.db, key, among=touched)
-            new = in_scope[~contains(graph.ids, in_scope)]
-            gone = touched[contains(graph.ids, touched) & ~contains(in_scope, touched)]
-        return new, gone
+        known = graph.last_look()
+        changed = self._changes.since(known.position, now)
+        if changed is not None:
+            return self._followed(key, graph.ids, known, now, changed)
+        above = int(graph.ids[-1]) if len(graph.ids) else 0
+        newest = newest_embedded(self.db, key, above, RANKED_BEHIND)
+        if graph.lacking is None and not graph.frozen and len(newest) <= PATCH_IN_SEARCH:
+            return self._compared(key, graph.ids, now)  # a few behind: patched in the search
+        return Lacking(now, newest, _NONE, whole=False)
+
+    def _followed(
+        self, key: ScopeKey, ids: Ids, known: Lacking, now: Position, changed: list[int]
+    ) -> Lacking:
+        """What a graph holding ``ids`` lacks at ``now``: ``known``, and the docs ``changed``."""
+        touched = np.unique(np.asarray(changed, dtype=np.int64))
+        in_scope = embedded_ids(self.db, key, among=touched)
+        # An untouched doc lacks (or is gone) as it did; a touched one is judged again.
+        new = in_scope[~contains(ids, in_scope)]
+        gone = touched[contains(ids, touched) & ~contains(in_scope, touched)]
+        return Lacking(
+            now,
+            np.union1d(known.new[~contains(touched, known.new)], new),
+            np.union1d(known.gone[~contains(touched, known.gone)], gone),
+            known.whole,
+        )
+
+    def _compared(self, key: ScopeKey, ids: Ids, now: Position) -> Lacking:
+        """What a graph holding ``ids`` lacks, from every embedded id of its scope."""
+        in_scope = embedded_ids(self.db, key)
+        new = np.setdiff1d(in_scope, ids, assume_unique=True)
+        return Lacking(now, new, np.setdiff1d(ids, in_scope, assume_unique=True))
 
     def _catch_up(self, key: ScopeKey, held: Graph) -> Graph | None:
         """A copy of the held graph brought up to the database; ``None``: build it again.
@@ -306,8 +353,13 @@ class VectorIndexes:
         """
         with held.lock:
             held.frozen = True
+            known = held.last_look()
         stamp, now = change_stamp(self.db), self._changes.position()
-        new, gone = self._behind(key, held, now)
+        changed = self._changes.since(known.position, now) if known.whole else None
+        if changed is None:
+            _, new, gone, _ = self._compared(key, held.ids, now)
+        else:
+            _, new, gone, _ = self._followed(key, held.ids, known, now, changed)
         total = len(held.ids) + len(new) - len(gone)
         if total <= self.threshold or held.removed + len(gone) > total // 3:
             return None
@@ -558,8 +610,8 @@ class VectorIndexes:
         with graph.lock:  # a graph built before the backlog drained misses its vectors:
             if graph.stamp == stamp:  # patched now, or brought up to date (waited for)
                 return False
-            lacking = self._sync(key, graph, stamp)
-        return lacking is None or len(lacking) > 0
+            behind = self._sync(key, graph, stamp)
+        return behind is None or len(behind.new) > 0 or not behind.whole
 
     def building_count(self, tenant: str | None, model: str) -> int:
         """Vectors in ``tenant``'s scopes of ``model`` whose graph is being built."""

@@ -94,6 +94,20 @@ def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = No
     return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
 
 
+def newest_embedded(database: SQLiteDatabase, key: ScopeKey, above: int, limit: int) -> Ids:
+    """The newest ``limit`` ids above ``above`` of the scope's docs with a vector, sorted.
+
+    Read from the newest down: a few index entries, not the scope.
+    """
+    where, parameters = scope_sql(key)
+    rows = database.fetchall(
+        f"SELECT id FROM search_docs WHERE {where} AND id > %(above)s "
+        "ORDER BY id DESC LIMIT %(limit)s",
+        {**parameters, "above": above, "limit": limit},
+    )
+    return np.fromiter((row[0] for row in reversed(rows)), dtype=np.int64, count=len(rows))
+
+
 def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int, upto: int) -> list[Any]:
     """``(id, vector)`` of the next ``CHUNK`` embedded docs in scope, ids in ``(after, upto]``."""
     where, parameters = scope_sql(key)
