@@ -20,7 +20,7 @@ import pytest
 import memlane
 from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
-from memlane.storage.sqlite import ann, doc_changes
+from memlane.storage.sqlite import ann, doc_changes, scope_graph
 from memlane.storage.sqlite.database import SQLiteDatabase
 
 MODEL = "test-model"
@@ -227,13 +227,13 @@ def test_a_restart_on_an_unchanged_database_maps_the_saved_graph(
     built(store, "t", "U-1", matrix[0])
     store.db.close()
     monkeypatch.setattr(ann.VectorIndexes, "_schedule", lambda *_: pytest.fail("built again"))
-    whole = ann.embedded_ids
+    whole = scope_graph.embedded_ids
 
     def among_only(database, key, among=None):
         assert among is not None, "the scope's ids were compared whole"
         return whole(database, key, among)
 
-    monkeypatch.setattr(ann, "embedded_ids", among_only)
+    monkeypatch.setattr(scope_graph, "embedded_ids", among_only)
     reopened = SQLSummaryStore(SQLiteDatabase(path))
     try:
         for query in [matrix[7], *unit(rng, 5)]:
@@ -404,7 +404,7 @@ def test_a_build_reads_what_was_stored_when_it_began_and_catches_up_after(
     rng = np.random.default_rng(43)
     first = add(store, "t", "U-1", unit(rng, 200))
     gate, reading, read = threading.Event(), threading.Event(), []
-    chunk = ann.vector_chunk
+    chunk = scope_graph.vector_chunk
 
     def held_chunk(*args):  # type: ignore[no-untyped-def]
         rows = chunk(*args)
@@ -413,7 +413,7 @@ def test_a_build_reads_what_was_stored_when_it_began_and_catches_up_after(
         assert gate.wait(30)
         return rows
 
-    monkeypatch.setattr(ann, "vector_chunk", held_chunk)
+    monkeypatch.setattr(scope_graph, "vector_chunk", held_chunk)
     search(store, "t", "U-1", unit(rng, 1)[0])  # starts the build
     assert reading.wait(30)
     later = add(store, "t", "U-1", unit(rng, 300))
@@ -499,14 +499,14 @@ def test_own_writes_patch_the_graph_from_the_log(store: SQLSummaryStore, monkeyp
     owners = add(store, "t", "U-1", matrix)
     built(store, "t", "U-1", matrix[0])
     whole: list[object] = []
-    reads = ann.embedded_ids
+    reads = scope_graph.embedded_ids
 
     def counted(database: SQLiteDatabase, key: object, among: object = None) -> object:
         if among is None:
             whole.append(key)
         return reads(database, key, among)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ann, "embedded_ids", counted)
+    monkeypatch.setattr(scope_graph, "embedded_ids", counted)
     probe = unit(rng, 1)
     [late] = add(store, "t", "U-1", probe)
     store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[3],))
@@ -655,11 +655,9 @@ def test_a_graph_far_behind_ranks_only_the_newest_vectors_it_lacks(
     late = unit(rng, 200)
     late_owners = add(store, "t", "U-1", late)
     read = []
-    rank = ann.VectorIndexes._rank
+    rank = scope_graph.rank
     monkeypatch.setattr(
-        ann.VectorIndexes,
-        "_rank",
-        lambda self, key, ids, *a: read.append(ids) or rank(self, key, ids, *a),
+        scope_graph, "rank", lambda db, key, ids, *a: read.append(ids) or rank(db, key, ids, *a)
     )
     newest, older = late_owners[-50:], late_owners[:-50]
     assert search(store, "t", "U-1", late[-1])[0] == late_owners[-1]
@@ -715,14 +713,14 @@ def test_a_graph_far_behind_is_never_compared_whole_in_a_search(
     late = unit(rng, 200)
     owners += add(store, "t", "U-1", late)
     whole: list[object] = []
-    reads = ann.embedded_ids
+    reads = scope_graph.embedded_ids
 
     def counted(database: SQLiteDatabase, key: object, among: object = None) -> object:
         if among is None:
             whole.append(key)
         return reads(database, key, among)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ann, "embedded_ids", counted)
+    monkeypatch.setattr(scope_graph, "embedded_ids", counted)
     everything = np.vstack([matrix, late])
     # This search empties the log: the graph's position in it is lost.
     assert search(store, "t", "U-1", late[7]) == vectors.nearest(late[7], owners, everything, 10)

@@ -26,6 +26,9 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   graph after another connection's commit, so a file behind the database (or ahead of it)
   costs a patch, never an answer. A mapped graph is copied into memory before its first patch.
   A purge deletes the files of the scopes it touched, with their vectors.
+
+What is done to one graph (what it lacks, its patches, its candidates and their ranking, a
+build) is :mod:`.scope_graph`'s; this module keeps the graphs and decides when.
 """
 
 from __future__ import annotations
@@ -40,34 +43,29 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from memlane.errors import StorageError
 from memlane.storage.sql.dialect import DocScope, Vector
-from memlane.storage.sqlite import graph_files
+from memlane.storage.sqlite import graph_files, scope_graph
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
-from memlane.storage.sqlite.graph_files import EXPANSION_SEARCH, new_graph, usearch_index
+from memlane.storage.sqlite.graph_files import new_graph, usearch_index
 from memlane.storage.sqlite.graph_rows import (
     CHUNK,
     Ids,
     ScopeKey,
     Stamp,
-    as_rows,
     change_stamp,
     contains,
     embedded_count,
-    embedded_ids,
     embedded_signature,
-    highest_embedded,
     newest_embedded,
-    scope_sql,
     signature,
-    vector_chunk,
-    vectors_of,
 )
+from memlane.storage.sqlite.scope_graph import IN_STEP, NO_IDS, Graph, Lacking
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -110,52 +108,6 @@ BUILD_NICE = 5
 """The building thread's niceness (Linux), added to the process's: the searches it serves
 meanwhile (exact scans) get the cores first. As the indexer's worker
 (:data:`memlane.summaries.indexer.WORKER_NICE`)."""
-
-
-class Lacking(NamedTuple):
-    """What a graph lacks as of ``position`` in the change log.
-
-    ``new``: docs embedded in its scope it does not hold; ``gone``: docs it holds no longer
-    there. ``whole``: found by comparing every id of the scope (or followed in the log since);
-    otherwise only the newest docs above the graph's highest id were looked at, and the rest
-    waits for the building thread's comparison.
-    """
-
-    position: Position
-    new: Ids
-    gone: Ids
-    whole: bool = True
-
-
-@dataclass
-class Graph:
-    """One scope's HNSW graph and the doc ids in it, as of ``stamp``."""
-
-    ids: Ids
-    index: Any  # usearch.index.Index
-    dims: int
-    stamp: Stamp | None
-    position: Position
-    removed: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    viewed: bool = False
-    """``index`` maps a saved file (read only): it is copied into memory before a patch."""
-    frozen: bool = False
-    """A copy of it is being brought up to date (:meth:`VectorIndexes._catch_up`): no search
-    adds to it."""
-    saved: int = 0
-    """How many ids it held when it (or the graph it was copied from) was last saved."""
-    lacking: Lacking | None = None
-    """What a search last found it lacks (:meth:`VectorIndexes._behind`), while it is behind:
-    the next search reads only the docs changed since, not the scope's ids again."""
-
-    def last_look(self) -> Lacking:
-        """What it lacked when last looked at (nothing, as of its own position, if never)."""
-        return self.lacking or Lacking(self.position, _NONE, _NONE)
-
-
-_NONE: Ids = np.empty(0, dtype=np.int64)
-_IN_STEP = Lacking(Position(-1, -1, 0), _NONE, _NONE)
 
 
 @dataclass(frozen=True)
@@ -211,13 +163,13 @@ class VectorIndexes:
             if graph is None:
                 return None
         with graph.lock:
-            behind = self._sync(key, graph, stamp) if graph.stamp != stamp else _IN_STEP
+            behind = self._sync(key, graph, stamp) if graph.stamp != stamp else IN_STEP
             if behind is None:
                 return None
-            candidates = self._candidates(graph, vector, limit)
+            candidates = scope_graph.candidates(graph, vector, OVERFETCH * limit)
             lacking = behind.new[-RANKED_BEHIND:]
             wanted = min(limit, len(graph.ids) + len(lacking))
-        found = self._rank(key, [*candidates, *lacking.tolist()], vector, limit)
+        found = scope_graph.rank(self.db, key, [*candidates, *lacking.tolist()], vector, limit)
         return found if len(found) >= wanted else None
 
     def _consider(self, key: ScopeKey, stamp: Stamp) -> Graph | None:
@@ -314,34 +266,14 @@ class VectorIndexes:
         known = graph.last_look()
         changed = self._changes.since(known.position, now)
         if changed is not None:
-            return self._followed(key, graph.ids, known, now, changed)
+            return scope_graph.followed(self.db, key, graph.ids, known, now, changed)
         above = int(graph.ids[-1]) if len(graph.ids) else 0
         newest = newest_embedded(self.db, key, above, RANKED_BEHIND)
         if graph.lacking is None and not graph.frozen and len(newest) <= PATCH_IN_SEARCH:
-            return self._compared(key, graph.ids, now)  # a few behind: patched in the search
-        return Lacking(now, newest, _NONE, whole=False)
-
-    def _followed(
-        self, key: ScopeKey, ids: Ids, known: Lacking, now: Position, changed: list[int]
-    ) -> Lacking:
-        """What a graph holding ``ids`` lacks at ``now``: ``known``, and the docs ``changed``."""
-        touched = np.unique(np.asarray(changed, dtype=np.int64))
-        in_scope = embedded_ids(self.db, key, among=touched)
-        # An untouched doc lacks (or is gone) as it did; a touched one is judged again.
-        new = in_scope[~contains(ids, in_scope)]
-        gone = touched[contains(ids, touched) & ~contains(in_scope, touched)]
-        return Lacking(
-            now,
-            np.union1d(known.new[~contains(touched, known.new)], new),
-            np.union1d(known.gone[~contains(touched, known.gone)], gone),
-            known.whole,
-        )
-
-    def _compared(self, key: ScopeKey, ids: Ids, now: Position) -> Lacking:
-        """What a graph holding ``ids`` lacks, from every embedded id of its scope."""
-        in_scope = embedded_ids(self.db, key)
-        new = np.setdiff1d(in_scope, ids, assume_unique=True)
-        return Lacking(now, new, np.setdiff1d(ids, in_scope, assume_unique=True))
+            return scope_graph.compared(
+                self.db, key, graph.ids, now
+            )  # a few behind: patched in the search
+        return Lacking(now, newest, NO_IDS, whole=False)
 
     def _catch_up(self, key: ScopeKey, held: Graph) -> Graph | None:
         """A copy of the held graph brought up to the database; ``None``: build it again.
@@ -357,9 +289,9 @@ class VectorIndexes:
         stamp, now = change_stamp(self.db), self._changes.position()
         changed = self._changes.since(known.position, now) if known.whole else None
         if changed is None:
-            _, new, gone, _ = self._compared(key, held.ids, now)
+            _, new, gone, _ = scope_graph.compared(self.db, key, held.ids, now)
         else:
-            _, new, gone, _ = self._followed(key, held.ids, known, now, changed)
+            _, new, gone, _ = scope_graph.followed(self.db, key, held.ids, known, now, changed)
         total = len(held.ids) + len(new) - len(gone)
         if total <= self.threshold or held.removed + len(gone) > total // 3:
             return None
@@ -391,48 +323,12 @@ class VectorIndexes:
             graph.removed += len(gone)
             graph.ids = np.delete(graph.ids, np.searchsorted(graph.ids, gone))
         if len(new):
-            added = self._add(graph, key, new)
+            added = scope_graph.add_vectors(self.db, graph, key, new)
             if added is None:
                 return False
             added = np.sort(added[~contains(graph.ids, added)])
             graph.ids = np.insert(graph.ids, np.searchsorted(graph.ids, added), added)
         return True
-
-    def _add(self, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
-        """Add the vectors of docs ``new`` still in scope; ``None`` if one has another width."""
-        rows = vectors_of(self.db, key, new)
-        matrix = as_rows(rows, graph.dims)
-        if matrix is None:
-            return None
-        added = np.asarray([row[0] for row in rows], dtype=np.int64)
-        graph.index.add(added.astype(np.uint64), matrix, threads=1)
-        return added
-
-    def _candidates(self, graph: Graph, vector: Vector, limit: int) -> list[int]:
-        """Doc ids the graph finds nearest, ``OVERFETCH`` times as many as wanted."""
-        count = min(len(graph.ids), OVERFETCH * limit)
-        graph.index.expansion_search = max(EXPANSION_SEARCH, 2 * count)  # not below count
-        matches = graph.index.search(vector.astype(np.float32), count, threads=1)
-        return [int(k) for k in np.asarray(matches.keys).reshape(-1)]
-
-    def _rank(
-        self, key: ScopeKey, candidates: Sequence[int], vector: Vector, limit: int
-    ) -> list[int]:
-        """The candidates still in scope, by their stored vectors: best first, ties by doc id."""
-        if not candidates:
-            return []
-        where, parameters = scope_sql(key, by_id=True)
-        rows = self.db.fetchall(
-            "SELECT id, owner_id, vector FROM search_docs WHERE "
-            f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}",
-            {**parameters, "ids": json.dumps(list(candidates))},
-        )
-        matrix = as_rows([(row[0], row[2]) for row in rows], len(vector))
-        if matrix is None:
-            return []
-        scores = matrix @ vector
-        order = np.lexsort((np.asarray([row[0] for row in rows]), -scores))[:limit]
-        return [int(rows[i][1]) for i in order]
 
     # -- building -----------------------------------------------------------------------
 
@@ -536,31 +432,9 @@ class VectorIndexes:
             self._graphs.popitem(last=False)
 
     def _build(self, key: ScopeKey) -> Graph | None:
-        """A graph of the scope's embedded vectors, read ``CHUNK`` at a time.
-
-        Only those stored when it began (up to the highest id then): vectors stored meanwhile
-        are patched in by a catch-up, so a build during an import ends instead of chasing it.
-        """
-        stamp, position = change_stamp(self.db), self._changes.position()
-        index, dims, after, upto = None, 0, 0, highest_embedded(self.db, key)
-        ids: list[int] = []
-        while not self._closed:
-            rows = vector_chunk(self.db, key, after, upto)
-            if not rows:
-                break
-            if index is None:
-                dims = len(rows[0][1]) // 4
-                index = new_graph(self._index_class, dims)
-            matrix = as_rows(rows, dims)
-            if matrix is None:
-                return None
-            keys = np.asarray([row[0] for row in rows], dtype=np.uint64)
-            index.add(keys, matrix, threads=1)
-            ids.extend(int(row[0]) for row in rows)
-            after = ids[-1]
-        if index is None or self._closed:
-            return None
-        return Graph(np.asarray(ids, dtype=np.int64), index, dims, stamp, position)
+        """A new graph of the scope (:func:`.scope_graph.build`), stopped if this closes."""
+        at = change_stamp(self.db), self._changes.position()
+        return scope_graph.build(self.db, self._index_class, key, at, lambda: self._closed)
 
     # -- lifecycle ----------------------------------------------------------------------
 
