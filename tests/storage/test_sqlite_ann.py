@@ -742,3 +742,72 @@ def test_a_graph_far_behind_is_never_compared_whole_in_a_search(
         "SELECT id FROM search_docs WHERE owner_id = %s AND kind = 'note'", (owners[305],)
     )
     assert len(graph.ids) == 529 and forgotten not in graph.ids.tolist()
+
+
+def test_a_scope_past_the_scan_limit_ranks_its_newest_while_its_graph_is_built(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No exact scan of a large scope without its graph (on main: every vector, each search,
+    for the whole build: a gigabyte a search at 10^6 notes); its newest are ranked."""
+    monkeypatch.setattr(ann, "SCANNED_MAX", 250)
+    monkeypatch.setattr(ann, "RANKED_BEHIND", 50)
+    rng = np.random.default_rng(48)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    gate = threading.Event()
+    build = scope_graph.build
+    monkeypatch.setattr(scope_graph, "build", lambda *a: gate.wait(30) and build(*a))
+    scan = store.db.dialect._matrix  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        store.db.dialect, "_matrix", lambda *a: pytest.fail("scanned the whole scope")
+    )
+    newest = vectors.nearest(matrix[-1], owners[-50:], matrix[-50:], 10)
+    assert search(store, "t", "U-1", matrix[-1]) == newest
+    assert owners[3] not in search(store, "t", "U-1", matrix[3])  # found by words meanwhile
+    monkeypatch.setattr(store.db.dialect, "_matrix", scan)
+    gate.set()
+    assert indexes(store).wait(30)
+    for query in [matrix[3], *unit(rng, 5)]:
+        assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
+
+
+def test_a_scope_under_the_scan_limit_is_scanned_while_its_graph_is_built(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ann, "SCANNED_MAX", 250)
+    rng = np.random.default_rng(49)
+    matrix = unit(rng, 240)
+    owners = add(store, "t", "U-1", matrix)
+    gate = threading.Event()
+    build = scope_graph.build
+    monkeypatch.setattr(scope_graph, "build", lambda *a: gate.wait(30) and build(*a))
+    for query in [matrix[3], *unit(rng, 5)]:
+        assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
+    assert indexes(store).scopes() == []  # answered by the exact scan
+    gate.set()
+    assert indexes(store).wait(30)
+
+
+def test_a_tenant_wide_graph_follows_the_indexer_once_a_search_made_it(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On main only subject scopes followed the indexer: a tenant-wide graph was caught up by
+    its next search, which ranked (or compared) everything stored since."""
+    monkeypatch.setattr(ann, "FOLLOW_EVERY", 10)
+    rng = np.random.default_rng(50)
+    matrix = unit(rng, 200)
+    for part, subject in enumerate(["U-1", "U-2", "U-3", "U-4"]):
+        add(store, "t", subject, matrix[50 * part : 50 * (part + 1)])  # each under the threshold
+    built(store, "t", None, matrix[0])
+    late = add(store, "t", "U-5", unit(rng, 30))
+    docs = store.db.fetchall(
+        "SELECT id FROM search_docs WHERE kind = 'note' AND subject = 'U-5'", ()
+    )
+    indexes(store).follow(MODEL, [row[0] for row in docs])
+    deadline = time.monotonic() + 30
+    key = ("t", None, "note", MODEL)
+    while len(indexes(store)._graphs[key].ids) < 230:
+        assert time.monotonic() < deadline, "the tenant-wide graph did not follow"
+        time.sleep(0.01)
+    assert [k[1] for k in indexes(store).scopes()] == [None]  # no subject was large enough
+    assert late

@@ -96,6 +96,11 @@ what an exact scan of a scope just under :data:`THRESHOLD` reads. A graph furthe
 import outrunning its building thread) leaves its older lacking vectors to be found by their
 words until it catches up, as items not yet embedded are, instead of reading tens of thousands
 of vectors in the first recall after the import."""
+SCANNED_MAX = 20_000
+"""Most vectors of a scope a search scans exactly while the scope's graph is being built. A
+larger scope ranks its newest :data:`RANKED_BEHIND` vectors until its graph is ready, and the
+rest is found by words meanwhile, as items not yet embedded are: the exact scan of 10^6 vectors
+read a gigabyte per search (seconds) for the many minutes such a build takes."""
 PATCH_PIECE = 256
 """Vectors added at a time to such a copy (between pieces: closed yet?)."""
 PREPARE_PASSES = 3
@@ -137,6 +142,7 @@ class VectorIndexes:
         self._graphs: OrderedDict[ScopeKey, Graph] = OrderedDict()
         self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
         self._building: set[ScopeKey] = set()
+        self._unscanned: set[ScopeKey] = set()  # building, and past SCANNED_MAX
         self._lock = threading.Lock()
         self._queue: queue.SimpleQueue[ScopeKey | _Follow | None] = queue.SimpleQueue()
         self._stored: dict[str, list[int]] = {}  # model -> docs stored since the last look
@@ -161,7 +167,7 @@ class VectorIndexes:
         if graph is None:
             graph = self._consider(key, stamp)
             if graph is None:
-                return None
+                return self._unbuilt(key, vector, limit)
         with graph.lock:
             behind = self._sync(key, graph, stamp) if graph.stamp != stamp else IN_STEP
             if behind is None:
@@ -172,6 +178,17 @@ class VectorIndexes:
         found = scope_graph.rank(self.db, key, [*candidates, *lacking.tolist()], vector, limit)
         return found if len(found) >= wanted else None
 
+    def _unbuilt(self, key: ScopeKey, vector: Vector, limit: int) -> list[int] | None:
+        """A scope without a graph: ``None`` (scan it exactly), or its newest vectors ranked.
+
+        Only a scope past :data:`SCANNED_MAX` whose graph is being built is not scanned.
+        """
+        with self._lock:
+            if key not in self._unscanned:
+                return None
+        newest = newest_embedded(self.db, key, 0, RANKED_BEHIND)
+        return scope_graph.rank(self.db, key, newest.tolist(), vector, limit)
+
     def _consider(self, key: ScopeKey, stamp: Stamp) -> Graph | None:
         """Mark a small scope as such; a large one's saved graph, loaded, or have it built."""
         with self._lock:
@@ -180,7 +197,9 @@ class VectorIndexes:
         saved = graph_files.read(self.directory, key) if self._index_class else None
         position = self._changes.position() if saved is not None else None  # before the state
         state = embedded_signature(self.db, key) if saved is not None else None
-        if (embedded_count(self.db, key) if state is None else state[0]) <= self.threshold:
+        at_most = max(self.threshold, SCANNED_MAX) + 1
+        count = embedded_count(self.db, key, at_most) if state is None else state[0]
+        if count <= self.threshold:
             with self._lock:
                 if len(self._small) >= MAX_SMALL:
                     self._small.clear()
@@ -190,6 +209,9 @@ class VectorIndexes:
         if saved is not None and state is not None and position is not None:
             graph = self._load(key, saved, state, (stamp, position))
         if graph is None:
+            if count > SCANNED_MAX:
+                with self._lock:
+                    self._unscanned.add(key)
             self._schedule(key)
             return None
         with self._lock:
@@ -367,6 +389,7 @@ class VectorIndexes:
                 graph.saved = len(graph.ids)
             with self._lock:
                 self._building.discard(key)
+                self._unscanned.discard(key)
                 if graph is not None and not self._closed:
                     self._graphs.pop(key, None)
                     self._graphs[key] = graph  # the most recently used
@@ -405,23 +428,31 @@ class VectorIndexes:
         self._queue.put(_Follow(model, stored))
 
     def _follow_scopes(self, follow: _Follow) -> None:
-        """Build or bring up to date the graphs of the subject scopes ``follow`` went to."""
+        """Build or bring up to date the graphs of the scopes ``follow`` went to.
+
+        A subject's graph is built once it passes the threshold; a tenant-wide one is kept up
+        to date once a search had it built (it is large, and few tenants are searched whole).
+        """
         try:
             rows = self.db.fetchall(
                 "SELECT DISTINCT tenant, subject, kind FROM search_docs "
                 "WHERE id IN (SELECT value FROM json_each(%(ids)s)) AND subject IS NOT NULL",
                 {"ids": json.dumps(list(follow.ids))},
             )
-            for tenant, subject, kind in rows:
-                key: ScopeKey = (tenant, subject, kind, follow.model)
+            subjects = [(tenant, subject, kind, follow.model) for tenant, subject, kind in rows]
+            tenants = {(tenant, None, kind, follow.model): None for tenant, _, kind in rows}
+            for key in [*subjects, *tenants]:
                 with self._lock:
                     if key in self._building:
                         continue
                     held = key in self._graphs
-                if held or embedded_count(self.db, key) > self.threshold:
+                if held or (key[1] is not None and self._past_threshold(key)):
                     self._schedule(key)
         except StorageError as error:  # the database closed or failed: searches decide
             _log.debug("vector graphs not followed: %s", error)
+
+    def _past_threshold(self, key: ScopeKey) -> bool:
+        return embedded_count(self.db, key, self.threshold + 1) > self.threshold
 
     def _evict(self) -> None:
         """Drop the least recently used graphs past the limits (holding ``_lock``)."""
