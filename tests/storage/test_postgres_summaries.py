@@ -363,3 +363,33 @@ def test_summaries_notes_and_turns_behave_as_on_sqlite(both: dict[str, SummarySt
 
 def at(minutes: int) -> datetime:
     return T0 + timedelta(minutes=minutes)
+
+
+def test_coverage_says_whether_a_scope_is_partly_embedded(both: dict[str, SummaryStore]) -> None:
+    """Embedded by this model, by another, not at all, deleted: the same answers on both."""
+    from memlane.storage.base import Coverage
+
+    for store in both.values():
+        assert isinstance(store, SQLSummaryStore)
+
+        def doc(owner: int, store: SQLSummaryStore = store) -> int:
+            sql = "SELECT id FROM search_docs WHERE kind = 'note' AND owner_id = %s"
+            return int(store.db.fetchall(sql, (owner,))[0][0])
+
+        def seen(subject: str | None, store: SQLSummaryStore = store) -> Coverage:
+            return store.coverage("acme", subject, "note", MODEL)
+
+        assert seen("U-1") == (False, False)
+        notes = add_notes(store, "acme", "U-1", ["a", "b", "c"])
+        add_notes(store, "acme", "U-2", ["elsewhere"])
+        assert seen("U-1") == (False, True)
+        embed(store, [(doc(notes[0]), np.ones(4)), (doc(notes[1]), np.ones(4))])
+        assert seen("U-1") == (True, True)
+        store.put_vectors("other", [(doc(notes[2]), np.ones(4, np.float32).tobytes())])
+        assert seen("U-1") == (True, True)  # another model's vector is none of this one's
+        embed(store, [(doc(notes[2]), np.ones(4))])
+        assert seen("U-1") == (True, False)
+        assert seen(None) == (True, True)  # U-2's note waits
+        [late] = add_notes(store, "acme", "U-1", ["forgotten"], start=9)
+        store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE id = %s", (doc(late),))
+        assert seen("U-1") == (True, False)  # a deleted doc is in no scope

@@ -32,6 +32,15 @@ def iter_chunks(items: Sequence[int], size: int = 500) -> Iterator[Sequence[int]
 DocKind = Literal["summary", "note"]
 
 
+class Coverage(NamedTuple):
+    """How far one model's vectors cover a search scope (:meth:`SummaryStore.coverage`)."""
+
+    embedded: bool
+    """Some item of the scope has a vector from the model."""
+    waiting: bool
+    """Some item of the scope has none from it (yet)."""
+
+
 @dataclass(frozen=True, slots=True)
 class VectorClaim:
     """What a worker of the background indexer asks the store for, and for how long.
@@ -361,6 +370,14 @@ class SummaryStore(Transactional, Protocol):
         self, tenant: str, subject: str | None, kind: DocKind, model: str
     ) -> tuple[int, int, int]:
         """``(items in scope, items embedded by model, highest item id)``."""
+        ...
+
+    def coverage(self, tenant: str, subject: str | None, kind: DocKind, model: str) -> Coverage:
+        """Whether some items of the scope have a vector from ``model``, and some none.
+
+        Two index lookups, however many items the scope holds (a search asks it each time;
+        :meth:`vector_state` counts them).
+        """
         ...
 
     def nearest(

@@ -355,23 +355,21 @@ class SummariesLane:
         depth = max(4 * k, 20)
         lexical = self._store.lexical(self._tenant, subject, kind, query, depth)
         embedder = self._embedder()
-        in_scope, embedded, _ = self._store.vector_state(self._tenant, subject, kind, embedder.name)
-        if embedded < in_scope and self._index.indexing == "inline":
+        coverage = self._store.coverage(self._tenant, subject, kind, embedder.name)
+        if coverage.waiting and self._index.indexing == "inline":
             self._index.run(subject)
-            in_scope, embedded, _ = self._store.vector_state(
-                self._tenant, subject, kind, embedder.name
-            )
-        semantic = self._semantic(subject, query, kind, depth, embedded)
+            coverage = self._store.coverage(self._tenant, subject, kind, embedder.name)
+        semantic = self._semantic(subject, query, kind, depth, coverage.embedded)
         if semantic is None:  # the model is busy: every hit stands in by its words
             return fuse_partial([], lexical, set(lexical))[:k]
-        if embedded == in_scope:
+        if not coverage.waiting:
             return fuse([semantic, lexical])[:k]
         self._indexer.notify(0)  # found again from the database; never waited for
         missing = self._store.unembedded(self._tenant, kind, lexical, embedder.name)
         return fuse_partial(semantic, lexical, missing)[:k]
 
     def _semantic(
-        self, subject: str | None, query: str, kind: DocKind, depth: int, embedded: int
+        self, subject: str | None, query: str, kind: DocKind, depth: int, embedded: bool
     ) -> list[int] | None:
         """Nearest neighbours of the query among the embedded items (``None``: model busy).
 

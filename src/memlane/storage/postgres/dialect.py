@@ -19,7 +19,7 @@ import psycopg
 from memlane.errors import StorageError
 from memlane.storage.archive import table_named
 from memlane.storage.archiving import ArchiveRow
-from memlane.storage.base import DocKind
+from memlane.storage.base import Coverage, DocKind
 from memlane.storage.postgres import archive, search
 from memlane.storage.sql.dialect import (
     NOTE_KEY_COLUMNS,
@@ -28,7 +28,7 @@ from memlane.storage.sql.dialect import (
     KeyRange,
     Vector,
 )
-from memlane.storage.sql.summaries import search_scope, vector_state
+from memlane.storage.sql.summaries import coverage, search_scope, vector_state
 
 if TYPE_CHECKING:
     from memlane.storage.postgres.database import PostgresDatabase
@@ -258,6 +258,10 @@ class PostgresDialect:
     def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
         """Counted by the server each time (other workers write at any moment)."""
         return vector_state(self.db, *scope, model)
+
+    def coverage(self, scope: DocScope, model: str) -> Coverage:
+        """Asked of the server each time (other workers write at any moment)."""
+        return coverage(self.db, *scope, model)
 
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """The width's HNSW index when the planner prefers it, else an exact scan.

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memlane.storage.archiving import ArchiveReader, ArchiveRow
-from memlane.storage.base import DocKind, WriteKey
+from memlane.storage.base import Coverage, DocKind, WriteKey
 from memlane.storage.nesting import Nesting
 
 Parameters = Sequence[Any] | dict[str, Any]
@@ -331,6 +331,10 @@ class Dialect(Protocol):
 
     def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
         """``(docs in scope, docs embedded by model, highest doc id)`` of undeleted docs."""
+        ...
+
+    def coverage(self, scope: DocScope, model: str) -> Coverage:
+        """Whether some undeleted docs in scope have a vector from ``model``, and some none."""
         ...
 
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:

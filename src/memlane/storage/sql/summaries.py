@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from memlane.facts.normalize import canonical_json
 from memlane.storage import lexical
-from memlane.storage.base import DocKind, VectorClaim, scope_key
+from memlane.storage.base import Coverage, DocKind, VectorClaim, scope_key
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, DocScope
 from memlane.storage.sql.note_keys import SQLNoteKeys
@@ -325,6 +325,10 @@ class SQLSummaryStore(SQLNoteKeys):
         """``(items in scope, items embedded by model, highest item id)``: a cheap signature."""
         return self.dialect.vector_state(DocScope(tenant, subject, kind), model)
 
+    def coverage(self, tenant: str, subject: str | None, kind: DocKind, model: str) -> Coverage:
+        """Whether some items of the scope have a vector from ``model``, and some none."""
+        return self.dialect.coverage(DocScope(tenant, subject, kind), model)
+
     def nearest(
         self,
         tenant: str,
@@ -409,6 +413,25 @@ def vector_state(
         {**parameters, "model": model},
     )
     return int(row[0]), int(row[1]), int(row[2])
+
+
+def coverage(
+    database: Database, tenant: str, subject: str | None, kind: DocKind, model: str
+) -> Coverage:
+    """Whether some docs in scope have a vector from ``model``, and some none: index seeks.
+
+    ``model <> x`` is no index range, so a scope all of whose docs are embedded would be read
+    whole to find none; ``IS NULL``, ``< x`` and ``> x`` are three seeks.
+    """
+    where, parameters = search_scope(tenant, subject, kind)
+    some = [
+        f"EXISTS (SELECT 1 FROM search_docs WHERE {where} AND model {test})"
+        for test in ("= %(model)s", "IS NULL", "< %(model)s", "> %(model)s")
+    ]
+    row = database.fetchone(
+        f"SELECT {some[0]}, {' OR '.join(some[1:])}", {**parameters, "model": model}
+    )
+    return Coverage(bool(row[0]), bool(row[1]))
 
 
 def _content_json(content: SummaryContent) -> str:

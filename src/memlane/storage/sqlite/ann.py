@@ -26,6 +26,9 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   graph after another connection's commit, so a file behind the database (or ahead of it)
   costs a patch, never an answer. A mapped graph is copied into memory before its first patch.
   A purge deletes the files of the scopes it touched, with their vectors.
+
+What is done to one graph (what it lacks, its patches, its candidates and their ranking, a
+build) is :mod:`.scope_graph`'s; this module keeps the graphs and decides when.
 """
 
 from __future__ import annotations
@@ -40,33 +43,29 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from memlane.errors import StorageError
 from memlane.storage.sql.dialect import DocScope, Vector
-from memlane.storage.sqlite import graph_files
+from memlane.storage.sqlite import graph_files, scope_graph
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
-from memlane.storage.sqlite.graph_files import EXPANSION_SEARCH, new_graph, usearch_index
+from memlane.storage.sqlite.graph_files import new_graph, usearch_index
 from memlane.storage.sqlite.graph_rows import (
     CHUNK,
     Ids,
     ScopeKey,
     Stamp,
-    as_rows,
     change_stamp,
     contains,
     embedded_count,
-    embedded_ids,
     embedded_signature,
-    highest_embedded,
-    scope_sql,
+    newest_embedded,
     signature,
-    vector_chunk,
-    vectors_of,
 )
+from memlane.storage.sqlite.scope_graph import IN_STEP, NO_IDS, Graph, Lacking
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -97,6 +96,11 @@ what an exact scan of a scope just under :data:`THRESHOLD` reads. A graph furthe
 import outrunning its building thread) leaves its older lacking vectors to be found by their
 words until it catches up, as items not yet embedded are, instead of reading tens of thousands
 of vectors in the first recall after the import."""
+SCANNED_MAX = 20_000
+"""Most vectors of a scope a search scans exactly while the scope's graph is being built. A
+larger scope ranks its newest :data:`RANKED_BEHIND` vectors until its graph is ready, and the
+rest is found by words meanwhile, as items not yet embedded are: the exact scan of 10^6 vectors
+read a gigabyte per search (seconds) for the many minutes such a build takes."""
 PATCH_PIECE = 256
 """Vectors added at a time to such a copy (between pieces: closed yet?)."""
 PREPARE_PASSES = 3
@@ -109,29 +113,6 @@ BUILD_NICE = 5
 """The building thread's niceness (Linux), added to the process's: the searches it serves
 meanwhile (exact scans) get the cores first. As the indexer's worker
 (:data:`memlane.summaries.indexer.WORKER_NICE`)."""
-
-
-@dataclass
-class Graph:
-    """One scope's HNSW graph and the doc ids in it, as of ``stamp``."""
-
-    ids: Ids
-    index: Any  # usearch.index.Index
-    dims: int
-    stamp: Stamp | None
-    position: Position
-    removed: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    viewed: bool = False
-    """``index`` maps a saved file (read only): it is copied into memory before a patch."""
-    frozen: bool = False
-    """A copy of it is being brought up to date (:meth:`VectorIndexes._catch_up`): no search
-    adds to it."""
-    saved: int = 0
-    """How many ids it held when it (or the graph it was copied from) was last saved."""
-
-
-_NONE: Ids = np.empty(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -161,6 +142,7 @@ class VectorIndexes:
         self._graphs: OrderedDict[ScopeKey, Graph] = OrderedDict()
         self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
         self._building: set[ScopeKey] = set()
+        self._unscanned: set[ScopeKey] = set()  # building, and past SCANNED_MAX
         self._lock = threading.Lock()
         self._queue: queue.SimpleQueue[ScopeKey | _Follow | None] = queue.SimpleQueue()
         self._stored: dict[str, list[int]] = {}  # model -> docs stored since the last look
@@ -185,16 +167,27 @@ class VectorIndexes:
         if graph is None:
             graph = self._consider(key, stamp)
             if graph is None:
-                return None
+                return self._unbuilt(key, vector, limit)
         with graph.lock:
-            lacking = self._sync(key, graph, stamp) if graph.stamp != stamp else _NONE
-            if lacking is None:
+            behind = self._sync(key, graph, stamp) if graph.stamp != stamp else IN_STEP
+            if behind is None:
                 return None
-            candidates = self._candidates(graph, vector, limit)
-            lacking = lacking[-RANKED_BEHIND:]
+            candidates = scope_graph.candidates(graph, vector, OVERFETCH * limit)
+            lacking = behind.new[-RANKED_BEHIND:]
             wanted = min(limit, len(graph.ids) + len(lacking))
-        found = self._rank(key, [*candidates, *lacking.tolist()], vector, limit)
+        found = scope_graph.rank(self.db, key, [*candidates, *lacking.tolist()], vector, limit)
         return found if len(found) >= wanted else None
+
+    def _unbuilt(self, key: ScopeKey, vector: Vector, limit: int) -> list[int] | None:
+        """A scope without a graph: ``None`` (scan it exactly), or its newest vectors ranked.
+
+        Only a scope past :data:`SCANNED_MAX` whose graph is being built is not scanned.
+        """
+        with self._lock:
+            if key not in self._unscanned:
+                return None
+        newest = newest_embedded(self.db, key, 0, RANKED_BEHIND)
+        return scope_graph.rank(self.db, key, newest.tolist(), vector, limit)
 
     def _consider(self, key: ScopeKey, stamp: Stamp) -> Graph | None:
         """Mark a small scope as such; a large one's saved graph, loaded, or have it built."""
@@ -204,7 +197,9 @@ class VectorIndexes:
         saved = graph_files.read(self.directory, key) if self._index_class else None
         position = self._changes.position() if saved is not None else None  # before the state
         state = embedded_signature(self.db, key) if saved is not None else None
-        if (embedded_count(self.db, key) if state is None else state[0]) <= self.threshold:
+        at_most = max(self.threshold, SCANNED_MAX) + 1
+        count = embedded_count(self.db, key, at_most) if state is None else state[0]
+        if count <= self.threshold:
             with self._lock:
                 if len(self._small) >= MAX_SMALL:
                     self._small.clear()
@@ -214,6 +209,9 @@ class VectorIndexes:
         if saved is not None and state is not None and position is not None:
             graph = self._load(key, saved, state, (stamp, position))
         if graph is None:
+            if count > SCANNED_MAX:
+                with self._lock:
+                    self._unscanned.add(key)
             self._schedule(key)
             return None
         with self._lock:
@@ -261,40 +259,43 @@ class VectorIndexes:
         # An impossible position: the first search compares the scope's ids whole.
         return Graph(ids, index, dims, None, Position(-1, -1, 0))
 
-    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> Ids | None:
+    def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> Lacking | None:
         """Bring ``graph`` up to the database (holding its lock) for a search.
 
-        Returns the embedded docs of the scope the graph still lacks (empty: in step), to be
-        ranked beside its candidates, or ``None``: scan exactly for now. More than
-        :data:`PATCH_IN_SEARCH` new docs are left to the building thread (scheduled here).
+        Returns what the graph still lacks (nothing: in step), its ``new`` docs to be ranked
+        beside its candidates, or ``None``: scan exactly for now. A graph more than
+        :data:`PATCH_IN_SEARCH` docs behind is left to the building thread (scheduled here).
         """
-        now = self._changes.position()
-        new, gone = self._behind(key, graph, now)
-        if len(new) > PATCH_IN_SEARCH or graph.frozen:
+        lacking = self._behind(key, graph, self._changes.position())
+        if len(lacking.new) > PATCH_IN_SEARCH or graph.frozen or not lacking.whole:
+            graph.lacking = lacking
             self._schedule(key)
-            return new
-        if not self._patch(key, graph, new, gone):
+            return lacking
+        if not self._patch(key, graph, lacking.new, lacking.gone):
             return None
-        graph.stamp, graph.position = stamp, now
-        return _NONE
+        graph.stamp, graph.position, graph.lacking = stamp, lacking.position, None
+        return lacking
 
-    def _behind(self, key: ScopeKey, graph: Graph, now: Position) -> tuple[Ids, Ids]:
-        """The docs embedded in scope the graph lacks, and those it holds that are gone.
+    def _behind(self, key: ScopeKey, graph: Graph, now: Position) -> Lacking:
+        """What ``graph`` lacks at ``now``, for a search: from what it lacked when last looked.
 
-        The docs this connection changed come from its log; after another connection's
-        commit (or once the log was emptied), the scope's ids are compared whole.
+        The docs this connection changed since come from its log, and only those are read
+        again. When the log cannot tell (another connection's commit, or the log was emptied,
+        as an import does), a graph already behind, or found far behind by its newest docs,
+        is not compared whole here: the newest :data:`RANKED_BEHIND` docs above its highest
+        id are ranked beside it until the building thread's comparison catches it up.
         """
-        changed = self._changes.since(graph.position, now)
-        if changed is None:
-            ids = embedded_ids(self.db, key)
-            new = np.setdiff1d(ids, graph.ids, assume_unique=True)
-            gone = np.setdiff1d(graph.ids, ids, assume_unique=True)
-        else:
-            touched = np.unique(np.asarray(changed, dtype=np.int64))
-            in_scope = embedded_ids(self.db, key, among=touched)
-            new = in_scope[~contains(graph.ids, in_scope)]
-            gone = touched[contains(graph.ids, touched) & ~contains(in_scope, touched)]
-        return new, gone
+        known = graph.last_look()
+        changed = self._changes.since(known.position, now)
+        if changed is not None:
+            return scope_graph.followed(self.db, key, graph.ids, known, now, changed)
+        above = int(graph.ids[-1]) if len(graph.ids) else 0
+        newest = newest_embedded(self.db, key, above, RANKED_BEHIND)
+        if graph.lacking is None and not graph.frozen and len(newest) <= PATCH_IN_SEARCH:
+            return scope_graph.compared(
+                self.db, key, graph.ids, now
+            )  # a few behind: patched in the search
+        return Lacking(now, newest, NO_IDS, whole=False)
 
     def _catch_up(self, key: ScopeKey, held: Graph) -> Graph | None:
         """A copy of the held graph brought up to the database; ``None``: build it again.
@@ -306,8 +307,13 @@ class VectorIndexes:
         """
         with held.lock:
             held.frozen = True
+            known = held.last_look()
         stamp, now = change_stamp(self.db), self._changes.position()
-        new, gone = self._behind(key, held, now)
+        changed = self._changes.since(known.position, now) if known.whole else None
+        if changed is None:
+            _, new, gone, _ = scope_graph.compared(self.db, key, held.ids, now)
+        else:
+            _, new, gone, _ = scope_graph.followed(self.db, key, held.ids, known, now, changed)
         total = len(held.ids) + len(new) - len(gone)
         if total <= self.threshold or held.removed + len(gone) > total // 3:
             return None
@@ -339,48 +345,12 @@ class VectorIndexes:
             graph.removed += len(gone)
             graph.ids = np.delete(graph.ids, np.searchsorted(graph.ids, gone))
         if len(new):
-            added = self._add(graph, key, new)
+            added = scope_graph.add_vectors(self.db, graph, key, new)
             if added is None:
                 return False
             added = np.sort(added[~contains(graph.ids, added)])
             graph.ids = np.insert(graph.ids, np.searchsorted(graph.ids, added), added)
         return True
-
-    def _add(self, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
-        """Add the vectors of docs ``new`` still in scope; ``None`` if one has another width."""
-        rows = vectors_of(self.db, key, new)
-        matrix = as_rows(rows, graph.dims)
-        if matrix is None:
-            return None
-        added = np.asarray([row[0] for row in rows], dtype=np.int64)
-        graph.index.add(added.astype(np.uint64), matrix, threads=1)
-        return added
-
-    def _candidates(self, graph: Graph, vector: Vector, limit: int) -> list[int]:
-        """Doc ids the graph finds nearest, ``OVERFETCH`` times as many as wanted."""
-        count = min(len(graph.ids), OVERFETCH * limit)
-        graph.index.expansion_search = max(EXPANSION_SEARCH, 2 * count)  # not below count
-        matches = graph.index.search(vector.astype(np.float32), count, threads=1)
-        return [int(k) for k in np.asarray(matches.keys).reshape(-1)]
-
-    def _rank(
-        self, key: ScopeKey, candidates: Sequence[int], vector: Vector, limit: int
-    ) -> list[int]:
-        """The candidates still in scope, by their stored vectors: best first, ties by doc id."""
-        if not candidates:
-            return []
-        where, parameters = scope_sql(key, by_id=True)
-        rows = self.db.fetchall(
-            "SELECT id, owner_id, vector FROM search_docs WHERE "
-            f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}",
-            {**parameters, "ids": json.dumps(list(candidates))},
-        )
-        matrix = as_rows([(row[0], row[2]) for row in rows], len(vector))
-        if matrix is None:
-            return []
-        scores = matrix @ vector
-        order = np.lexsort((np.asarray([row[0] for row in rows]), -scores))[:limit]
-        return [int(rows[i][1]) for i in order]
 
     # -- building -----------------------------------------------------------------------
 
@@ -419,6 +389,7 @@ class VectorIndexes:
                 graph.saved = len(graph.ids)
             with self._lock:
                 self._building.discard(key)
+                self._unscanned.discard(key)
                 if graph is not None and not self._closed:
                     self._graphs.pop(key, None)
                     self._graphs[key] = graph  # the most recently used
@@ -457,23 +428,31 @@ class VectorIndexes:
         self._queue.put(_Follow(model, stored))
 
     def _follow_scopes(self, follow: _Follow) -> None:
-        """Build or bring up to date the graphs of the subject scopes ``follow`` went to."""
+        """Build or bring up to date the graphs of the scopes ``follow`` went to.
+
+        A subject's graph is built once it passes the threshold; a tenant-wide one is kept up
+        to date once a search had it built (it is large, and few tenants are searched whole).
+        """
         try:
             rows = self.db.fetchall(
                 "SELECT DISTINCT tenant, subject, kind FROM search_docs "
                 "WHERE id IN (SELECT value FROM json_each(%(ids)s)) AND subject IS NOT NULL",
                 {"ids": json.dumps(list(follow.ids))},
             )
-            for tenant, subject, kind in rows:
-                key: ScopeKey = (tenant, subject, kind, follow.model)
+            subjects = [(tenant, subject, kind, follow.model) for tenant, subject, kind in rows]
+            tenants = {(tenant, None, kind, follow.model): None for tenant, _, kind in rows}
+            for key in [*subjects, *tenants]:
                 with self._lock:
                     if key in self._building:
                         continue
                     held = key in self._graphs
-                if held or embedded_count(self.db, key) > self.threshold:
+                if held or (key[1] is not None and self._past_threshold(key)):
                     self._schedule(key)
         except StorageError as error:  # the database closed or failed: searches decide
             _log.debug("vector graphs not followed: %s", error)
+
+    def _past_threshold(self, key: ScopeKey) -> bool:
+        return embedded_count(self.db, key, self.threshold + 1) > self.threshold
 
     def _evict(self) -> None:
         """Drop the least recently used graphs past the limits (holding ``_lock``)."""
@@ -484,31 +463,9 @@ class VectorIndexes:
             self._graphs.popitem(last=False)
 
     def _build(self, key: ScopeKey) -> Graph | None:
-        """A graph of the scope's embedded vectors, read ``CHUNK`` at a time.
-
-        Only those stored when it began (up to the highest id then): vectors stored meanwhile
-        are patched in by a catch-up, so a build during an import ends instead of chasing it.
-        """
-        stamp, position = change_stamp(self.db), self._changes.position()
-        index, dims, after, upto = None, 0, 0, highest_embedded(self.db, key)
-        ids: list[int] = []
-        while not self._closed:
-            rows = vector_chunk(self.db, key, after, upto)
-            if not rows:
-                break
-            if index is None:
-                dims = len(rows[0][1]) // 4
-                index = new_graph(self._index_class, dims)
-            matrix = as_rows(rows, dims)
-            if matrix is None:
-                return None
-            keys = np.asarray([row[0] for row in rows], dtype=np.uint64)
-            index.add(keys, matrix, threads=1)
-            ids.extend(int(row[0]) for row in rows)
-            after = ids[-1]
-        if index is None or self._closed:
-            return None
-        return Graph(np.asarray(ids, dtype=np.int64), index, dims, stamp, position)
+        """A new graph of the scope (:func:`.scope_graph.build`), stopped if this closes."""
+        at = change_stamp(self.db), self._changes.position()
+        return scope_graph.build(self.db, self._index_class, key, at, lambda: self._closed)
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -558,8 +515,8 @@ class VectorIndexes:
         with graph.lock:  # a graph built before the backlog drained misses its vectors:
             if graph.stamp == stamp:  # patched now, or brought up to date (waited for)
                 return False
-            lacking = self._sync(key, graph, stamp)
-        return lacking is None or len(lacking) > 0
+            behind = self._sync(key, graph, stamp)
+        return behind is None or len(behind.new) > 0 or not behind.whole
 
     def building_count(self, tenant: str | None, model: str) -> int:
         """Vectors in ``tenant``'s scopes of ``model`` whose graph is being built."""

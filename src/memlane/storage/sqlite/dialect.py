@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -16,7 +16,7 @@ from memlane.errors import StorageError
 from memlane.storage import lexical, vectors
 from memlane.storage.archive import table_named
 from memlane.storage.archiving import ArchiveRow
-from memlane.storage.base import DocKind
+from memlane.storage.base import Coverage, DocKind
 from memlane.storage.sql.dialect import (
     NOTE_KEY_COLUMNS,
     BytesCheck,
@@ -24,7 +24,7 @@ from memlane.storage.sql.dialect import (
     KeyRange,
     Vector,
 )
-from memlane.storage.sql.summaries import search_scope, vector_state
+from memlane.storage.sql.summaries import coverage, search_scope, vector_state
 from memlane.storage.sqlite import evidence
 from memlane.storage.sqlite.ann import VectorIndexes
 from memlane.storage.sqlite.graph_rows import change_stamp
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 MATRIX_CACHE_ENTRIES = 64
 """How many scopes' vector matrices a database keeps in memory."""
 STATE_CACHE_ENTRIES = 10_000
-"""How many scopes' vector counts a database keeps (all dropped when full)."""
+"""How many scopes' vector counts and coverages a database keeps (all dropped when full)."""
 _LOOKUP_CHUNK = 400
 COMMON_DOCS = 1_000
 """A query term held by more documents of the scope than this is left out of a lexical search
@@ -60,6 +60,7 @@ OVERFETCH = 2
 
 Matrix = npt.NDArray[np.float32]
 _Scope = tuple[str, str | None, DocKind, str]
+_T = TypeVar("_T")
 _FTS_SCOPE = ("tenant", "subject", "kind", "text")
 
 
@@ -87,8 +88,8 @@ class SQLiteDialect:
         self._matrices: dict[_Scope, tuple[tuple[int, int, int], list[int], Matrix]] = {}
         self._matrices_lock = threading.Lock()
         self.vector_indexes = VectorIndexes(database)
-        # Per scope: the change stamp its vector_state was counted at, and that state.
-        self._states: dict[_Scope, tuple[tuple[int, int], tuple[int, int, int]]] = {}
+        # Per (what, scope): the change stamp it was read at, and what was read.
+        self._states: dict[tuple[Any, ...], tuple[tuple[int, int], Any]] = {}
         # The change stamp the vocabulary counts were read at, and the counts.
         self._vocabulary: tuple[tuple[int, int] | None, dict[str | None, int]] = (None, {})
 
@@ -200,23 +201,35 @@ class SQLiteDialect:
         return vectors.nearest(vector, owners, matrix, limit)
 
     def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
-        """Counted again only once the database changed (:func:`.graph_rows.change_stamp`).
+        """Counted again only once the database changed (:meth:`_until_changed`)."""
+        return self._until_changed(
+            ("state", *scope, model), lambda: vector_state(self.db, *scope, model)
+        )
 
-        Not cached inside a write transaction: what it changed may yet be rolled back.
+    def coverage(self, scope: DocScope, model: str) -> Coverage:
+        """Asked again only once the database changed (:meth:`_until_changed`)."""
+        return self._until_changed(
+            ("coverage", *scope, model), lambda: coverage(self.db, *scope, model)
+        )
+
+    def _until_changed(self, key: tuple[Any, ...], read: Callable[[], _T]) -> _T:
+        """What ``read`` returns, read again only once the database changed.
+
+        (:func:`.graph_rows.change_stamp`.) Not kept inside a write transaction: what it
+        changed may yet be rolled back.
         """
-        key: _Scope = (*scope, model)
         stamp = change_stamp(self.db)
         with self._matrices_lock:
-            cached = self._states.get(key)
-        if cached is not None and cached[0] == stamp and not self.db.in_transaction:
-            return cached[1]
-        state = vector_state(self.db, *scope, model)
+            kept = self._states.get(key)
+        if kept is not None and kept[0] == stamp and not self.db.in_transaction:
+            return cast(_T, kept[1])
+        value = read()
         if not self.db.in_transaction:
             with self._matrices_lock:
                 if len(self._states) >= STATE_CACHE_ENTRIES:
                     self._states.clear()
-                self._states[key] = (stamp, state)
-        return state
+                self._states[key] = (stamp, value)
+        return value
 
     def _matrix(self, scope: DocScope, model: str) -> tuple[list[int], Matrix]:
         """The scope's owner ids and vectors, loaded again only when the scope changed."""

@@ -61,6 +61,7 @@ class DocChanges:
             if last - first >= LOG_LIMIT and not connection.in_transaction:
                 connection.execute(f"DELETE FROM {_LOG}")
                 self._epoch += 1
+                last = 0  # the next entry's seq is 1 again (the table is empty)
             version = connection.execute("PRAGMA data_version").fetchone()[0]
             return Position(self._epoch, int(version), int(last))
 

@@ -49,10 +49,13 @@ def scope_sql(key: ScopeKey, by_id: bool = False) -> tuple[str, dict[str, Any]]:
     return f"{where} AND {alias}model = %(model)s", {**parameters, "model": model}
 
 
-def embedded_count(database: SQLiteDatabase, key: ScopeKey) -> int:
-    """How many docs in the scope have a vector from its model."""
+def embedded_count(database: SQLiteDatabase, key: ScopeKey, at_most: int | None = None) -> int:
+    """How many docs in the scope have a vector from its model (counted up to ``at_most``)."""
     where, parameters = scope_sql(key)
-    return int(database.fetchone(f"SELECT count(*) FROM search_docs WHERE {where}", parameters)[0])
+    rows = f"SELECT 1 FROM search_docs WHERE {where}"
+    if at_most is not None:  # a scope of 10^6 is not read to learn it has over 2,000
+        rows, parameters = f"{rows} LIMIT %(at_most)s", {**parameters, "at_most": at_most}
+    return int(database.fetchone(f"SELECT count(*) FROM ({rows})", parameters)[0])
 
 
 def embedded_signature(database: SQLiteDatabase, key: ScopeKey) -> tuple[int, int, int, int]:
@@ -92,6 +95,20 @@ def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = No
         parameters["ids"] = json.dumps(among.tolist())
     rows = database.fetchall(f"SELECT id FROM search_docs WHERE {where} ORDER BY id", parameters)
     return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+
+
+def newest_embedded(database: SQLiteDatabase, key: ScopeKey, above: int, limit: int) -> Ids:
+    """The newest ``limit`` ids above ``above`` of the scope's docs with a vector, sorted.
+
+    Read from the newest down: a few index entries, not the scope.
+    """
+    where, parameters = scope_sql(key)
+    rows = database.fetchall(
+        f"SELECT id FROM search_docs WHERE {where} AND id > %(above)s "
+        "ORDER BY id DESC LIMIT %(limit)s",
+        {**parameters, "above": above, "limit": limit},
+    )
+    return np.fromiter((row[0] for row in reversed(rows)), dtype=np.int64, count=len(rows))
 
 
 def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int, upto: int) -> list[Any]:
