@@ -1,4 +1,4 @@
-"""PostgreSQL's exclusion constraint, led by a hash of the slot (migration 5), forbids overlaps.
+"""PostgreSQL's exclusion constraint, on two hashes of the slot (migration 18), refuses overlaps.
 
 Batched writes go in by ``COPY``, so the constraint is what stops a bad batch; and a database
 migrated from version 4 keeps its versions and the same guarantee.
@@ -40,7 +40,7 @@ def _refuses_overlap(url: str) -> None:
             "WHERE conname = 'facts_believed_never_overlap'"
         ).fetchone()
     assert definition is not None
-    assert "EXCLUDE USING gist (slot_hash WITH =, tenant WITH =, subject WITH =" in definition[0]
+    assert "EXCLUDE USING gist (slot_hash WITH =, slot_hash2 WITH =, int8range(" in definition[0]
 
 
 def test_the_constraint_is_led_by_the_slot_hash_and_refuses_overlaps(postgres_url: str) -> None:
@@ -68,6 +68,42 @@ def test_a_batch_copied_over_a_believed_version_is_refused_whole(
             mem.facts.set_many(writes)
         assert [fact.value for fact in mem.facts.audit("U-1")] == ["Shanghai"]
         assert mem.facts.audit("U-0") == mem.facts.audit("U-2") == []
+
+
+def test_an_overlap_written_around_the_write_path_is_refused(postgres_url: str) -> None:
+    """Raw SQL over versions ``set`` wrote: the two slot hashes alone still refuse it exactly.
+
+    The constraint holds no text since migration 18: one key's versions have the same two
+    hashes, so they conflict; another subject, attribute, tenant or (many-valued) value does not.
+    """
+    with memlane.Memory(postgres_url) as mem:
+        mem.facts.define("likes", cardinality="many")
+        mem.facts.set("U-1", "city", "Oslo", valid_from="2026-01-01")
+        mem.facts.add("U-1", "likes", "tea", valid_from="2026-01-01")
+    copy = (
+        "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, valid_to, "
+        "tx_from, confidence, provenance, slot) SELECT %s, %s, %s, value, value_key, "
+        "valid_from + 1, valid_to, tx_from + 1, confidence, provenance, %s FROM facts "
+        "WHERE tenant = 'default' AND subject = 'U-1' AND attribute = %s AND tx_to IS NULL"
+    )
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        slot = connection.execute(
+            "SELECT slot FROM facts WHERE attribute = 'likes' AND tx_to IS NULL"
+        ).fetchone()
+        assert slot is not None and slot[0] != ""
+        for overlap in (("default", "U-1", "city", "", "city"),
+                        ("default", "U-1", "likes", slot[0], "likes")):  # fmt: skip
+            with pytest.raises(psycopg.errors.ExclusionViolation):
+                connection.execute(copy, overlap)
+        for other in (("other", "U-1", "city", "", "city"),
+                      ("default", "U-2", "city", "", "city"),
+                      ("default", "U-1", "town", "", "city"),
+                      ("default", "U-1", "likes", slot[0] + "x", "likes")):  # fmt: skip
+            connection.execute(copy, other)
+        hashes = connection.execute(
+            "SELECT count(DISTINCT (slot_hash, slot_hash2)) FROM facts WHERE tx_to IS NULL"
+        ).fetchone()
+    assert hashes == (6,)
 
 
 @pytest.fixture
@@ -102,6 +138,25 @@ def test_a_database_of_version_4_migrates_keeping_its_versions(
         mem.facts.set("U-9", "city", "y", valid_from="2026-01-01")
         assert mem.facts.get("U-9", "city").value == "y"
     with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("DELETE FROM facts")
+    _refuses_overlap(url)
+
+
+def test_a_database_of_version_17_migrates_to_two_slot_hashes_keeping_its_versions(
+    empty_postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = empty_postgres_url
+    with monkeypatch.context() as patch:
+        patch.setattr(schema, "LATEST_VERSION", 17)
+        with memlane.Memory(url) as mem:
+            mem.facts.set("U-9", "city", "x", valid_from="2026-01-01")
+    with memlane.Memory(url) as mem:
+        assert [fact.value for fact in mem.facts.audit("U-9")] == ["x"]
+        mem.facts.set("U-9", "city", "y", valid_from="2026-02-01")
+        assert [fact.value for fact in mem.facts.history("U-9", "city")] == ["x", "y"]
+    with psycopg.connect(url, autocommit=True) as connection:
+        missing = connection.execute("SELECT count(*) FROM facts WHERE slot_hash2 IS NULL")
+        assert missing.fetchone() == (0,)
         connection.execute("DELETE FROM facts")
     _refuses_overlap(url)
 
