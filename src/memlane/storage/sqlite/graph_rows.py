@@ -49,16 +49,6 @@ def scope_sql(key: ScopeKey, by_id: bool = False) -> tuple[str, dict[str, Any]]:
     return f"{where} AND {alias}model = %(model)s", {**parameters, "model": model}
 
 
-def _ranged(key: ScopeKey) -> tuple[str, dict[str, Any]]:
-    """The scope's filter for a read by id range or order: a tenant-wide scope's by rowid.
-
-    The scope index leads with the subject after the tenant, so a tenant-wide range of ids
-    read through it walks and sorts every doc of the tenant (0.3-1 s at 10^6 per chunk of a
-    build, per look at its newest); the rowid range reads the few rows asked for.
-    """
-    return scope_sql(key, by_id=key[1] is None)
-
-
 def embedded_count(database: SQLiteDatabase, key: ScopeKey, at_most: int | None = None) -> int:
     """How many docs in the scope have a vector from its model (counted up to ``at_most``)."""
     where, parameters = scope_sql(key)
@@ -112,7 +102,7 @@ def newest_embedded(database: SQLiteDatabase, key: ScopeKey, above: int, limit: 
 
     Read from the newest down: a few index entries, not the scope.
     """
-    where, parameters = _ranged(key)
+    where, parameters = scope_sql(key)
     rows = database.fetchall(
         f"SELECT id FROM search_docs WHERE {where} AND id > %(above)s "
         "ORDER BY id DESC LIMIT %(limit)s",
@@ -123,7 +113,7 @@ def newest_embedded(database: SQLiteDatabase, key: ScopeKey, above: int, limit: 
 
 def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int, upto: int) -> list[Any]:
     """``(id, vector)`` of the next ``CHUNK`` embedded docs in scope, ids in ``(after, upto]``."""
-    where, parameters = _ranged(key)
+    where, parameters = scope_sql(key)
     return database.fetchall(
         f"SELECT id, vector FROM search_docs WHERE {where} AND id > %(after)s "
         "AND id <= %(upto)s ORDER BY id LIMIT %(chunk)s",
@@ -133,7 +123,7 @@ def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int, upto: int)
 
 def highest_embedded(database: SQLiteDatabase, key: ScopeKey) -> int:
     """The highest id of a doc in the scope with a vector from its model (0: none)."""
-    where, parameters = _ranged(key)
+    where, parameters = scope_sql(key)
     row = database.fetchone(
         f"SELECT coalesce(max(id), 0) FROM search_docs WHERE {where}", parameters
     )
