@@ -228,22 +228,28 @@ class VectorIndexes:
         self,
         key: ScopeKey,
         saved: dict[str, Any],
-        state: tuple[int, int, int, int],
-        at: tuple[Stamp, Position],
+        state: tuple[int, int, int, int] | None,
+        at: tuple[Stamp, Position] | None,
     ) -> Graph | None:
-        """The scope's saved graph, if there is a readable one.
+        """The scope's saved graph, if there is a readable one (``None``: not here).
 
         When the scope's embedded ids (``state``: :func:`embedded_signature`, read after the
         database was at ``at``) still sum up as the saved ones did (:func:`signature`),
         the file is mapped, not read (a 10^5-vector graph: about 1 ms instead of 0.3 s), and is
-        in step as of now; otherwise it is read and its first search compares the scope's ids
-        whole.
+        in step as of now. A file behind the database is read whole only without a ``state``:
+        by the building thread (:meth:`_refresh`), which brings it up to date as a catch-up
+        does, while searches treat the scope as one whose graph is being built (reading 10^6
+        vectors' graph took 4 s of a first search).
         """
         assert self.directory is not None
         try:
             dims = int(saved["dims"])
             ids = np.load(self.directory / saved["ids"], allow_pickle=False).astype(np.int64)
-            in_step = saved.get("signature") == list(signature(ids)) == list(state)
+            in_step = state is not None and saved.get("signature") == list(signature(ids)) == list(
+                state
+            )
+            if state is not None and not in_step:
+                return None
             index = new_graph(self._index_class, dims)
             if in_step:
                 index.view(str(self.directory / saved["graph"]))
@@ -254,10 +260,10 @@ class VectorIndexes:
             return None
         if len(ids) != len(index):
             return None
-        if in_step:
+        if in_step and at is not None:
             return Graph(ids, index, dims, *at, viewed=True)  # changes since ``at`` patch it
-        # An impossible position: the first search compares the scope's ids whole.
-        return Graph(ids, index, dims, None, Position(-1, -1, 0))
+        # An impossible position: its catch-up compares the scope's ids whole.
+        return Graph(ids, index, dims, None, Position(-1, -1, 0), saved=len(ids))
 
     def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> Lacking | None:
         """Bring ``graph`` up to the database (holding its lock) for a search.
@@ -405,6 +411,9 @@ class VectorIndexes:
         """
         with self._lock:
             held = self._graphs.get(key)
+        if held is None and self._index_class is not None:
+            saved = graph_files.read(self.directory, key)  # one behind the database, read here
+            held = None if saved is None else self._load(key, saved, None, None)
         caught_up = None if held is None else self._catch_up(key, held)
         return caught_up if caught_up is not None else self._build(key)
 
