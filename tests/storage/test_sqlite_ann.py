@@ -94,6 +94,30 @@ def built(store: SQLSummaryStore, tenant: str, subject: str | None, query) -> li
     return found
 
 
+def held_catch_ups(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Hold every graph's catch-up until the returned event is set: searches see it behind."""
+    gate = threading.Event()
+    catch_up = ann.VectorIndexes._catch_up
+    monkeypatch.setattr(
+        ann.VectorIndexes, "_catch_up", lambda self, *a: gate.wait(30) and catch_up(self, *a)
+    )
+    return gate
+
+
+def whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The scopes whose embedded ids are read whole from now on (the list grows)."""
+    whole: list[object] = []
+    reads = scope_graph.embedded_ids
+
+    def counted(database: SQLiteDatabase, key: object, among: object = None) -> object:
+        if among is None:
+            whole.append(key)
+        return reads(database, key, among)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scope_graph, "embedded_ids", counted)
+    return whole
+
+
 def test_graph_answers_as_the_exact_scan_does(store: SQLSummaryStore) -> None:
     rng = np.random.default_rng(1)
     matrix = unit(rng, 600)
@@ -501,15 +525,7 @@ def test_own_writes_patch_the_graph_from_the_log(store: SQLSummaryStore, monkeyp
     matrix = unit(rng, 400)
     owners = add(store, "t", "U-1", matrix)
     built(store, "t", "U-1", matrix[0])
-    whole: list[object] = []
-    reads = scope_graph.embedded_ids
-
-    def counted(database: SQLiteDatabase, key: object, among: object = None) -> object:
-        if among is None:
-            whole.append(key)
-        return reads(database, key, among)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(scope_graph, "embedded_ids", counted)
+    whole = whole_reads(monkeypatch)
     probe = unit(rng, 1)
     [late] = add(store, "t", "U-1", probe)
     store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[3],))
@@ -650,11 +666,7 @@ def test_a_graph_far_behind_ranks_only_the_newest_vectors_it_lacks(
     matrix = unit(rng, 300)
     owners = add(store, "t", "U-1", matrix)
     built(store, "t", "U-1", matrix[0])
-    gate = threading.Event()
-    catch_up = ann.VectorIndexes._catch_up
-    monkeypatch.setattr(
-        ann.VectorIndexes, "_catch_up", lambda self, *a: gate.wait(30) and catch_up(self, *a)
-    )
+    gate = held_catch_ups(monkeypatch)
     late = unit(rng, 200)
     late_owners = add(store, "t", "U-1", late)
     read = []
@@ -707,23 +719,11 @@ def test_a_graph_far_behind_is_never_compared_whole_in_a_search(
     matrix = unit(rng, 300)
     owners = add(store, "t", "U-1", matrix)
     built(store, "t", "U-1", matrix[0])
-    gate = threading.Event()
-    catch_up = ann.VectorIndexes._catch_up
-    monkeypatch.setattr(
-        ann.VectorIndexes, "_catch_up", lambda self, *a: gate.wait(30) and catch_up(self, *a)
-    )
+    gate = held_catch_ups(monkeypatch)
     monkeypatch.setattr(doc_changes, "LOG_LIMIT", 5)
     late = unit(rng, 200)
     owners += add(store, "t", "U-1", late)
-    whole: list[object] = []
-    reads = scope_graph.embedded_ids
-
-    def counted(database: SQLiteDatabase, key: object, among: object = None) -> object:
-        if among is None:
-            whole.append(key)
-        return reads(database, key, among)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(scope_graph, "embedded_ids", counted)
+    whole = whole_reads(monkeypatch)
     everything = np.vstack([matrix, late])
     # This search empties the log: the graph's position in it is lost.
     assert search(store, "t", "U-1", late[7]) == vectors.nearest(late[7], owners, everything, 10)
