@@ -104,6 +104,14 @@ def held_catch_ups(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     return gate
 
 
+def held_builds(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Hold every graph's build until the returned event is set: searches find none yet."""
+    gate = threading.Event()
+    build = scope_graph.build
+    monkeypatch.setattr(scope_graph, "build", lambda *a: gate.wait(30) and build(*a))
+    return gate
+
+
 def whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """The scopes whose embedded ids are read whole from now on (the list grows)."""
     whole: list[object] = []
@@ -757,9 +765,7 @@ def test_a_scope_past_the_scan_limit_ranks_its_newest_while_its_graph_is_built(
     rng = np.random.default_rng(48)
     matrix = unit(rng, 400)
     owners = add(store, "t", "U-1", matrix)
-    gate = threading.Event()
-    build = scope_graph.build
-    monkeypatch.setattr(scope_graph, "build", lambda *a: gate.wait(30) and build(*a))
+    gate = held_builds(monkeypatch)
     scan = store.db.dialect._matrix  # type: ignore[attr-defined]
     monkeypatch.setattr(
         store.db.dialect, "_matrix", lambda *a: pytest.fail("scanned the whole scope")
@@ -781,9 +787,7 @@ def test_a_scope_under_the_scan_limit_is_scanned_while_its_graph_is_built(
     rng = np.random.default_rng(49)
     matrix = unit(rng, 240)
     owners = add(store, "t", "U-1", matrix)
-    gate = threading.Event()
-    build = scope_graph.build
-    monkeypatch.setattr(scope_graph, "build", lambda *a: gate.wait(30) and build(*a))
+    gate = held_builds(monkeypatch)
     for query in [matrix[3], *unit(rng, 5)]:
         assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
     assert indexes(store).scopes() == []  # answered by the exact scan
