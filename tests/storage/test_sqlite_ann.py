@@ -852,3 +852,27 @@ def test_a_tenant_wide_scope_is_read_through_its_own_index_not_every_doc_of_the_
     subject: ann.ScopeKey = ("t", "U-1", "note", MODEL)
     assert len(graph_rows.vector_chunk(store.db, subject, 0, 10**9)) == 30
     assert all("search_docs_scope " in plan for plan in plans), plans
+
+
+def test_docs_patched_in_a_search_are_not_ranked_again_beside_the_graph(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graph a few docs behind is patched in the search and is then in step: the docs it
+    took in come back as its candidates only (ranked twice, each read twice, before)."""
+    rng = np.random.default_rng(53)
+    matrix = unit(rng, 300)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    late = unit(rng, 5)
+    owners += add(store, "t", "U-1", late)
+    ranked: list[list[int]] = []
+    rank = scope_graph.rank
+    monkeypatch.setattr(
+        scope_graph,
+        "rank",
+        lambda db, key, docs, *a: ranked.append(docs) or rank(db, key, docs, *a),
+    )
+    everything = np.vstack([matrix, late])
+    assert search(store, "t", "U-1", late[2]) == vectors.nearest(late[2], owners, everything, 10)
+    (docs,) = ranked
+    assert len(docs) == len(set(docs)) == 20  # OVERFETCH candidates, nothing beside them

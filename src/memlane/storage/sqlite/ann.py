@@ -245,9 +245,7 @@ class VectorIndexes:
         try:
             dims = int(saved["dims"])
             ids = np.load(self.directory / saved["ids"], allow_pickle=False).astype(np.int64)
-            in_step = state is not None and saved.get("signature") == list(signature(ids)) == list(
-                state
-            )
+            in_step = saved.get("signature") == list(signature(ids)) == list(state or ())
             if state is not None and not in_step:
                 return None
             index = new_graph(self._index_class, dims)
@@ -280,7 +278,7 @@ class VectorIndexes:
         if not self._patch(key, graph, lacking.new, lacking.gone):
             return None
         graph.stamp, graph.position, graph.lacking = stamp, lacking.position, None
-        return lacking
+        return IN_STEP  # what it lacked is in it now: nothing to rank beside it
 
     def _behind(self, key: ScopeKey, graph: Graph, now: Position) -> Lacking:
         """What ``graph`` lacks at ``now``, for a search: from what it lacked when last looked.
@@ -298,9 +296,8 @@ class VectorIndexes:
         above = int(graph.ids[-1]) if len(graph.ids) else 0
         newest = newest_embedded(self.db, key, above, RANKED_BEHIND)
         if graph.lacking is None and not graph.frozen and len(newest) <= PATCH_IN_SEARCH:
-            return scope_graph.compared(
-                self.db, key, graph.ids, now
-            )  # a few behind: patched in the search
+            # A few behind: compared whole, and patched in the search.
+            return scope_graph.compared(self.db, key, graph.ids, now)
         return Lacking(now, newest, NO_IDS, whole=False)
 
     def _catch_up(self, key: ScopeKey, held: Graph) -> Graph | None:
