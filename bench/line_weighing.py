@@ -22,14 +22,17 @@ from pathlib import Path
 from statistics import mean, median
 from typing import Any
 
-from memlane.bench.locomo import BUDGETS, TURN_GAP, asked_questions, items_for, transcript
+from memlane.bench.locomo import (
+    BUDGETS,
+    asked_questions,
+    items_for,
+    replayed_memory,
+    transcript,
+)
 from memlane.bench.locomo_data import load_conversations
 from memlane.bench.summaries import replay
 from memlane.embed import make_embedder
-from memlane.extract import RuleExtractor
-from memlane.memory import Memory
 from memlane.summaries import sources
-from memlane.summaries.offline import OfflineSummarizer
 
 TIMED = ("__init__", "prepare", "choose", "sources", "first_said")
 """The methods of StoredNoteIndex (or inherited) a recall calls."""
@@ -70,20 +73,10 @@ def main() -> None:
     if not list(args.folder.glob("*/memlane.db")):
         args.folder.mkdir(parents=True, exist_ok=True)
         replay(args.folder, script.dialogue, embedder)
-    database = next(args.folder.glob("*/memlane.db"))
-    last = script.dialogue.sessions[-1]
-    end = last.started + len(last.turns) * TURN_GAP
     spent = time_line_weighing()
     walls, cpus, weighing = [], [], []
     subject = script.dialogue.subject
-    with Memory(
-        database,
-        clock=lambda: end,
-        timezone="UTC",
-        embedder=embedder,
-        extractor=RuleExtractor(),
-        summarizer=OfflineSummarizer(),
-    ) as mem:
+    with replayed_memory(args.folder, script.dialogue, embedder) as mem:
         mem.index.wait()
         mem.recall(subject, "what happened?", k=10)  # models loaded, file migrated
         asked = list(asked_questions(conversation, set(script.dia_ids)))[: args.questions]

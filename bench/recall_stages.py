@@ -28,13 +28,16 @@ from typing import Any
 
 import memlane.router.adjudicate as adjudicate
 import memlane.router.executor as executor
-from memlane.bench.locomo import BUDGETS, TURN_GAP, asked_questions, items_for, transcript
+from memlane.bench.locomo import (
+    BUDGETS,
+    asked_questions,
+    items_for,
+    replayed_memory,
+    transcript,
+)
 from memlane.bench.locomo_data import load_conversations
 from memlane.embed import make_embedder
-from memlane.extract import RuleExtractor
-from memlane.memory import Memory
 from memlane.summaries import sources
-from memlane.summaries.offline import OfflineSummarizer
 
 spent: dict[str, float] = {}
 
@@ -101,22 +104,12 @@ def main() -> None:
     timed(type(embedder), "embed_query", "query vector")
     for owner, name, label in STAGES:
         timed(owner, name, label)
-    database = next(args.folder.glob("*/memlane.db"))
-    last = script.dialogue.sessions[-1]
-    end = last.started + len(last.turns) * TURN_GAP
     subject = script.dialogue.subject
     walls: list[float] = []
     cpus: list[float] = []
     stages: list[dict[str, float]] = []
     records: list[str] = []
-    with Memory(
-        database,
-        clock=lambda: end,
-        timezone="UTC",
-        embedder=embedder,
-        extractor=RuleExtractor(),
-        summarizer=OfflineSummarizer(),
-    ) as mem:
+    with replayed_memory(args.folder, script.dialogue, embedder) as mem:
         mem.index.wait()
         mem.recall(subject, "what happened?", k=10)  # models loaded, file migrated
         asked = list(asked_questions(conversation, set(script.dia_ids)))[: args.questions]

@@ -431,6 +431,24 @@ def run(
     return results
 
 
+def replayed_memory(folder: Path, dialogue: Dialogue, embedder: Embedder) -> Memory:
+    """The memory a replay left in ``folder``, opened as questions are asked: at its end.
+
+    Its clock stands where the dialogue's last turn was said; extraction and summaries are the
+    offline ones the replay used. Open it with ``with``.
+    """
+    last = dialogue.sessions[-1]
+    end = last.started + len(last.turns) * TURN_GAP
+    return Memory(
+        next(folder.glob("*/memlane.db")),
+        clock=lambda: end,
+        timezone="UTC",
+        embedder=embedder,
+        extractor=RuleExtractor(),
+        summarizer=OfflineSummarizer(),
+    )
+
+
 def _conversation(
     conversation: Conversation,
     folder: Path,
@@ -448,18 +466,8 @@ def _conversation(
     by_vector, by_bm25 = turn_rankers(script.documents, embedder)
     progress(f"{conversation.sample_id}: baselines indexed in {time.perf_counter() - started:.1f}s")
     asked = asked_questions(conversation, set(script.dia_ids))
-    last = script.dialogue.sessions[-1]
-    end = last.started + len(last.turns) * TURN_GAP
-    database = next(folder.glob("*/memlane.db"))
     started = time.perf_counter()
-    with Memory(
-        database,
-        clock=lambda: end,
-        timezone="UTC",
-        embedder=embedder,
-        extractor=RuleExtractor(),
-        summarizer=OfflineSummarizer(),
-    ) as mem:
+    with replayed_memory(folder, script.dialogue, embedder) as mem:
         mem.index.wait()  # the replay's backlog: quality is measured with everything embedded
         for item in asked:
             latencies.append(
