@@ -8,7 +8,7 @@ import pytest
 
 from memlane.errors import InvalidInput
 from memlane.router import SynonymRegistry, analyze
-from memlane.router.synonyms import DEFAULT_SYNONYMS
+from memlane.router.synonyms import DEFAULT_SYNONYMS, compile_phrase
 
 CST = timezone(timedelta(hours=8))
 AT = datetime(2026, 7, 4, 10, tzinfo=CST)  # a Saturday
@@ -77,6 +77,14 @@ def test_registries_are_per_memory(mem, clock):
     assert mem.recall("U-1", "用户的会员等级").items[0].fact.value == "gold"
     assert "会员等级" not in DEFAULT_SYNONYMS.get("tier", ())
     assert SynonymRegistry().phrases("tier") == ()
+
+
+def test_a_new_registry_does_not_build_the_default_patterns_again():
+    SynonymRegistry().match("what is the user's phone number?")
+    built = compile_phrase.cache_info().misses
+    fresh = SynonymRegistry()  # as each new memory's first recall has it
+    assert [i.attribute for i in fresh.match("what is the user's phone number?")] == ["phone"]
+    assert compile_phrase.cache_info().misses == built
 
 
 def test_an_attribute_named_in_the_query_is_asked_even_unregistered(mem):

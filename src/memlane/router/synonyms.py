@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from memlane.errors import InvalidInput
 from memlane.lang import attributes, en
@@ -126,8 +127,16 @@ class SynonymRegistry:
         return f"SynonymRegistry({len(self._phrases)} attributes, {count} phrases)"
 
 
+COMPILED_PHRASES = 4_096
+"""Phrase patterns kept for the process: every memory (a tenant's, a bench size's) starts
+from the same default phrases, and a first recall need not build their patterns again."""
+
+
+@lru_cache(maxsize=COMPILED_PHRASES)
 def compile_phrase(phrase: str) -> re.Pattern[str]:
     """The pattern of one phrase, over NFKC-folded text (see the module docstring).
+
+    Kept for the process (:data:`COMPILED_PHRASES`): a function of the phrase alone.
 
     >>> bool(compile_phrase("where does * live").search("where does the user live?"))
     True
