@@ -434,3 +434,24 @@ def test_docs_patched_in_a_search_are_not_ranked_again_beside_the_graph(
     assert search(store, "t", "U-1", late[2]) == vectors.nearest(late[2], owners, everything, 10)
     (docs,) = ranked
     assert len(docs) == len(set(docs)) == 20  # OVERFETCH candidates, nothing beside them
+
+
+def test_a_scope_read_whole_is_read_in_pieces_that_searches_can_come_between(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The building thread's whole read holds the shared connection one piece at a time."""
+    rng = np.random.default_rng(41)
+    owners = add(store, "t", "U-1", unit(rng, 50))
+    store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[7],))
+    monkeypatch.setattr(graph_rows, "IDS_PIECE", 8)
+    returned: list[int] = []
+    fetchall = store.db.fetchall
+    monkeypatch.setattr(
+        store.db, "fetchall", lambda *a: returned.append(len(rows := fetchall(*a))) or rows
+    )
+    ids = graph_rows.embedded_ids(store.db, ("t", "U-1", "note", MODEL))
+    assert returned == [8] * 6 + [1]  # 49 ids: six full pieces, then the rest
+    expected = fetchall(
+        "SELECT id FROM search_docs WHERE tenant = 't' AND deleted_at IS NULL ORDER BY id"
+    )
+    assert ids.tolist() == [row[0] for row in expected] and len(ids) == 49
