@@ -19,6 +19,7 @@ from memlane.storage.sqlite.dialect import COMMON_DOCS, SQLiteDialect
 from tests.conftest import FakeClock
 
 RARE = 5
+AT = datetime(2026, 3, 2, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +141,27 @@ def test_vocabulary_counts_read_together_match_one_by_one(mem: memlane.Memory) -
     }
     assert held["lessons"] > COMMON_DOCS and held["kazudi"] == RARE + 1
     assert held["nowhereword"] == 0 and documents == COMMON_DOCS + 11
+
+
+def test_vocabulary_counts_are_read_again_only_when_the_full_text_may_have_changed(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vectors stored between two searches change no count; a note, here or elsewhere, does."""
+    path = tmp_path / "m.db"
+    with (
+        memlane.Memory(path, embedder="hash", indexing="inline") as mem,
+        memlane.Memory(path, embedder="hash", indexing="inline") as other,
+    ):
+        mem.summaries.add_note("U-1", "took kazudi lessons", at=AT)
+        found = dialect(mem)
+        reads: list[object] = []
+        counts = found._vocabulary_counts
+        monkeypatch.setattr(found, "_vocabulary_counts", lambda t: reads.append(t) or counts(t))
+        assert found._held(["kazudi", None]) == {"kazudi": 1, None: 1}
+        doc = found.db.fetchone("SELECT id FROM search_docs")[0]
+        found.put_vectors("another-model", [(doc, b"\0" * 16)])  # a vector stored: no text
+        assert found._held(["kazudi", None]) == {"kazudi": 1, None: 1} and len(reads) == 1
+        mem.summaries.add_note("U-2", "kazudi again", at=AT)
+        assert found._held(["kazudi", None]) == {"kazudi": 2, None: 2} and len(reads) == 2
+        other.summaries.add_note("U-3", "kazudi from elsewhere", at=AT)
+        assert found._held(["kazudi", None]) == {"kazudi": 3, None: 3} and len(reads) == 3
