@@ -173,7 +173,8 @@ class Evidence(Protocol):
 
         The first :func:`first_later` finds of the statements (not questions). ``refills`` is
         asked of every clause that :func:`memlane.router.slots.restates` may pair with
-        ``clause``, and is a function of the clause alone.
+        ``clause``, and is a function of the clause alone; whether it is ``None`` (restates
+        no slot of ``clause``) does not depend on the question either.
         """
         ...
 
@@ -290,7 +291,9 @@ class ListedEvidence:
 
     def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
         """The latest statement ``since`` re-filling ``clause``."""
-        found = first_later(self.restating(clause), *since, lambda pair: refills(pair[1]), _said_by)
+        found = first_later(
+            self.restating(clause), *since, lambda pair: bool(refills(pair[1])), _said_by
+        )
         return None if found is None else found[0]
 
     def prepare(self, clauses: Iterable[str], turns: Iterable[str] = ()) -> None:

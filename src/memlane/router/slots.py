@@ -252,12 +252,26 @@ def restates(old: str, new: str, *, asked: str = "") -> Restatement | None:
         return None
     if _pieces(old_value) & _pieces(new_value) and not _quoted(old, prefix, suffix):
         return None  # a piece both spans hold splits them: they differ in two places
-    if asked and _asked_about(asked, old_value, new_value):
-        return None  # the question names this span: it is what is asked about, not a value
     frame = f"{old[:prefix]}…{old[len(old) - suffix :]}"
     if tells_episode(frame) or _other_relations(old, new):
         return None  # an episode; or "X的年费是…" and "X的会长是…", two relations of X
-    return Restatement(frame, (old_value, new_value))
+    found = Restatement(frame, (old_value, new_value))
+    if names_value(asked, found):
+        return None  # the question names this span: it is what is asked about, not a value
+    return found
+
+
+def names_value(asked: str, found: Restatement) -> bool:
+    """Whether ``asked`` (the folded question) names one of the values of ``found``.
+
+    The one part of :func:`restates` that depends on the question: ``restates(old, new,
+    asked=asked)`` is ``restates(old, new)`` unless this holds of it.
+
+    >>> names_value("who chairs the kalo club now that ada moss left?", Restatement(
+    ...     "the chair of the kalo club is …", ("ada moss", "ben ode")))
+    True
+    """
+    return bool(asked) and _asked_about(asked, *found.values)
 
 
 _OPENING_QUOTES = "\"“‘「『《'"
@@ -322,7 +336,7 @@ def _pieces(span: str) -> frozenset[str]:
             )
         elif other not in _JOINERS:
             found.add(other)
-    return found
+    return frozenset(found)
 
 
 def _asked_about(asked: str, *spans: str) -> bool:
