@@ -376,7 +376,7 @@ class StoredEvidence:
     Args:
         data: the subject's stored note keys.
         as_statements: the notes visible at the read point, as statements (the others
-            dropped), in the order given.
+            dropped), in the order given: a function of each note and ``visible`` alone.
         visible: ``(said until, known at)`` in microseconds, for counts of notes.
         window: the subject's statements that are not stored notes (user turns of the window).
         meaning: which notes are near a note in meaning (see :data:`Meaning`).
@@ -518,13 +518,27 @@ class StoredEvidence:
         """The visible ones of ``notes`` as statements, in order, each built once per recall.
 
         The lines a recall judges cite overlapping turns: a note citing one turn is read
-        for each line citing it.
+        for each line citing it. And the subject's live notes are kept as statements with its
+        reads (:meth:`LineData.kept_reads`, per stamp: forgetting one begins them anew): the
+        next recalls judge the same lines, against the statements they cite.
         """
         missing = [note for note in notes if note.id not in self._said]
+        if not missing:
+            return [said for note in notes if (said := self._said[note.id]) is not None]
+        reads = self.data.kept_reads()
+        kept = reads.statements
+        for note in missing:
+            if (note.id, self.visible) in kept:
+                self._said[note.id] = kept[note.id, self.visible]
+        missing = [note for note in missing if note.id not in self._said]
         if missing:
             built = {s.note.id: s for s in self.as_statements(missing) if s.note is not None}
+            subject = self.data.subject
             for note in missing:
-                self._said[note.id] = built.get(note.id)
+                said = self._said[note.id] = built.get(note.id)
+                if reads.stamp is not None and note.subject == subject and not note.deleted_at:
+                    kept[note.id, self.visible] = said
+                    reads.weight += 1
         return [said for note in notes if (said := self._said[note.id]) is not None]
 
     def _size(self) -> int:

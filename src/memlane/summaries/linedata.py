@@ -140,6 +140,11 @@ class LineData:
         key_subject(store, tenant, subject, keyer)
         return cls(store, tenant, subject, kept)
 
+    @property
+    def subject(self) -> str:
+        """Whose notes these are."""
+        return self._subject
+
     def kept_reads(self) -> LineReads:
         """What recalls read of these keys before, while they stay as they were.
 

@@ -81,6 +81,9 @@ class LineReads:
     """the subject and text of its notes the refilling walk read;"""
     unfilled: set[Walked] = field(default_factory=set)
     """the clauses whose walk met no clause restating them (so none re-fills them);"""
+    statements: dict[tuple[int, tuple[int | None, int | None]], Any] = field(default_factory=dict)
+    """per live note and read point (``visible``), the note as judging's evidence
+    (:class:`memlane.router.statements.Statement`; ``None``: not visible there);"""
     tallies: dict[tuple[object, ...], int] = field(default_factory=dict)
     """how many of its notes visible at a read point hold a key (the evidence's counts)."""
     weight: int = 0
@@ -103,6 +106,7 @@ class LineReads:
             read_whole=dict(self.read_whole),
             texts=dict(self.texts),
             unfilled=set(self.unfilled),
+            statements=dict(self.statements),
             tallies=dict(self.tallies),
             weight=self.weight,
             start=self.weight,
@@ -128,6 +132,7 @@ class LineReads:
             read_whole=self.read_whole | other.read_whole,
             texts=self.texts | other.texts,
             unfilled=self.unfilled | other.unfilled,
+            statements=self.statements | other.statements,
             tallies=self.tallies | other.tallies,
             weight=self.weight + other.weight - other.start,
         )

@@ -1,7 +1,10 @@
-"""The refilling walk's "nothing restates this clause" kept per subject stamp (router/refilling)."""
+"""What judging reads of stored notes, kept per subject stamp: walks that met no restating
+clause (router/refilling), the notes as statements (router/evidence)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -9,7 +12,10 @@ import pytest
 
 import memlane
 import memlane.router.adjudicate as adjudicate
+from memlane.router.evidence import Statement, StoredEvidence, note_keys
 from memlane.router.slots import Restatement
+from memlane.router.summary_lane import SummaryFilters, note_statements
+from memlane.summaries.model import Note
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 KEEPER = "The lighthouse keeper of Skarn Point is {}."
@@ -86,3 +92,38 @@ def test_a_refill_the_question_names_is_not_kept_as_no_refill(tmp_path: Path) ->
         assert fresh.index.wait(timeout=30)
         assert answer(fresh, ASKED) == kept
     assert any("Ivo Lund" in text and status == "stale" for text, status in kept)
+
+
+def test_the_notes_as_statements_are_kept_per_stamp_and_a_write_drops_them(
+    tmp_path: Path,
+) -> None:
+    with open_memory(tmp_path) as mem:
+        for turn, text in enumerate(["I moved to Lyon", "I work at Acme", "I have a cat"]):
+            mem.summaries.add_note(
+                "U-1", text, at=START + timedelta(minutes=turn), provenance=(f"s1#{turn}",)
+            )
+        built: Counter[int] = Counter()
+        everything = SummaryFilters(None, None, None, (), UTC)  # hides no note
+
+        def as_statements(notes: Sequence[Note]) -> list[Statement]:
+            built.update(note.id for note in notes)
+            return note_statements(notes, everything)
+
+        def recall() -> list[str]:
+            data = mem.summaries.line_data("U-1", note_keys)
+            found = StoredEvidence(data, as_statements, (None, None)).citing(
+                frozenset({"s1#0", "s1#2"})
+            )
+            data.offer()
+            return [said.text for said in found]
+
+        first = recall()
+        assert first == ["I moved to Lyon", "I have a cat"] and sum(built.values()) == 2
+        recall()  # proves the first one's reads
+        built.clear()
+        assert recall() == first and not built
+        mem.summaries.add_note("U-1", "I have a dog", at=START + timedelta(minutes=5),
+                               provenance=("s1#2",))  # fmt: skip
+        assert recall() == [*first, "I have a dog"] and sum(built.values()) == 3
+        mem.forget("U-1", reason="erasure")
+        assert recall() == []
