@@ -16,6 +16,7 @@ from memlane.router.evidence import Statement, StoredEvidence, note_keys
 from memlane.router.slots import Restatement
 from memlane.router.summary_lane import SummaryFilters, note_statements
 from memlane.summaries.model import Note
+from tests.support.note_keys import store_of
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 KEEPER = "The lighthouse keeper of Skarn Point is {}."
@@ -95,14 +96,23 @@ def test_a_refill_the_question_names_is_not_kept_as_no_refill(tmp_path: Path) ->
 
 
 def test_the_notes_as_statements_are_kept_per_stamp_and_a_write_drops_them(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """And which notes cite the turns asked (their holders), read once per stamp too."""
     with open_memory(tmp_path) as mem:
         for turn, text in enumerate(["I moved to Lyon", "I work at Acme", "I have a cat"]):
             mem.summaries.add_note(
                 "U-1", text, at=START + timedelta(minutes=turn), provenance=(f"s1#{turn}",)
             )
         built: Counter[int] = Counter()
+        store, holders = store_of(mem), []
+        keyed_ids = store.keyed_ids
+
+        def reading(*args, **kwargs):  # type: ignore[no-untyped-def]
+            holders.append(args)
+            return keyed_ids(*args, **kwargs)
+
+        monkeypatch.setattr(store, "keyed_ids", reading)
         everything = SummaryFilters(None, None, None, (), UTC)  # hides no note
 
         def as_statements(notes: Sequence[Note]) -> list[Statement]:
@@ -121,9 +131,10 @@ def test_the_notes_as_statements_are_kept_per_stamp_and_a_write_drops_them(
         assert first == ["I moved to Lyon", "I have a cat"] and sum(built.values()) == 2
         recall()  # proves the first one's reads
         built.clear()
-        assert recall() == first and not built
+        holders.clear()
+        assert recall() == first and not built and not holders
         mem.summaries.add_note("U-1", "I have a dog", at=START + timedelta(minutes=5),
                                provenance=("s1#2",))  # fmt: skip
-        assert recall() == [*first, "I have a dog"] and sum(built.values()) == 3
+        assert recall() == [*first, "I have a dog"] and sum(built.values()) == 3 and holders
         mem.forget("U-1", reason="erasure")
         assert recall() == []
