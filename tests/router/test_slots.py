@@ -225,3 +225,33 @@ def test_word_cuts_are_where_no_ascii_letter_or_digit_is_on_both_sides(clause: s
     assert [_joins(clause, cut) for cut in range(-1, len(clause) + 2)] == [
         joins(cut) for cut in range(-1, len(clause) + 2)
     ]
+
+
+def _alike_from_start(first: str, second: str) -> int:
+    """The characters two texts open with alike, counted one by one (as e2164a8 did)."""
+    size = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        size += 1
+    return size
+
+
+@given(
+    st.text(alphabet="ab 中", max_size=12),
+    st.text(alphabet="ab 中", max_size=12),
+    st.text(alphabet="ab 中", max_size=12),
+    st.integers(min_value=0, max_value=12),
+)
+def test_frames_shared_are_measured_as_one_character_at_a_time(
+    head: str, first: str, second: str, start: int
+) -> None:
+    """The halving prefix and suffix give what comparing character by character gave."""
+    from memlane.router.slots import _common_prefix, _common_suffix
+
+    old, new = head + first, head + second
+    assert _common_prefix(old, new) == _alike_from_start(old, new)
+    start = min(start, len(old), len(new))
+    assert _common_suffix(old, new, start) == _alike_from_start(
+        old[start:][::-1], new[start:][::-1]
+    )

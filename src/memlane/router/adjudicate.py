@@ -39,7 +39,7 @@ from memlane.router.claims import SELF, Claim, claims, named
 from memlane.router.evidence import Evidence, Statement, first_later, turns_of
 from memlane.router.in_place import boost, in_place
 from memlane.router.line_facts import LineFacts, said_keys, statement_key
-from memlane.router.slots import clauses, restates
+from memlane.router.slots import clauses, names_value, restates
 from memlane.router.summary_lane import ABOUT, TOPICS, topics
 from memlane.router.takeback import Retracting, chosen_over, only_takes_back
 from memlane.router.verdicts import (
@@ -413,8 +413,9 @@ class Adjudicator:
         later = []
         for old in clauses(text, subject):
 
-            def refills(new: str, old: str = old) -> bool:
-                return restates(old, new, asked=self._query) is not None
+            def refills(new: str, old: str = old) -> bool | None:
+                found = restates(old, new)  # the question's part after (see Refills)
+                return None if found is None else not names_value(self._query, found)
 
             found = evidence.refilling(old, (after, candidate.turns), refills)
             if found is not None:

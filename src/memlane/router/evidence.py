@@ -173,7 +173,8 @@ class Evidence(Protocol):
 
         The first :func:`first_later` finds of the statements (not questions). ``refills`` is
         asked of every clause that :func:`memlane.router.slots.restates` may pair with
-        ``clause``, and is a function of the clause alone.
+        ``clause``, and is a function of the clause alone; whether it is ``None`` (restates
+        no slot of ``clause``) does not depend on the question either.
         """
         ...
 
@@ -290,7 +291,9 @@ class ListedEvidence:
 
     def refilling(self, clause: str, since: Since, refills: Refills) -> Statement | None:
         """The latest statement ``since`` re-filling ``clause``."""
-        found = first_later(self.restating(clause), *since, lambda pair: refills(pair[1]), _said_by)
+        found = first_later(
+            self.restating(clause), *since, lambda pair: bool(refills(pair[1])), _said_by
+        )
         return None if found is None else found[0]
 
     def prepare(self, clauses: Iterable[str], turns: Iterable[str] = ()) -> None:
@@ -373,7 +376,7 @@ class StoredEvidence:
     Args:
         data: the subject's stored note keys.
         as_statements: the notes visible at the read point, as statements (the others
-            dropped), in the order given.
+            dropped), in the order given: a function of each note and ``visible`` alone.
         visible: ``(said until, known at)`` in microseconds, for counts of notes.
         window: the subject's statements that are not stored notes (user turns of the window).
         meaning: which notes are near a note in meaning (see :data:`Meaning`).
@@ -515,13 +518,27 @@ class StoredEvidence:
         """The visible ones of ``notes`` as statements, in order, each built once per recall.
 
         The lines a recall judges cite overlapping turns: a note citing one turn is read
-        for each line citing it.
+        for each line citing it. And the subject's live notes are kept as statements with its
+        reads (:meth:`LineData.kept_reads`, per stamp: forgetting one begins them anew): the
+        next recalls judge the same lines, against the statements they cite.
         """
         missing = [note for note in notes if note.id not in self._said]
+        if not missing:
+            return [said for note in notes if (said := self._said[note.id]) is not None]
+        reads = self.data.kept_reads()
+        kept = reads.statements
+        for note in missing:
+            if (note.id, self.visible) in kept:
+                self._said[note.id] = kept[note.id, self.visible]
+        missing = [note for note in missing if note.id not in self._said]
         if missing:
             built = {s.note.id: s for s in self.as_statements(missing) if s.note is not None}
+            subject = self.data.subject
             for note in missing:
-                self._said[note.id] = built.get(note.id)
+                said = self._said[note.id] = built.get(note.id)
+                if reads.stamp is not None and note.subject == subject and not note.deleted_at:
+                    kept[note.id, self.visible] = said
+                    reads.weight += 1
         return [said for note in notes if (said := self._said[note.id]) is not None]
 
     def _size(self) -> int:

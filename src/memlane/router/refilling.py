@@ -158,9 +158,19 @@ class RefillWalk:
         only a clause that re-fills the slot has its holders read further, when its latest
         comes from ``turns``. A re-fill older than the latest filings of every key it shares
         with ``clause`` is not looked for.
+
+        A walk that met no clause restating ``clause`` at all (``refills`` gave ``None`` for
+        every one) finds nothing whatever the question, the turns or the recall: that is
+        kept with the subject's reads (:meth:`LineData.kept_reads`, per stamp: a note
+        written, forgotten or keyed begins them anew), and the next recall judging the
+        clause said at that moment reads nothing.
         """
         after = since[0]
         limit = (-to_micros(after[0]), -to_micros(after[1]))
+        reads = self.data.kept_reads()
+        walked = (clause, limit, self.visible)
+        if walked in reads.unfilled:
+            return None
         lists = {
             kind: self.data.recent(kind, self.visible, RECENT_FILINGS)
             for kind in self.probed(clause, limit)
@@ -168,6 +178,7 @@ class RefillWalk:
         heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
         best: tuple[tuple[int, int, int], Statement] | None = None
         seen: set[str] = set()
+        restating = False
         for head, kind, index in heads:
             if (head.before, head.stored_before) >= limit:
                 break  # the other clauses were last said before ``after``
@@ -177,12 +188,17 @@ class RefillWalk:
                 continue  # filed under both slot keys
             seen.add(head.key)
             filed = self._filed(lists[kind], index)
-            if filed is None or not refills(filed):
+            verdict = None if filed is None else refills(filed)
+            restating = restating or verdict is not None
+            if not verdict:
                 continue
             found = first_later(self.latest(kind, [head.key]), *since)
             if found is not None and found.note is not None:
                 order = _order(found.note)
                 best = (order, found) if best is None or order < best[0] else best
+        if not restating:  # so nothing was found, as ``None`` is no re-fill for any question
+            reads.unfilled.add(walked)
+            reads.weight += 1
         return None if best is None else best[1]
 
     def _filed(self, heads: Sequence[Head], index: int) -> str | None:

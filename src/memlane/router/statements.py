@@ -20,8 +20,10 @@ T = TypeVar("T")
 Since = tuple[tuple[datetime, datetime], frozenset[str]]
 """Statements said after ``(said, stored)`` and not from these turns: those that may
 supersede another (see :func:`first_later`)."""
-Refills = Callable[[str], bool]
-"""Whether a clause re-fills a slot (see :meth:`memlane.router.evidence.Evidence.refilling`)."""
+Refills = Callable[[str], bool | None]
+"""Whether a clause re-fills a slot (see :meth:`memlane.router.evidence.Evidence.refilling`):
+``None`` when it restates no slot of it at all, ``False`` when it does but not for this
+question (the question names its value: :func:`memlane.router.slots.names_value`)."""
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,11 @@ class LineData:
         key_subject(store, tenant, subject, keyer)
         return cls(store, tenant, subject, kept)
 
+    @property
+    def subject(self) -> str:
+        """Whose notes these are."""
+        return self._subject
+
     def kept_reads(self) -> LineReads:
         """What recalls read of these keys before, while they stay as they were.
 
@@ -172,11 +177,6 @@ class LineData:
         self._kept.offer(self._tenant, self._subject, reads)
         self._reads = reads.copy()
         return self._reads
-
-    def know_holders(self, kind: str, found: dict[str, list[int]]) -> None:
-        """Take the holders of these keys of ``kind`` as read (kept from an earlier recall)."""
-        for key, ids in found.items():
-            self._holders.setdefault((kind, key), ids)
 
     def citing(self, turns: Iterable[str]) -> list[Note]:
         """The live notes citing one of ``turns`` (their ``CITES`` keys), in the order said."""
@@ -272,12 +272,26 @@ class LineData:
         return (kind, visible, limit) in self._filled
 
     def holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
-        """Per key of ``kind`` held by a live note, the ids of the notes holding it."""
+        """Per key of ``kind`` held by a live note, the ids of the notes holding it.
+
+        Each read once per recall, and kept with the subject's reads (:meth:`kept_reads`,
+        per stamp): judging reads the notes citing its candidates' turns again each recall.
+        """
         missing = [key for key in dict.fromkeys(keys) if (kind, key) not in self._holders]
+        if missing:
+            reads = self.kept_reads()
+            for key in missing:  # read by an earlier recall while the keys stay as they were
+                kept = reads.holders.get((kind, key))
+                if kept is not None:
+                    self._holders[kind, key] = kept
+            missing = [key for key in missing if (kind, key) not in self._holders]
         if missing:
             found = self._store.keyed_ids(self._tenant, self._subject, kind, missing)
             for key in missing:
-                self._holders[kind, key] = found.get(key, [])
+                ids = self._holders[kind, key] = found.get(key, [])
+                if reads.stamp is not None:
+                    reads.holders[kind, key] = ids
+                    reads.weight += 1 + len(ids)
         return {key: self._holders[kind, key] for key in keys if self._holders[kind, key]}
 
     def keys_among(

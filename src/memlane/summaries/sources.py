@@ -454,17 +454,8 @@ class StoredNoteIndex(WeightedLines):
         return [(turns, weight) for *_, turns, weight in sorted(shared)]
 
     def _holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
-        """:meth:`LineData.holders`, of keys not kept read from the store, the others told it."""
-        reads = self._reads
-        known = {key: reads.holders[kind, key] for key in keys if (kind, key) in reads.holders}
-        self._data.know_holders(kind, known)
-        missing = [key for key in keys if key not in known]
-        if missing:
-            found = self._data.holders(kind, missing)
-            for key in missing:
-                ids = reads.holders[kind, key] = found.get(key, [])
-                reads.weight += 1 + len(ids)
-        return {key: ids for key in keys if (ids := reads.holders[kind, key])}
+        """:meth:`LineData.holders`: kept with the reads there (``self._reads`` is the same)."""
+        return self._data.holders(kind, keys)
 
     def _hold(self, word: str) -> list[int]:
         return self._holders(WORD, [word]).get(word, [])

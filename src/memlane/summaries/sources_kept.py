@@ -30,6 +30,10 @@ Said = tuple[tuple[int, int], tuple[str, ...]] | None
 Filings = tuple[str, tuple[int | None, int | None], int]
 """A slot kind the refilling walk reads, with the ``(said until, known at)`` bounds of the read
 and how many of its latest rows (:meth:`memlane.summaries.linedata.LineData.recent`)."""
+Walked = tuple[str, tuple[int, int], tuple[int | None, int | None]]
+"""A clause the refilling walk judged, with minus when the judged statement was said and
+stored (microseconds) and the walk's bounds (see :meth:`memlane.router.refilling.RefillWalk.
+refilling`)."""
 
 SUBJECT_IDS = 200_000
 """Most ids kept for one subject (holders, notes asked, notes timed): past it, what a subject
@@ -75,6 +79,11 @@ class LineReads:
     """the subject's live notes read whole, by id;"""
     texts: dict[int, tuple[str, str]] = field(default_factory=dict)
     """the subject and text of its notes the refilling walk read;"""
+    unfilled: set[Walked] = field(default_factory=set)
+    """the clauses whose walk met no clause restating them (so none re-fills them);"""
+    statements: dict[tuple[int, tuple[int | None, int | None]], Any] = field(default_factory=dict)
+    """per live note and read point (``visible``), the note as judging's evidence
+    (:class:`memlane.router.statements.Statement`; ``None``: not visible there);"""
     tallies: dict[tuple[object, ...], int] = field(default_factory=dict)
     """how many of its notes visible at a read point hold a key (the evidence's counts)."""
     weight: int = 0
@@ -96,6 +105,8 @@ class LineReads:
             filings=dict(self.filings),
             read_whole=dict(self.read_whole),
             texts=dict(self.texts),
+            unfilled=set(self.unfilled),
+            statements=dict(self.statements),
             tallies=dict(self.tallies),
             weight=self.weight,
             start=self.weight,
@@ -120,6 +131,8 @@ class LineReads:
             filings=self.filings | other.filings,
             read_whole=self.read_whole | other.read_whole,
             texts=self.texts | other.texts,
+            unfilled=self.unfilled | other.unfilled,
+            statements=self.statements | other.statements,
             tallies=self.tallies | other.tallies,
             weight=self.weight + other.weight - other.start,
         )
