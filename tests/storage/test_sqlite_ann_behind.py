@@ -508,3 +508,37 @@ def test_the_log_tells_at_most_what_is_asked() -> None:
         assert changes.since(start, end, 29) is None and changes.tells(start, end)
     finally:
         database.close()
+
+
+def test_a_scope_past_the_scan_limit_whose_build_follows_the_indexer_is_not_scanned(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build the indexer's stored vectors started (not a search) marks the scope too.
+
+    On main a search found the scope building, took the scan limit as untested and scanned
+    every vector of it exactly, at each search until the graph was ready.
+    """
+    monkeypatch.setattr(ann, "SCANNED_MAX", 250)
+    monkeypatch.setattr(ann, "RANKED_BEHIND", 50)
+    monkeypatch.setattr(ann, "FOLLOW_EVERY", 10)
+    rng = np.random.default_rng(50)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    gate = held_builds(monkeypatch)
+    docs = [row[0] for row in store.db.fetchall("SELECT id FROM search_docs")]
+    indexes(store).follow(MODEL, docs)
+    deadline = time.monotonic() + 30
+    while ("t", "U-1", "note", MODEL) not in indexes(store)._building:
+        assert time.monotonic() < deadline, "no build followed the indexer"
+        time.sleep(0.01)
+    scan = store.db.dialect._matrix  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        store.db.dialect, "_matrix", lambda *a: pytest.fail("scanned the whole scope")
+    )
+    newest = vectors.nearest(matrix[-1], owners[-50:], matrix[-50:], 10)
+    assert search(store, "t", "U-1", matrix[-1]) == newest
+    monkeypatch.setattr(store.db.dialect, "_matrix", scan)
+    gate.set()
+    assert indexes(store).wait(30)
+    for query in [matrix[3], *unit(rng, 5)]:
+        assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)

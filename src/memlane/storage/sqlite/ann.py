@@ -471,7 +471,20 @@ class VectorIndexes:
             _log.debug("vector graphs not followed: %s", error)
 
     def _past_threshold(self, key: ScopeKey) -> bool:
-        return embedded_count(self.db, key, self.threshold + 1) > self.threshold
+        """Whether a scope without a graph has one to build (marked unscanned if that large).
+
+        Past :data:`SCANNED_MAX` it is marked as not to be scanned first, as
+        :meth:`_consider` marks it. Else a search while the build runs found it building
+        and scanned it exactly: every vector of an imported 10^5-note subject, at each
+        recall until the graph was ready.
+        """
+        count = embedded_count(self.db, key, max(self.threshold, SCANNED_MAX) + 1)
+        if count <= self.threshold:
+            return False
+        if count > SCANNED_MAX:
+            with self._lock:
+                self._unscanned.add(key)
+        return True
 
     def _evict(self) -> None:
         """Drop the least recently used graphs past the limits (holding ``_lock``)."""
