@@ -21,6 +21,7 @@ import memlane
 from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sqlite import ann, doc_changes, graph_rows, scope_graph
+from memlane.storage.sqlite.database import SQLiteDatabase
 from tests.support.ann_graphs import (
     MODEL,
     add,
@@ -455,3 +456,89 @@ def test_a_scope_read_whole_is_read_in_pieces_that_searches_can_come_between(
         "SELECT id FROM search_docs WHERE tenant = 't' AND deleted_at IS NULL ORDER BY id"
     )
     assert ids.tolist() == [row[0] for row in expected] and len(ids) == 49
+
+
+def test_a_search_after_many_writes_here_does_not_follow_each_of_them(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past FOLLOWED_MOST changed docs, the newest are ranked beside the graph instead.
+
+    On main the first recall after an import of 10^5 notes read every doc the import wrote
+    from the log and looked each up in the scope (35,000: 0.25 s of its 0.5 s).
+    """
+    monkeypatch.setattr(ann, "PATCH_IN_SEARCH", 20)
+    monkeypatch.setattr(ann, "FOLLOWED_MOST", 50)
+    rng = np.random.default_rng(48)
+    matrix = unit(rng, 300)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    gate = held_catch_ups(monkeypatch)
+    late = unit(rng, 200)
+    owners += add(store, "t", "U-1", late)
+    everything = np.vstack([matrix, late])
+    whole = whole_reads(monkeypatch)
+    followed: list[int] = []
+    follow = scope_graph.followed
+    monkeypatch.setattr(
+        scope_graph,
+        "followed",
+        lambda db, key, ids, known, now, changed: (
+            followed.append(len(changed)) or follow(db, key, ids, known, now, changed)
+        ),
+    )
+    for query in [late[7], late[150], matrix[3], *unit(rng, 5)]:
+        assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, everything, 10)
+    assert whole == [] and max(followed, default=0) <= 50  # the 200 written: not followed
+    gate.set()
+    assert store.graphs_ready("t", MODEL, 30)
+    (graph,) = indexes(store)._graphs.values()
+    assert len(graph.ids) == 500
+
+
+def test_the_log_tells_at_most_what_is_asked() -> None:
+    database = SQLiteDatabase(":memory:")
+    try:
+        changes = doc_changes.DocChanges(database)
+        start = changes.position()
+        store = SQLSummaryStore(database)
+        add(store, "t", "U-1", unit(np.random.default_rng(3), 30))
+        end = changes.position()
+        assert len(changes.since(start, end) or []) == 30
+        assert len(changes.since(start, end, 30) or []) == 30
+        assert changes.since(start, end, 29) is None and changes.tells(start, end)
+    finally:
+        database.close()
+
+
+def test_a_scope_past_the_scan_limit_whose_build_follows_the_indexer_is_not_scanned(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build the indexer's stored vectors started (not a search) marks the scope too.
+
+    On main a search found the scope building, took the scan limit as untested and scanned
+    every vector of it exactly, at each search until the graph was ready.
+    """
+    monkeypatch.setattr(ann, "SCANNED_MAX", 250)
+    monkeypatch.setattr(ann, "RANKED_BEHIND", 50)
+    monkeypatch.setattr(ann, "FOLLOW_EVERY", 10)
+    rng = np.random.default_rng(50)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    gate = held_builds(monkeypatch)
+    docs = [row[0] for row in store.db.fetchall("SELECT id FROM search_docs")]
+    indexes(store).follow(MODEL, docs)
+    deadline = time.monotonic() + 30
+    while ("t", "U-1", "note", MODEL) not in indexes(store)._building:
+        assert time.monotonic() < deadline, "no build followed the indexer"
+        time.sleep(0.01)
+    scan = store.db.dialect._matrix  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        store.db.dialect, "_matrix", lambda *a: pytest.fail("scanned the whole scope")
+    )
+    newest = vectors.nearest(matrix[-1], owners[-50:], matrix[-50:], 10)
+    assert search(store, "t", "U-1", matrix[-1]) == newest
+    monkeypatch.setattr(store.db.dialect, "_matrix", scan)
+    gate.set()
+    assert indexes(store).wait(30)
+    for query in [matrix[3], *unit(rng, 5)]:
+        assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)

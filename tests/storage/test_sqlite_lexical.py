@@ -165,3 +165,28 @@ def test_vocabulary_counts_are_read_again_only_when_the_full_text_may_have_chang
         assert found._held(["kazudi", None]) == {"kazudi": 2, None: 2} and len(reads) == 2
         other.summaries.add_note("U-3", "kazudi from elsewhere", at=AT)
         assert found._held(["kazudi", None]) == {"kazudi": 3, None: 3} and len(reads) == 3
+
+
+def test_a_common_word_is_counted_in_its_scope_again_only_when_the_full_text_changed(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word past COMMON_DOCS in U-1 is counted in each scope once, not per search."""
+    found = dialect(mem)
+    counts: list[object] = []
+    fetchone = found.db.fetchone
+
+    def spy(sql: str, parameters: object = ()) -> object:
+        if "LIMIT" in sql and "MATCH" in sql:
+            counts.append(parameters)
+        return fetchone(sql, parameters)
+
+    monkeypatch.setattr(found.db, "fetchone", spy)
+    for _ in range(3):
+        assert telling(mem, "U-1", ["lessons", "kazudi"]) == ["kazudi"]
+        assert telling(mem, "U-2", ["lessons", "kazudi"]) == ["lessons", "kazudi"]
+    assert len(counts) <= 2  # at most once per scope (earlier tests may have counted)
+    counts.clear()
+    mem.summaries.add_note("U-2", "more kazudi lessons", at=AT)
+    for _ in range(3):
+        assert telling(mem, "U-1", ["lessons", "kazudi"]) == ["kazudi"]
+    assert len(counts) == 1

@@ -93,7 +93,11 @@ def fitted(candidates: Sequence[Candidate], query: str) -> list[Candidate]:
         return list(candidates)
     if relations and not _names_framed_holder(query, bodies):
         relations = frozenset()
-    closeness = [max((len(relations & senses(t)) for t in texts), default=0) for texts in bodies]
+    # A statement's senses only matter for a relation asked: none, and every closeness is 0.
+    closeness = [
+        max((len(relations & senses(t)) for t in texts), default=0) if relations else 0
+        for texts in bodies
+    ]
     closest = max(closeness, default=0)
     fitted_ones: list[Candidate] = []
     for candidate, texts, topic, shared in zip(candidates, bodies, topics, closeness, strict=True):

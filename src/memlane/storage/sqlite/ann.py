@@ -101,6 +101,12 @@ SCANNED_MAX = 20_000
 larger scope ranks its newest :data:`RANKED_BEHIND` vectors until its graph is ready, and the
 rest is found by words meanwhile, as items not yet embedded are: the exact scan of 10^6 vectors
 read a gigabyte per search (seconds) for the many minutes such a build takes."""
+FOLLOWED_MOST = RANKED_BEHIND
+"""Most docs changed since a graph was last looked at that a search follows in the log
+(:meth:`VectorIndexes._behind`). More (an import just written by this connection: 35,000 docs
+at the first recall after one of 10^5 notes, read and compared in 0.25 s) are the building
+thread's to catch up with; meanwhile the search ranks the newest :data:`RANKED_BEHIND` beside
+the graph, as when the log cannot tell."""
 PATCH_PIECE = 256
 """Vectors added at a time to such a copy (between pieces: closed yet?)."""
 PREPARE_PASSES = 3
@@ -287,15 +293,22 @@ class VectorIndexes:
         again. When the log cannot tell (another connection's commit, or the log was emptied,
         as an import does), a graph already behind, or found far behind by its newest docs,
         is not compared whole here: the newest :data:`RANKED_BEHIND` docs above its highest
-        id are ranked beside it until the building thread's comparison catches it up.
+        id are ranked beside it until the building thread's comparison catches it up. So
+        too when more than :data:`FOLLOWED_MOST` docs changed since, and then it is never
+        compared whole here: the building thread catches a copy up.
         """
         known = graph.last_look()
-        changed = self._changes.since(known.position, now)
+        changed = self._changes.since(known.position, now, FOLLOWED_MOST)
         if changed is not None:
             return scope_graph.followed(self.db, key, graph.ids, known, now, changed)
         above = int(graph.ids[-1]) if len(graph.ids) else 0
         newest = newest_embedded(self.db, key, above, RANKED_BEHIND)
-        if graph.lacking is None and not graph.frozen and len(newest) <= PATCH_IN_SEARCH:
+        if (
+            graph.lacking is None
+            and not graph.frozen
+            and len(newest) <= PATCH_IN_SEARCH
+            and not self._changes.tells(known.position, now)  # (else: too many to follow)
+        ):
             # A few behind: compared whole, and patched in the search.
             return scope_graph.compared(self.db, key, graph.ids, now)
         return Lacking(now, newest, NO_IDS, whole=False)
@@ -458,7 +471,20 @@ class VectorIndexes:
             _log.debug("vector graphs not followed: %s", error)
 
     def _past_threshold(self, key: ScopeKey) -> bool:
-        return embedded_count(self.db, key, self.threshold + 1) > self.threshold
+        """Whether a scope without a graph has one to build (marked unscanned if that large).
+
+        Past :data:`SCANNED_MAX` it is marked as not to be scanned first, as
+        :meth:`_consider` marks it. Else a search while the build runs found it building
+        and scanned it exactly: every vector of an imported 10^5-note subject, at each
+        recall until the graph was ready.
+        """
+        count = embedded_count(self.db, key, max(self.threshold, SCANNED_MAX) + 1)
+        if count <= self.threshold:
+            return False
+        if count > SCANNED_MAX:
+            with self._lock:
+                self._unscanned.add(key)
+        return True
 
     def _evict(self) -> None:
         """Drop the least recently used graphs past the limits (holding ``_lock``)."""

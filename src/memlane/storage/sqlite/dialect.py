@@ -60,6 +60,8 @@ OVERFETCH = 2
 
 Matrix = npt.NDArray[np.float32]
 _Scope = tuple[str, str | None, DocKind, str]
+_Counted = str | tuple[str, str] | None
+"""What a count is kept of: a term's documents (``None``: the index's), or a term's in a scope."""
 _T = TypeVar("_T")
 _FTS_SCOPE = ("tenant", "subject", "kind", "text")
 
@@ -90,9 +92,10 @@ class SQLiteDialect:
         self.vector_indexes = VectorIndexes(database)
         # Per (what, scope): the change stamp it was read at, and what was read.
         self._states: dict[tuple[Any, ...], tuple[tuple[int, int], Any]] = {}
-        # The full-text stamp (:meth:`_text_stamp`) the vocabulary counts were read at, and
-        # the counts; the full-text writes this connection made (each moves the stamp).
-        self._vocabulary: tuple[tuple[int, int] | None, dict[str | None, int]] = (None, {})
+        # The full-text stamp (:meth:`_text_stamp`) the counts of terms were read at, and the
+        # counts (:meth:`_held`, :meth:`_in_scope`); the full-text writes this connection
+        # made (each moves the stamp).
+        self._vocabulary: tuple[tuple[int, int] | None, dict[_Counted, int]] = (None, {})
         self._text_writes = 0
 
     def bytewise(self, column: str) -> str:
@@ -318,27 +321,67 @@ class SQLiteDialect:
         """How many documents of every scope hold each term (FTS5's vocabulary: an upper bound).
 
         ``None``: how many documents the index holds. The terms not kept are read in one
-        statement; kept until the full-text index may have changed (:meth:`_text_stamp`): a
+        statement; kept until the full-text index may have changed (:meth:`_kept`): a
         lookup costs about 0.4 ms in a large index (a scope's own token, held by each of its
         documents, 5 ms at 10^5 and 0.1-0.3 s at 10^6), and a recall asks for the same terms
         in several searches, while vectors stored meanwhile change none of them.
+        """
+
+        def read(missing: Sequence[_Counted]) -> dict[_Counted, int]:
+            found: dict[_Counted, int] = dict.fromkeys(missing, 0)
+            for start in range(0, len(missing), VOCABULARY_LOOKUPS):
+                part = cast(list[str | None], missing[start : start + VOCABULARY_LOOKUPS])
+                found.update(self._vocabulary_counts(part))
+            return found
+
+        kept = self._kept(terms, read)
+        return {term: kept[term] for term in terms}
+
+    def _in_scope(self, terms: Sequence[str], token: str) -> dict[str, int]:
+        """How many documents of the scope (``token``) hold each term, up to COMMON_DOCS + 1.
+
+        Kept as :meth:`_held`'s counts are: a question's common word ("about", in a sixth of
+        a 10^5-note subject) was counted in its scope by every search asking it (0.4 ms
+        each), and the count changes only with the full-text index.
+        """
+
+        def read(missing: Sequence[_Counted]) -> dict[_Counted, int]:
+            return {
+                pair: self.db.fetchone(
+                    "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH %s "
+                    "LIMIT %s)",
+                    (f"{_phrase(pair[0])} AND {_phrase(pair[1])}", COMMON_DOCS + 1),
+                )[0]
+                for pair in cast(list[tuple[str, str]], missing)
+            }
+
+        kept = self._kept([(term, token) for term in terms], read)
+        return {term: kept[(term, token)] for term in terms}
+
+    def _kept(
+        self,
+        keys: Sequence[_Counted],
+        read: Callable[[Sequence[_Counted]], dict[_Counted, int]],
+    ) -> dict[_Counted, int]:
+        """Counts of ``keys``: those not kept are ``read`` (at once), then kept.
+
+        Until the full-text index may have changed (:meth:`_text_stamp`); nothing read inside
+        a write transaction is kept (it may yet be rolled back).
         """
         stamp = self._text_stamp()
         with self._matrices_lock:
             if self._vocabulary[0] != stamp or len(self._vocabulary[1]) >= VOCABULARY_ENTRIES:
                 self._vocabulary = (stamp, {})
-            held = {term: self._vocabulary[1].get(term) for term in terms}
-        missing = [term for term, count in held.items() if count is None]
-        found: dict[str | None, int] = {}
+            known = {key: self._vocabulary[1].get(key) for key in keys}
+        missing = [key for key, count in known.items() if count is None]
+        found: dict[_Counted, int] = {}
         if missing:
-            found = dict.fromkeys(missing, 0)
-            for start in range(0, len(missing), VOCABULARY_LOOKUPS):
-                found.update(self._vocabulary_counts(missing[start : start + VOCABULARY_LOOKUPS]))
+            found = read(missing)
             if not self.db.in_transaction:
                 with self._matrices_lock:
                     if self._vocabulary[0] == stamp:
                         self._vocabulary[1].update(found)
-        return {term: found[term] if count is None else count for term, count in held.items()}
+        return {key: found[key] if count is None else count for key, count in known.items()}
 
     def _text_written(self) -> None:
         """Count a write to the full-text index (before it is made)."""
@@ -390,17 +433,8 @@ class SQLiteDialect:
         if len(terms) < 2:
             return terms
         held = self._held(terms)
-        common = {
-            term
-            for term in terms
-            if held[term] > COMMON_DOCS
-            and self.db.fetchone(
-                "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH %s "
-                "LIMIT %s)",
-                (f"{_phrase(term)} AND {_phrase(token)}", COMMON_DOCS + 1),
-            )[0]
-            > COMMON_DOCS
-        }
+        scoped = self._in_scope([term for term in terms if held[term] > COMMON_DOCS], token)
+        common = {term for term, count in scoped.items() if count > COMMON_DOCS}
         if not common:
             return terms
         return [term for term in terms if term not in common] or [min(terms, key=held.__getitem__)]

@@ -65,12 +65,23 @@ class DocChanges:
             version = connection.execute("PRAGMA data_version").fetchone()[0]
             return Position(self._epoch, int(version), int(last))
 
-    def since(self, start: Position, end: Position) -> list[int] | None:
-        """Docs changed between two positions; ``None`` if the log cannot tell (compare all)."""
-        if (start.epoch, start.data_version) != (end.epoch, end.data_version):
+    def since(self, start: Position, end: Position, most: int | None = None) -> list[int] | None:
+        """Docs changed between two positions; ``None`` if the log cannot tell (compare all).
+
+        With ``most``: also ``None`` when more docs than that changed, read no further (a
+        search after an import would otherwise read every doc it wrote, tens of thousands).
+        """
+        if not self.tells(start, end):
             return None
+        limit = "" if most is None or end.seq - start.seq <= most else f" LIMIT {int(most) + 1}"
         rows = self.db.fetchall(
-            f"SELECT DISTINCT doc_id FROM {_LOG} WHERE seq > %s AND seq <= %s",
+            f"SELECT DISTINCT doc_id FROM {_LOG} WHERE seq > %s AND seq <= %s{limit}",
             (start.seq, end.seq),
         )
+        if most is not None and len(rows) > most:
+            return None
         return [row[0] for row in rows]
+
+    def tells(self, start: Position, end: Position) -> bool:
+        """Whether the log holds every doc changed between the positions (see the module)."""
+        return (start.epoch, start.data_version) == (end.epoch, end.data_version)
