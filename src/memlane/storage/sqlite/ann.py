@@ -203,8 +203,7 @@ class VectorIndexes:
         saved = graph_files.read(self.directory, key) if self._index_class else None
         position = self._changes.position() if saved is not None else None  # before the state
         state = embedded_signature(self.db, key) if saved is not None else None
-        at_most = max(self.threshold, SCANNED_MAX) + 1
-        count = embedded_count(self.db, key, at_most) if state is None else state[0]
+        count = self._counted(key) if state is None else state[0]
         if count <= self.threshold:
             with self._lock:
                 if len(self._small) >= MAX_SMALL:
@@ -215,10 +214,7 @@ class VectorIndexes:
         if saved is not None and state is not None and position is not None:
             graph = self._load(key, saved, state, (stamp, position))
         if graph is None:
-            if count > SCANNED_MAX:
-                with self._lock:
-                    self._unscanned.add(key)
-            self._schedule(key)
+            self._build_soon(key, count)
             return None
         with self._lock:
             if self._closed:
@@ -465,26 +461,29 @@ class VectorIndexes:
                     if key in self._building:
                         continue
                     held = key in self._graphs
-                if held or (key[1] is not None and self._past_threshold(key)):
+                if held:
                     self._schedule(key)
+                elif key[1] is not None and (count := self._counted(key)) > self.threshold:
+                    self._build_soon(key, count)
         except StorageError as error:  # the database closed or failed: searches decide
             _log.debug("vector graphs not followed: %s", error)
 
-    def _past_threshold(self, key: ScopeKey) -> bool:
-        """Whether a scope without a graph has one to build (marked unscanned if that large).
+    def _counted(self, key: ScopeKey) -> int:
+        """The scope's embedded vectors, counted only as far as deciding on it needs."""
+        return embedded_count(self.db, key, max(self.threshold, SCANNED_MAX) + 1)
 
-        Past :data:`SCANNED_MAX` it is marked as not to be scanned first, as
-        :meth:`_consider` marks it. Else a search while the build runs found it building
-        and scanned it exactly: every vector of an imported 10^5-note subject, at each
-        recall until the graph was ready.
+    def _build_soon(self, key: ScopeKey, count: int) -> None:
+        """Have a graph built for a scope of ``count`` vectors that has none.
+
+        Past :data:`SCANNED_MAX` it is marked first as not to be scanned: until the graph is
+        ready a search ranks its newest vectors instead (:meth:`_unbuilt`), whether a search
+        or the indexer (:meth:`_follow_scopes`) asked for the build; else every recall of an
+        imported 10^5-note subject scanned all its vectors until then.
         """
-        count = embedded_count(self.db, key, max(self.threshold, SCANNED_MAX) + 1)
-        if count <= self.threshold:
-            return False
         if count > SCANNED_MAX:
             with self._lock:
                 self._unscanned.add(key)
-        return True
+        self._schedule(key)
 
     def _evict(self) -> None:
         """Drop the least recently used graphs past the limits (holding ``_lock``)."""
