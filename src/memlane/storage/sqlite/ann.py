@@ -52,7 +52,7 @@ from memlane.errors import StorageError
 from memlane.storage.sql.dialect import DocScope, Vector
 from memlane.storage.sqlite import graph_files, scope_graph
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
-from memlane.storage.sqlite.graph_files import new_graph, usearch_index
+from memlane.storage.sqlite.graph_files import usearch_index
 from memlane.storage.sqlite.graph_rows import (
     CHUNK,
     Ids,
@@ -63,7 +63,6 @@ from memlane.storage.sqlite.graph_rows import (
     embedded_count,
     embedded_signature,
     newest_embedded,
-    signature,
 )
 from memlane.storage.sqlite.scope_graph import IN_STEP, NO_IDS, Graph, Lacking
 
@@ -212,7 +211,7 @@ class VectorIndexes:
             return None
         graph = None
         if saved is not None and state is not None and position is not None:
-            graph = self._load(key, saved, state, (stamp, position))
+            graph = self._loaded(key, saved, state, (stamp, position))
         if graph is None:
             self._build_soon(key, count)
             return None
@@ -224,46 +223,20 @@ class VectorIndexes:
             self._evict()
         return graph
 
-    # -- files --------------------------------------------------------------------------
-
-    def _load(
+    def _loaded(
         self,
         key: ScopeKey,
         saved: dict[str, Any],
         state: tuple[int, int, int, int] | None,
         at: tuple[Stamp, Position] | None,
     ) -> Graph | None:
-        """The scope's saved graph, if there is a readable one (``None``: not here).
-
-        When the scope's embedded ids (``state``: :func:`embedded_signature`, read after the
-        database was at ``at``) still sum up as the saved ones did (:func:`signature`),
-        the file is mapped, not read (a 10^5-vector graph: about 1 ms instead of 0.3 s), and is
-        in step as of now. A file behind the database is read whole only without a ``state``:
-        by the building thread (:meth:`_refresh`), which brings it up to date as a catch-up
-        does, while searches treat the scope as one whose graph is being built (reading 10^6
-        vectors' graph took 4 s of a first search).
-        """
+        """The scope's saved graph (:func:`.scope_graph.loaded`), if there is a readable one."""
         assert self.directory is not None
         try:
-            dims = int(saved["dims"])
-            ids = np.load(self.directory / saved["ids"], allow_pickle=False).astype(np.int64)
-            in_step = saved.get("signature") == list(signature(ids)) == list(state or ())
-            if state is not None and not in_step:
-                return None
-            index = new_graph(self._index_class, dims)
-            if in_step:
-                index.view(str(self.directory / saved["graph"]))
-            else:
-                index.load(str(self.directory / saved["graph"]))
+            return scope_graph.loaded(self.directory, self._index_class, saved, state, at)
         except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
             _log.debug("saved vector graph of %s not loaded: %s", key[:3], error)
             return None
-        if len(ids) != len(index):
-            return None
-        if in_step and at is not None:
-            return Graph(ids, index, dims, *at, viewed=True)  # changes since ``at`` patch it
-        # An impossible position: its catch-up compares the scope's ids whole.
-        return Graph(ids, index, dims, None, Position(-1, -1, 0), saved=len(ids))
 
     def _sync(self, key: ScopeKey, graph: Graph, stamp: Stamp) -> Lacking | None:
         """Bring ``graph`` up to the database (holding its lock) for a search.
@@ -419,7 +392,7 @@ class VectorIndexes:
             held = self._graphs.get(key)
         if held is None and self._index_class is not None:
             saved = graph_files.read(self.directory, key)  # one behind the database, read here
-            held = None if saved is None else self._load(key, saved, None, None)
+            held = None if saved is None else self._loaded(key, saved, None, None)
         caught_up = None if held is None else self._catch_up(key, held)
         return caught_up if caught_up is not None else self._build(key)
 
