@@ -380,9 +380,9 @@ class StoredNoteIndex(WeightedLines):
             for weights in weighed
             for word in _needed(weights)
         }
-        held = self._holders(WORD, sorted(long))
+        held = self._data.holders(WORD, sorted(long))
         sessions = [within for _, within in summaries if len(within) <= FEW_TURNS]
-        self._holders(CITES, sorted(set().union(*sessions)))
+        self._data.holders(CITES, sorted(set().union(*sessions)))
         asks: list[tuple[list[int], set[str]]] = []
         for weighed, within in pieces:  # each summary's notes, asked the words of its lines
             if len(within) <= FEW_TURNS:
@@ -453,18 +453,14 @@ class StoredNoteIndex(WeightedLines):
                 shared.append((first, when, turns, weight))
         return [(turns, weight) for *_, turns, weight in sorted(shared)]
 
-    def _holders(self, kind: str, keys: Sequence[str]) -> dict[str, list[int]]:
-        """:meth:`LineData.holders`: kept with the reads there (``self._reads`` is the same)."""
-        return self._data.holders(kind, keys)
-
     def _hold(self, word: str) -> list[int]:
-        return self._holders(WORD, [word]).get(word, [])
+        return self._data.holders(WORD, [word]).get(word, [])
 
     def _cite(self, within: frozenset[str]) -> list[int]:
         reads = self._reads
         found = reads.cited.get(within)
         if found is None:
-            held = self._holders(CITES, sorted(within)).values()
+            held = self._data.holders(CITES, sorted(within)).values()
             found = reads.cited[within] = sorted({i for ids in held for i in ids})
             reads.weight += 1 + len(found)
         return found

@@ -103,7 +103,7 @@ def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = No
         rows = database.fetchall(
             f"SELECT id FROM search_docs WHERE {where} ORDER BY id", parameters
         )
-        return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        return _ids(rows)
     pieces, after = [], 0
     while True:
         rows = database.fetchall(
@@ -111,7 +111,7 @@ def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = No
             "LIMIT %(piece)s",
             {**parameters, "after": after, "piece": IDS_PIECE},
         )
-        pieces.append(np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows)))
+        pieces.append(_ids(rows))
         if len(rows) < IDS_PIECE:
             return np.concatenate(pieces)
         after = int(rows[-1][0])
@@ -128,7 +128,7 @@ def newest_embedded(database: SQLiteDatabase, key: ScopeKey, above: int, limit: 
         "ORDER BY id DESC LIMIT %(limit)s",
         {**parameters, "above": above, "limit": limit},
     )
-    return np.fromiter((row[0] for row in reversed(rows)), dtype=np.int64, count=len(rows))
+    return _ids(rows[::-1])
 
 
 def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int, upto: int) -> list[Any]:
@@ -173,3 +173,8 @@ def as_rows(rows: Sequence[Any], dims: int) -> npt.NDArray[np.float32] | None:
     return np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32).reshape(
         len(rows), dims
     )
+
+
+def _ids(rows: Sequence[Any]) -> Ids:
+    """The first column of ``rows`` (doc ids), as they come."""
+    return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
