@@ -25,9 +25,9 @@ from memlane.storage.sqlite.database import SQLiteDatabase
 from tests.support.ann_graphs import (
     MODEL,
     add,
+    behind,
     built,
     held_builds,
-    held_catch_ups,
     indexes,
     opened_store,
     search,
@@ -227,15 +227,8 @@ def test_a_graph_far_behind_ranks_only_the_newest_vectors_it_lacks(
     store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past RANKED_BEHIND, the older lacking vectors wait for the graph (found by words)."""
-    monkeypatch.setattr(ann, "PATCH_IN_SEARCH", 20)
     monkeypatch.setattr(ann, "RANKED_BEHIND", 50)
-    rng = np.random.default_rng(44)
-    matrix = unit(rng, 300)
-    owners = add(store, "t", "U-1", matrix)
-    built(store, "t", "U-1", matrix[0])
-    gate = held_catch_ups(monkeypatch)
-    late = unit(rng, 200)
-    late_owners = add(store, "t", "U-1", late)
+    _, _, owners, late, late_owners, gate = behind(store, monkeypatch, 44)
     read = []
     rank = scope_graph.rank
     monkeypatch.setattr(
@@ -281,15 +274,8 @@ def test_a_graph_far_behind_is_never_compared_whole_in_a_search(
     one looked (from the log) or, when the log cannot tell, the newest above the graph: on
     main every search after an emptied log (an import writes more than its limit) read the
     scope's ids again, 85,000 of them per recall at 10^5 notes."""
-    monkeypatch.setattr(ann, "PATCH_IN_SEARCH", 20)
-    rng = np.random.default_rng(46)
-    matrix = unit(rng, 300)
-    owners = add(store, "t", "U-1", matrix)
-    built(store, "t", "U-1", matrix[0])
-    gate = held_catch_ups(monkeypatch)
-    monkeypatch.setattr(doc_changes, "LOG_LIMIT", 5)
-    late = unit(rng, 200)
-    owners += add(store, "t", "U-1", late)
+    rng, matrix, owners, late, late_owners, gate = behind(store, monkeypatch, 46, log_limit=5)
+    owners += late_owners
     whole = whole_reads(monkeypatch)
     everything = np.vstack([matrix, late])
     # This search empties the log: the graph's position in it is lost.
@@ -466,15 +452,9 @@ def test_a_search_after_many_writes_here_does_not_follow_each_of_them(
     On main the first recall after an import of 10^5 notes read every doc the import wrote
     from the log and looked each up in the scope (35,000: 0.25 s of its 0.5 s).
     """
-    monkeypatch.setattr(ann, "PATCH_IN_SEARCH", 20)
     monkeypatch.setattr(ann, "FOLLOWED_MOST", 50)
-    rng = np.random.default_rng(48)
-    matrix = unit(rng, 300)
-    owners = add(store, "t", "U-1", matrix)
-    built(store, "t", "U-1", matrix[0])
-    gate = held_catch_ups(monkeypatch)
-    late = unit(rng, 200)
-    owners += add(store, "t", "U-1", late)
+    rng, matrix, owners, late, late_owners, gate = behind(store, monkeypatch, 48)
+    owners += late_owners
     everything = np.vstack([matrix, late])
     whole = whole_reads(monkeypatch)
     followed: list[int] = []

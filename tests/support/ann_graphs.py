@@ -9,12 +9,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
 
 from memlane.storage.sql import SQLSummaryStore
-from memlane.storage.sqlite import ann, scope_graph
+from memlane.storage.sqlite import ann, doc_changes, scope_graph
 from memlane.storage.sqlite.database import SQLiteDatabase
 
 MODEL = "test-model"
@@ -113,3 +114,35 @@ def whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
     monkeypatch.setattr(scope_graph, "embedded_ids", counted)
     return whole
+
+
+class Behind(NamedTuple):
+    """A built graph whose catch-ups are held, with vectors stored since (:func:`behind`)."""
+
+    rng: np.random.Generator
+    matrix: np.ndarray  # the 300 vectors the graph holds
+    owners: list[int]  # their notes
+    late: np.ndarray  # the 200 stored since
+    late_owners: list[int]
+    gate: threading.Event  # set it to let the catch-ups run
+
+
+def behind(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch, seed: int, log_limit: int = 0
+) -> Behind:
+    """Subject U-1's graph built of 300 vectors, held behind 200 stored after it.
+
+    Searches patch at most 20 docs themselves (``PATCH_IN_SEARCH``), so they rank the 200
+    beside the graph; ``log_limit``: the change log's limit while the 200 are stored (0: as
+    it is).
+    """
+    monkeypatch.setattr(ann, "PATCH_IN_SEARCH", 20)
+    rng = np.random.default_rng(seed)
+    matrix = unit(rng, 300)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    gate = held_catch_ups(monkeypatch)
+    if log_limit:
+        monkeypatch.setattr(doc_changes, "LOG_LIMIT", log_limit)
+    late = unit(rng, 200)
+    return Behind(rng, matrix, owners, late, add(store, "t", "U-1", late), gate)
