@@ -170,14 +170,15 @@ def test_a_restart_on_an_unchanged_database_maps_the_saved_graph(
     """A saved graph whose ids sum up as the scope's is mapped, not read, and not compared.
 
     The first search then reads neither the graph's file whole nor the scope's ids; the
-    process's own writes later patch a copy of it in memory (a mapped graph is read only).
+    process's own writes later patch a copy of it in memory (a mapped graph is read only),
+    made by the building thread, not a search (usearch holds the GIL for a whole copy).
     """
     rng = np.random.default_rng(28)
     matrix = unit(rng, 400)
     owners = add(store, "t", "U-1", matrix)
     built(store, "t", "U-1", matrix[0])
     store.db.close()
-    monkeypatch.setattr(ann.VectorIndexes, "_schedule", lambda *_: pytest.fail("built again"))
+    monkeypatch.setattr(ann.VectorIndexes, "_build", lambda *_: pytest.fail("built again"))
     whole = scope_graph.embedded_ids
 
     def among_only(database, key, among=None):
@@ -201,6 +202,7 @@ def test_a_restart_on_an_unchanged_database_maps_the_saved_graph(
         for query in [matrix[3], matrix[405], *unit(rng, 5)]:
             expected = vectors.nearest(query, [owners[i] for i in alive], matrix[alive], 10)
             assert search(reopened, "t", "U-1", query) == expected
+        assert indexes(reopened).wait(30)
         assert not indexes(reopened)._graphs[("t", "U-1", "note", MODEL)].viewed
     finally:
         reopened.db.close()

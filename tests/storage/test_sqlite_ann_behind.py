@@ -219,8 +219,8 @@ def test_a_graph_far_behind_ranks_what_it_lacks_beside_it(
     gate.set()
     assert store.graphs_ready("t", MODEL, 30)
     (caught_up,) = indexes(store)._graphs.values()
-    assert len(caught_up.ids) == 700  # a copy brought up to date in the building thread
-    assert len(graph.ids) == 300  # the searches' graph was never changed under them
+    assert len(caught_up.ids) == 700  # brought up to date in the building thread
+    assert caught_up is graph  # in place: never copied whole (usearch holds the GIL for it)
 
 
 def test_a_graph_far_behind_ranks_only_the_newest_vectors_it_lacks(
@@ -522,3 +522,61 @@ def test_a_scope_past_the_scan_limit_whose_build_follows_the_indexer_is_not_scan
     assert indexes(store).wait(30)
     for query in [matrix[3], *unit(rng, 5)]:
         assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
+
+
+class _SecondPieceWaits:
+    """A graph's lock the building thread takes again, after its first piece, only on ``go``."""
+
+    def __init__(self, graph: scope_graph.Graph) -> None:
+        self.graph, self.lock, self.held = graph, graph.lock, len(graph.ids)
+        self.waiting, self.go = threading.Event(), threading.Event()
+
+    def __enter__(self) -> None:
+        building = threading.current_thread().name == "memlane-vector-index"
+        if building and len(self.graph.ids) > self.held and not self.go.is_set():
+            self.waiting.set()
+            assert self.go.wait(30)
+        self.lock.acquire()
+
+    def __exit__(self, *_: object) -> None:
+        self.lock.release()
+
+
+def test_a_graph_is_caught_up_in_place_a_piece_at_a_time(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a graph lacks is added to it in pieces, each under its lock: a search comes
+    between two pieces and finds the first one in it. Before, the building thread copied the
+    graph whole and patched the copy; usearch holds the GIL for all of a copy, so every
+    thread of the process stood still while it ran (over a second at 10^6 vectors)."""
+    monkeypatch.setattr(ann, "PATCH_PIECE", 50)
+    setup = behind(store, monkeypatch, seed=47)
+    (graph,) = indexes(store)._graphs.values()
+    paused = graph.lock = _SecondPieceWaits(graph)  # type: ignore[assignment]
+    owners, everything = setup.owners + setup.late_owners, np.vstack([setup.matrix, setup.late])
+    query = setup.late[120]
+    assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, everything, 10)
+    setup.gate.set()  # the catch-up the search asked for runs, up to its second piece
+    assert paused.waiting.wait(30)
+    assert len(graph.ids) == 300 + 50  # the first piece, in the searches' own graph
+    assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, everything, 10)
+    paused.go.set()
+    assert store.graphs_ready("t", MODEL, 30)
+    assert indexes(store)._graphs[("t", "U-1", "note", MODEL)] is graph
+    assert len(graph.ids) == 500 and not graph.frozen
+
+
+def test_a_patch_adds_no_doc_twice_and_removes_none_it_lacks(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """usearch refuses a key it holds (the patch failed), and removing an id the graph lacks
+    took another id out of its list (the list and the graph then disagreed)."""
+    rng = np.random.default_rng(48)
+    add(store, "t", "U-1", unit(rng, 200))
+    built(store, "t", "U-1", unit(rng, 1)[0])
+    key = ("t", "U-1", "note", MODEL)
+    graph = indexes(store)._graphs[key]
+    held = graph.ids.copy()
+    with graph.lock:
+        assert indexes(store)._patch(key, graph, held[:5], np.asarray([held[-1] + 1000]))
+    assert np.array_equal(graph.ids, held) and len(graph.index) == len(held)

@@ -24,7 +24,9 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   highest, sum and sum of squares: :func:`signature`) is mapped from its file, not read; any
   other is read and brought up to the database by comparing its ids with the scope's, like a
   graph after another connection's commit, so a file behind the database (or ahead of it)
-  costs a patch, never an answer. A mapped graph is copied into memory before its first patch.
+  costs a patch, never an answer. A mapped graph is copied into memory before its first patch,
+  by the building thread (usearch holds the GIL for all of a copy, a load or a save: every
+  thread of the process waits, so none is done in a search or at every catch-up).
   A purge deletes the files of the scopes it touched, with their vectors.
 
 What is done to one graph (what it lacks, its patches, its candidates and their ranking, a
@@ -87,7 +89,7 @@ OVERFETCH = 2
 PATCH_IN_SEARCH = 256
 """Most new vectors a search adds to a graph itself. A graph further behind (a backlog being
 embedded) answers for what it holds, what it lacks is ranked beside its candidates by the stored
-vectors, and the building thread brings a copy up to date: no search adds thousands of vectors
+vectors, and the building thread brings it up to date: no search adds thousands of vectors
 or scans the whole scope because its graph is behind."""
 RANKED_BEHIND = 2_000
 """Most vectors a graph lacks that a search ranks beside its candidates (the newest, by id):
@@ -106,8 +108,10 @@ FOLLOWED_MOST = RANKED_BEHIND
 at the first recall after one of 10^5 notes, read and compared in 0.25 s) are the building
 thread's to catch up with; meanwhile the search ranks the newest :data:`RANKED_BEHIND` beside
 the graph, as when the log cannot tell."""
-PATCH_PIECE = 256
-"""Vectors added at a time to such a copy (between pieces: closed yet?)."""
+PATCH_PIECE = 32
+"""Vectors the building thread adds to a graph at a time, each piece under the graph's lock
+(:meth:`VectorIndexes._catch_up`): a search of the scope waits for one piece at most (~16 ms
+at ~0.5 ms a vector in a graph of 10^6; usearch releases the GIL while it adds)."""
 PREPARE_PASSES = 3
 """Most rounds of :meth:`VectorIndexes.prepare`: a graph caught up in the background holds what
 was stored when its catch-up began, so a second round patches the last few."""
@@ -243,10 +247,13 @@ class VectorIndexes:
 
         Returns what the graph still lacks (nothing: in step), its ``new`` docs to be ranked
         beside its candidates, or ``None``: scan exactly for now. A graph more than
-        :data:`PATCH_IN_SEARCH` docs behind is left to the building thread (scheduled here).
+        :data:`PATCH_IN_SEARCH` docs behind, or mapped from its file (it is copied into memory
+        before its first patch, and usearch holds the GIL for the whole copy), is left to the
+        building thread (scheduled here).
         """
         lacking = self._behind(key, graph, self._changes.position())
-        if len(lacking.new) > PATCH_IN_SEARCH or graph.frozen or not lacking.whole:
+        mapped = graph.viewed and (len(lacking.new) or len(lacking.gone))  # a copy first
+        if len(lacking.new) > PATCH_IN_SEARCH or graph.frozen or mapped or not lacking.whole:
             graph.lacking = lacking
             self._schedule(key)
             return lacking
@@ -264,7 +271,7 @@ class VectorIndexes:
         is not compared whole here: the newest :data:`RANKED_BEHIND` docs above its highest
         id are ranked beside it until the building thread's comparison catches it up. So
         too when more than :data:`FOLLOWED_MOST` docs changed since, and then it is never
-        compared whole here: the building thread catches a copy up.
+        compared whole here: the building thread catches the graph up.
         """
         known = graph.last_look()
         changed = self._changes.since(known.position, now, FOLLOWED_MOST)
@@ -283,39 +290,48 @@ class VectorIndexes:
         return Lacking(now, newest, NO_IDS, whole=False)
 
     def _catch_up(self, key: ScopeKey, held: Graph) -> Graph | None:
-        """A copy of the held graph brought up to the database; ``None``: build it again.
+        """The held graph brought up to the database in place; ``None``: build it again.
 
-        In the building thread. The held graph is frozen first (searches add nothing to it
-        any more: they rank what it lacks beside it), so it is copied and the copy patched
-        without its lock: a search never waits for this thread, which runs behind the
-        searches (:data:`BUILD_NICE`) and could hold a lock for long on a busy machine.
+        In the building thread. The graph is frozen first: searches add nothing to it any
+        more (they rank what it lacks beside it), so what it lacks is found once and added
+        :data:`PATCH_PIECE` vectors at a time, each piece under its lock: a search waits for
+        one piece at most. It is never copied whole: usearch holds the GIL for all of a copy
+        (~1.2 us a vector, so every thread of the process stood still for over a second at
+        10^6), and an import has its graph caught up every :data:`FOLLOW_EVERY` vectors. It
+        stays frozen until :meth:`_work` has saved it (if it doubled).
         """
         with held.lock:
             held.frozen = True
-            known = held.last_look()
+            known, ids = held.last_look(), held.ids  # (patches replace ``ids``, never write it)
         stamp, now = change_stamp(self.db), self._changes.position()
         changed = self._changes.since(known.position, now) if known.whole else None
         if changed is None:
-            _, new, gone, _ = scope_graph.compared(self.db, key, held.ids, now)
+            _, new, gone, _ = scope_graph.compared(self.db, key, ids, now)
         else:
-            _, new, gone, _ = scope_graph.followed(self.db, key, held.ids, known, now, changed)
-        total = len(held.ids) + len(new) - len(gone)
+            _, new, gone, _ = scope_graph.followed(self.db, key, ids, known, now, changed)
+        total = len(ids) + len(new) - len(gone)
         if total <= self.threshold or held.removed + len(gone) > total // 3:
             return None
-        # However many vectors are new, adding them to a copy costs less than building again:
-        # a build adds the held ones too (~0.5 ms each), a copy costs ~4 us per held vector.
-        graph = Graph(held.ids.copy(), held.index.copy(), held.dims, stamp, now, held.removed)
-        graph.saved = held.saved
-        if not self._patch(key, graph, new[:0], gone):
-            return None
+        # However many vectors are new, adding them costs less than building again: a build
+        # adds the held ones too (~0.5 ms each).
+        with held.lock:
+            if not self._patch(key, held, NO_IDS, gone):
+                return None
         for start in range(0, len(new), PATCH_PIECE):
             piece = new[start : start + PATCH_PIECE]
-            if self._closed or not self._patch(key, graph, piece, gone[:0]):
-                return None
-        return graph
+            with held.lock:
+                if self._closed or not self._patch(key, held, piece, NO_IDS):
+                    return None
+        with held.lock:
+            held.stamp, held.position, held.lacking = stamp, now, None
+        return held
 
     def _patch(self, key: ScopeKey, graph: Graph, new: Ids, gone: Ids) -> bool:
-        """Add ``new`` docs' vectors and remove ``gone`` ones, unless rebuilding is better."""
+        """Add ``new`` docs' vectors and remove ``gone`` ones, unless rebuilding is better.
+
+        Holding the graph's lock. Docs it already holds are not added again (usearch refuses
+        a key twice), nor are docs it does not hold removed.
+        """
         total = len(graph.ids) + len(new) - len(gone)
         if total <= self.threshold:
             self.drop(lambda k: k == key)
@@ -323,6 +339,7 @@ class VectorIndexes:
         if graph.removed + len(gone) > total // 3:
             self._schedule(key)  # cheaper to build again than to patch
             return False
+        new, gone = new[~contains(graph.ids, new)], gone[contains(graph.ids, gone)]
         if (len(gone) or len(new)) and graph.viewed:
             graph.index, graph.viewed = graph.index.copy(), False  # a mapped file is read only
         if len(gone):
@@ -333,7 +350,7 @@ class VectorIndexes:
             added = scope_graph.add_vectors(self.db, graph, key, new)
             if added is None:
                 return False
-            added = np.sort(added[~contains(graph.ids, added)])
+            added = np.sort(added)
             graph.ids = np.insert(graph.ids, np.searchsorted(graph.ids, added), added)
         return True
 
@@ -362,7 +379,7 @@ class VectorIndexes:
                 self._follow_scopes(key)
                 continue
             try:
-                graph = self._refresh(key)  # a copy caught up, or built again
+                graph = self._refresh(key)  # caught up in place, or built again
             except StorageError as error:  # the database closed or failed: scan exactly
                 _log.debug("vector graph of %s not built: %s", key[:3], error)
                 graph = None
@@ -370,8 +387,12 @@ class VectorIndexes:
                 _log.exception("vector graph of %s not built", key[:3])
                 graph = None
             if graph is not None and len(graph.ids) >= 2 * graph.saved:  # (each size once)
+                # Frozen or not yet shared: no search patches it meanwhile.
                 graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
                 graph.saved = len(graph.ids)
+            if graph is not None:
+                with graph.lock:
+                    graph.frozen = False  # searches patch it again
             with self._lock:
                 self._building.discard(key)
                 self._unscanned.discard(key)
@@ -383,10 +404,10 @@ class VectorIndexes:
                 self._idle.notify_all()
 
     def _refresh(self, key: ScopeKey) -> Graph | None:
-        """A copy of the held graph brought up to date, or a new one built (building thread).
+        """The held graph (or the saved one) brought up to date, or a new one built.
 
-        A copy is saved again once it holds twice what was saved (a graph following an
-        import is written a few times, not at every catch-up).
+        In the building thread. :meth:`_work` saves the graph again once it holds twice what
+        was saved (a graph following an import is written a few times, not at every catch-up).
         """
         with self._lock:
             held = self._graphs.get(key)

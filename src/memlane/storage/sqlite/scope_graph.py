@@ -72,7 +72,7 @@ class Graph:
     viewed: bool = False
     """``index`` maps a saved file (read only): it is copied into memory before a patch."""
     frozen: bool = False
-    """A copy of it is being brought up to date (``VectorIndexes._catch_up``): no search
+    """The building thread is bringing it up to date (``VectorIndexes._catch_up``): no search
     adds to it."""
     saved: int = 0
     """How many ids it held when it (or the graph it was copied from) was last saved."""
