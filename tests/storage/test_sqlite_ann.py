@@ -18,7 +18,7 @@ import pytest
 import memlane
 from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
-from memlane.storage.sqlite import ann, graph_rows, scope_graph
+from memlane.storage.sqlite import ann, graph_files, graph_rows, scope_graph
 from memlane.storage.sqlite.database import SQLiteDatabase
 from tests.support.ann_graphs import (
     MODEL,
@@ -204,6 +204,33 @@ def test_a_restart_on_an_unchanged_database_maps_the_saved_graph(
             assert search(reopened, "t", "U-1", query) == expected
         assert indexes(reopened).wait(30)
         assert not indexes(reopened)._graphs[("t", "U-1", "note", MODEL)].viewed
+    finally:
+        reopened.db.close()
+
+
+def test_a_mapped_graph_is_not_saved_again_until_it_doubles(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graph mapped from its file counts as saved at its size: a few writes caught up
+    after a restart do not write all of it out again (usearch holds the GIL for a save)."""
+    rng = np.random.default_rng(29)
+    matrix = unit(rng, 400)
+    add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    store.db.close()
+    saves: list[object] = []
+    save = graph_files.save
+    monkeypatch.setattr(graph_files, "save", lambda *a: saves.append(a[1]) or save(*a))
+    reopened = SQLSummaryStore(SQLiteDatabase(path))
+    try:
+        search(reopened, "t", "U-1", matrix[1])
+        assert indexes(reopened)._graphs[("t", "U-1", "note", MODEL)].viewed
+        add(reopened, "t", "U-1", unit(rng, 20))
+        search(reopened, "t", "U-1", matrix[2])
+        assert indexes(reopened).wait(30)
+        graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
+        assert len(graph.ids) == 420 and not graph.viewed
+        assert saves == []
     finally:
         reopened.db.close()
 

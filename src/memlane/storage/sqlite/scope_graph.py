@@ -75,7 +75,7 @@ class Graph:
     """The building thread is bringing it up to date (``VectorIndexes._catch_up``): no search
     adds to it."""
     saved: int = 0
-    """How many ids it held when it (or the graph it was copied from) was last saved."""
+    """How many ids it held when it was last saved (or read from its file)."""
     lacking: Lacking | None = None
     """What a search last found it lacks, while it is behind: the next search reads only the
     docs changed since, not the scope's ids again."""
@@ -115,7 +115,7 @@ def loaded(
     if len(ids) != len(index):
         return None
     if in_step and at is not None:
-        return Graph(ids, index, dims, *at, viewed=True)  # changes since ``at`` patch it
+        return Graph(ids, index, dims, *at, viewed=True, saved=len(ids))  # patched from ``at``
     # An impossible position: its catch-up compares the scope's ids whole.
     return Graph(ids, index, dims, None, Position(-1, -1, 0), saved=len(ids))
 
