@@ -260,8 +260,31 @@ class PostgresDialect:
         return vector_state(self.db, *scope, model)
 
     def coverage(self, scope: DocScope, model: str) -> Coverage:
-        """Asked of the server each time (other workers write at any moment)."""
-        return coverage(self.db, *scope, model)
+        """Asked of the server each time (other workers write at any moment).
+
+        A tenant-wide scope is read in ``search_docs_tenant_scope``'s order (migration 19):
+        its highest model (NULL first: any doc waiting), its lowest, and its lowest from
+        ``model`` on, three seeks. Asked as ``EXISTS``, the planner may read the table from
+        its start until a row of the tenant turns up, which it costs as a few rows when the
+        tenant holds much of the table, and which is every row before the tenant's (a tenant
+        whose docs are the newest). Only that index gives the scope in model order, so no
+        other plan reads less than the whole scope. A subject's scope keeps the probes of
+        :func:`~memlane.storage.sql.summaries.coverage`: ``deleted_at IS NULL`` is no
+        equality to PostgreSQL, so ``search_docs_scope`` gives no model order to a subject.
+        """
+        if scope.subject is not None:
+            return coverage(self.db, *scope, model)
+        where, parameters = search_scope(*scope)
+        first = f"SELECT model FROM search_docs WHERE {where}"
+        row = self.db.fetchone(
+            "SELECT coalesce(f.model = %(model)s, false), "
+            "t.model IS NULL OR t.model > %(model)s OR b.model < %(model)s "
+            f"FROM ({first} ORDER BY model DESC LIMIT 1) AS t "
+            f"CROSS JOIN ({first} ORDER BY model LIMIT 1) AS b "
+            f"LEFT JOIN ({first} AND model >= %(model)s ORDER BY model LIMIT 1) AS f ON true",
+            {**parameters, "model": model},
+        )
+        return Coverage(False, False) if row is None else Coverage(bool(row[0]), bool(row[1]))
 
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """The width's HNSW index when the planner prefers it, else an exact scan.
