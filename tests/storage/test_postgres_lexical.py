@@ -17,14 +17,15 @@ from memlane.storage.postgres import PostgresDatabase
 from memlane.storage.postgres.dialect import PostgresDialect
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.summaries import search_scope
+from tests.support.services import PostgresServer
 
 RARE = 5
 
 
 @pytest.fixture(scope="module")
-def store(postgres_server: object) -> Iterator[SQLSummaryStore]:
+def store(postgres_server: PostgresServer) -> Iterator[SQLSummaryStore]:
     """U-1 said "lessons" in more docs than COMMON_DOCS, "kazudi" in a few; U-2 once each."""
-    url = postgres_server.new_database()  # type: ignore[attr-defined]
+    url = postgres_server.new_database()
     database = PostgresDatabase(url)
     said = [f"took lessons in town {n} with friend {n}" for n in range(COMMON_DOCS + 10)]
     said[:RARE] = [f"took kazudi lessons in port {n}" for n in range(RARE)]
