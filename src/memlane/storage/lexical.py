@@ -24,6 +24,10 @@ _CJK_CHARACTER = re.compile(f"[{_CJK}]")
 _DIGIT_GROUPS = re.compile(r"\+?\d[\d\s().-]{4,}\d")
 STOPWORDS = stopwords.SEARCH
 """Query words every search drops (kept in :mod:`memlane.lang.stopwords`)."""
+COMMON_DOCS = 1_000
+"""A query term held by more documents of the scope than this is left out of a lexical search
+while a rarer term of the query stays in it (both backends): the cost of a search is then
+bounded by the documents holding its rarer terms, not by the scope's size."""
 
 
 def tokens(text: str) -> Iterator[str]:

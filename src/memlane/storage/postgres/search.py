@@ -122,6 +122,20 @@ def bm25_sql(where: str) -> str:
         SELECT owner_id FROM ranked JOIN search_docs USING (id) ORDER BY score DESC, id"""
 
 
+def held_sql(where: str, bound: int | None) -> str:
+    """How many docs in scope ``where`` hold each term (``%(terms)s``), up to ``bound``.
+
+    Each term's ``%(queries)s`` is its ``to_tsquery`` input (:func:`tsquery`): the GIN index
+    finds its docs, of which at most ``bound`` are read (``None``: all).
+    """
+    limit = "" if bound is None else f" LIMIT {int(bound)}"
+    return (
+        "SELECT term, (SELECT count(*) FROM (SELECT 1 FROM search_docs "
+        f"WHERE {where} AND tokens @@ to_tsquery('simple', query){limit}) AS held) "
+        "FROM unnest(%(terms)s::text[], %(queries)s::text[]) AS t(term, query)"
+    )
+
+
 def version(text: str) -> tuple[int, ...]:
     """``"0.8.2"`` as ``(0, 8, 2)`` (non-numeric parts count as 0)."""
     return tuple(int(part) if part.isdigit() else 0 for part in text.split("."))

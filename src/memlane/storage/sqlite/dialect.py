@@ -37,10 +37,8 @@ MATRIX_CACHE_ENTRIES = 64
 STATE_CACHE_ENTRIES = 10_000
 """How many scopes' vector counts and coverages a database keeps (all dropped when full)."""
 _LOOKUP_CHUNK = 400
-COMMON_DOCS = 1_000
-"""A query term held by more documents of the scope than this is left out of a lexical search
-while a rarer term of the query stays in it (:meth:`SQLiteDialect.lexical`): the cost of a
-search is then bounded by the documents holding its rarer terms, not by the scope's size."""
+COMMON_DOCS = lexical.COMMON_DOCS
+"""A query term held by more documents of the scope is left out (:meth:`SQLiteDialect.lexical`)."""
 LARGE_SCOPE = 2_000
 """A scope whose token more documents hold than this, and at least half of the index, is not
 ANDed into a lexical match whose terms few documents hold (at most :data:`FEW_MATCHES` in

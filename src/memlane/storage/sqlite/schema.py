@@ -90,8 +90,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 16: a tenant-wide scope's docs (every subject, one kind) from one index. The scope index
     # has the subject after the tenant, so with the subject unconstrained every read of a
     # tenant-wide scope (does any doc wait for a vector; a graph build's chunks; its newest
-    # ids) walked every doc of the tenant: 0.3-1 s each at 10^6 notes. (Not on PostgreSQL:
-    # there it took the place of search_docs_unembedded_by_id in the indexer's claims.)
+    # ids) walked every doc of the tenant: 0.3-1 s each at 10^6 notes. (On PostgreSQL these
+    # columns took the place of search_docs_unembedded_by_id in the indexer's claims; its
+    # migration 19 is partial, on a predicate no claim implies.)
     (
         "CREATE INDEX IF NOT EXISTS search_docs_tenant_scope ON search_docs "
         "(tenant, kind, deleted_at, model)",
