@@ -257,12 +257,13 @@ class LineReads:
         missing = [key for key, value in found.items() if value is _ABSENT]
         if not missing:
             return found
-        fresh = read(missing)
+        fresh, own, added = read(missing), table.own, 0
         for key, value in fresh.items():
             weight = weigh(key, value)
             if weight is not None:
-                table[key] = value
-                self.weight += weight
+                own[key] = value
+                added += weight
+        self.weight += added
         return {
             key: value
             for key, kept in found.items()
