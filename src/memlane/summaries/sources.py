@@ -327,6 +327,8 @@ class StoredNoteIndex(WeightedLines):
     def __init__(self, data: LineData) -> None:
         self._data = data
         self._reads = data.kept_reads()
+        self._notes: int | None = None
+        """How many notes hold keys (:meth:`_size`, asked of every word weighed)."""
         self._shown: dict[tuple[str, tuple[str, ...]], tuple[list[str], bool]] = {}
         """:meth:`_chosen` of this recall's query, asked by :meth:`prepare` and :meth:`choose`."""
 
@@ -338,17 +340,20 @@ class StoredNoteIndex(WeightedLines):
         return list(found[0]), found[1]
 
     def _size(self) -> int:
-        reads = self._reads
-        found = reads.read_through(
-            reads.tallies, [_NOTES], lambda _: {_NOTES: self._data.counts(NOTE, [""])[""]}
-        )
-        return found[_NOTES]
+        if self._notes is None:
+            reads = self._reads
+            found = reads.read_through(
+                reads.tallies, [_NOTES], lambda _: {_NOTES: self._data.counts(NOTE, [""])[""]}
+            )
+            self._notes = found[_NOTES]
+        return self._notes
 
     def _held(self, word: str) -> int:
-        counts = self._reads.counts
-        if word not in counts:
+        found: int | None = self._reads.counts.get(word)
+        if found is None:
             self._prefetch([word])
-        return counts[word]
+            found = self._reads.counts[word]
+        return found
 
     def _prefetch(self, words: Iterable[str]) -> None:
         reads = self._reads

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -56,30 +56,27 @@ _ABSENT: Any = object()
 class Kept(Mapping[K, V]):
     """One table of a recall's reads: its own entries over those kept for the subject.
 
-    Looked up in order: what this recall read since it last offered (``own``, the only part
-    it writes), what it read before that, then what is kept for the subject at its stamp.
-    The kept entries are shared by every recall begun at that stamp, and :class:`KeptLines`
-    adds proved offers to them in place (under its lock, while recalls read): so they are
-    only looked up by key, one dict operation at a time (whole under CPython's lock: an
-    entry is there or not), never iterated by a recall. Every entry, wherever it is, was
-    read at the same stamp, so any of them answers alike.
+    Looked up in order: what this recall read (``mine``), then what is kept for the subject
+    at its stamp. The recall writes only its own dicts: ``mine``, and ``own`` (what it read
+    since it last offered: what its next offer carries). The kept entries are shared by
+    every recall begun at that stamp, and :class:`KeptLines` adds proved offers to them in
+    place (under its lock, while recalls read): so a recall only looks them up by key, one
+    dict operation at a time (whole under CPython's lock: an entry is there or not), and
+    never iterates them. Every entry, wherever it is, was read at the same stamp, so any of
+    them answers alike.
     """
 
-    __slots__ = ("_kept", "_offered", "own")
+    __slots__ = ("_kept", "mine", "own")
 
-    def __init__(self, kept: dict[K, V], offered: dict[K, V] | None = None) -> None:
+    def __init__(self, kept: dict[K, V], mine: dict[K, V] | None = None) -> None:
         self._kept = kept
-        self._offered: dict[K, V] = {} if offered is None else offered
+        self.mine: dict[K, V] = {} if mine is None else mine
         self.own: dict[K, V] = {}
 
     def get(self, key: K, default: Any = None) -> Any:
-        """The entry of ``key``, from whichever layer holds it first; else ``default``."""
-        found = self.own.get(key, _ABSENT)
-        if found is _ABSENT:
-            found = self._offered.get(key, _ABSENT)
-            if found is _ABSENT:
-                return self._kept.get(key, default)
-        return found
+        """The entry of ``key``, this recall's first; else ``default``."""
+        found = self.mine.get(key, _ABSENT)
+        return self._kept.get(key, default) if found is _ABSENT else found
 
     def __getitem__(self, key: K) -> V:
         found = self.get(key, _ABSENT)
@@ -88,28 +85,40 @@ class Kept(Mapping[K, V]):
         return found  # type: ignore[no-any-return]
 
     def __contains__(self, key: object) -> bool:
-        return key in self.own or key in self._offered or key in self._kept
+        return key in self.mine or key in self._kept
 
     def __setitem__(self, key: K, value: V) -> None:
+        self.mine[key] = value
         self.own[key] = value
 
     def update(self, entries: Mapping[K, V]) -> None:
-        """Write ``entries`` into this recall's own."""
+        """Write ``entries`` as this recall's."""
+        self.mine.update(entries)
         self.own.update(entries)
 
+    def found(self, keys: Iterable[K]) -> dict[K, V]:
+        """The entries of those of ``keys`` found (in order)."""
+        mine, kept = self.mine, self._kept
+        return {
+            key: value
+            for key in keys
+            if (value := mine.get(key, _ABSENT)) is not _ABSENT
+            or (value := kept.get(key, _ABSENT)) is not _ABSENT
+        }
+
     def __iter__(self) -> Iterator[K]:
-        """The keys of one snapshot of all layers (to inspect: a recall never iterates)."""
+        """The keys of one snapshot of both layers (to inspect: a recall never iterates)."""
         return iter(self._snapshot())
 
     def __len__(self) -> int:
         return len(self._snapshot())
 
     def _snapshot(self) -> dict[K, V]:
-        return {**self._kept, **self._offered, **self.own}  # each copy is one C call
+        return {**self._kept, **self.mine}  # each copy is one C call
 
     def then(self) -> Kept[K, V]:
-        """The same table once ``own`` is offered: what it held moves below a new own."""
-        return Kept(self._kept, {**self._offered, **self.own})
+        """The same table once ``own`` is offered (written no more): a new own, nothing copied."""
+        return Kept(self._kept, self.mine)
 
 
 def _one(_key: object, _value: object) -> int | None:
@@ -129,7 +138,8 @@ class _Shelf:
     """What is kept of one subject at one stamp: one dict per table, and their weight.
 
     Written only by :class:`KeptLines` under its lock, and only added to (an entry replaced
-    by one read at the same stamp); never written once a later stamp begins another shelf.
+    by one read at the same stamp); never written once another stamp's shelf replaces it
+    (the recalls begun on it keep reading it).
     """
 
     __slots__ = ("stamp", "tables", "weight")
@@ -176,14 +186,12 @@ class LineReads:
         shelf: _Shelf | None = None,
         offered: Sequence[Kept[Any, Any]] | None = None,
     ) -> None:
+        """``offered``: the tables of this recall's offered reads, to go on with (:meth:`then`)."""
         self.stamp = stamp
         self.weight = 0
         self._shelf = _Shelf(stamp) if shelf is None else shelf
         kept = self._shelf.tables
-        below: Sequence[Kept[Any, Any] | None] = [None] * _TABLES if offered is None else offered
-        tables = [
-            Kept(table) if k is None else k.then() for table, k in zip(kept, below, strict=True)
-        ]
+        tables = [Kept(table) for table in kept] if offered is None else [k.then() for k in offered]
         self.counts: Kept[str, int] = tables[0]
         """Per word, how many notes hold it;"""
         self.holders: Kept[tuple[str, str], list[int]] = tables[1]
@@ -233,41 +241,44 @@ class LineReads:
         )
 
     def then(self) -> LineReads:
-        """The reads to add to once these are offered (which are written no more).
+        """The reads to add to once these are offered (whose ``own`` are written no more).
 
-        Costs what this recall read: only its own entries move below a new own.
+        Nothing is copied: the same tables of this recall's, each with a new ``own``.
         """
         return LineReads(self.stamp, self._shelf, self.tables())
 
     def read_through(
         self,
         table: Kept[K, V],
-        keys: Iterable[K],
+        keys: Collection[K],
         read: Callable[[list[K]], Mapping[K, V]],
         weigh: Callable[[K, V], int | None] = _one,
     ) -> dict[K, V]:
-        """Per key of ``keys`` (in order), its entry in ``table``, else what ``read`` gives of it.
+        """Per key of ``keys`` (distinct, in order), its entry in ``table``, else as read.
 
         ``read`` is called once, with the keys found nowhere (in order), if any; each entry
         it gives is written to the table with ``weigh``'s weight, unless ``weigh`` gives
         ``None`` (not to keep: what the stamp does not cover). The one rule of every table:
         what is kept is read no more while the stamp stands.
         """
-        found = {key: table.get(key, _ABSENT) for key in keys}
-        missing = [key for key, value in found.items() if value is _ABSENT]
-        if not missing:
+        found = table.found(keys)
+        if len(found) == len(keys):
             return found
-        fresh, own, added = read(missing), table.own, 0
+        missing = [key for key in keys if key not in found]
+        fresh, mine, own, added = read(missing), table.mine, table.own, 0
         for key, value in fresh.items():
             weight = weigh(key, value)
             if weight is not None:
-                own[key] = value
+                mine[key] = own[key] = value
                 added += weight
         self.weight += added
+        if not found:
+            return dict(fresh)
         return {
             key: value
-            for key, kept in found.items()
-            if (value := fresh.get(key, _ABSENT) if kept is _ABSENT else kept) is not _ABSENT
+            for key in keys
+            if (value := found.get(key, _ABSENT)) is not _ABSENT
+            or (value := fresh.get(key, _ABSENT)) is not _ABSENT
         }
 
     def _merge_into(self, shelf: _Shelf) -> None:
