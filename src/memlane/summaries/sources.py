@@ -28,10 +28,11 @@ _PIECES = "; "  # "earlier: a; b; c" lines fold snippets of several turns
 _NOT_SPEAKERS = frozenset({"assistant", "tool", "earlier"})
 _NAME_WORDS = 3
 _FIRST_SAID_WORDS = 4
+"""How many of a reply's rarest words :meth:`WeightedLines.first_said` looks for."""
 _NOTES = ("notes",)
 """The tally of how many notes hold keys, among the kept reads' tallies."""
 _NOT_ASKED: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
-"""How many of a reply's rarest words :meth:`WeightedLines.first_said` looks for."""
+"""What is kept of a note asked nothing yet: no word asked, none held."""
 Shown = tuple[Sequence[str], frozenset[str]]
 """A summary's lines and the turns it cites, as :meth:`WeightedLines.choose` takes them."""
 FEW_TURNS = 64
@@ -417,7 +418,10 @@ class StoredNoteIndex(WeightedLines):
     def sources(self, line: str, within: frozenset[str] | None = None) -> tuple[str, ...]:
         """:meth:`WeightedLines.sources`, each line once per ``within`` while the keys stay."""
         reads, cited = self._reads, (line, within)
-        read = lambda _: {cited: super(StoredNoteIndex, self).sources(line, within)}  # noqa: E731
+
+        def read(_: object) -> dict[tuple[str, frozenset[str] | None], tuple[str, ...]]:
+            return {cited: WeightedLines.sources(self, line, within)}
+
         return reads.read_through(reads.sourced, [cited], read, sized)[cited]
 
     def _pieces(self, lines: Sequence[str]) -> list[dict[str, float]]:
