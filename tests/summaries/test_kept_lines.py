@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+import time
+import tracemalloc
 from collections.abc import Callable
 
 import pytest
@@ -246,3 +248,133 @@ def test_the_evidences_counts_and_the_walks_note_texts_are_kept_per_stamp(
     after = recall()
     assert sorted(set(read)) == ["count_containing", "count_keyed", "note_texts"]
     assert after[0] == 2 and after[2] == first[2]  # a text never changes
+
+
+def peak_bytes(call: Callable[[], object]) -> int:
+    """The most memory ``call`` held at once (what it kept or built on the way)."""
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def kept_of(size: int) -> KeptLines:
+    """A subject with ``size`` word counts kept at stamp 1."""
+    kept = KeptLines()
+    read(kept, 1, {f"w{n}": n for n in range(size)})
+    kept.begin("t", "U-1", lambda: 1)  # proves the offer: kept from here on
+    return kept
+
+
+def begin_proving_an_offer(kept: KeptLines) -> int:
+    """The memory a recall's begin takes to keep a one-word offer (the least of five)."""
+    costs = []
+    for n in range(5):  # one of them may grow a kept table in place
+        read(kept, 1, {f"new{n}": n})
+        costs.append(peak_bytes(lambda: kept.begin("t", "U-1", lambda: 1)))
+    return min(costs)
+
+
+def test_what_a_recall_begins_on_and_offers_costs_what_it_reads_not_what_is_kept() -> None:
+    # Before, a recall began on a copy of every kept table and each proved offer rebuilt
+    # them all: megabytes per recall once a subject keeps ~10^5 ids. Now it reads through.
+    small, large = kept_of(100), kept_of(50_000)
+    assert peak_bytes(lambda: large.begin("t", "U-1", lambda: 1)) < 100_000
+    assert begin_proving_an_offer(large) < begin_proving_an_offer(small) + 100_000
+    reads = large.begin("t", "U-1", lambda: 1)
+    assert len(reads.counts) == 50_005 and reads.counts["new4"] == 4 and reads.counts["w7"] == 7
+
+
+def test_a_recall_reads_its_own_offered_reads_and_a_second_offer_keeps_only_what_is_new() -> None:
+    kept = KeptLines(subject_ids=5)
+    reads = kept.begin("t", "U-1", lambda: 1)
+    reads.counts.update({"luna": 1, "cat": 2, "sofa": 3})
+    reads.weight += 3
+    kept.offer("t", "U-1", reads)
+    rest = reads.then()  # what the recall adds to after offering
+    assert rest.counts == {"luna": 1, "cat": 2, "sofa": 3} and rest.weight == 0
+    rest.counts.update({"river": 4, "lake": 5})
+    rest.weight += 2
+    kept.offer("t", "U-1", rest)
+    # Both offers are proved: 3 + 2 ids, within the bound of 5 (each weighed once).
+    assert kept.begin("t", "U-1", lambda: 1).counts == {
+        "luna": 1, "cat": 2, "sofa": 3, "river": 4, "lake": 5
+    }  # fmt: skip
+
+
+def test_a_new_stamp_begins_a_new_shelf_and_the_old_ones_readers_keep_theirs() -> None:
+    kept = KeptLines()
+    read(kept, 1, {"luna": 1})
+    before = kept.begin("t", "U-1", lambda: 1)  # began at 1: reads what is kept at 1
+    offered = kept.begin("t", "U-1", lambda: 1)
+    offered.counts["pottery"] = 1
+    offered.weight += 1
+    kept.offer("t", "U-1", offered)
+    after = kept.begin("t", "U-1", lambda: 2)  # a write came between
+    assert after.counts == {} and before.counts == {"luna": 1}
+    read(kept, 2, {"luna": 2})
+    kept.begin("t", "U-1", lambda: 2)
+    assert before.counts == {"luna": 1} and before.counts.get("pottery") is None
+    assert kept.begin("t", "U-1", lambda: 2).counts == {"luna": 2}  # nothing of stamp 1
+
+
+def test_recalls_reading_while_others_offer_and_the_stamp_moves_read_only_their_stamps() -> None:
+    # Every count read at stamp s is its word's number times s: a recall that found one of
+    # another stamp, or a table changing under it, would tell.
+    kept, stamp, errors = KeptLines(subject_ids=3_000), [1], []
+    words = [f"w{n}" for n in range(400)]
+
+    def recall(seed: int) -> None:
+        try:
+            for turn in range(60):
+                reads = kept.begin("t", "U-1", lambda: stamp[0])
+                at = reads.stamp or 0
+                for n, word in enumerate(words):
+                    found = reads.counts.get(word)
+                    assert found is None or found == n * at, (word, found, at)
+                    if found is None and (n + seed + turn) % 7 == 0:
+                        reads.counts[word] = n * at
+                        reads.weight += 1
+                kept.offer("t", "U-1", reads)
+        except AssertionError as error:
+            errors.append(error)
+
+    def write() -> None:
+        for _ in range(20):
+            stamp[0] += 1
+            time.sleep(0.002)
+
+    threads = [threading.Thread(target=recall, args=(seed,)) for seed in range(4)]
+    threads.append(threading.Thread(target=write))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    final = kept.begin("t", "U-1", lambda: stamp[0])
+    assert all(count == words.index(word) * stamp[0] for word, count in final.counts.items())
+
+
+def test_read_through_reads_what_is_missing_once_and_keeps_what_the_stamp_covers() -> None:
+    kept = KeptLines()
+    first = kept.begin("t", "U-1", lambda: 1)
+    asked: list[list[int]] = []
+
+    def texts(ids: list[int]) -> dict[int, tuple[str, str]]:
+        asked.append(ids)
+        return {i: ("U-1" if i % 2 else "U-2", f"text {i}") for i in ids if i != 4}
+
+    def own(_: int, said: tuple[str, str]) -> int | None:
+        return 1 if said[0] == "U-1" else None  # another subject's: not kept
+
+    found = first.read_through(first.texts, [3, 1, 2, 4], texts, own)
+    assert list(found) == [3, 1, 2] and asked == [[3, 1, 2, 4]] and first.weight == 2
+    assert list(first.read_through(first.texts, [1, 5, 3], texts, own)) == [1, 5, 3]
+    assert asked[-1] == [5] and first.weight == 3
+    kept.offer("t", "U-1", first)
+    kept.begin("t", "U-1", lambda: 1)
+    later = kept.begin("t", "U-1", lambda: 1)
+    assert list(later.read_through(later.texts, [1, 2, 3, 5], texts, own)) == [1, 2, 3, 5]
+    assert asked[-1] == [2] and later.weight == 0

@@ -79,6 +79,8 @@ cosine)``, nearest first; none when the embedder cannot tell (see
 T = TypeVar("T")
 _ORIGIN = re.compile(r"#\d+$|^note:\d+$")
 _PROBE_KINDS = {"word": TERM, "pairs": PAIRS}
+_AtPoint = tuple[int, tuple[int | None, int | None]]
+"""A note and a read point (``visible``): a statement kept per stamp (``StoredEvidence``)."""
 
 
 NOTE_REF = "note:"
@@ -525,20 +527,20 @@ class StoredEvidence:
         missing = [note for note in notes if note.id not in self._said]
         if not missing:
             return [said for note in notes if (said := self._said[note.id]) is not None]
-        reads = self.data.kept_reads()
-        kept = reads.statements
-        for note in missing:
-            if (note.id, self.visible) in kept:
-                self._said[note.id] = kept[note.id, self.visible]
-        missing = [note for note in missing if note.id not in self._said]
-        if missing:
-            built = {s.note.id: s for s in self.as_statements(missing) if s.note is not None}
-            subject = self.data.subject
-            for note in missing:
-                said = self._said[note.id] = built.get(note.id)
-                if reads.stamp is not None and note.subject == subject and not note.deleted_at:
-                    kept[note.id, self.visible] = said
-                    reads.weight += 1
+        reads, subject = self.data.kept_reads(), self.data.subject
+        wanted = {(note.id, self.visible): note for note in missing}
+
+        def build(keys: list[_AtPoint]) -> dict[_AtPoint, Statement | None]:
+            built = self.as_statements([wanted[key] for key in keys])
+            by_id = {said.note.id: said for said in built if said.note is not None}
+            return {key: by_id.get(key[0]) for key in keys}
+
+        def live(key: _AtPoint, _: Statement | None) -> int | None:
+            note = wanted[key]  # another subject's note, or one forgotten: not kept
+            return 1 if note.subject == subject and not note.deleted_at else None
+
+        found = reads.read_through(reads.statements, wanted, build, live)
+        self._said.update((note_id, said) for (note_id, _), said in found.items())
         return [said for note in notes if (said := self._said[note.id]) is not None]
 
     def _size(self) -> int:

@@ -197,7 +197,7 @@ class RefillWalk:
                 order = _order(found.note)
                 best = (order, found) if best is None or order < best[0] else best
         if not restating:  # so nothing was found, as ``None`` is no re-fill for any question
-            reads.unfilled.add(walked)
+            reads.unfilled[walked] = True
             reads.weight += 1
         return None if best is None else best[1]
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from memlane.storage.base import ANY, TIMED_KINDS, SummaryStore, Visible
 from memlane.summaries.model import Note
-from memlane.summaries.sources_kept import KeptLines, LineReads
+from memlane.summaries.sources_kept import Filings, KeptLines, LineReads, sized
 from memlane.timeutil import to_micros
 
 NoteKeyer = Callable[[str, str, Sequence[str]], list[tuple[str, str]]]
@@ -165,17 +165,17 @@ class LineData:
         return self._reads
 
     def offer(self, reads: LineReads | None = None) -> LineReads:
-        """Offer what was read (:meth:`kept_reads`) to the next recalls; a copy to add to.
+        """Offer what was read (:meth:`kept_reads`) to the next recalls; the reads to add to.
 
         Called by line weighing once it has read, and by the recall when it is done.
         """
         reads = self._reads if reads is None else reads
         if reads is None:
             return LineReads()
-        if self._kept is None or reads.stamp is None or reads.weight == reads.start:
+        if self._kept is None or reads.stamp is None or reads.weight == 0:
             return reads
         self._kept.offer(self._tenant, self._subject, reads)
-        self._reads = reads.copy()
+        self._reads = reads.then()
         return self._reads
 
     def citing(self, turns: Iterable[str]) -> list[Note]:
@@ -233,34 +233,32 @@ class LineData:
 
     def read_recent(self, kinds: Iterable[str], visible: Visible, limit: int) -> None:
         """Read :meth:`recent` of every kind of ``kinds`` not read yet, in one store call."""
-        missing = list(dict.fromkeys(k for k in kinds if (k, visible, limit) not in self._heads))
+        wanted = [(k, visible, limit) for k in dict.fromkeys(kinds)]
+        missing = [filings for filings in wanted if filings not in self._heads]
         if not missing:
             return
-        reads = self.kept_reads()
-        for kind in missing:  # read by an earlier recall while the keys stay as they were
-            kept = reads.filings.get((kind, visible, limit))
-            if kept is not None:
-                self._heads[kind, visible, limit] = list(kept[0])
-                if kept[1]:
-                    self._filled.add((kind, visible, limit))
-        missing = [kind for kind in missing if (kind, visible, limit) not in self._heads]
-        if not missing:
-            return
-        found = self._store.recent_keyed(self._tenant, self._subject, missing, visible, limit)
-        for kind, rows in found.items():
-            if len(rows) >= limit:
-                self._filled.add((kind, visible, limit))
-            heads: dict[str, Head] = {}
-            for key, note_id, said, stored in rows:  # latest first: a key's first is its head
-                heads.setdefault(key, Head(-said, -stored, note_id, key))
-            self._heads[kind, visible, limit] = sorted(heads.values())
-            if reads.stamp is not None:
-                filled = (kind, visible, limit) in self._filled
-                reads.filings[kind, visible, limit] = (
-                    tuple(self._heads[kind, visible, limit]),
-                    filled,
-                )
-                reads.weight += 1 + len(heads)
+        tenant, subject, reads = self._tenant, self._subject, self.kept_reads()
+
+        def read(missing: list[Filings]) -> dict[Filings, tuple[tuple[Head, ...], bool]]:
+            kinds = [kind for kind, _, _ in missing]
+            found = self._store.recent_keyed(tenant, subject, kinds, visible, limit)
+            filings: dict[Filings, tuple[tuple[Head, ...], bool]] = {}
+            for kind, rows in found.items():
+                heads: dict[str, Head] = {}
+                for key, note_id, said, stored in rows:  # latest first: a key's first is its head
+                    heads.setdefault(key, Head(-said, -stored, note_id, key))
+                filings[kind, visible, limit] = (tuple(sorted(heads.values())), len(rows) >= limit)
+            return filings
+
+        def weigh(_: Filings, filings: tuple[Sequence[Head], bool]) -> int:
+            return 1 + len(filings[0])  # the slot kind and its heads
+
+        for filings, (heads, filled) in reads.read_through(
+            reads.filings, missing, read, weigh
+        ).items():
+            self._heads[filings] = list(heads)
+            if filled:
+                self._filled.add(filings)
 
     def filled(self, kind: str, visible: Visible, limit: int) -> bool:
         """Whether :meth:`recent` of ``kind`` read ``limit`` rows: there may be older ones.
@@ -277,21 +275,15 @@ class LineData:
         Each read once per recall, and kept with the subject's reads (:meth:`kept_reads`,
         per stamp): judging reads the notes citing its candidates' turns again each recall.
         """
-        missing = [key for key in dict.fromkeys(keys) if (kind, key) not in self._holders]
+        missing = [(kind, key) for key in dict.fromkeys(keys) if (kind, key) not in self._holders]
         if missing:
-            reads = self.kept_reads()
-            for key in missing:  # read by an earlier recall while the keys stay as they were
-                kept = reads.holders.get((kind, key))
-                if kept is not None:
-                    self._holders[kind, key] = kept
-            missing = [key for key in missing if (kind, key) not in self._holders]
-        if missing:
-            found = self._store.keyed_ids(self._tenant, self._subject, kind, missing)
-            for key in missing:
-                ids = self._holders[kind, key] = found.get(key, [])
-                if reads.stamp is not None:
-                    reads.holders[kind, key] = ids
-                    reads.weight += 1 + len(ids)
+            tenant, subject, reads = self._tenant, self._subject, self.kept_reads()
+
+            def read(missing: list[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
+                found = self._store.keyed_ids(tenant, subject, kind, [key for _, key in missing])
+                return {(kind, key): found.get(key, []) for _, key in missing}
+
+            self._holders.update(reads.read_through(reads.holders, missing, read, sized))
         return {key: self._holders[kind, key] for key in keys if self._holders[kind, key]}
 
     def keys_among(
@@ -309,18 +301,15 @@ class LineData:
         missing = [note_id for note_id in dict.fromkeys(ids) if note_id not in self._by_id]
         if not missing:
             return {i: note for i in ids if (note := self._by_id[i]) is not None}
-        reads = self.kept_reads()
-        kept = reads.read_whole  # read by an earlier recall while the keys stay as they were
-        self._by_id.update((note_id, kept[note_id]) for note_id in missing if note_id in kept)
-        missing = [note_id for note_id in missing if note_id not in self._by_id]
-        if missing:
-            found = self._store.notes_by_id(self._tenant, missing)
-            self._by_id.update((note_id, found.get(note_id)) for note_id in missing)
-            if reads.stamp is not None:  # the subject's live notes: forgetting one moves the stamp
-                for note_id, whole in found.items():
-                    if whole.subject == self._subject and whole.deleted_at is None:
-                        kept[note_id] = whole
-                        reads.weight += 1
+        tenant, subject, reads = self._tenant, self._subject, self.kept_reads()
+
+        def live(_: int, note: Note) -> int | None:  # forgetting one moves the stamp
+            return 1 if note.subject == subject and note.deleted_at is None else None
+
+        found = reads.read_through(
+            reads.read_whole, missing, lambda ids: self._store.notes_by_id(tenant, ids), live
+        )
+        self._by_id.update((note_id, found.get(note_id)) for note_id in missing)
         return {i: note for i in ids if (note := self._by_id[i]) is not None}
 
     def texts(self, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
@@ -341,19 +330,15 @@ class LineData:
         return texts
 
     def _read_texts(self, missing: list[int]) -> None:
-        reads = self.kept_reads()
-        kept = reads.texts  # read by an earlier recall while the keys stay as they were
-        self._texts.update((note_id, kept[note_id]) for note_id in missing if note_id in kept)
-        missing = [note_id for note_id in missing if note_id not in self._texts]
-        if not missing:
-            return
-        found = self._store.note_texts(self._tenant, missing)
+        tenant, subject, reads = self._tenant, self._subject, self.kept_reads()
+
+        def own(_: int, said: tuple[str, str]) -> int | None:  # a text never changes
+            return 1 if said[0] == subject else None
+
+        found = reads.read_through(
+            reads.texts, missing, lambda ids: self._store.note_texts(tenant, ids), own
+        )
         self._texts.update((note_id, found.get(note_id)) for note_id in missing)
-        if reads.stamp is not None:  # the subject's notes (a text never changes)
-            for note_id, said in found.items():
-                if said[0] == self._subject:
-                    kept[note_id] = said
-                    reads.weight += 1
 
     def said(self, ids: Sequence[int]) -> dict[int, tuple[int, tuple[str, ...]]]:
         """Per note, when it was said (microseconds) and its provenance (not kept: ask once).
@@ -403,10 +388,4 @@ class LineData:
     def _tally(self, wanted: tuple[object, ...], read: Callable[[], int]) -> int:
         """A count kept by an earlier recall while the keys stay as they were, else ``read()``."""
         reads = self.kept_reads()
-        found = reads.tallies.get(wanted)
-        if found is None:
-            found = read()
-            if reads.stamp is not None:
-                reads.tallies[wanted] = found
-                reads.weight += 1
-        return found
+        return reads.read_through(reads.tallies, [wanted], lambda _: {wanted: read()})[wanted]

@@ -20,6 +20,7 @@ from memlane.lang.script import fold
 from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
 from memlane.summaries.lines import split_label
 from memlane.summaries.model import Note, Summary
+from memlane.summaries.sources_kept import Said, sized
 from memlane.summaries.text import keywords, mask_spans
 
 _TURN_ID = re.compile(r"#\d+$")
@@ -28,6 +29,10 @@ _NOT_SPEAKERS = frozenset({"assistant", "tool", "earlier"})
 _NAME_WORDS = 3
 _FIRST_SAID_WORDS = 4
 """How many of a reply's rarest words :meth:`WeightedLines.first_said` looks for."""
+_NOTES = ("notes",)
+"""The tally of how many notes hold keys, among the kept reads' tallies."""
+_NOT_ASKED: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+"""What is kept of a note asked nothing yet: no word asked, none held."""
 Shown = tuple[Sequence[str], frozenset[str]]
 """A summary's lines and the turns it cites, as :meth:`WeightedLines.choose` takes them."""
 FEW_TURNS = 64
@@ -323,6 +328,8 @@ class StoredNoteIndex(WeightedLines):
     def __init__(self, data: LineData) -> None:
         self._data = data
         self._reads = data.kept_reads()
+        self._notes: int | None = None
+        """How many notes hold keys (:meth:`_size`, asked of every word weighed)."""
         self._shown: dict[tuple[str, tuple[str, ...]], tuple[list[str], bool]] = {}
         """:meth:`_chosen` of this recall's query, asked by :meth:`prepare` and :meth:`choose`."""
 
@@ -334,24 +341,29 @@ class StoredNoteIndex(WeightedLines):
         return list(found[0]), found[1]
 
     def _size(self) -> int:
-        reads = self._reads
-        if reads.notes is None:
-            reads.notes = self._data.counts(NOTE, [""])[""]
-            reads.weight += 1
-        return reads.notes
+        if self._notes is None:
+            reads = self._reads
+            found = reads.read_through(
+                reads.tallies, [_NOTES], lambda _: {_NOTES: self._data.counts(NOTE, [""])[""]}
+            )
+            self._notes = found[_NOTES]
+        return self._notes
 
     def _held(self, word: str) -> int:
-        counts = self._reads.counts
-        if word not in counts:
+        found: int | None = self._reads.counts.get(word)
+        if found is None:
             self._prefetch([word])
-        return counts[word]
+            found = self._reads.counts[word]
+        return found
 
     def _prefetch(self, words: Iterable[str]) -> None:
-        counts = self._reads.counts
-        missing = sorted({word for word in words if word not in counts})
-        if missing:
-            counts.update(self._data.counts(WORD, missing))
-            self._reads.weight += len(missing)
+        reads = self._reads
+        reads.read_through(reads.counts, sorted(set(words)), lambda w: self._data.counts(WORD, w))
+
+    def _holds(self, note_id: int) -> frozenset[str]:
+        """The words asked of the note that it holds (none asked: none)."""
+        asked: tuple[frozenset[str], frozenset[str]] = self._reads.asked.get(note_id, _NOT_ASKED)
+        return asked[1]
 
     def prepare(self, query: str, summaries: Sequence[Shown]) -> None:
         """Read what :meth:`choose` will ask for these summaries.
@@ -397,8 +409,7 @@ class StoredNoteIndex(WeightedLines):
         )
         self._ask(*asks)
         ids = {i for compared, _ in asks for i in compared}
-        holds = self._reads.holds
-        self._time([note_id for note_id in sorted(ids) if holds.get(note_id, frozenset()) & needed])
+        self._time([note_id for note_id in sorted(ids) if self._holds(note_id) & needed])
         for lines, within in chosen:  # what choose will ask, cited now, so that it is kept
             for line in lines:
                 self.sources(line, within)
@@ -406,12 +417,12 @@ class StoredNoteIndex(WeightedLines):
 
     def sources(self, line: str, within: frozenset[str] | None = None) -> tuple[str, ...]:
         """:meth:`WeightedLines.sources`, each line once per ``within`` while the keys stay."""
-        reads = self._reads
-        found = reads.sourced.get((line, within))
-        if found is None:
-            found = reads.sourced[line, within] = super().sources(line, within)
-            reads.weight += 1 + len(found)
-        return found
+        reads, cited = self._reads, (line, within)
+
+        def read(_: object) -> dict[tuple[str, frozenset[str] | None], tuple[str, ...]]:
+            return {cited: WeightedLines.sources(self, line, within)}
+
+        return reads.read_through(reads.sourced, [cited], read, sized)[cited]
 
     def _pieces(self, lines: Sequence[str]) -> list[dict[str, float]]:
         """The weighed words of each piece of these lines that weighs anything."""
@@ -437,7 +448,7 @@ class StoredNoteIndex(WeightedLines):
         self._ask((ids, weights))
         wanted = frozenset(needed)
         reads = self._reads
-        holding = [i for i in ids if reads.holds.get(i, frozenset()) & wanted]
+        holding = [i for i in ids if self._holds(i) & wanted]
         self._time(holding)
         order = list(weights)
         shared = []
@@ -446,7 +457,7 @@ class StoredNoteIndex(WeightedLines):
             if found is None:
                 continue
             when, turns = found
-            held = reads.holds[note_id]
+            held = reads.asked[note_id][1]
             if cites_within(turns, within):
                 weight = sum(weights[word] for word in order if word in held)
                 first = 0 if earliest_first else min(order.index(w) for w in held if w in weights)
@@ -458,12 +469,12 @@ class StoredNoteIndex(WeightedLines):
 
     def _cite(self, within: frozenset[str]) -> list[int]:
         reads = self._reads
-        found = reads.cited.get(within)
-        if found is None:
+
+        def read(_: object) -> dict[frozenset[str], list[int]]:
             held = self._data.holders(CITES, sorted(within)).values()
-            found = reads.cited[within] = sorted({i for ids in held for i in ids})
-            reads.weight += 1 + len(found)
-        return found
+            return {within: sorted({i for ids in held for i in ids})}
+
+        return reads.read_through(reads.cited, [within], read, sized)[within]
 
     def _ask(self, *asks: tuple[Sequence[int], Iterable[str]]) -> None:
         """Read which of its ``words`` each note of each ask holds, of notes not asked them yet.
@@ -478,7 +489,7 @@ class StoredNoteIndex(WeightedLines):
         for ids, words in asks:
             asked = frozenset(words)
             missing = [
-                i for i in dict.fromkeys(ids) if not asked <= reads.asked.get(i, frozenset())
+                i for i in dict.fromkeys(ids) if not asked <= reads.asked.get(i, _NOT_ASKED)[0]
             ]
             if asked and missing:
                 self._prefetch(asked)
@@ -496,37 +507,35 @@ class StoredNoteIndex(WeightedLines):
             for note_id in missing:
                 read = widened if note_id in by_note else asked
                 before = reads.asked.get(note_id)  # most notes are asked once: share ``read``
-                if before is None:
+                if note_id not in reads.asked.own:  # an entry of its own (an upper bound)
                     reads.weight += 1
-                reads.holds[note_id] = reads.holds.get(note_id, frozenset()).union(
-                    holds.get(note_id, ()), found.get(note_id, ())
+                held = frozenset().union(holds.get(note_id, ()), found.get(note_id, ()))
+                reads.asked[note_id] = (
+                    (read, held) if before is None else (before[0] | read, before[1] | held)
                 )
-                reads.asked[note_id] = read if before is None else before | read
 
     def _holder_sets(self, words: Sequence[str]) -> dict[str, frozenset[int]]:
         """The notes holding each of ``words``, as sets (read in one store call, kept)."""
-        sets = self._reads.holder_sets
-        missing = [word for word in words if word not in sets]
-        if missing:
+        reads = self._reads
+
+        def read(missing: list[str]) -> dict[str, frozenset[int]]:
             held = self._data.holders(WORD, missing)
-            for word in missing:
-                found = sets[word] = frozenset(held.get(word, ()))
-                self._reads.weight += 1 + len(found)
-        return {word: sets[word] for word in words}
+            return {word: frozenset(held.get(word, ())) for word in missing}
+
+        return reads.read_through(reads.holder_sets, words, read, sized)
 
     def _time(self, ids: Sequence[int]) -> None:
         """Read when the notes not read yet were said, and the turns they cite."""
         reads = self._reads
-        missing = [note_id for note_id in dict.fromkeys(ids) if note_id not in reads.said]
-        if not missing:
-            return
-        said = self._data.said(missing)
-        for note_id in missing:
-            found = said.get(note_id)
-            reads.said[note_id] = (
-                None if found is None else ((found[0], note_id), _turns_in(found[1]))
-            )
-        reads.weight += len(missing)
+
+        def read(missing: list[int]) -> dict[int, Said]:
+            said = self._data.said(missing)
+            return {
+                i: None if (found := said.get(i)) is None else ((found[0], i), _turns_in(found[1]))
+                for i in missing
+            }
+
+        reads.read_through(reads.said, dict.fromkeys(ids), read)
 
 
 def _needed(weights: dict[str, float]) -> list[str]:

@@ -13,15 +13,19 @@ recall takes the offers, then reads the stamp, and keeps an offer only if the st
 ``s``. The stamp never goes back, so no write committed between the first recall's stamp
 read and the second's: every read of the first saw the keys as they were at ``s``. A writer
 in another process or connection is seen the same way: its commit moves the stamp.
+
+What a recall costs here is what it reads, not what is kept: it reads through its own small
+tables to the subject's kept ones (:class:`Kept`), which are shared and never copied; an
+offer proved by the next recall is added to them in place.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from memlane.summaries.model import Note
 
@@ -44,111 +48,257 @@ KEPT_IDS = 600_000
 OFFERS = 4
 """Offers a subject holds for its next recall (more concurrent recalls: the rest are dropped)."""
 
+K = TypeVar("K")
+V = TypeVar("V")
+_ABSENT: Any = object()
 
-@dataclass(slots=True)
-class LineReads:
-    """What :class:`memlane.summaries.sources.StoredNoteIndex` read of one subject's keys.
 
-    ``stamp``: the subject's stamp read before any of it (``None``: not kept across recalls).
-    ``weight`` counts the ids held (an upper bound), ``start`` what it was when copied.
+class Kept(Mapping[K, V]):
+    """One table of a recall's reads: its own entries over those kept for the subject.
+
+    Looked up in order: what this recall read (``mine``), then what is kept for the subject
+    at its stamp. The recall writes only its own dicts: ``mine``, and ``own`` (what it read
+    since it last offered: what its next offer carries). The kept entries are shared by
+    every recall begun at that stamp, and :class:`KeptLines` adds proved offers to them in
+    place (under its lock, while recalls read): so a recall only looks them up by key, one
+    dict operation at a time (whole under CPython's lock: an entry is there or not), and
+    never iterates them. Every entry, wherever it is, was read at the same stamp, so any of
+    them answers alike.
     """
 
-    stamp: int | None = None
-    notes: int | None = None
-    """How many notes hold keys."""
-    counts: dict[str, int] = field(default_factory=dict)
-    """Per word, how many notes hold it;"""
-    holders: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    """per ``(kind, key)`` read by its holders, their ids in id order;"""
-    holder_sets: dict[str, frozenset[int]] = field(default_factory=dict)
-    """the same of words, as sets;"""
-    asked: dict[int, frozenset[str]] = field(default_factory=dict)
-    """per note, the words asked whether it holds;"""
-    holds: dict[int, frozenset[str]] = field(default_factory=dict)
-    """of those, the ones it holds (set with ``asked``, from the same read);"""
-    said: dict[int, Said] = field(default_factory=dict)
-    """when a note was said and the turns it cites;"""
-    cited: dict[frozenset[str], list[int]] = field(default_factory=dict)
-    """per set of turns, the notes citing one of them;"""
-    sourced: dict[tuple[str, frozenset[str] | None], tuple[str, ...]] = field(default_factory=dict)
-    """per line and the turns of its summary, the turns it restates (all of the above);"""
-    filings: dict[Filings, tuple[Sequence[Any], bool]] = field(default_factory=dict)
-    """per slot kind the refilling walk read, its latest filings' heads (never changed in
-    place) and whether they reached the limit (there may be older ones);"""
-    read_whole: dict[int, Note] = field(default_factory=dict)
-    """the subject's live notes read whole, by id;"""
-    texts: dict[int, tuple[str, str]] = field(default_factory=dict)
-    """the subject and text of its notes the refilling walk read;"""
-    unfilled: set[Walked] = field(default_factory=set)
-    """the clauses whose walk met no clause restating them (so none re-fills them);"""
-    statements: dict[tuple[int, tuple[int | None, int | None]], Any] = field(default_factory=dict)
-    """per live note and read point (``visible``), the note as judging's evidence
-    (:class:`memlane.router.statements.Statement`; ``None``: not visible there);"""
-    tallies: dict[tuple[object, ...], int] = field(default_factory=dict)
-    """how many of its notes visible at a read point hold a key (the evidence's counts)."""
-    weight: int = 0
-    start: int = 0
+    __slots__ = ("_kept", "mine", "own")
 
-    def copy(self) -> LineReads:
-        """A copy whose dicts may be written (the values are never changed in place)."""
-        return LineReads(
-            stamp=self.stamp,
-            notes=self.notes,
-            counts=dict(self.counts),
-            holders=dict(self.holders),
-            holder_sets=dict(self.holder_sets),
-            asked=dict(self.asked),
-            holds=dict(self.holds),
-            said=dict(self.said),
-            cited=dict(self.cited),
-            sourced=dict(self.sourced),
-            filings=dict(self.filings),
-            read_whole=dict(self.read_whole),
-            texts=dict(self.texts),
-            unfilled=set(self.unfilled),
-            statements=dict(self.statements),
-            tallies=dict(self.tallies),
-            weight=self.weight,
-            start=self.weight,
+    def __init__(self, kept: dict[K, V], mine: dict[K, V] | None = None) -> None:
+        self._kept = kept
+        self.mine: dict[K, V] = {} if mine is None else mine
+        self.own: dict[K, V] = {}
+
+    def get(self, key: K, default: Any = None) -> Any:
+        """The entry of ``key``, this recall's first; else ``default``."""
+        found = self.mine.get(key, _ABSENT)
+        return self._kept.get(key, default) if found is _ABSENT else found
+
+    def __getitem__(self, key: K) -> V:
+        found = self.get(key, _ABSENT)
+        if found is _ABSENT:
+            raise KeyError(key)
+        return found  # type: ignore[no-any-return]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.mine or key in self._kept
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self.mine[key] = value
+        self.own[key] = value
+
+    def update(self, entries: Mapping[K, V]) -> None:
+        """Write ``entries`` as this recall's."""
+        self.mine.update(entries)
+        self.own.update(entries)
+
+    def found(self, keys: Iterable[K]) -> dict[K, V]:
+        """The entries of those of ``keys`` found (in order)."""
+        mine, kept = self.mine, self._kept
+        return {
+            key: value
+            for key in keys
+            if (value := mine.get(key, _ABSENT)) is not _ABSENT
+            or (value := kept.get(key, _ABSENT)) is not _ABSENT
+        }
+
+    def __iter__(self) -> Iterator[K]:
+        """The keys of one snapshot of both layers (to inspect: a recall never iterates)."""
+        return iter(self._snapshot())
+
+    def __len__(self) -> int:
+        return len(self._snapshot())
+
+    def _snapshot(self) -> dict[K, V]:
+        return {**self._kept, **self.mine}  # each copy is one C call
+
+    def then(self) -> Kept[K, V]:
+        """The same table once ``own`` is offered (written no more): a new own, nothing copied."""
+        return Kept(self._kept, self.mine)
+
+
+def _one(_key: object, _value: object) -> int | None:
+    return 1
+
+
+def sized(_key: object, value: Sequence[object] | frozenset[object]) -> int | None:
+    """The weight of an entry holding ``value``'s ids: one more than their number."""
+    return 1 + len(value)
+
+
+_TABLES = 13
+"""The tables of :class:`LineReads`, in :meth:`LineReads.tables`' order."""
+
+
+class _Shelf:
+    """What is kept of one subject at one stamp: one dict per table, and their weight.
+
+    Written only by :class:`KeptLines` under its lock, and only added to (an entry replaced
+    by one read at the same stamp); never written once another stamp's shelf replaces it
+    (the recalls begun on it keep reading it).
+    """
+
+    __slots__ = ("stamp", "tables", "weight")
+
+    def __init__(self, stamp: int | None) -> None:
+        self.stamp = stamp
+        self.tables: tuple[dict[Any, Any], ...] = tuple({} for _ in range(_TABLES))
+        self.weight = 0
+
+
+class LineReads:
+    """What line weighing and the line data read of one subject's keys in one recall.
+
+    Each table is a :class:`Kept`: read through to what is kept of the subject
+    (:class:`memlane.summaries.sources.StoredNoteIndex`, :class:`memlane.summaries.linedata.
+    LineData`).
+
+    ``stamp``: the subject's stamp read before any of it (``None``: not kept across recalls).
+    ``weight`` counts the ids of this recall's own entries (an upper bound).
+    """
+
+    __slots__ = (
+        "_shelf",
+        "asked",
+        "cited",
+        "counts",
+        "filings",
+        "holder_sets",
+        "holders",
+        "read_whole",
+        "said",
+        "sourced",
+        "stamp",
+        "statements",
+        "tallies",
+        "texts",
+        "unfilled",
+        "weight",
+    )
+
+    def __init__(
+        self,
+        stamp: int | None = None,
+        shelf: _Shelf | None = None,
+        offered: Sequence[Kept[Any, Any]] | None = None,
+    ) -> None:
+        """``offered``: the tables of this recall's offered reads, to go on with (:meth:`then`)."""
+        self.stamp = stamp
+        self.weight = 0
+        self._shelf = _Shelf(stamp) if shelf is None else shelf
+        kept = self._shelf.tables
+        tables = [Kept(table) for table in kept] if offered is None else [k.then() for k in offered]
+        self.counts: Kept[str, int] = tables[0]
+        """Per word, how many notes hold it;"""
+        self.holders: Kept[tuple[str, str], list[int]] = tables[1]
+        """per ``(kind, key)`` read by its holders, their ids in id order;"""
+        self.holder_sets: Kept[str, frozenset[int]] = tables[2]
+        """the same of words, as sets;"""
+        self.asked: Kept[int, tuple[frozenset[str], frozenset[str]]] = tables[3]
+        """per note, the words asked whether it holds and the ones it holds (one entry: they
+        come from one read, so they always agree);"""
+        self.said: Kept[int, Said] = tables[4]
+        """when a note was said and the turns it cites;"""
+        self.cited: Kept[frozenset[str], list[int]] = tables[5]
+        """per set of turns, the notes citing one of them;"""
+        self.sourced: Kept[tuple[str, frozenset[str] | None], tuple[str, ...]] = tables[6]
+        """per line and the turns of its summary, the turns it restates (all of the above);"""
+        self.filings: Kept[Filings, tuple[Sequence[Any], bool]] = tables[7]
+        """per slot kind the refilling walk read, its latest filings' heads (never changed in
+        place) and whether they reached the limit (there may be older ones);"""
+        self.read_whole: Kept[int, Note] = tables[8]
+        """the subject's live notes read whole, by id;"""
+        self.texts: Kept[int, tuple[str, str]] = tables[9]
+        """the subject and text of its notes the refilling walk read;"""
+        self.unfilled: Kept[Walked, bool] = tables[10]
+        """the clauses whose walk met no clause restating them (so none re-fills them);"""
+        self.statements: Kept[tuple[int, tuple[int | None, int | None]], Any] = tables[11]
+        """per live note and read point (``visible``), the note as judging's evidence
+        (:class:`memlane.router.statements.Statement`; ``None``: not visible there);"""
+        self.tallies: Kept[tuple[object, ...], int] = tables[12]
+        """how many of its notes visible at a read point hold a key (the evidence's counts)."""
+
+    def tables(self) -> tuple[Kept[Any, Any], ...]:
+        """Every table, in the order of the kept shelf's."""
+        return (
+            self.counts,
+            self.holders,
+            self.holder_sets,
+            self.asked,
+            self.said,
+            self.cited,
+            self.sourced,
+            self.filings,
+            self.read_whole,
+            self.texts,
+            self.unfilled,
+            self.statements,
+            self.tallies,
         )
 
-    def joined(self, other: LineReads) -> LineReads:
-        """These reads and ``other``'s (read at the same stamp), ``other``'s first.
+    def then(self) -> LineReads:
+        """The reads to add to once these are offered (whose ``own`` are written no more).
 
-        A note's ``asked`` and ``holds`` come from one side, so they always agree.
+        Nothing is copied: the same tables of this recall's, each with a new ``own``.
         """
-        return LineReads(
-            stamp=self.stamp,
-            notes=other.notes if other.notes is not None else self.notes,
-            counts=self.counts | other.counts,
-            holders=self.holders | other.holders,
-            holder_sets=self.holder_sets | other.holder_sets,
-            asked=self.asked | other.asked,
-            holds=self.holds | other.holds,
-            said=self.said | other.said,
-            cited=self.cited | other.cited,
-            sourced=self.sourced | other.sourced,
-            filings=self.filings | other.filings,
-            read_whole=self.read_whole | other.read_whole,
-            texts=self.texts | other.texts,
-            unfilled=self.unfilled | other.unfilled,
-            statements=self.statements | other.statements,
-            tallies=self.tallies | other.tallies,
-            weight=self.weight + other.weight - other.start,
-        )
+        return LineReads(self.stamp, self._shelf, self.tables())
+
+    def read_through(
+        self,
+        table: Kept[K, V],
+        keys: Collection[K],
+        read: Callable[[list[K]], Mapping[K, V]],
+        weigh: Callable[[K, V], int | None] = _one,
+    ) -> dict[K, V]:
+        """Per key of ``keys`` (distinct, in order), its entry in ``table``, else as read.
+
+        ``read`` is called once, with the keys found nowhere (in order), if any; each entry
+        it gives is written to the table with ``weigh``'s weight, unless ``weigh`` gives
+        ``None`` (not to keep: what the stamp does not cover). The one rule of every table:
+        what is kept is read no more while the stamp stands.
+        """
+        found = table.found(keys)
+        if len(found) == len(keys):
+            return found
+        missing = [key for key in keys if key not in found]
+        fresh, mine, own, added = read(missing), table.mine, table.own, 0
+        for key, value in fresh.items():
+            weight = weigh(key, value)
+            if weight is not None:
+                mine[key] = own[key] = value
+                added += weight
+        self.weight += added
+        if not found:
+            return dict(fresh)
+        return {
+            key: value
+            for key in keys
+            if (value := found.get(key, _ABSENT)) is not _ABSENT
+            or (value := fresh.get(key, _ABSENT)) is not _ABSENT
+        }
+
+    def _merge_into(self, shelf: _Shelf) -> None:
+        for kept, table in zip(shelf.tables, self.tables(), strict=True):
+            kept.update(table.own)
 
 
 @dataclass(slots=True)
 class _Subject:
-    reads: LineReads
+    shelf: _Shelf
     offers: list[LineReads] = field(default_factory=list)
 
 
 class KeptLines:
     """Line weighing's reads of each subject, kept per stamp; shared by a memory's recalls.
 
-    Thread-safe: kept reads are never written after they are kept; a recall writes its own
-    copy (:meth:`begin`) and offers it back when done (:meth:`offer`).
+    Thread-safe: a recall reads through to the subject's kept shelf and writes only its own
+    tables (:meth:`begin`), and offers them back when done (:meth:`offer`); a proved offer
+    is added to the shelf in place under the lock, and a new stamp begins a new shelf (the
+    recalls begun on the old one keep reading it; nothing is written to it any more).
 
     Args:
         subject_ids: most ids kept for one subject (:data:`SUBJECT_IDS`).
@@ -163,9 +313,10 @@ class KeptLines:
         self._weight = 0
 
     def begin(self, tenant: str, subject: str, stamp_of: Callable[[], int]) -> LineReads:
-        """A recall's copy of what is kept of the subject at its stamp (read by ``stamp_of``).
+        """A recall's reads of the subject, through what is kept at its stamp (``stamp_of``).
 
-        The offers made before the stamp is read are kept if it is still theirs.
+        The offers made before the stamp is read are kept if it is still theirs, each whole
+        or not at all (within the subject's bound), added to the kept shelf in place.
         """
         with self._lock:
             found = self._subjects.get((tenant, subject))
@@ -175,27 +326,26 @@ class KeptLines:
         stamp = stamp_of()
         with self._lock:
             found = self._subjects.get((tenant, subject))
-            if found is None or found.reads.stamp != stamp:
-                self._weight -= found.reads.weight if found is not None else 0
-                found = self._subjects[tenant, subject] = _Subject(LineReads(stamp))
+            if found is None or found.shelf.stamp != stamp:
+                self._weight -= found.shelf.weight if found is not None else 0
+                found = self._subjects[tenant, subject] = _Subject(_Shelf(stamp))
+            shelf = found.shelf
             for offer in offers:
-                if offer.stamp == stamp and offer.weight > offer.start:
-                    joined = found.reads.joined(offer)
-                    if joined.weight <= self._subject_ids:
-                        self._weight += joined.weight - found.reads.weight
-                        found.reads = joined
+                if offer.stamp == stamp and 0 < offer.weight <= self._subject_ids - shelf.weight:
+                    offer._merge_into(shelf)
+                    shelf.weight += offer.weight
+                    self._weight += offer.weight
             self._subjects.move_to_end((tenant, subject))
             while self._weight > self._kept_ids and len(self._subjects) > 1:
                 _, dropped = self._subjects.popitem(last=False)
-                self._weight -= dropped.reads.weight
-            kept = found.reads
-        return kept.copy()
+                self._weight -= dropped.shelf.weight
+        return LineReads(stamp, shelf)
 
     def offer(self, tenant: str, subject: str, reads: LineReads) -> None:
         """Offer what a recall read (it writes ``reads`` no more) to the subject's next recall."""
-        if reads.stamp is None or reads.weight == reads.start:
+        if reads.stamp is None or reads.weight == 0:
             return
         with self._lock:
             found = self._subjects.get((tenant, subject))
-            if found is not None and found.reads.stamp == reads.stamp:
+            if found is not None and found.shelf.stamp == reads.stamp:
                 found.offers = [*found.offers[-(OFFERS - 1) :], reads]
