@@ -20,6 +20,7 @@ import pytest
 import memlane
 from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
+from memlane.storage.sql.dialect import DocScope
 from memlane.storage.sqlite import ann, doc_changes, graph_rows, scope_graph
 from memlane.storage.sqlite.database import SQLiteDatabase
 from tests.support.ann_graphs import (
@@ -580,3 +581,41 @@ def test_a_patch_adds_no_doc_twice_and_removes_none_it_lacks(
     with graph.lock:
         assert indexes(store)._patch(key, graph, held[:5], np.asarray([held[-1] + 1000]))
     assert np.array_equal(graph.ids, held) and len(graph.index) == len(held)
+
+
+def test_another_thread_s_open_write_is_not_this_thread_s(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search while another thread holds a write open waits for it and uses the graph.
+    Before, the connection's one nesting depth made every thread take any open write for its
+    own, and a search inside a write scans exactly: the whole scope (19 s at 10^6 vectors,
+    each time the background indexer was storing vectors)."""
+    rng = np.random.default_rng(49)
+    matrix = unit(rng, 300)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    opened, done = threading.Event(), threading.Event()
+
+    def write() -> None:
+        with store.transaction():
+            assert store.db.in_transaction  # its own
+            opened.set()
+            assert done.wait(30)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert opened.wait(30)
+    found: list[list[int] | None] = []
+    scope = DocScope("t", "U-1", "note")
+    searcher = threading.Thread(
+        target=lambda: found.append(indexes(store).nearest(scope, MODEL, matrix[4], 10))
+    )
+    try:
+        assert not store.db.in_transaction
+        searcher.start()
+        searcher.join(0.3)  # it waits for the writer's lock (before: answered "scan" at once)
+    finally:
+        done.set()
+        writer.join(30)
+    searcher.join(30)
+    assert found[0] is not None and found[0][0] == owners[4]

@@ -26,12 +26,17 @@ class Nesting:
         self._committed: list[Callable[[], None]] = []
         self._once: set[Hashable] = set()
 
+    @property
+    def open_here(self) -> bool:
+        """Whether the calling thread is inside the open transaction (another thread's is not)."""
+        return self.depth > 0 and self._owner == threading.get_ident()
+
     def first(self, key: Hashable) -> bool:
         """Whether the calling thread's outermost transaction meets ``key`` for the first time.
 
         Always true outside a transaction of this thread.
         """
-        if not self.depth or self._owner != threading.get_ident():
+        if not self.open_here:
             return True
         if key in self._once:
             return False
@@ -43,7 +48,7 @@ class Nesting:
 
         Outside a transaction of this thread it runs at once.
         """
-        if self.depth and self._owner == threading.get_ident():
+        if self.open_here:
             self._committed.append(callback)
         else:
             callback()

@@ -61,8 +61,12 @@ class SQLiteDatabase(Database):
 
     @property
     def in_transaction(self) -> bool:
-        """True inside :meth:`write`."""
-        return self._nesting.depth > 0
+        """True inside :meth:`write`, on the thread that opened it.
+
+        Another thread's open write is not this thread's: a search that took it for its own
+        scanned a scope of 10^6 vectors exactly (19 s) instead of using its graph.
+        """
+        return self._nesting.open_here
 
     @contextmanager
     def _transaction(
