@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from memlane.storage.postgres import PostgresDatabase
+from memlane.storage.postgres import PostgresDatabase, search
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.summaries import search_scope
 
@@ -186,3 +186,31 @@ def test_a_subject_scope_still_reads_its_own_subject(store: SQLSummaryStore) -> 
         parameters,
     )
     assert [read[1] for read in reads] == ["search_docs_scope"], reads
+
+
+@pytest.mark.parametrize("subject", [None, "U-7"])
+def test_bm25_reads_no_scope_from_the_table(postgres_url: str, subject: str | None) -> None:
+    """Its statistics too: the length sample is an index range, never a Seq Scan.
+
+    Read in no order, the sample of a scope holding most of the table was a Seq Scan that
+    stopped after ``BM25_LENGTH_SAMPLE`` docs of it, every doc of other tenants before them
+    read first (here 3,000; at 10^5 notes of one tenant, 463 pages read for 2,000 docs).
+    """
+    database = PostgresDatabase(postgres_url)
+    try:
+        database.execute(
+            "INSERT INTO search_docs (tenant, subject, kind, owner_id, text, model, tokens) "
+            "SELECT CASE WHEN n <= 3000 THEN 'early' ELSE 'big' END, 'U-' || mod(n, 300), "
+            "'note', n, 'note ' || n, %(model)s, "
+            "to_tsvector('simple', 'note word' || mod(n, 50)) FROM generate_series(1, 12000) n",
+            {"model": MODEL},
+        )
+        database.execute("VACUUM ANALYZE search_docs")
+        where, parameters = search_scope("big", subject, "note")
+        parameters |= {"words": "note word7", "match": "note | word7", "limit": 10}
+        store = SQLSummaryStore(database)
+        for generic in (False, True):
+            reads = scans(store, search.bm25_sql(where), parameters, generic=generic)
+            assert reads and all(how != "Seq Scan" for how, _, _ in reads), (generic, reads)
+    finally:
+        database.close()

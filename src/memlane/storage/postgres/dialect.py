@@ -256,6 +256,35 @@ class PostgresDialect:
         for dims in sorted({row[2] for row in rows}):
             search.ensure_vector_index(self.db, dims)
 
+    def embedded_by_others(self, where: str) -> str:
+        """The docs another model embedded, by seeks of ``search_docs_by_model`` (migration 20).
+
+        ``model != x`` is no index range: asked as it reads, the claim was a Seq Scan of the
+        whole table each time the indexer looked for work and found none (68-153 ms at 10^5
+        docs). The index gives each model's docs in id order, so the models present are found
+        one seek each (the next after the one before), and each model other than ``x`` gives
+        its first ``limit`` claimable docs in id order; the first ``limit`` of those are the
+        claim's, the same docs in the same order as ``ORDER BY id`` of them all. They are
+        locked (``SKIP LOCKED``) as they are read, so a doc another claim is taking is passed
+        over, as the plain claim does. With no doc of another model that is a seek per model
+        present, whatever the table holds. A model's docs are asked as a range ordered by
+        (model, id), the index's order: asked as ``model = m ORDER BY id``, the planner may
+        walk the primary key instead, past every doc of the other models, and only the
+        index gives that order without reading the whole range first.
+        """
+        return (
+            "id = ANY(ARRAY(WITH RECURSIVE models (model) AS ("
+            "SELECT min(model) FROM search_docs WHERE deleted_at IS NULL "
+            "UNION ALL SELECT (SELECT min(d.model) FROM search_docs AS d "
+            "WHERE d.deleted_at IS NULL AND d.model > m.model) "
+            "FROM models AS m WHERE m.model IS NOT NULL) "
+            "SELECT o.id FROM models CROSS JOIN LATERAL ("
+            f"SELECT id FROM search_docs WHERE {where} AND model >= models.model "
+            "AND model <= models.model AND (claimed_until IS NULL OR claimed_until < %(now)s) "
+            f"ORDER BY model, id LIMIT %(limit)s{self.skip_locked}) AS o "
+            "WHERE models.model <> %(model)s ORDER BY o.id LIMIT %(limit)s))"
+        )
+
     def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
         """Counted by the server each time (other workers write at any moment)."""
         return vector_state(self.db, *scope, model)

@@ -90,7 +90,10 @@ def bm25_sql(where: str) -> str:
     the query (each occurrence is a cover worth exactly 1), computed in C rather than by
     unnesting every matched tsvector. The average length comes from at most
     ``BM25_LENGTH_SAMPLE`` docs of the scope, so a tenant-wide search reads the whole scope
-    only in the index (to count it).
+    only in the index (to count it). The sample is read in model order: for a tenant-wide
+    scope that is ``search_docs_tenant_scope``'s own (migration 19), an index range that
+    stops after the sample; read in no order, it was a Seq Scan that stopped only after that
+    many docs of the scope, every doc of other tenants before them read first.
     """
     return f"""
         WITH terms AS MATERIALIZED (
@@ -99,7 +102,8 @@ def bm25_sql(where: str) -> str:
         ), stats AS MATERIALIZED (
             SELECT count(*)::float8 AS docs, coalesce((
                 SELECT avg(length(tokens)) FROM (
-                    SELECT tokens FROM search_docs WHERE {where} LIMIT {BM25_LENGTH_SAMPLE}
+                    SELECT tokens FROM search_docs WHERE {where}
+                    ORDER BY model LIMIT {BM25_LENGTH_SAMPLE}
                 ) AS sample
             ), 1)::float8 AS avgdl
             FROM search_docs WHERE {where}

@@ -236,6 +236,13 @@ class Dialect(Protocol):
     """What makes a claim's ``SELECT`` pass over rows another claim is locking, or ``''``
     (SQLite: one writer at a time already)."""
 
+    def embedded_by_others(self, where: str) -> str:
+        """A claim's condition: the doc of scope ``where`` has a vector from another model.
+
+        Named parameters ``model`` (the claiming model), ``now`` and ``limit`` of the claim.
+        """
+        ...
+
     key_rows_per_write: int | None
     """Most ``note_keys`` rows a note writes with it, or ``None`` (no limit): more wait for
     :meth:`memlane.storage.base.SummaryStore.add_note_keys`, a part per write, where every

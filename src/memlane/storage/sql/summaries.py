@@ -226,12 +226,22 @@ class SQLSummaryStore(SQLNoteKeys):
         other worker, in any process, takes it before then. One statement, atomic on both
         databases (PostgreSQL skips rows another claim is locking).
         """
-        for which in ("model IS NULL", "model IS NOT NULL AND model != %(model)s"):
-            sql = self._claim_sql(which, tenant, claim.subject)
+        for sql in self.claim_statements(tenant, claim.subject):
             rows = self.db.fetchall(sql, claim.parameters(tenant))
             if rows:
                 return sorted((row[0], row[1]) for row in rows)
         return []
+
+    def claim_statements(self, tenant: str | None, subject: str | None) -> tuple[str, str]:
+        """The SQL of :meth:`claim_vectors`' two claims, in turn (for ``EXPLAIN`` too).
+
+        Their named parameters are :meth:`VectorClaim.parameters`.
+        """
+        where = "deleted_at IS NULL" if tenant is None else search_scope(tenant, subject, None)[0]
+        return (
+            self._claim_sql("model IS NULL", where),
+            self._claim_sql(self.dialect.embedded_by_others(where), where),
+        )
 
     def release_vectors(self, doc_ids: Sequence[int]) -> None:
         """Give claimed items back unembedded (a worker stopping before it embedded them)."""
@@ -355,8 +365,7 @@ class SQLSummaryStore(SQLNoteKeys):
 
     # -- internals ----------------------------------------------------------------------
 
-    def _claim_sql(self, which: str, tenant: str | None, subject: str | None) -> str:
-        where = "deleted_at IS NULL" if tenant is None else search_scope(tenant, subject, None)[0]
+    def _claim_sql(self, which: str, where: str) -> str:
         # The first candidate always, then as many as fit in the character budget: a batch's
         # time is bounded (a model call must not keep a searcher waiting long).
         return (

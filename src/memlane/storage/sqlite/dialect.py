@@ -82,6 +82,10 @@ class SQLiteDialect:
         "content, said_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
     )
 
+    def embedded_by_others(self, where: str) -> str:
+        """The condition as it reads (SQLite's plan of it is not PostgreSQL's concern)."""
+        return "model IS NOT NULL AND model != %(model)s"
+
     def __init__(self, database: SQLiteDatabase) -> None:
         self.db = database
         # Per scope: the vector_state it was loaded at, its owner ids and their vectors.
