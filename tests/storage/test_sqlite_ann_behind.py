@@ -8,6 +8,7 @@ the building thread.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.dialect import DocScope
 from memlane.storage.sqlite import ann, doc_changes, graph_rows, scope_graph
-from memlane.storage.sqlite.database import SQLiteDatabase
+from memlane.storage.sqlite.database import ReadConnection, SQLiteDatabase
 from tests.support.ann_graphs import (
     MODEL,
     add,
@@ -619,3 +620,26 @@ def test_another_thread_s_open_write_is_not_this_thread_s(
         writer.join(30)
     searcher.join(30)
     assert found[0] is not None and found[0][0] == owners[4]
+
+
+def test_the_building_thread_reads_on_a_connection_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build's chunks (and a catch-up's ids and pieces) are read on a read-only connection
+    of the building thread's own, closed with the database: on the shared one each of its
+    statements held the lock that every search and write of the process waits for."""
+    store = next(opened_store(tmp_path / "m.db", monkeypatch))
+    read_on: list[object] = []
+    chunk = scope_graph.vector_chunk
+    monkeypatch.setattr(
+        scope_graph, "vector_chunk", lambda db, *a: read_on.append(db) or chunk(db, *a)
+    )
+    rng = np.random.default_rng(50)
+    matrix = unit(rng, 300)
+    owners = add(store, "t", "U-1", matrix)
+    assert built(store, "t", "U-1", matrix[9])[0] == owners[9]
+    assert read_on and all(isinstance(db, ReadConnection) for db in read_on)
+    (reader,) = set(read_on)
+    store.db.close()
+    with pytest.raises(sqlite3.ProgrammingError):  # closed with the database
+        reader.connection.execute("SELECT 1")  # type: ignore[attr-defined]

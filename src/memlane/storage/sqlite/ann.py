@@ -17,7 +17,8 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   the scope (tenant, subject, kind, not deleted, model), and ranked by their stored vectors, so a
   forgotten, purged or other tenant's doc is never returned; a purge drops the subject's graphs;
 - **derived**: graphs are built in a background thread from the database at first need, and
-  searches scan exactly until one is ready. A built graph is saved beside the database file
+  searches scan exactly until one is ready. That thread reads on a read-only connection of
+  its own (:meth:`.SQLiteDatabase.reader`), so its long reads never hold the shared one. A built graph is saved beside the database file
   (:data:`.graph_files.GRAPH_DIRECTORY`) and loaded by the next process's first search of the scope
   instead of being built again (about a minute for 10^5 vectors on a busy 2-core machine, while
   every search scanned exactly). A saved graph whose ids still sum up as the scope's do (count,
@@ -58,6 +59,7 @@ from memlane.storage.sqlite.graph_files import usearch_index
 from memlane.storage.sqlite.graph_rows import (
     CHUNK,
     Ids,
+    Reads,
     ScopeKey,
     Stamp,
     change_stamp,
@@ -156,6 +158,7 @@ class VectorIndexes:
         self._queue: queue.SimpleQueue[ScopeKey | _Follow | None] = queue.SimpleQueue()
         self._stored: dict[str, list[int]] = {}  # model -> docs stored since the last look
         self._worker: threading.Thread | None = None
+        self._reads: Reads | None = None  # the building thread's own connection
         self._idle = threading.Condition(self._lock)
         self._closed = False
 
@@ -306,9 +309,9 @@ class VectorIndexes:
         stamp, now = change_stamp(self.db), self._changes.position()
         changed = self._changes.since(known.position, now) if known.whole else None
         if changed is None:
-            _, new, gone, _ = scope_graph.compared(self.db, key, ids, now)
+            _, new, gone, _ = scope_graph.compared(self._rows(), key, ids, now)
         else:
-            _, new, gone, _ = scope_graph.followed(self.db, key, ids, known, now, changed)
+            _, new, gone, _ = scope_graph.followed(self._rows(), key, ids, known, now, changed)
         total = len(ids) + len(new) - len(gone)
         if total <= self.threshold or held.removed + len(gone) > total // 3:
             return None
@@ -347,7 +350,7 @@ class VectorIndexes:
             graph.removed += len(gone)
             graph.ids = np.delete(graph.ids, np.searchsorted(graph.ids, gone))
         if len(new):
-            added = scope_graph.add_vectors(self.db, graph, key, new)
+            added = scope_graph.add_vectors(self._rows(), graph, key, new)
             if added is None:
                 return False
             added = np.sort(added)
@@ -372,8 +375,33 @@ class VectorIndexes:
             )
             self._worker.start()
 
+    def _rows(self) -> Reads:
+        """Where the calling thread reads scopes: the building thread on its own connection.
+
+        Its reads (a scope's ids whole, a build's chunks, a catch-up's pieces) then never hold
+        the shared connection that searches and writes wait for; they see what was committed,
+        at least as much as the stamp taken before them on the shared one, and a graph found
+        ahead of its stamp costs nothing (the docs changed since are judged again).
+        """
+        reads = self._reads
+        return (
+            reads if reads is not None and threading.current_thread() is self._worker else self.db
+        )
+
     def _work(self) -> None:
         _behind_searches()
+        try:
+            self._reads = self.db.reader()
+        except StorageError as error:  # read on the shared connection instead
+            _log.debug("vector graphs read on the shared connection: %s", error)
+        try:
+            self._serve()
+        finally:
+            if self._reads is not None and self._reads is not self.db:
+                self._reads.close()
+
+    def _serve(self) -> None:
+        """Build, catch up and follow until closed (the building thread's loop)."""
         while (key := self._queue.get()) is not None:
             if isinstance(key, _Follow):
                 self._follow_scopes(key)
@@ -443,7 +471,7 @@ class VectorIndexes:
         to date once a search had it built (it is large, and few tenants are searched whole).
         """
         try:
-            rows = self.db.fetchall(
+            rows = self._rows().fetchall(
                 "SELECT DISTINCT tenant, subject, kind FROM search_docs "
                 "WHERE id IN (SELECT value FROM json_each(%(ids)s)) AND subject IS NOT NULL",
                 {"ids": json.dumps(list(follow.ids))},
@@ -464,7 +492,7 @@ class VectorIndexes:
 
     def _counted(self, key: ScopeKey) -> int:
         """The scope's embedded vectors, counted only as far as deciding on it needs."""
-        return embedded_count(self.db, key, max(self.threshold, SCANNED_MAX) + 1)
+        return embedded_count(self._rows(), key, max(self.threshold, SCANNED_MAX) + 1)
 
     def _build_soon(self, key: ScopeKey, count: int) -> None:
         """Have a graph built for a scope of ``count`` vectors that has none.
@@ -490,7 +518,7 @@ class VectorIndexes:
     def _build(self, key: ScopeKey) -> Graph | None:
         """A new graph of the scope (:func:`.scope_graph.build`), stopped if this closes."""
         at = change_stamp(self.db), self._changes.position()
-        return scope_graph.build(self.db, self._index_class, key, at, lambda: self._closed)
+        return scope_graph.build(self._rows(), self._index_class, key, at, lambda: self._closed)
 
     # -- lifecycle ----------------------------------------------------------------------
 

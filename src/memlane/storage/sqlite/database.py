@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -144,6 +145,12 @@ class SQLiteDatabase(Database):
         except sqlite3.Error as error:
             raise StorageError(f"SQLite error: {error}") from error
 
+    def reader(self) -> SQLiteDatabase | ReadConnection:
+        """A connection of its own for a background thread's reads (this one for ``:memory:``)."""
+        if self.path == ":memory:":
+            return self
+        return ReadConnection(self.path, self.busy_timeout)
+
     def close(self) -> None:
         """Close the connection (rolling back an unfinished transaction)."""
         self.dialect.close()
@@ -170,3 +177,47 @@ def native(sql: str) -> str:
     "SELECT * FROM t WHERE a = ? AND b = :b AND c LIKE 'x%'"
     """
     return _PLACEHOLDER.sub(lambda m: f":{m[1]}" if m[1] else "?" if m[2] else "%", sql)
+
+
+class ReadConnection:
+    """A read-only connection to a database file, for a background thread's many reads.
+
+    The building thread of the vector graphs reads whole scopes and their vectors while an
+    import writes and searches read: on the shared connection each of its statements took
+    the lock every search and write waits for. WAL readers wait for no one, and each statement
+    sees what was committed when it began (never a write still open on another connection).
+    """
+
+    def __init__(self, path: str, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+        self.lock = threading.Lock()
+        try:
+            self.connection = sqlite3.connect(
+                Path(path).absolute().as_uri() + "?mode=ro",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=busy_timeout,
+            )
+            self.connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            self.connection.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+            self.connection.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        except sqlite3.Error as error:
+            raise StorageError(f"cannot open SQLite database {path!r} to read: {error}") from error
+
+    def fetchall(self, sql: str, parameters: Parameters = ()) -> list[Any]:
+        """Run a query and return every row."""
+        try:
+            with self.lock:
+                return self.connection.execute(native(sql), parameters).fetchall()
+        except sqlite3.Error as error:
+            raise StorageError(f"SQLite error: {error}") from error
+
+    def fetchone(self, sql: str, parameters: Parameters = ()) -> Any:
+        """Run a query and return its first row, or ``None``."""
+        rows = self.fetchall(sql, parameters)
+        return rows[0] if rows else None
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self.lock:
+            self.connection.close()

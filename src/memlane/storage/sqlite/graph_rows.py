@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +19,24 @@ from memlane.storage.sql.summaries import search_scope
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
+
+
+class Reads(Protocol):
+    """Where a scope's rows are read from.
+
+    The shared connection, or the building thread's own
+    (:class:`memlane.storage.sqlite.database.ReadConnection`).
+    """
+
+    def fetchall(self, sql: str, parameters: Any = ...) -> list[Any]:
+        """Every row of a query."""
+
+    def fetchone(self, sql: str, parameters: Any = ...) -> Any:
+        """The first row of a query, or ``None``."""
+
+    def close(self) -> None:
+        """Close the connection."""
+
 
 ScopeKey = tuple[str, str | None, DocKind, str]
 Stamp = tuple[int, int]
@@ -52,7 +70,7 @@ def scope_sql(key: ScopeKey, by_id: bool = False) -> tuple[str, dict[str, Any]]:
     return f"{where} AND {alias}model = %(model)s", {**parameters, "model": model}
 
 
-def embedded_count(database: SQLiteDatabase, key: ScopeKey, at_most: int | None = None) -> int:
+def embedded_count(database: Reads, key: ScopeKey, at_most: int | None = None) -> int:
     """How many docs in the scope have a vector from its model (counted up to ``at_most``)."""
     where, parameters = scope_sql(key)
     rows = f"SELECT 1 FROM search_docs WHERE {where}"
@@ -61,7 +79,7 @@ def embedded_count(database: SQLiteDatabase, key: ScopeKey, at_most: int | None 
     return int(database.fetchone(f"SELECT count(*) FROM ({rows})", parameters)[0])
 
 
-def embedded_signature(database: SQLiteDatabase, key: ScopeKey) -> tuple[int, int, int, int]:
+def embedded_signature(database: Reads, key: ScopeKey) -> tuple[int, int, int, int]:
     """:func:`signature` of the ids of the docs in the scope with a vector from its model."""
     where, parameters = scope_sql(key)
     row = database.fetchone(
@@ -90,7 +108,7 @@ def signature(ids: Ids) -> tuple[int, int, int, int]:
     )
 
 
-def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = None) -> Ids:
+def embedded_ids(database: Reads, key: ScopeKey, among: Ids | None = None) -> Ids:
     """The ids of the docs in the scope with a vector from its model (``among`` these), sorted.
 
     The whole scope is read :data:`IDS_PIECE` ids a statement, in id order: the building
@@ -117,7 +135,7 @@ def embedded_ids(database: SQLiteDatabase, key: ScopeKey, among: Ids | None = No
         after = int(rows[-1][0])
 
 
-def newest_embedded(database: SQLiteDatabase, key: ScopeKey, above: int, limit: int) -> Ids:
+def newest_embedded(database: Reads, key: ScopeKey, above: int, limit: int) -> Ids:
     """The newest ``limit`` ids above ``above`` of the scope's docs with a vector, sorted.
 
     Read from the newest down: a few index entries, not the scope.
@@ -131,7 +149,7 @@ def newest_embedded(database: SQLiteDatabase, key: ScopeKey, above: int, limit: 
     return _ids(rows[::-1])
 
 
-def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int, upto: int) -> list[Any]:
+def vector_chunk(database: Reads, key: ScopeKey, after: int, upto: int) -> list[Any]:
     """``(id, vector)`` of the next ``CHUNK`` embedded docs in scope, ids in ``(after, upto]``."""
     where, parameters = scope_sql(key)
     return database.fetchall(
@@ -141,7 +159,7 @@ def vector_chunk(database: SQLiteDatabase, key: ScopeKey, after: int, upto: int)
     )
 
 
-def highest_embedded(database: SQLiteDatabase, key: ScopeKey) -> int:
+def highest_embedded(database: Reads, key: ScopeKey) -> int:
     """The highest id of a doc in the scope with a vector from its model (0: none)."""
     where, parameters = scope_sql(key)
     row = database.fetchone(
@@ -150,7 +168,7 @@ def highest_embedded(database: SQLiteDatabase, key: ScopeKey) -> int:
     return int(row[0])
 
 
-def vectors_of(database: SQLiteDatabase, key: ScopeKey, ids: Ids) -> list[Any]:
+def vectors_of(database: Reads, key: ScopeKey, ids: Ids) -> list[Any]:
     """``(id, vector)`` of these docs, if still embedded in scope."""
     where, parameters = scope_sql(key, by_id=True)
     return database.fetchall(

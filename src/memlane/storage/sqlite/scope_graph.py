@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from memlane.storage.sqlite.doc_changes import Position
 from memlane.storage.sqlite.graph_files import EXPANSION_SEARCH, new_graph
 from memlane.storage.sqlite.graph_rows import (
     Ids,
+    Reads,
     ScopeKey,
     Stamp,
     as_rows,
@@ -32,9 +33,6 @@ from memlane.storage.sqlite.graph_rows import (
     vector_chunk,
     vectors_of,
 )
-
-if TYPE_CHECKING:
-    from memlane.storage.sqlite.database import SQLiteDatabase
 
 NO_IDS: Ids = np.empty(0, dtype=np.int64)
 
@@ -121,7 +119,7 @@ def loaded(
 
 
 def followed(
-    db: SQLiteDatabase, key: ScopeKey, ids: Ids, known: Lacking, now: Position, changed: list[int]
+    db: Reads, key: ScopeKey, ids: Ids, known: Lacking, now: Position, changed: list[int]
 ) -> Lacking:
     """What a graph holding ``ids`` lacks at ``now``: ``known``, and the docs ``changed``."""
     touched = np.unique(np.asarray(changed, dtype=np.int64))
@@ -137,14 +135,14 @@ def followed(
     )
 
 
-def compared(db: SQLiteDatabase, key: ScopeKey, ids: Ids, now: Position) -> Lacking:
+def compared(db: Reads, key: ScopeKey, ids: Ids, now: Position) -> Lacking:
     """What a graph holding ``ids`` lacks, from every embedded id of its scope."""
     in_scope = embedded_ids(db, key)
     new = np.setdiff1d(in_scope, ids, assume_unique=True)
     return Lacking(now, new, np.setdiff1d(ids, in_scope, assume_unique=True))
 
 
-def add_vectors(db: SQLiteDatabase, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
+def add_vectors(db: Reads, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
     """Add the vectors of docs ``new`` still in scope; ``None`` if one has another width."""
     rows = vectors_of(db, key, new)
     matrix = as_rows(rows, graph.dims)
@@ -163,9 +161,7 @@ def candidates(graph: Graph, vector: Vector, count: int) -> list[int]:
     return [int(k) for k in np.asarray(matches.keys).reshape(-1)]
 
 
-def rank(
-    db: SQLiteDatabase, key: ScopeKey, docs: Sequence[int], vector: Vector, limit: int
-) -> list[int]:
+def rank(db: Reads, key: ScopeKey, docs: Sequence[int], vector: Vector, limit: int) -> list[int]:
     """Owner ids of the docs still in scope, by their stored vectors: best first, ties by id."""
     if not docs:
         return []
@@ -184,7 +180,7 @@ def rank(
 
 
 def build(
-    db: SQLiteDatabase,
+    db: Reads,
     index_class: Any,
     key: ScopeKey,
     at: tuple[Stamp, Position],
