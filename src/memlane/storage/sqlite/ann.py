@@ -18,8 +18,9 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   forgotten, purged or other tenant's doc is never returned; a purge drops the subject's graphs;
 - **derived**: graphs are built in a background thread from the database at first need, and
   searches scan exactly until one is ready. That thread reads on a read-only connection of
-  its own (:meth:`.SQLiteDatabase.reader`), so its long reads never hold the shared one. A built graph is saved beside the database file
-  (:data:`.graph_files.GRAPH_DIRECTORY`) and loaded by the next process's first search of the scope
+  its own (:meth:`.SQLiteDatabase.reader`), so its long reads never hold the shared one. A
+  built graph is saved beside the database file (:data:`.graph_files.GRAPH_DIRECTORY`) and
+  loaded by the next process's first search of the scope
   instead of being built again (about a minute for 10^5 vectors on a busy 2-core machine, while
   every search scanned exactly). A saved graph whose ids still sum up as the scope's do (count,
   highest, sum and sum of squares: :func:`signature`) is mapped from its file, not read; any
