@@ -126,11 +126,7 @@ class SQLiteDatabase(Database):
 
     def fetchall(self, sql: str, parameters: Parameters = ()) -> list[Any]:
         """Run a query and return every row."""
-        try:
-            with self.lock:
-                return self.connection.execute(native(sql), parameters).fetchall()
-        except sqlite3.Error as error:
-            raise StorageError(f"SQLite error: {error}") from error
+        return _rows(self.connection, self.lock, sql, parameters)
 
     def fetchone(self, sql: str, parameters: Parameters = ()) -> Any:
         """Run a query and return its first row, or ``None`` (every row is read)."""
@@ -167,6 +163,15 @@ class SQLiteDatabase(Database):
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
         self._last_tx = None
+
+
+def _rows(connection: sqlite3.Connection, lock: Any, sql: str, parameters: Parameters) -> list[Any]:
+    """Every row of a query on ``connection``, under its ``lock``; errors as StorageError."""
+    try:
+        with lock:
+            return connection.execute(native(sql), parameters).fetchall()
+    except sqlite3.Error as error:
+        raise StorageError(f"SQLite error: {error}") from error
 
 
 @lru_cache(maxsize=512)
@@ -206,11 +211,7 @@ class ReadConnection:
 
     def fetchall(self, sql: str, parameters: Parameters = ()) -> list[Any]:
         """Run a query and return every row."""
-        try:
-            with self.lock:
-                return self.connection.execute(native(sql), parameters).fetchall()
-        except sqlite3.Error as error:
-            raise StorageError(f"SQLite error: {error}") from error
+        return _rows(self.connection, self.lock, sql, parameters)
 
     def fetchone(self, sql: str, parameters: Parameters = ()) -> Any:
         """Run a query and return its first row, or ``None``."""
