@@ -323,7 +323,7 @@ class VectorIndexes:
                 return None
         for start in range(0, len(new), PATCH_PIECE):
             piece = new[start : start + PATCH_PIECE]
-            with held.lock:
+            with held.lock.after_searches():  # a search waits one piece at most
                 if self._closed or not self._patch(key, held, piece, NO_IDS):
                     return None
         with held.lock:
