@@ -576,8 +576,11 @@ def fts5_rows(averages: bytes) -> int:
 
     FTS5 writes that record at every commit that inserted or deleted rows (not before): its
     first field is the total row count, an SQLite varint (big-endian, 7 bits a byte while
-    the top bit is set; a ninth byte gives 8), followed by each column's token total.
+    the top bit is set; a ninth byte gives 8), followed by each column's token total. Empty
+    until the first commit that inserted rows: no rows.
     """
+    if not averages:
+        return 0
     value = 0
     for position, byte in enumerate(averages[:9]):
         if position == 8:
