@@ -11,7 +11,6 @@ each and reads only the first docs of the others (PostgresDialect.embedded_by_ot
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -19,25 +18,13 @@ from memlane.storage.base import VectorClaim
 from memlane.storage.postgres import PostgresDatabase
 from memlane.storage.sql import SQLSummaryStore
 from tests.storage.test_postgres_tenant_scope import scans
+from tests.support.search_docs import tenant_docs
 
 MODEL = "test-model"
-DOCS = 12_000
 
 
-@pytest.fixture
-def store(postgres_url: str) -> Iterator[SQLSummaryStore]:
-    """Four tenants of 3,000 docs each, every doc embedded by ``MODEL``."""
-    database = PostgresDatabase(postgres_url)
-    database.execute(
-        "INSERT INTO search_docs (tenant, subject, kind, owner_id, text, model, tokens) "
-        "SELECT 't' || mod(n, 4), 'U-' || mod(n / 4, 300), 'note', n, 'note ' || n, "
-        "%(model)s, to_tsvector('simple', 'note word' || mod(n, 50)) "
-        "FROM generate_series(1, %(count)s) AS n",
-        {"model": MODEL, "count": DOCS},
-    )
-    database.execute("VACUUM ANALYZE search_docs")
-    yield SQLSummaryStore(database)
-    database.close()
+store = tenant_docs(MODEL)
+"""Four tenants of 3,000 docs each, every doc embedded by ``MODEL``."""
 
 
 def claim(limit: int = 8, now: int = 1) -> VectorClaim:
