@@ -347,15 +347,20 @@ class PostgresDialect:
         """BM25 as FTS5 computes it (k1 = 1.2, b = 0.75), over the scope's statistics.
 
         Rather than the whole table's (no other tenant sways a score), a doc's length counted
-        in distinct tokens, and the average length of a scope beyond
-        :data:`~memlane.storage.postgres.search.BM25_LENGTH_SAMPLE` docs estimated from that many.
+        in distinct tokens, a tenant-wide scope's size read from the counts the writes keep
+        (:func:`~memlane.storage.postgres.search.counted_docs`), and the average length of a
+        scope beyond :data:`~memlane.storage.postgres.search.BM25_LENGTH_SAMPLE` docs
+        estimated from that many.
         Only the terms that name few documents of the scope are matched, when the query has
         some (:meth:`_telling`), as on SQLite.
         """
         where, parameters = search_scope(*scope)
         terms = self._telling(terms, where, parameters)
+        # A tenant-wide scope's N from the counts (migration 21): counted, it was an
+        # index-only walk of the tenant's docs at every search. A subject's docs are counted.
+        docs = search.counted_docs(scope.kind) if scope.subject is None else None
         rows = self.db.fetchall(
-            search.bm25_sql(where),
+            search.bm25_sql(where, docs),
             {
                 **parameters,
                 "words": " ".join(terms),
