@@ -256,7 +256,7 @@ class PostgresDialect:
         for dims in sorted({row[2] for row in rows}):
             search.ensure_vector_index(self.db, dims)
 
-    def embedded_by_others(self, where: str) -> str:
+    def embedded_by_others(self, where: str, models: str) -> str:
         """The docs another model embedded, by seeks of ``search_docs_by_model`` (migration 20).
 
         ``model != x`` is no index range: asked as it reads, the claim was a Seq Scan of the
@@ -271,12 +271,17 @@ class PostgresDialect:
         (model, id), the index's order: asked as ``model = m ORDER BY id``, the planner may
         walk the primary key instead, past every doc of the other models, and only the
         index gives that order without reading the whole range first.
+
+        A tenant's claim (``models``: its scope) reads ``search_docs_tenant_by_model``
+        (tenant, model, id) (migration 22) the same way: its own models, and its own docs of
+        each. Through ``search_docs_by_model`` it walked every other tenant's docs of a model
+        before its own first one (that index has no tenant).
         """
         return (
             "id = ANY(ARRAY(WITH RECURSIVE models (model) AS ("
-            "SELECT min(model) FROM search_docs WHERE deleted_at IS NULL "
+            f"SELECT min(model) FROM search_docs WHERE {models} "
             "UNION ALL SELECT (SELECT min(d.model) FROM search_docs AS d "
-            "WHERE d.deleted_at IS NULL AND d.model > m.model) "
+            f"WHERE {models} AND d.model > m.model) "
             "FROM models AS m WHERE m.model IS NOT NULL) "
             "SELECT o.id FROM models CROSS JOIN LATERAL ("
             f"SELECT id FROM search_docs WHERE {where} AND model >= models.model "

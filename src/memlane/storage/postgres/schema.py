@@ -510,6 +510,18 @@ MIGRATIONS += (
     ),
 )
 
+MIGRATIONS += (
+    # 22: one tenant's docs of each model in id order (PostgresDialect.embedded_by_others).
+    # A tenant's claim (``memlane index``, ``Index.run(tenant)``) walked search_docs_by_model,
+    # which has no tenant: every doc of another model of every other tenant before this
+    # tenant's first one. Led by the tenant, its own docs are a seek; the any-tenant claim
+    # keeps search_docs_by_model (this index gives no model order without a tenant).
+    (
+        "CREATE INDEX IF NOT EXISTS search_docs_tenant_by_model ON search_docs "
+        "(tenant, model, id) WHERE deleted_at IS NULL AND model IS NOT NULL",
+    ),
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 
