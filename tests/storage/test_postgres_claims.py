@@ -11,7 +11,6 @@ each and reads only the first docs of the others (PostgresDialect.embedded_by_ot
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -19,25 +18,13 @@ from memlane.storage.base import VectorClaim
 from memlane.storage.postgres import PostgresDatabase
 from memlane.storage.sql import SQLSummaryStore
 from tests.storage.test_postgres_tenant_scope import scans
+from tests.support.search_docs import tenant_docs
 
 MODEL = "test-model"
-DOCS = 12_000
 
 
-@pytest.fixture
-def store(postgres_url: str) -> Iterator[SQLSummaryStore]:
-    """Four tenants of 3,000 docs each, every doc embedded by ``MODEL``."""
-    database = PostgresDatabase(postgres_url)
-    database.execute(
-        "INSERT INTO search_docs (tenant, subject, kind, owner_id, text, model, tokens) "
-        "SELECT 't' || mod(n, 4), 'U-' || mod(n / 4, 300), 'note', n, 'note ' || n, "
-        "%(model)s, to_tsvector('simple', 'note word' || mod(n, 50)) "
-        "FROM generate_series(1, %(count)s) AS n",
-        {"model": MODEL, "count": DOCS},
-    )
-    database.execute("VACUUM ANALYZE search_docs")
-    yield SQLSummaryStore(database)
-    database.close()
+store = tenant_docs(MODEL)
+"""Four tenants of 3,000 docs each, every doc embedded by ``MODEL``."""
 
 
 def claim(limit: int = 8, now: int = 1) -> VectorClaim:
@@ -52,6 +39,8 @@ def reads_by_model(read: tuple[str, str, str]) -> bool:
     if index == "search_docs_by_model":
         # A model range, or the lowest model (``min``: the index's first entry, no condition).
         return re.search(r"\bmodel [<>=]", cond) is not None or how == "Index Only Scan"
+    if index == "search_docs_tenant_by_model":  # one tenant's models, and docs of each
+        return re.search(r"\btenant = ", cond) is not None
     if re.search(r"\bsubject = ", cond):  # one subject's docs (a subject's claim)
         return True
     # The primary key, by the ids the seeks found (the claim's own rows).
@@ -88,6 +77,33 @@ def test_the_claim_of_other_models_docs_seeks_while_a_model_changes(
     for generic in (False, True):
         reads = scans(store, others, claim().parameters(None), generic=generic)
         assert reads and all(reads_by_model(read) for read in reads), (generic, reads)
+
+
+@pytest.mark.parametrize("subject", [None, "U-7"])
+def test_a_tenants_claim_reads_only_its_own_docs(
+    store: SQLSummaryStore, subject: str | None
+) -> None:
+    """Other tenants' docs of another model are not walked before the tenant's own.
+
+    search_docs_by_model has no tenant: a tenant's claim read every doc of a model that only
+    other tenants hold, filtered by tenant (here 9,000), to find none of its own. Migration
+    22's search_docs_tenant_by_model (tenant, model, id) makes each read a seek in the
+    tenant's entries. The any-tenant claim keeps search_docs_by_model (the test above).
+    """
+    store.db.execute("UPDATE search_docs SET model = 'a-model' WHERE tenant <> 't2'")
+    store.db.execute("VACUUM ANALYZE search_docs")
+    assert store.claim_vectors("t2", claim()) == []
+    others = store.claim_statements("t2", subject)[1]
+    for generic in (False, True):
+        reads = scans(store, others, claim().parameters("t2"), generic=generic)
+        assert reads and all(
+            how != "Seq Scan"
+            and (
+                re.search(r"\btenant = ", cond) is not None
+                or (index == "search_docs_pkey" and re.search(r"\bid = ", cond) is not None)
+            )
+            for how, index, cond in reads
+        ), (generic, reads)
 
 
 def test_claims_take_other_models_docs_oldest_first_each_once(postgres_url: str) -> None:

@@ -12,7 +12,6 @@ of the background indexer names a kind, so none can use it (test_claim_order: th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,33 +19,13 @@ import pytest
 from memlane.storage.postgres import PostgresDatabase, search
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.summaries import search_scope
+from tests.support.search_docs import tenant_docs
 
 MODEL = "test-model"
-TENANTS = 4
-SUBJECTS = 300
-PER_SUBJECT = 10
 
 
-@pytest.fixture
-def store(postgres_url: str) -> Iterator[SQLSummaryStore]:
-    """Four tenants of 3,000 notes (300 subjects), most embedded, a few waiting or stale."""
-    database = PostgresDatabase(postgres_url)
-    database.execute(
-        "INSERT INTO search_docs (tenant, subject, kind, owner_id, text, model, tokens) "
-        "SELECT 't' || mod(n, %(tenants)s), 'U-' || mod(n / %(tenants)s, %(subjects)s), 'note', "
-        "n, 'note ' || n, CASE WHEN mod(n, 97) = 0 THEN NULL WHEN mod(n, 89) = 0 "
-        "THEN 'older-model' ELSE %(model)s END, to_tsvector('simple', 'note word' || mod(n, 50)) "
-        "FROM generate_series(1, %(count)s) AS n",
-        {
-            "tenants": TENANTS,
-            "subjects": SUBJECTS,
-            "model": MODEL,
-            "count": TENANTS * SUBJECTS * PER_SUBJECT,
-        },
-    )
-    database.execute("VACUUM ANALYZE search_docs")
-    yield SQLSummaryStore(database)
-    database.close()
+store = tenant_docs(MODEL, waiting_every=97, stale_every=89)
+"""Four tenants of 3,000 notes (300 subjects), most embedded, a few waiting or stale."""
 
 
 def scans(

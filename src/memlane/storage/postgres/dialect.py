@@ -256,7 +256,7 @@ class PostgresDialect:
         for dims in sorted({row[2] for row in rows}):
             search.ensure_vector_index(self.db, dims)
 
-    def embedded_by_others(self, where: str) -> str:
+    def embedded_by_others(self, where: str, models: str) -> str:
         """The docs another model embedded, by seeks of ``search_docs_by_model`` (migration 20).
 
         ``model != x`` is no index range: asked as it reads, the claim was a Seq Scan of the
@@ -271,12 +271,17 @@ class PostgresDialect:
         (model, id), the index's order: asked as ``model = m ORDER BY id``, the planner may
         walk the primary key instead, past every doc of the other models, and only the
         index gives that order without reading the whole range first.
+
+        A tenant's claim (``models``: its scope) reads ``search_docs_tenant_by_model``
+        (tenant, model, id) (migration 22) the same way: its own models, and its own docs of
+        each. Through ``search_docs_by_model`` it walked every other tenant's docs of a model
+        before its own first one (that index has no tenant).
         """
         return (
             "id = ANY(ARRAY(WITH RECURSIVE models (model) AS ("
-            "SELECT min(model) FROM search_docs WHERE deleted_at IS NULL "
+            f"SELECT min(model) FROM search_docs WHERE {models} "
             "UNION ALL SELECT (SELECT min(d.model) FROM search_docs AS d "
-            "WHERE d.deleted_at IS NULL AND d.model > m.model) "
+            f"WHERE {models} AND d.model > m.model) "
             "FROM models AS m WHERE m.model IS NOT NULL) "
             "SELECT o.id FROM models CROSS JOIN LATERAL ("
             f"SELECT id FROM search_docs WHERE {where} AND model >= models.model "
@@ -347,15 +352,20 @@ class PostgresDialect:
         """BM25 as FTS5 computes it (k1 = 1.2, b = 0.75), over the scope's statistics.
 
         Rather than the whole table's (no other tenant sways a score), a doc's length counted
-        in distinct tokens, and the average length of a scope beyond
-        :data:`~memlane.storage.postgres.search.BM25_LENGTH_SAMPLE` docs estimated from that many.
+        in distinct tokens, a tenant-wide scope's size read from the counts the writes keep
+        (:func:`~memlane.storage.postgres.search.counted_docs`), and the average length of a
+        scope beyond :data:`~memlane.storage.postgres.search.BM25_LENGTH_SAMPLE` docs
+        estimated from that many.
         Only the terms that name few documents of the scope are matched, when the query has
         some (:meth:`_telling`), as on SQLite.
         """
         where, parameters = search_scope(*scope)
         terms = self._telling(terms, where, parameters)
+        # A tenant-wide scope's N from the counts (migration 21): counted, it was an
+        # index-only walk of the tenant's docs at every search. A subject's docs are counted.
+        docs = search.counted_docs(scope.kind) if scope.subject is None else None
         rows = self.db.fetchall(
-            search.bm25_sql(where),
+            search.bm25_sql(where, docs),
             {
                 **parameters,
                 "words": " ".join(terms),

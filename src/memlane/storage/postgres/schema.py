@@ -396,6 +396,132 @@ MIGRATIONS += (
     ),
 )
 
+DOC_COUNT_SLOTS = 64
+"""Rows a (tenant, kind) count is spread over, by a hash of the subject (migration 21)."""
+_DOC_SLOT = f"(hashtext(subject) & {DOC_COUNT_SLOTS - 1})"
+"""A doc's count slot: the low bits of its subject's hash (``&``: never negative)."""
+_XACT = "pg_current_xact_id()::text::bigint"
+"""The writing transaction's id (64 bits, never reused): whose counts are not yet folded."""
+
+_COUNT_CHANGES = f"""CREATE FUNCTION memlane_count_doc_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO search_doc_changes (xact, tenant, kind, slot, docs)
+        SELECT {_XACT}, tenant, kind, {_DOC_SLOT}, count(*) FROM added
+        WHERE deleted_at IS NULL GROUP BY 2, 3, 4;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO search_doc_changes (xact, tenant, kind, slot, docs)
+        SELECT {_XACT}, tenant, kind, {_DOC_SLOT}, -count(*) FROM removed
+        WHERE deleted_at IS NULL GROUP BY 2, 3, 4;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO search_doc_changes (xact, tenant, kind, slot, docs)
+        SELECT {_XACT}, tenant, kind, slot, sum(docs) FROM (
+            SELECT NEW.tenant, NEW.kind, hashtext(NEW.subject) & {DOC_COUNT_SLOTS - 1},
+                   CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE 0 END
+            UNION ALL
+            SELECT OLD.tenant, OLD.kind, hashtext(OLD.subject) & {DOC_COUNT_SLOTS - 1},
+                   CASE WHEN OLD.deleted_at IS NULL THEN -1 ELSE 0 END
+        ) AS moved (tenant, kind, slot, docs) GROUP BY 2, 3, 4 HAVING sum(docs) <> 0;
+    ELSE  -- TRUNCATE
+        DELETE FROM search_doc_counts;
+        DELETE FROM search_doc_changes;
+    END IF;
+    RETURN NULL;
+END $$"""
+"""What a statement did to the docs in scope, as insert-only rows of its transaction.
+
+INSERT and DELETE statements are counted once each, from their transition tables (a bulk
+load is a row per slot, not per doc); an UPDATE is counted per row, and only when a row
+enters or leaves a scope (deleted, brought back, moved): the trigger's ``WHEN`` leaves out
+every other update (a vector stored, a claim) before any function runs."""
+
+_FOLD_CHANGES = """CREATE FUNCTION memlane_fold_doc_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    -- The first change of the transaction to get here folds them all; the rest find their
+    -- own row gone (one primary key probe each).
+    IF EXISTS (SELECT 1 FROM search_doc_changes WHERE id = NEW.id) THEN
+        WITH folded AS (
+            DELETE FROM search_doc_changes WHERE xact = NEW.xact
+            RETURNING tenant, kind, slot, docs
+        )
+        INSERT INTO search_doc_counts AS c (tenant, kind, slot, docs)
+        SELECT tenant, kind, slot, sum(docs) FROM folded GROUP BY 1, 2, 3
+        HAVING sum(docs) <> 0 ORDER BY 1, 2, 3
+        ON CONFLICT (tenant, kind, slot) DO UPDATE SET docs = c.docs + excluded.docs;
+    END IF;
+    RETURN NULL;
+END $$"""
+"""A transaction's changes added to the counts as it commits (a deferred trigger)."""
+
+MIGRATIONS += (
+    # 21: how many docs each (tenant, kind) holds, moved by every write in its transaction, so
+    # that BM25's N is a read of at most DOC_COUNT_SLOTS rows (PostgresDialect.lexical)
+    # instead of an index-only walk of the tenant's docs (14-20 ms at 10^5, growing with the
+    # tenant). Triggers on search_docs, not the write paths, keep the counts: every path that
+    # inserts, deletes, marks deleted, brings back or purges docs, including later ones.
+    # A statement's triggers only insert rows of their own transaction (search_doc_changes);
+    # they are added to the counts once, at commit (a deferred trigger). A count row updated
+    # at each statement would keep every version of it until the commit, each update walking
+    # them (add_notes is one transaction, a statement per note: 16,000 updates of one row
+    # took 250 us each, of 64 rows 33 us, and it grows with the batch), and it would be held
+    # until the commit, so every other writer of the tenant would wait for it. At commit a
+    # row is held only for the rest of the commit, and only against writers whose subjects
+    # share its slot (a hash of the subject).
+    (
+        """CREATE TABLE search_doc_counts (
+            tenant TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            slot INTEGER NOT NULL,
+            docs BIGINT NOT NULL,
+            PRIMARY KEY (tenant, kind, slot)
+        )""",
+        """CREATE TABLE search_doc_changes (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            xact BIGINT NOT NULL,
+            tenant TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            slot INTEGER NOT NULL,
+            docs BIGINT NOT NULL
+        )""",
+        "CREATE INDEX search_doc_changes_by_xact ON search_doc_changes (xact)",
+        _COUNT_CHANGES,
+        _FOLD_CHANGES,
+        "CREATE TRIGGER search_docs_counted_insert AFTER INSERT ON search_docs "
+        "REFERENCING NEW TABLE AS added FOR EACH STATEMENT "
+        "EXECUTE FUNCTION memlane_count_doc_changes()",
+        "CREATE TRIGGER search_docs_counted_delete AFTER DELETE ON search_docs "
+        "REFERENCING OLD TABLE AS removed FOR EACH STATEMENT "
+        "EXECUTE FUNCTION memlane_count_doc_changes()",
+        "CREATE TRIGGER search_docs_counted_update AFTER UPDATE ON search_docs FOR EACH ROW "
+        "WHEN ((old.deleted_at IS NULL) IS DISTINCT FROM (new.deleted_at IS NULL) "
+        "OR old.tenant IS DISTINCT FROM new.tenant OR old.subject IS DISTINCT FROM new.subject "
+        "OR old.kind IS DISTINCT FROM new.kind) EXECUTE FUNCTION memlane_count_doc_changes()",
+        "CREATE TRIGGER search_docs_counted_truncate AFTER TRUNCATE ON search_docs "
+        "FOR EACH STATEMENT EXECUTE FUNCTION memlane_count_doc_changes()",
+        "CREATE CONSTRAINT TRIGGER search_doc_changes_fold AFTER INSERT ON search_doc_changes "
+        "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION memlane_fold_doc_changes()",
+        # The docs already stored (no writer runs: the triggers' table lock is held until the
+        # migration commits).
+        "INSERT INTO search_doc_counts (tenant, kind, slot, docs) "
+        f"SELECT tenant, kind, {_DOC_SLOT}, count(*) FROM search_docs "
+        "WHERE deleted_at IS NULL GROUP BY 1, 2, 3",
+    ),
+)
+
+MIGRATIONS += (
+    # 22: one tenant's docs of each model in id order (PostgresDialect.embedded_by_others).
+    # A tenant's claim (``memlane index``, ``Index.run(tenant)``) walked search_docs_by_model,
+    # which has no tenant: every doc of another model of every other tenant before this
+    # tenant's first one. Led by the tenant, its own docs are a seek; the any-tenant claim
+    # keeps search_docs_by_model (this index gives no model order without a tenant).
+    (
+        "CREATE INDEX IF NOT EXISTS search_docs_tenant_by_model ON search_docs "
+        "(tenant, model, id) WHERE deleted_at IS NULL AND model IS NOT NULL",
+    ),
+)
+
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -83,14 +83,17 @@ def vector_index_ready(database: PostgresDatabase, dims: int) -> bool:
     return database.fetchone("SELECT to_regclass(%s)", (name,))[0] is not None
 
 
-def bm25_sql(where: str) -> str:
+def bm25_sql(where: str, docs: str | None = None) -> str:
     """The lexical ranking query: BM25 over the docs in scope ``where`` matching any term.
+
+    ``docs``: SQL of how many docs the scope holds (:func:`counted_docs`), else they are
+    counted (``count(*)`` of the scope).
 
     A term's frequency in a doc is ``ts_rank_cd`` with every weight 1 and the term alone as
     the query (each occurrence is a cover worth exactly 1), computed in C rather than by
     unnesting every matched tsvector. The average length comes from at most
-    ``BM25_LENGTH_SAMPLE`` docs of the scope, so a tenant-wide search reads the whole scope
-    only in the index (to count it). The sample is read in model order: for a tenant-wide
+    ``BM25_LENGTH_SAMPLE`` docs of the scope, so with ``docs`` given a tenant-wide search
+    reads no more of the scope than that. The sample is read in model order: for a tenant-wide
     scope that is ``search_docs_tenant_scope``'s own (migration 19), an index range that
     stops after the sample; read in no order, it was a Seq Scan that stopped only after that
     many docs of the scope, every doc of other tenants before them read first.
@@ -100,13 +103,13 @@ def bm25_sql(where: str) -> str:
             SELECT lexeme, plainto_tsquery('simple', lexeme) AS query
             FROM unnest(tsvector_to_array(to_tsvector('simple', %(words)s))) AS lexeme
         ), stats AS MATERIALIZED (
-            SELECT count(*)::float8 AS docs, coalesce((
+            SELECT ({docs or f"SELECT count(*) FROM search_docs WHERE {where}"})::float8
+                AS docs, coalesce((
                 SELECT avg(length(tokens)) FROM (
                     SELECT tokens FROM search_docs WHERE {where}
                     ORDER BY model LIMIT {BM25_LENGTH_SAMPLE}
                 ) AS sample
             ), 1)::float8 AS avgdl
-            FROM search_docs WHERE {where}
         ), hits AS (
             SELECT id, length(tokens)::float8 AS length,
                 ts_rank_cd('{{1,1,1,1}}', tokens, terms.query)::float8 AS frequency,
@@ -124,6 +127,24 @@ def bm25_sql(where: str) -> str:
             ORDER BY score DESC, id LIMIT %(limit)s
         )
         SELECT owner_id FROM ranked JOIN search_docs USING (id) ORDER BY score DESC, id"""
+
+
+def counted_docs(kind: str | None) -> str:
+    """SQL of how many docs of ``%(tenant)s`` (and ``%(kind)s``) are in scope, from the counts.
+
+    Migration 21's triggers keep them (``search_doc_counts``, at most ``DOC_COUNT_SLOTS``
+    rows per kind), plus this transaction's own changes not yet folded into them (none
+    unless the reader is the writer: another transaction's are folded as it commits, and
+    invisible before). Exact as ``count(*)`` in any snapshot: a change and its count commit
+    together.
+    """
+    of_kind = "" if kind is None else " AND kind = %(kind)s"
+    return (
+        "SELECT (SELECT coalesce(sum(docs), 0) FROM search_doc_counts "
+        f"WHERE tenant = %(tenant)s{of_kind}) + (SELECT coalesce(sum(docs), 0) "
+        "FROM search_doc_changes WHERE xact = pg_current_xact_id_if_assigned()::text::bigint "
+        f"AND tenant = %(tenant)s{of_kind})"
+    )
 
 
 def held_sql(where: str, bound: int | None) -> str:

@@ -236,8 +236,10 @@ class Dialect(Protocol):
     """What makes a claim's ``SELECT`` pass over rows another claim is locking, or ``''``
     (SQLite: one writer at a time already)."""
 
-    def embedded_by_others(self, where: str) -> str:
+    def embedded_by_others(self, where: str, models: str) -> str:
         """A claim's condition: the doc of scope ``where`` has a vector from another model.
+
+        ``models``: the wider scope whose models are looked for (the claim's tenant, or any).
 
         Named parameters ``model`` (the claiming model), ``now`` and ``limit`` of the claim.
         """

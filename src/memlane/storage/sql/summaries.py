@@ -237,10 +237,13 @@ class SQLSummaryStore(SQLNoteKeys):
 
         Their named parameters are :meth:`VectorClaim.parameters`.
         """
-        where = "deleted_at IS NULL" if tenant is None else search_scope(tenant, subject, None)[0]
+        models = where = "deleted_at IS NULL"
+        if tenant is not None:
+            where = search_scope(tenant, subject, None)[0]
+            models = search_scope(tenant, None, None)[0]
         return (
             self._claim_sql("model IS NULL", where),
-            self._claim_sql(self.dialect.embedded_by_others(where), where),
+            self._claim_sql(self.dialect.embedded_by_others(where, models), where),
         )
 
     def release_vectors(self, doc_ids: Sequence[int]) -> None:

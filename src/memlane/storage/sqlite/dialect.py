@@ -82,7 +82,7 @@ class SQLiteDialect:
         "content, said_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
     )
 
-    def embedded_by_others(self, where: str) -> str:
+    def embedded_by_others(self, where: str, models: str) -> str:
         """The condition as it reads (SQLite's plan of it is not PostgreSQL's concern)."""
         return "model IS NOT NULL AND model != %(model)s"
 
