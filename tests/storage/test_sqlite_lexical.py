@@ -6,6 +6,7 @@ nearly all say made a search of a 10^5-note subject score all of them (docs/benc
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -141,6 +142,39 @@ def test_vocabulary_counts_read_together_match_one_by_one(mem: memlane.Memory) -
     }
     assert held["lessons"] > COMMON_DOCS and held["kazudi"] == RARE + 1
     assert held["nowhereword"] == 0 and documents == COMMON_DOCS + 11
+
+
+def test_the_document_count_is_fts5_s_own_total_through_inserts_and_deletes() -> None:
+    """Varints of one to three bytes (127, 128, 16,384 rows), and rows deleted again."""
+    connection = sqlite3.connect(":memory:", isolation_level=None)  # each statement commits
+    connection.execute("CREATE VIRTUAL TABLE t USING fts5(body)")
+
+    def total() -> int:
+        (block,) = connection.execute("SELECT block FROM t_data WHERE id = 1").fetchone()
+        return dialect_module.fts5_rows(block)
+
+    held = 0
+    for wanted in (1, 127, 128, 300, 16_383, 16_384, 20_000):
+        connection.executemany(
+            "INSERT INTO t (body) VALUES (?)", [(f"word{n}",) for n in range(wanted - held)]
+        )
+        held = wanted
+        assert total() == connection.execute("SELECT count(*) FROM t_docsize").fetchone()[0]
+    connection.execute("DELETE FROM t WHERE rowid % 3 = 0")
+    assert total() == connection.execute("SELECT count(*) FROM t_docsize").fetchone()[0]
+    assert total() == 20_000 - 20_000 // 3
+    with pytest.raises(memlane.StorageError):
+        dialect_module.fts5_rows(bytes([0x81, 0x80]))
+
+
+def test_inside_a_write_the_document_count_holds_the_rows_it_wrote(mem: memlane.Memory) -> None:
+    """FTS5 writes its total at the commit: a count inside the write sees the new notes."""
+    found = dialect(mem)
+    before = found._vocabulary_counts([None])
+    with found.db.write():
+        mem.summaries.add_note("U-9", "a note inside the write", at=AT)
+        assert found._vocabulary_counts([None]) == [(None, before[0][1] + 1)]
+    assert found._vocabulary_counts([None]) == [(None, before[0][1] + 1)]
 
 
 def test_vocabulary_counts_are_read_again_only_when_the_full_text_may_have_changed(
