@@ -48,6 +48,11 @@ for the match alone. A token held by half the index or more has FTS5's floor of 
 (1e-6), so its term adds nothing to BM25 and leaving it out ranks as before."""
 VOCABULARY_ENTRIES = 10_000
 """Vocabulary counts kept (:meth:`SQLiteDialect._held`) before the memory is cleared."""
+BY_MODEL = "substr({}model, 1)"
+"""A doc's model as ``search_docs_by_model`` (migration 17) indexes it (``.format('d.')``
+qualifies it): an expression no other query names. Indexed as the plain column, it was the
+index SQLite's planner (without statistics) chose for reads asking ``model = ?`` in their
+scope: every doc of the model read to find a few owners' vectors."""
 VOCABULARY_LOOKUPS = 200
 """Vocabulary counts read per statement (SQLite joins at most 500 selects in one)."""
 FEW_MATCHES = 5_000
@@ -83,8 +88,38 @@ class SQLiteDialect:
     )
 
     def embedded_by_others(self, where: str, models: str) -> str:
-        """The condition as it reads (SQLite's plan of it is not PostgreSQL's concern)."""
-        return "model IS NOT NULL AND model != %(model)s"
+        """The docs another model embedded, by seeks of ``search_docs_by_model`` (migration 17).
+
+        ``model != x`` is no index range: the indexer's claim of any tenant's docs read every
+        row of the table each time it looked for work and found none (after every write:
+        72-100 ms at 10^5 docs, holding the connection every search waits for). The index
+        gives each model's docs in id order: the models present are found one seek each (the
+        next after the one before), and of each model other than ``x`` the docs up to its
+        ``limit``-th claimable one in scope are read; the claim takes the first ``limit`` of
+        them all by id, the same docs in the same order as ``ORDER BY id`` of every such doc.
+        With no doc of another model, that is a seek per model present. The plain condition
+        stays beside it: a tenant's claim then reads the tenant's index entries as before
+        (its model is in them) instead of each of its docs' rows.
+        """
+        claimable = "(claimed_until IS NULL OR claimed_until < %(now)s)"
+        live = "model IS NOT NULL AND deleted_at IS NULL"  # the index's rows
+        model, in_d, in_e = (BY_MODEL.format(table) for table in ("", "d.", "e."))
+        return (
+            "model IS NOT NULL AND model != %(model)s AND id IN ("
+            "WITH RECURSIVE models (model) AS ("
+            f"SELECT min({model}) FROM search_docs WHERE {models} AND {live} "
+            f"UNION ALL SELECT (SELECT min({model}) FROM search_docs WHERE {models} "
+            f"AND {live} AND {model} > models.model) FROM models "
+            "WHERE models.model IS NOT NULL) "
+            # (models first, and the index named: with statistics of a table whose models
+            # change, the planner scanned every doc instead)
+            f"SELECT d.id FROM models CROSS JOIN search_docs AS d INDEXED BY "
+            f"search_docs_by_model ON {in_d} = models.model AND d.model IS NOT NULL "
+            "AND d.id <= coalesce((SELECT e.id FROM search_docs AS e INDEXED BY "
+            f"search_docs_by_model WHERE {in_e} = models.model AND {live} "
+            f"AND {where} AND {claimable} ORDER BY e.id LIMIT 1 OFFSET %(limit)s - 1), "
+            f"{2**63 - 1}) WHERE models.model != %(model)s AND {where} AND {claimable})"
+        )
 
     def __init__(self, database: SQLiteDatabase) -> None:
         self.db = database

@@ -97,6 +97,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX IF NOT EXISTS search_docs_tenant_scope ON search_docs "
         "(tenant, kind, deleted_at, model)",
     ),
+    # 17: each model's docs in id order, for the indexer's claim of docs another model
+    # embedded (``SQLiteDialect.embedded_by_others``): ``model != x`` read the whole table
+    # each time the indexer looked for work and found none (72-100 ms at 10^5 docs). The
+    # model as an expression no other query names (``dialect.BY_MODEL``): on the column,
+    # reads asking ``model = ?`` in their scope were planned through it.
+    (
+        "CREATE INDEX IF NOT EXISTS search_docs_by_model ON search_docs "
+        "(substr(model, 1), id) WHERE deleted_at IS NULL AND model IS NOT NULL",
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)
