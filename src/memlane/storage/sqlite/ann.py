@@ -59,7 +59,6 @@ from memlane.storage.sqlite.graph_rows import (
     change_stamp,
     contains,
     embedded_count,
-    embedded_signature,
     newest_embedded,
 )
 from memlane.storage.sqlite.scope_graph import IN_STEP, NO_IDS, Graph, Lacking
@@ -167,45 +166,41 @@ class VectorIndexes(GraphBuilder):
         return scope_graph.rank(self.db, key, newest.tolist(), vector, limit)
 
     def _consider(self, key: ScopeKey, stamp: Stamp) -> Graph | None:
-        """Mark a small scope as such; a large one's saved graph, loaded, or have it built."""
+        """A large scope's saved graph, mapped; else mark a small scope, or have one built.
+
+        A saved graph is used at once, its freshness unknown (:func:`.scope_graph.loaded`):
+        no search reads the scope whole to test it (1 s of a first search at 10^6 ids); the
+        building thread compares it whole, on its own connection (scheduled here).
+        """
         with self._lock:
             if key in self._building:
                 return None  # its count was taken; the graph comes
         saved = graph_files.read(self.directory, key) if self._index_class else None
-        position = self._changes.position() if saved is not None else None  # before the state
-        state = embedded_signature(self.db, key) if saved is not None else None
-        count = self._counted(key) if state is None else state[0]
+        graph = None if saved is None else self._loaded(key, saved)
+        if graph is not None and len(graph.ids) > self.threshold:
+            with self._lock:
+                if self._closed:
+                    return None
+                graph = self._graphs.setdefault(key, graph)  # unless another thread's came first
+                self._graphs.move_to_end(key)
+                self._evict()
+            self._schedule(key)  # compared whole with the scope, patched
+            return graph
+        count = self._counted(key)
         if count <= self.threshold:
             with self._lock:
                 if len(self._small) >= MAX_SMALL:
                     self._small.clear()
                 self._small[key] = stamp
             return None
-        graph = None
-        if saved is not None and state is not None and position is not None:
-            graph = self._loaded(key, saved, state, (stamp, position))
-        if graph is None:
-            self._build_soon(key, count)
-            return None
-        with self._lock:
-            if self._closed:
-                return None
-            graph = self._graphs.setdefault(key, graph)  # unless another thread's came first
-            self._graphs.move_to_end(key)
-            self._evict()
-        return graph
+        self._build_soon(key, count)
+        return None
 
-    def _loaded(
-        self,
-        key: ScopeKey,
-        saved: dict[str, Any],
-        state: tuple[int, int, int, int] | None,
-        at: tuple[Stamp, Position] | None,
-    ) -> Graph | None:
+    def _loaded(self, key: ScopeKey, saved: dict[str, Any]) -> Graph | None:
         """The scope's saved graph (:func:`.scope_graph.loaded`), if there is a readable one."""
         assert self.directory is not None
         try:
-            return scope_graph.loaded(self.directory, self._index_class, saved, state, at)
+            return scope_graph.loaded(self.directory, self._index_class, saved)
         except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
             _log.debug("saved vector graph of %s not loaded: %s", key[:3], error)
             return None
@@ -215,13 +210,11 @@ class VectorIndexes(GraphBuilder):
 
         Returns what the graph still lacks (nothing: in step), its ``new`` docs to be ranked
         beside its candidates, or ``None``: scan exactly for now. A graph more than
-        :data:`PATCH_IN_SEARCH` docs behind, or mapped from its file (it is copied into memory
-        before its first patch, and usearch holds the GIL for the whole copy), is left to the
+        :data:`PATCH_IN_SEARCH` docs behind, or not known to be in step, is left to the
         building thread (scheduled here).
         """
         lacking = self._behind(key, graph, self._changes.position())
-        mapped = graph.viewed and (len(lacking.new) or len(lacking.gone))  # a copy first
-        if len(lacking.new) > PATCH_IN_SEARCH or graph.frozen or mapped or not lacking.whole:
+        if len(lacking.new) > PATCH_IN_SEARCH or graph.frozen or not lacking.whole:
             graph.lacking = lacking
             self._schedule(key)
             return lacking
@@ -261,7 +254,9 @@ class VectorIndexes(GraphBuilder):
         """Add ``new`` docs' vectors and remove ``gone`` ones, unless rebuilding is better.
 
         Holding the graph's lock. Docs it already holds are not added again (usearch refuses
-        a key twice), nor are docs it does not hold removed.
+        a key twice), nor are docs it does not hold removed. A graph on a mapped base takes
+        new docs into its delta and hides gone ones of its base (never a copy of the base);
+        once they outgrow the base, the building thread builds it again whole.
         """
         total = len(graph.ids) + len(new) - len(gone)
         if total <= self.threshold:
@@ -271,12 +266,10 @@ class VectorIndexes(GraphBuilder):
             self._schedule(key)  # cheaper to build again than to patch
             return False
         new, gone = new[~contains(graph.ids, new)], gone[contains(graph.ids, gone)]
-        if (len(gone) or len(new)) and graph.viewed:
-            graph.index, graph.viewed = graph.index.copy(), False  # a mapped file is read only
+        if graph.outgrown(len(new) + len(gone)):
+            self._schedule(key)  # built again whole in the background; patched meanwhile
         if len(gone):
-            graph.index.remove(gone.astype(np.uint64))
-            graph.removed += len(gone)
-            graph.ids = np.delete(graph.ids, np.searchsorted(graph.ids, gone))
+            scope_graph.remove(graph, gone)
         if len(new):
             added = scope_graph.add_vectors(self._rows(), graph, key, new)
             if added is None:
@@ -337,7 +330,9 @@ class VectorIndexes(GraphBuilder):
         if building:
             return True  # caught up or built from what was stored when it began: look again
         if graph is None:
-            return self._consider(key, stamp) is None
+            graph = self._consider(key, stamp)
+            if graph is None:
+                return True
         with graph.lock:  # a graph built before the backlog drained misses its vectors:
             if graph.stamp == stamp:  # patched now, or brought up to date (waited for)
                 return False

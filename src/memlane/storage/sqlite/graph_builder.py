@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlane.errors import StorageError
 from memlane.storage.sqlite import graph_files, scope_graph
-from memlane.storage.sqlite.doc_changes import DocChanges, Position
+from memlane.storage.sqlite.doc_changes import DocChanges
 from memlane.storage.sqlite.graph_rows import (
     CHUNK,
     Ids,
@@ -95,13 +95,7 @@ class GraphBuilder:
         """Add and remove docs of a held graph (:meth:`.ann.VectorIndexes._patch`)."""
         raise NotImplementedError
 
-    def _loaded(
-        self,
-        key: ScopeKey,
-        saved: dict[str, Any],
-        state: tuple[int, int, int, int] | None,
-        at: tuple[Stamp, Position] | None,
-    ) -> Graph | None:
+    def _loaded(self, key: ScopeKey, saved: dict[str, Any]) -> Graph | None:
         """The scope's saved graph (:meth:`.ann.VectorIndexes._loaded`)."""
         raise NotImplementedError
 
@@ -184,11 +178,8 @@ class GraphBuilder:
             except Exception:  # a bug must not stop the worker; the scope is scanned instead
                 _log.exception("vector graph of %s not built", key[:3])
                 graph = None
-            if graph is not None and len(graph.ids) >= 2 * graph.saved:  # (each size once)
-                # Frozen or not yet shared: no search patches it meanwhile.
-                graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
-                graph.saved = len(graph.ids)
             if graph is not None:
+                self._save(key, graph)
                 with graph.lock:
                     graph.frozen = False  # searches patch it again
             with self._lock:
@@ -201,17 +192,36 @@ class GraphBuilder:
                     self._evict()
                 self._idle.notify_all()
 
+    def _save(self, key: ScopeKey, graph: Graph) -> None:
+        """Save the graph once it doubled since last saved (each size once).
+
+        Frozen or not yet shared: no search patches it meanwhile. A graph on a mapped base
+        saves only its delta and hidden ids beside the base (a small save: usearch holds the
+        GIL for all of one), once they doubled; one without saves all of it.
+        """
+        if graph.base is not None:
+            changed = graph.changed_since_base()
+            if changed and changed >= 2 * graph.delta_saved and graph.base_files is not None:
+                delta = graph.delta_ids()
+                graph_files.save_delta(
+                    self.directory, key, graph.base_files, graph.index, delta, graph.hidden
+                )
+                graph.delta_saved = changed
+        elif len(graph.ids) >= 2 * graph.saved:
+            graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
+            graph.saved = len(graph.ids)
+
     def _refresh(self, key: ScopeKey) -> Graph | None:
         """The held graph (or the saved one) brought up to date, or a new one built.
 
-        In the building thread. :meth:`_serve` saves the graph again once it holds twice what
+        In the building thread. :meth:`_save` saves the graph again once it holds twice what
         was saved (a graph following an import is written a few times, not at every catch-up).
         """
         with self._lock:
             held = self._graphs.get(key)
         if held is None and self._index_class is not None:
             saved = graph_files.read(self.directory, key)  # one behind the database, read here
-            held = None if saved is None else self._loaded(key, saved, None, None)
+            held = None if saved is None else self._loaded(key, saved)
         caught_up = None if held is None else self._catch_up(key, held)
         return caught_up if caught_up is not None else self._build(key)
 
@@ -286,7 +296,9 @@ class GraphBuilder:
         one piece at most. It is never copied whole: usearch holds the GIL for all of a copy
         (~1.2 us a vector, so every thread of the process stood still for over a second at
         10^6), and an import has its graph caught up every :data:`FOLLOW_EVERY` vectors. It
-        stays frozen until :meth:`_serve` has saved it (if it doubled).
+        stays frozen until :meth:`_serve` has saved it (if it doubled). A graph on a mapped
+        base takes what it lacks into its delta; if base and delta are then outgrown
+        (:meth:`.scope_graph.Graph.outgrown`), it is built again whole instead.
         """
         with held.lock:
             held.frozen = True
@@ -299,6 +311,8 @@ class GraphBuilder:
             _, new, gone, _ = scope_graph.followed(self._rows(), key, ids, known, now, changed)
         total = len(ids) + len(new) - len(gone)
         if total <= self.threshold or held.removed + len(gone) > total // 3:
+            return None
+        if held.outgrown(len(new) + len(gone)):
             return None
         # However many vectors are new, adding them costs less than building again: a build
         # adds the held ones too (~0.5 ms each).
