@@ -184,7 +184,8 @@ def loaded(directory: Path, index_class: Any, saved: dict[str, Any]) -> Graph | 
         hidden = np.load(directory / saved["hidden"], allow_pickle=False).astype(np.int64)
         if len(delta_ids) != len(delta):
             return None
-    ids = np.union1d(base_ids[~contains(hidden, base_ids)], delta_ids)
+    kept = base_ids[~contains(hidden, base_ids)] if len(hidden) else base_ids
+    ids = _merged(kept, delta_ids)
     return Graph(
         ids,
         delta,
@@ -199,6 +200,14 @@ def loaded(directory: Path, index_class: Any, saved: dict[str, Any]) -> Graph | 
         delta_saved=len(delta_ids) + len(hidden),
         lacking=Lacking(UNKNOWN, NO_IDS, NO_IDS, whole=False),
     )
+
+
+def _merged(ids: Ids, more: Ids) -> Ids:
+    """Two sorted id arrays as one, without sorting the first again.
+
+    (``np.union1d`` sorts both: 0.9 s for the 10^6 ids of a base, in a first search.)
+    """
+    return np.insert(ids, np.searchsorted(ids, more), more) if len(more) else ids
 
 
 def followed(
