@@ -20,15 +20,17 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   searches scan exactly until one is ready. That thread reads on a read-only connection of
   its own (:meth:`.SQLiteDatabase.reader`), so its long reads never hold the shared one. A
   built graph is saved beside the database file (:data:`.graph_files.GRAPH_DIRECTORY`) and
-  loaded by the next process's first search of the scope
-  instead of being built again (about a minute for 10^5 vectors on a busy 2-core machine, while
-  every search scanned exactly). A saved graph whose ids still sum up as the scope's do (count,
-  highest, sum and sum of squares: :func:`signature`) is mapped from its file, not read; any
-  other is read and brought up to the database by comparing its ids with the scope's, like a
-  graph after another connection's commit, so a file behind the database (or ahead of it)
-  costs a patch, never an answer. A mapped graph is copied into memory before its first patch,
-  by the building thread (usearch holds the GIL for all of a copy, a load or a save: every
-  thread of the process waits, so none is done in a search or at every catch-up).
+  used by the next process instead of being built again (about a minute for 10^5 vectors on a
+  busy 2-core machine, while every search scanned exactly). A saved graph is a read-only base
+  mapped from its file, never loaded or copied whole (usearch holds the GIL for all of a copy,
+  a load or a save: every thread of the process waits, 3-9 s for a load at 10^6); vectors
+  stored since go into a small in-memory delta beside it and the base's docs removed since are
+  hidden (:class:`.scope_graph.Graph`). The first search that finds the file maps it and uses
+  it at once, its freshness unknown: it ranks the newest :data:`RANKED_BEHIND` docs above its
+  highest id beside it, as when the log cannot tell, and the building thread compares it with
+  the scope's ids whole (no search reads the scope whole to test it), so a file behind the
+  database (or ahead of it) costs a patch, never an answer. Only the delta is saved beside
+  the base; once it outgrows a fraction of the base the graph is built again whole.
   A purge deletes the files of the scopes it touched, with their vectors.
 
 What is done to one graph (what it lacks, its patches, its candidates and their ranking, a
