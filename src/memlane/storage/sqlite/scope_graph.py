@@ -90,10 +90,14 @@ class SearchesFirst:
             yield
 
 
-DELTA_SHARE = 4
+DELTA_SHARE = 2
 """A graph on a mapped base is built again whole (in the background) once its delta and hidden
-ids pass this fraction (1/4) of the base: until then each search asks both, and only the delta
-is saved (:func:`.graph_files.save_delta`)."""
+ids pass this fraction (1/2) of the base: until then each search asks both, and only the delta
+is saved (:func:`.graph_files.save_delta`). A rebuild adds the base's vectors again, so it comes
+at most every half base of changes (at most 3 adds per vector stored, amortized); and a next
+process loads at most half a base of delta (usearch holds the GIL for a load: ~0.6 s at 10^6).
+At 1/4, a 10^5-note subject saved 13,000 behind rebuilt itself during a 10,000-note import, and
+the drain took 194 s instead of 47 (docs/benchmarks.md, ``delta37``)."""
 UNKNOWN = Position(-1, -1, 0)
 """An impossible position: the change log never tells what changed since, so a graph at it is
 compared whole (by the building thread) before it is known to be in step."""
