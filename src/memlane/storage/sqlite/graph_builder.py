@@ -220,7 +220,7 @@ class GraphBuilder:
         with self._lock:
             held = self._graphs.get(key)
         if held is None and self._index_class is not None:
-            saved = graph_files.read(self.directory, key)  # one behind the database, read here
+            saved = graph_files.read(self.directory, key)  # mapped here, then compared whole
             held = None if saved is None else self._loaded(key, saved)
         caught_up = None if held is None else self._catch_up(key, held)
         return caught_up if caught_up is not None else self._build(key)
