@@ -164,14 +164,32 @@ def test_a_restart_loads_the_saved_graph_and_brings_it_up_to_the_database(
         reopened.db.close()
 
 
-def test_a_restart_on_an_unchanged_database_maps_the_saved_graph(
+def _whole_graph_operations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every ``Index.load`` and ``Index.copy`` of usearch from now (each holds the GIL for a
+    whole graph: 4 s for a load at 10^6 vectors), by name."""
+    index_class = graph_files.usearch_index()
+    operations: list[str] = []
+    for name in ("load", "copy"):
+        original = getattr(index_class, name)
+
+        def counted(self, *args, _name=name, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+            operations.append(_name)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(index_class, name, counted)
+    return operations
+
+
+def test_a_restart_maps_the_saved_graph_and_patches_a_delta_beside_it(
     store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A saved graph whose ids sum up as the scope's is mapped, not read, and not compared.
+    """A saved graph is mapped, never loaded or copied whole, and searched at once: the first
+    search reads no whole-scope signature nor the scope's ids (the building thread compares
+    them, on its own connection). The process's writes go to a small in-memory delta beside
+    the mapped base; a forgotten doc of the base is hidden from its candidates.
 
-    The first search then reads neither the graph's file whole nor the scope's ids; the
-    process's own writes later patch a copy of it in memory (a mapped graph is read only),
-    made by the building thread, not a search (usearch holds the GIL for a whole copy).
+    Before, the first search summed up the scope's ids (1 s at 10^6), and the building thread
+    copied the mapped graph whole before its first patch (1.2 s at 10^6, the GIL held).
     """
     rng = np.random.default_rng(28)
     matrix = unit(rng, 400)
@@ -180,14 +198,24 @@ def test_a_restart_on_an_unchanged_database_maps_the_saved_graph(
     store.db.close()
     monkeypatch.setattr(ann.VectorIndexes, "_build", lambda *_: pytest.fail("built again"))
     whole = scope_graph.embedded_ids
+    searcher = threading.current_thread()
 
-    def among_only(database, key, among=None):
-        assert among is not None, "the scope's ids were compared whole"
+    def among_only(database, key, among=None):  # type: ignore[no-untyped-def]
+        if threading.current_thread() is searcher:
+            assert among is not None, "a search compared the scope's ids whole"
         return whole(database, key, among)
 
     monkeypatch.setattr(scope_graph, "embedded_ids", among_only)
+    operations = _whole_graph_operations(monkeypatch)
     reopened = SQLSummaryStore(SQLiteDatabase(path))
+    statements: list[str] = []
+    fetchone = reopened.db.fetchone
+    monkeypatch.setattr(
+        reopened.db, "fetchone", lambda sql, *a: statements.append(sql) or fetchone(sql, *a)
+    )
     try:
+        assert search(reopened, "t", "U-1", matrix[7])[0] == owners[7]
+        assert not [sql for sql in statements if "sum(" in sql], "a whole-scope signature"
         for query in [matrix[7], *unit(rng, 5)]:
             assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
         graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
@@ -203,34 +231,104 @@ def test_a_restart_on_an_unchanged_database_maps_the_saved_graph(
             expected = vectors.nearest(query, [owners[i] for i in alive], matrix[alive], 10)
             assert search(reopened, "t", "U-1", query) == expected
         assert indexes(reopened).wait(30)
-        assert not indexes(reopened)._graphs[("t", "U-1", "note", MODEL)].viewed
+        graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
+        assert graph.viewed and len(graph.index) == 20 and len(graph.hidden) == 1
+        assert operations == []
     finally:
         reopened.db.close()
 
 
-def test_a_mapped_graph_is_not_saved_again_until_it_doubles(
+def test_hidden_ids_of_the_base_do_not_use_up_the_candidates_asked(
     store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A graph mapped from its file counts as saved at its size: a few writes caught up
-    after a restart do not write all of it out again (usearch holds the GIL for a save)."""
+    """A base's nearest ids that were removed are filtered out, and more are asked instead:
+    the candidates asked for are all live ones."""
+    rng = np.random.default_rng(30)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    store.db.close()
+    reopened = SQLSummaryStore(SQLiteDatabase(path))
+    try:
+        search(reopened, "t", "U-1", matrix[0])
+        assert indexes(reopened).wait(30)
+        key = ("t", "U-1", "note", MODEL)
+        graph = indexes(reopened)._graphs[key]
+        nearest = scope_graph.candidates(graph, matrix[0], 30)
+        with graph.lock:
+            scope_graph.remove(graph, np.sort(np.asarray(nearest[:25], dtype=np.int64)))
+        found = scope_graph.candidates(graph, matrix[0], 30)
+        assert len(found) == 30 and not set(found) & set(nearest[:25])
+        assert set(nearest[25:]) <= set(found)
+        assert owners  # (the notes behind the docs)
+    finally:
+        reopened.db.close()
+
+
+def test_a_restart_saves_only_the_delta_beside_the_mapped_base(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graph mapped from its file is never saved whole again while its delta is small: the
+    delta (and the base's removed ids) is saved beside it, and the next process maps the base
+    and loads only the delta (usearch holds the GIL for all of a save or a load)."""
     rng = np.random.default_rng(29)
     matrix = unit(rng, 400)
-    add(store, "t", "U-1", matrix)
+    owners = add(store, "t", "U-1", matrix)
     built(store, "t", "U-1", matrix[0])
     store.db.close()
     saves: list[object] = []
     save = graph_files.save
     monkeypatch.setattr(graph_files, "save", lambda *a: saves.append(a[1]) or save(*a))
+    writer = SQLSummaryStore(SQLiteDatabase(path))  # writes while no graph is open
+    try:
+        more = unit(rng, 30)
+        owners += add(writer, "t", "U-1", more)
+        writer.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[5],))
+    finally:
+        writer.db.close()
+    matrix = np.vstack([matrix, more])
+    alive = [i for i in range(len(owners)) if i != 5]
+    for _ in range(2):  # the second process maps the base and loads the delta saved
+        reopened = SQLSummaryStore(SQLiteDatabase(path))
+        try:
+            search(reopened, "t", "U-1", matrix[1])
+            assert indexes(reopened).wait(30)
+            graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
+            assert graph.viewed and len(graph.ids) == 429 and len(graph.index) == 30
+            for query in [matrix[5], matrix[410], *unit(rng, 5)]:
+                expected = vectors.nearest(query, [owners[i] for i in alive], matrix[alive], 10)
+                assert search(reopened, "t", "U-1", query) == expected
+        finally:
+            reopened.db.close()
+    assert saves == []
+    (named,) = Path(f"{path}-vectors").glob("*.json")
+    assert len(graph_files.saved_files(named)) == 5
+    assert len(list(Path(f"{path}-vectors").iterdir())) == 6  # no file left behind
+
+
+def test_a_delta_outgrowing_its_base_has_the_graph_built_again_whole(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the delta passes a fraction of the mapped base, the building thread builds the
+    graph again whole (where usearch's adds release the GIL) and saves it."""
+    rng = np.random.default_rng(31)
+    matrix = unit(rng, 200)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    store.db.close()
     reopened = SQLSummaryStore(SQLiteDatabase(path))
     try:
         search(reopened, "t", "U-1", matrix[1])
-        assert indexes(reopened)._graphs[("t", "U-1", "note", MODEL)].viewed
-        add(reopened, "t", "U-1", unit(rng, 20))
-        search(reopened, "t", "U-1", matrix[2])
+        assert indexes(reopened).wait(30)
+        more = unit(rng, 200 // scope_graph.DELTA_SHARE + 10)
+        owners += add(reopened, "t", "U-1", more)
+        matrix = np.vstack([matrix, more])
+        search(reopened, "t", "U-1", matrix[1])
         assert indexes(reopened).wait(30)
         graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
-        assert len(graph.ids) == 420 and not graph.viewed
-        assert saves == []
+        assert not graph.viewed and len(graph.ids) == len(matrix)
+        for query in [matrix[210], *unit(rng, 5)]:
+            assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
     finally:
         reopened.db.close()
 

@@ -20,53 +20,47 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   searches scan exactly until one is ready. That thread reads on a read-only connection of
   its own (:meth:`.SQLiteDatabase.reader`), so its long reads never hold the shared one. A
   built graph is saved beside the database file (:data:`.graph_files.GRAPH_DIRECTORY`) and
-  loaded by the next process's first search of the scope
-  instead of being built again (about a minute for 10^5 vectors on a busy 2-core machine, while
-  every search scanned exactly). A saved graph whose ids still sum up as the scope's do (count,
-  highest, sum and sum of squares: :func:`signature`) is mapped from its file, not read; any
-  other is read and brought up to the database by comparing its ids with the scope's, like a
-  graph after another connection's commit, so a file behind the database (or ahead of it)
-  costs a patch, never an answer. A mapped graph is copied into memory before its first patch,
-  by the building thread (usearch holds the GIL for all of a copy, a load or a save: every
-  thread of the process waits, so none is done in a search or at every catch-up).
+  used by the next process instead of being built again (about a minute for 10^5 vectors on a
+  busy 2-core machine, while every search scanned exactly). A saved graph is a read-only base
+  mapped from its file, never loaded or copied whole (usearch holds the GIL for all of a copy,
+  a load or a save: every thread of the process waits, 3-9 s for a load at 10^6); vectors
+  stored since go into a small in-memory delta beside it and the base's docs removed since are
+  hidden (:class:`.scope_graph.Graph`). The first search that finds the file maps it and uses
+  it at once, its freshness unknown: it ranks the newest :data:`RANKED_BEHIND` docs above its
+  highest id beside it, as when the log cannot tell, and the building thread compares it with
+  the scope's ids whole (no search reads the scope whole to test it), so a file behind the
+  database (or ahead of it) costs a patch, never an answer. Only the delta is saved beside
+  the base; once it outgrows a fraction of the base the graph is built again whole.
   A purge deletes the files of the scopes it touched, with their vectors.
 
 What is done to one graph (what it lacks, its patches, its candidates and their ranking, a
-build) is :mod:`.scope_graph`'s; this module keeps the graphs and decides when.
+build) is :mod:`.scope_graph`'s; the building thread (builds, catch-ups, following the indexer)
+is :mod:`.graph_builder`'s; this module keeps the graphs, searches them and decides when.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
-import os
-import queue
-import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memlane.errors import StorageError
 from memlane.storage.sql.dialect import DocScope, Vector
 from memlane.storage.sqlite import graph_files, scope_graph
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
+from memlane.storage.sqlite.graph_builder import GraphBuilder
 from memlane.storage.sqlite.graph_files import usearch_index
 from memlane.storage.sqlite.graph_rows import (
-    CHUNK,
     Ids,
-    Reads,
     ScopeKey,
     Stamp,
     change_stamp,
     contains,
     embedded_count,
-    embedded_signature,
     newest_embedded,
 )
 from memlane.storage.sqlite.scope_graph import IN_STEP, NO_IDS, Graph, Lacking
@@ -100,42 +94,18 @@ what an exact scan of a scope just under :data:`THRESHOLD` reads. A graph furthe
 import outrunning its building thread) leaves its older lacking vectors to be found by their
 words until it catches up, as items not yet embedded are, instead of reading tens of thousands
 of vectors in the first recall after the import."""
-SCANNED_MAX = 20_000
-"""Most vectors of a scope a search scans exactly while the scope's graph is being built. A
-larger scope ranks its newest :data:`RANKED_BEHIND` vectors until its graph is ready, and the
-rest is found by words meanwhile, as items not yet embedded are: the exact scan of 10^6 vectors
-read a gigabyte per search (seconds) for the many minutes such a build takes."""
 FOLLOWED_MOST = RANKED_BEHIND
 """Most docs changed since a graph was last looked at that a search follows in the log
 (:meth:`VectorIndexes._behind`). More (an import just written by this connection: 35,000 docs
 at the first recall after one of 10^5 notes, read and compared in 0.25 s) are the building
 thread's to catch up with; meanwhile the search ranks the newest :data:`RANKED_BEHIND` beside
 the graph, as when the log cannot tell."""
-PATCH_PIECE = 32
-"""Vectors the building thread adds to a graph at a time, each piece under the graph's lock
-(:meth:`VectorIndexes._catch_up`): a search of the scope waits for one piece at most (~16 ms
-at ~0.5 ms a vector in a graph of 10^6; usearch releases the GIL while it adds)."""
 PREPARE_PASSES = 3
 """Most rounds of :meth:`VectorIndexes.prepare`: a graph caught up in the background holds what
 was stored when its catch-up began, so a second round patches the last few."""
-FOLLOW_EVERY = CHUNK
-"""Vectors the background indexer stores between two looks at the scopes they went to
-(:meth:`VectorIndexes.follow`): large ones get their graph built or brought up to date."""
-BUILD_NICE = 5
-"""The building thread's niceness (Linux), added to the process's: the searches it serves
-meanwhile (exact scans) get the cores first. As the indexer's worker
-(:data:`memlane.summaries.indexer.WORKER_NICE`)."""
 
 
-@dataclass(frozen=True)
-class _Follow:
-    """Docs whose vectors of ``model`` the indexer stored (:meth:`VectorIndexes.follow`)."""
-
-    model: str
-    ids: list[int]
-
-
-class VectorIndexes:
+class VectorIndexes(GraphBuilder):
     """The graphs of one SQLite database's large scopes, kept in step with it.
 
     Args:
@@ -145,7 +115,7 @@ class VectorIndexes:
     """
 
     def __init__(self, database: SQLiteDatabase, threshold: int | None = None) -> None:
-        self.db = database
+        self.db: SQLiteDatabase = database
         self.threshold = THRESHOLD if threshold is None else threshold
         self.directory = graph_files.directory_of(database)
         """Where graphs are saved and loaded (``None``: nowhere, e.g. an in-memory database)."""
@@ -153,15 +123,9 @@ class VectorIndexes:
         self._changes = DocChanges(database)
         self._graphs: OrderedDict[ScopeKey, Graph] = OrderedDict()
         self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
-        self._building: set[ScopeKey] = set()
-        self._unscanned: set[ScopeKey] = set()  # building, and past SCANNED_MAX
         self._lock = threading.Lock()
-        self._queue: queue.SimpleQueue[ScopeKey | _Follow | None] = queue.SimpleQueue()
-        self._stored: dict[str, list[int]] = {}  # model -> docs stored since the last look
-        self._worker: threading.Thread | None = None
-        self._reads: Reads | None = None  # the building thread's own connection
-        self._idle = threading.Condition(self._lock)
         self._closed = False
+        self._start_building()
 
     # -- searching ----------------------------------------------------------------------
 
@@ -194,7 +158,8 @@ class VectorIndexes:
     def _unbuilt(self, key: ScopeKey, vector: Vector, limit: int) -> list[int] | None:
         """A scope without a graph: ``None`` (scan it exactly), or its newest vectors ranked.
 
-        Only a scope past :data:`SCANNED_MAX` whose graph is being built is not scanned.
+        Only a scope past :data:`.graph_builder.SCANNED_MAX` whose graph is being built is
+        not scanned.
         """
         with self._lock:
             if key not in self._unscanned:
@@ -203,45 +168,41 @@ class VectorIndexes:
         return scope_graph.rank(self.db, key, newest.tolist(), vector, limit)
 
     def _consider(self, key: ScopeKey, stamp: Stamp) -> Graph | None:
-        """Mark a small scope as such; a large one's saved graph, loaded, or have it built."""
+        """A large scope's saved graph, mapped; else mark a small scope, or have one built.
+
+        A saved graph is used at once, its freshness unknown (:func:`.scope_graph.loaded`):
+        no search reads the scope whole to test it (1 s of a first search at 10^6 ids); the
+        building thread compares it whole, on its own connection (scheduled here).
+        """
         with self._lock:
             if key in self._building:
                 return None  # its count was taken; the graph comes
         saved = graph_files.read(self.directory, key) if self._index_class else None
-        position = self._changes.position() if saved is not None else None  # before the state
-        state = embedded_signature(self.db, key) if saved is not None else None
-        count = self._counted(key) if state is None else state[0]
+        graph = None if saved is None else self._loaded(key, saved)
+        if graph is not None and len(graph.ids) > self.threshold:
+            with self._lock:
+                if self._closed:
+                    return None
+                graph = self._graphs.setdefault(key, graph)  # unless another thread's came first
+                self._graphs.move_to_end(key)
+                self._evict()
+            self._schedule(key)  # compared whole with the scope, patched
+            return graph
+        count = self._counted(key)
         if count <= self.threshold:
             with self._lock:
                 if len(self._small) >= MAX_SMALL:
                     self._small.clear()
                 self._small[key] = stamp
             return None
-        graph = None
-        if saved is not None and state is not None and position is not None:
-            graph = self._loaded(key, saved, state, (stamp, position))
-        if graph is None:
-            self._build_soon(key, count)
-            return None
-        with self._lock:
-            if self._closed:
-                return None
-            graph = self._graphs.setdefault(key, graph)  # unless another thread's came first
-            self._graphs.move_to_end(key)
-            self._evict()
-        return graph
+        self._build_soon(key, count)
+        return None
 
-    def _loaded(
-        self,
-        key: ScopeKey,
-        saved: dict[str, Any],
-        state: tuple[int, int, int, int] | None,
-        at: tuple[Stamp, Position] | None,
-    ) -> Graph | None:
+    def _loaded(self, key: ScopeKey, saved: dict[str, Any]) -> Graph | None:
         """The scope's saved graph (:func:`.scope_graph.loaded`), if there is a readable one."""
         assert self.directory is not None
         try:
-            return scope_graph.loaded(self.directory, self._index_class, saved, state, at)
+            return scope_graph.loaded(self.directory, self._index_class, saved)
         except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
             _log.debug("saved vector graph of %s not loaded: %s", key[:3], error)
             return None
@@ -251,13 +212,11 @@ class VectorIndexes:
 
         Returns what the graph still lacks (nothing: in step), its ``new`` docs to be ranked
         beside its candidates, or ``None``: scan exactly for now. A graph more than
-        :data:`PATCH_IN_SEARCH` docs behind, or mapped from its file (it is copied into memory
-        before its first patch, and usearch holds the GIL for the whole copy), is left to the
+        :data:`PATCH_IN_SEARCH` docs behind, or not known to be in step, is left to the
         building thread (scheduled here).
         """
         lacking = self._behind(key, graph, self._changes.position())
-        mapped = graph.viewed and (len(lacking.new) or len(lacking.gone))  # a copy first
-        if len(lacking.new) > PATCH_IN_SEARCH or graph.frozen or mapped or not lacking.whole:
+        if len(lacking.new) > PATCH_IN_SEARCH or graph.frozen or not lacking.whole:
             graph.lacking = lacking
             self._schedule(key)
             return lacking
@@ -293,48 +252,13 @@ class VectorIndexes:
             return scope_graph.compared(self.db, key, graph.ids, now)
         return Lacking(now, newest, NO_IDS, whole=False)
 
-    def _catch_up(self, key: ScopeKey, held: Graph) -> Graph | None:
-        """The held graph brought up to the database in place; ``None``: build it again.
-
-        In the building thread. The graph is frozen first: searches add nothing to it any
-        more (they rank what it lacks beside it), so what it lacks is found once and added
-        :data:`PATCH_PIECE` vectors at a time, each piece under its lock: a search waits for
-        one piece at most. It is never copied whole: usearch holds the GIL for all of a copy
-        (~1.2 us a vector, so every thread of the process stood still for over a second at
-        10^6), and an import has its graph caught up every :data:`FOLLOW_EVERY` vectors. It
-        stays frozen until :meth:`_work` has saved it (if it doubled).
-        """
-        with held.lock:
-            held.frozen = True
-            known, ids = held.last_look(), held.ids  # (patches replace ``ids``, never write it)
-        stamp, now = change_stamp(self.db), self._changes.position()
-        changed = self._changes.since(known.position, now) if known.whole else None
-        if changed is None:
-            _, new, gone, _ = scope_graph.compared(self._rows(), key, ids, now)
-        else:
-            _, new, gone, _ = scope_graph.followed(self._rows(), key, ids, known, now, changed)
-        total = len(ids) + len(new) - len(gone)
-        if total <= self.threshold or held.removed + len(gone) > total // 3:
-            return None
-        # However many vectors are new, adding them costs less than building again: a build
-        # adds the held ones too (~0.5 ms each).
-        with held.lock:
-            if not self._patch(key, held, NO_IDS, gone):
-                return None
-        for start in range(0, len(new), PATCH_PIECE):
-            piece = new[start : start + PATCH_PIECE]
-            with held.lock.after_searches():  # a search waits one piece at most
-                if self._closed or not self._patch(key, held, piece, NO_IDS):
-                    return None
-        with held.lock:
-            held.stamp, held.position, held.lacking = stamp, now, None
-        return held
-
     def _patch(self, key: ScopeKey, graph: Graph, new: Ids, gone: Ids) -> bool:
         """Add ``new`` docs' vectors and remove ``gone`` ones, unless rebuilding is better.
 
         Holding the graph's lock. Docs it already holds are not added again (usearch refuses
-        a key twice), nor are docs it does not hold removed.
+        a key twice), nor are docs it does not hold removed. A graph on a mapped base takes
+        new docs into its delta and hides gone ones of its base (never a copy of the base);
+        once they outgrow the base, the building thread builds it again whole.
         """
         total = len(graph.ids) + len(new) - len(gone)
         if total <= self.threshold:
@@ -344,12 +268,10 @@ class VectorIndexes:
             self._schedule(key)  # cheaper to build again than to patch
             return False
         new, gone = new[~contains(graph.ids, new)], gone[contains(graph.ids, gone)]
-        if (len(gone) or len(new)) and graph.viewed:
-            graph.index, graph.viewed = graph.index.copy(), False  # a mapped file is read only
+        if graph.outgrown(len(new) + len(gone)):
+            self._schedule(key)  # built again whole in the background; patched meanwhile
         if len(gone):
-            graph.index.remove(gone.astype(np.uint64))
-            graph.removed += len(gone)
-            graph.ids = np.delete(graph.ids, np.searchsorted(graph.ids, gone))
+            scope_graph.remove(graph, gone)
         if len(new):
             added = scope_graph.add_vectors(self._rows(), graph, key, new)
             if added is None:
@@ -358,156 +280,6 @@ class VectorIndexes:
             graph.ids = np.insert(graph.ids, np.searchsorted(graph.ids, added), added)
         return True
 
-    # -- building -----------------------------------------------------------------------
-
-    def _schedule(self, key: ScopeKey) -> None:
-        with self._lock:
-            if key in self._building or self._closed:
-                return
-            self._building.add(key)
-            self._start_worker()
-        self._queue.put(key)
-
-    def _start_worker(self) -> None:
-        """Start the building thread unless it runs (holding ``_lock``)."""
-        if self._worker is None:
-            self._worker = threading.Thread(
-                target=self._work, name="memlane-vector-index", daemon=True
-            )
-            self._worker.start()
-
-    def _rows(self) -> Reads:
-        """Where the calling thread reads scopes: the building thread on its own connection.
-
-        Its reads (a scope's ids whole, a build's chunks, a catch-up's pieces) then never hold
-        the shared connection that searches and writes wait for; they see what was committed,
-        at least as much as the stamp taken before them on the shared one, and a graph found
-        ahead of its stamp costs nothing (the docs changed since are judged again).
-        """
-        reads = self._reads
-        return (
-            reads if reads is not None and threading.current_thread() is self._worker else self.db
-        )
-
-    def _work(self) -> None:
-        _behind_searches()
-        try:
-            self._reads = self.db.reader()
-        except StorageError as error:  # read on the shared connection instead
-            _log.debug("vector graphs read on the shared connection: %s", error)
-        try:
-            self._serve()
-        finally:
-            if self._reads is not None and self._reads is not self.db:
-                self._reads.close()
-
-    def _serve(self) -> None:
-        """Build, catch up and follow until closed (the building thread's loop)."""
-        while (key := self._queue.get()) is not None:
-            if isinstance(key, _Follow):
-                self._follow_scopes(key)
-                continue
-            try:
-                graph = self._refresh(key)  # caught up in place, or built again
-            except StorageError as error:  # the database closed or failed: scan exactly
-                _log.debug("vector graph of %s not built: %s", key[:3], error)
-                graph = None
-            except Exception:  # a bug must not stop the worker; the scope is scanned instead
-                _log.exception("vector graph of %s not built", key[:3])
-                graph = None
-            if graph is not None and len(graph.ids) >= 2 * graph.saved:  # (each size once)
-                # Frozen or not yet shared: no search patches it meanwhile.
-                graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
-                graph.saved = len(graph.ids)
-            if graph is not None:
-                with graph.lock:
-                    graph.frozen = False  # searches patch it again
-            with self._lock:
-                self._building.discard(key)
-                self._unscanned.discard(key)
-                if graph is not None and not self._closed:
-                    self._graphs.pop(key, None)
-                    self._graphs[key] = graph  # the most recently used
-                    self._small.pop(key, None)
-                    self._evict()
-                self._idle.notify_all()
-
-    def _refresh(self, key: ScopeKey) -> Graph | None:
-        """The held graph (or the saved one) brought up to date, or a new one built.
-
-        In the building thread. :meth:`_work` saves the graph again once it holds twice what
-        was saved (a graph following an import is written a few times, not at every catch-up).
-        """
-        with self._lock:
-            held = self._graphs.get(key)
-        if held is None and self._index_class is not None:
-            saved = graph_files.read(self.directory, key)  # one behind the database, read here
-            held = None if saved is None else self._loaded(key, saved, None, None)
-        caught_up = None if held is None else self._catch_up(key, held)
-        return caught_up if caught_up is not None else self._build(key)
-
-    def follow(self, model: str, doc_ids: Sequence[int]) -> None:
-        """The background indexer stored vectors of ``model`` for these docs.
-
-        Every :data:`FOLLOW_EVERY` of them, the building thread looks at the subject scopes
-        they went to: one past :data:`THRESHOLD` without a graph gets one built, a held graph
-        is brought up to date. So a search right after an import finds a graph (nearly) in
-        step instead of scanning every vector of the subject.
-        """
-        if self._index_class is None or self._closed:
-            return
-        with self._lock:
-            stored = self._stored.setdefault(model, [])
-            stored.extend(doc_ids)
-            if len(stored) < FOLLOW_EVERY:
-                return
-            del self._stored[model]
-            self._start_worker()
-        self._queue.put(_Follow(model, stored))
-
-    def _follow_scopes(self, follow: _Follow) -> None:
-        """Build or bring up to date the graphs of the scopes ``follow`` went to.
-
-        A subject's graph is built once it passes the threshold; a tenant-wide one is kept up
-        to date once a search had it built (it is large, and few tenants are searched whole).
-        """
-        try:
-            rows = self._rows().fetchall(
-                "SELECT DISTINCT tenant, subject, kind FROM search_docs "
-                "WHERE id IN (SELECT value FROM json_each(%(ids)s)) AND subject IS NOT NULL",
-                {"ids": json.dumps(list(follow.ids))},
-            )
-            subjects = [(tenant, subject, kind, follow.model) for tenant, subject, kind in rows]
-            tenants = {(tenant, None, kind, follow.model): None for tenant, _, kind in rows}
-            for key in [*subjects, *tenants]:
-                with self._lock:
-                    if key in self._building:
-                        continue
-                    held = key in self._graphs
-                if held:
-                    self._schedule(key)
-                elif key[1] is not None and (count := self._counted(key)) > self.threshold:
-                    self._build_soon(key, count)
-        except StorageError as error:  # the database closed or failed: searches decide
-            _log.debug("vector graphs not followed: %s", error)
-
-    def _counted(self, key: ScopeKey) -> int:
-        """The scope's embedded vectors, counted only as far as deciding on it needs."""
-        return embedded_count(self._rows(), key, max(self.threshold, SCANNED_MAX) + 1)
-
-    def _build_soon(self, key: ScopeKey, count: int) -> None:
-        """Have a graph built for a scope of ``count`` vectors that has none.
-
-        Past :data:`SCANNED_MAX` it is marked first as not to be scanned: until the graph is
-        ready a search ranks its newest vectors instead (:meth:`_unbuilt`), whether a search
-        or the indexer (:meth:`_follow_scopes`) asked for the build; else every recall of an
-        imported 10^5-note subject scanned all its vectors until then.
-        """
-        if count > SCANNED_MAX:
-            with self._lock:
-                self._unscanned.add(key)
-        self._schedule(key)
-
     def _evict(self) -> None:
         """Drop the least recently used graphs past the limits (holding ``_lock``)."""
         while len(self._graphs) > 1 and (
@@ -515,11 +287,6 @@ class VectorIndexes:
             or sum(len(graph.ids) for graph in self._graphs.values()) > MAX_GRAPH_VECTORS
         ):
             self._graphs.popitem(last=False)
-
-    def _build(self, key: ScopeKey) -> Graph | None:
-        """A new graph of the scope (:func:`.scope_graph.build`), stopped if this closes."""
-        at = change_stamp(self.db), self._changes.position()
-        return scope_graph.build(self._rows(), self._index_class, key, at, lambda: self._closed)
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -565,7 +332,9 @@ class VectorIndexes:
         if building:
             return True  # caught up or built from what was stored when it began: look again
         if graph is None:
-            return self._consider(key, stamp) is None
+            graph = self._consider(key, stamp)
+            if graph is None:
+                return True
         with graph.lock:  # a graph built before the backlog drained misses its vectors:
             if graph.stamp == stamp:  # patched now, or brought up to date (waited for)
                 return False
@@ -609,16 +378,5 @@ class VectorIndexes:
         """Stop building and forget every graph (before the connection closes)."""
         with self._lock:
             self._closed = True
-            worker = self._worker
-        if worker is not None:
-            self._queue.put(None)
-            worker.join()
+        self._stop_building()
         self.drop(lambda key: True)
-
-
-def _behind_searches() -> None:
-    """Lower the calling thread's CPU priority by :data:`BUILD_NICE` (Linux only)."""
-    if sys.platform == "linux" and BUILD_NICE > 0:
-        me = threading.get_native_id()
-        with contextlib.suppress(OSError):  # not allowed: run as it is
-            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + BUILD_NICE)

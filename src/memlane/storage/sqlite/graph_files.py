@@ -1,8 +1,10 @@
 """Saved search graphs of SQLite's large scopes: one ``.json`` per scope naming its files.
 
 The files of :mod:`.ann`'s graphs, kept beside the database (:data:`GRAPH_DIRECTORY`): a
-``.usearch`` graph and the ``.npy`` of its doc ids, named by the scope's ``.json``, which is
-replaced in one step so that a reader sees the old pair or the new one, never a mix.
+``.usearch`` graph and the ``.npy`` of its doc ids (the base a next process maps), and, once
+vectors were added or removed since, a small delta beside it (its graph, its ids, the base's
+ids removed), named by the scope's ``.json``, which is replaced in one step so that a reader
+sees the old files or the new ones, never a mix.
 """
 
 from __future__ import annotations
@@ -33,7 +35,11 @@ EXPANSION_SEARCH = 128
 """Search width (at least twice the candidates asked): recall@10 0.9995 there at 256."""
 GRAPH_DIRECTORY = "-vectors"
 """Appended to a database file's path: the directory its saved graphs are kept in (one
-``.json`` per scope naming its ``.usearch`` graph and ``.npy`` ids)."""
+``.json`` per scope naming its ``.usearch`` graph and ``.npy`` ids, and a delta's files)."""
+SAVED_PARTS = ("graph", "ids", "delta", "delta_ids", "hidden")
+"""The files a scope's ``.json`` may name: a graph and its ids (every file has them) and,
+saved beside that graph as its base, the delta added since, its ids and the base's ids
+removed since (:func:`save_delta`; a file saved before had none)."""
 
 
 def read(directory: Path | None, key: ScopeKey) -> dict[str, Any] | None:
@@ -83,6 +89,52 @@ def save(directory: Path | None, key: ScopeKey, index: Any, ids: Ids, dims: int)
         _log.warning("vector graph of %s not saved: %s", key[:3], error)
 
 
+def save_delta(
+    directory: Path | None,
+    key: ScopeKey,
+    base: tuple[str, str],
+    index: Any,
+    ids: Ids,
+    hidden: Ids,
+) -> None:
+    """Save what a graph on a mapped base holds beyond it, beside the base (best effort).
+
+    ``base``: the names of the saved graph and ids it was read from; ``index`` and ``ids``:
+    its delta; ``hidden``: the base's ids removed since. The scope's ``.json`` keeps naming
+    the base and names the new delta files too; nothing is written if the ``.json`` names
+    another base by now (another process saved the graph whole).
+    """
+    if directory is None:
+        return
+    name = scope_name(key)
+    version = f"{name}-{uuid.uuid4().hex[:12]}"
+    named = directory / f"{name}.json"
+    try:
+        saved = json.loads(named.read_text())
+        if (saved.get("graph"), saved.get("ids")) != base:
+            return
+        old = [file for file in saved_files(named) if file.name not in base]
+        index.save(str(directory / f"{version}-delta.usearch"))
+        np.save(directory / f"{version}-delta.npy", ids, allow_pickle=False)
+        np.save(directory / f"{version}-hidden.npy", hidden, allow_pickle=False)
+        temporary = directory / f"{version}.json"
+        temporary.write_text(
+            json.dumps(
+                {
+                    **saved,
+                    "delta": f"{version}-delta.usearch",
+                    "delta_ids": f"{version}-delta.npy",
+                    "hidden": f"{version}-hidden.npy",
+                }
+            )
+        )
+        os.replace(temporary, named)
+        for file in old:
+            file.unlink(missing_ok=True)
+    except (OSError, RuntimeError, ValueError) as error:
+        _log.warning("vector graph of %s not saved: %s", key[:3], error)
+
+
 def delete(directory: Path | None, which: Any) -> None:
     """Delete the saved graphs whose scope key ``which(key)`` accepts."""
     if directory is None or not directory.is_dir():
@@ -113,10 +165,10 @@ def scope_name(key: ScopeKey) -> str:
 
 
 def saved_files(named: Path) -> list[Path]:
-    """The graph and ids files a scope's ``.json`` names (none if it cannot be read)."""
+    """The files a scope's ``.json`` names: graph, ids, and a delta's (none if unreadable)."""
     try:
         saved = json.loads(named.read_text())
-        return [named.parent / saved["graph"], named.parent / saved["ids"]]
+        return [named.parent / saved[part] for part in SAVED_PARTS if part in saved]
     except (OSError, ValueError, KeyError, TypeError):
         return []
 

@@ -30,7 +30,6 @@ from memlane.storage.sqlite.graph_rows import (
     embedded_ids,
     highest_embedded,
     scope_sql,
-    signature,
     vector_chunk,
     vectors_of,
 )
@@ -91,66 +90,128 @@ class SearchesFirst:
             yield
 
 
+DELTA_SHARE = 2
+"""A graph on a mapped base is built again whole (in the background) once its delta and hidden
+ids pass this fraction (1/2) of the base: until then each search asks both, and only the delta
+is saved (:func:`.graph_files.save_delta`). A rebuild adds the base's vectors again, so it comes
+at most every half base of changes (at most 3 adds per vector stored, amortized); and a next
+process loads at most half a base of delta (usearch holds the GIL for a load: ~0.6 s at 10^6).
+At 1/4, a 10^5-note subject saved 13,000 behind rebuilt itself during a 10,000-note import, and
+the drain took 194 s instead of 47 (docs/benchmarks.md, ``delta37``)."""
+UNKNOWN = Position(-1, -1, 0)
+"""An impossible position: the change log never tells what changed since, so a graph at it is
+compared whole (by the building thread) before it is known to be in step."""
+
+
 @dataclass
 class Graph:
-    """One scope's HNSW graph and the doc ids in it, as of ``stamp``."""
+    """One scope's HNSW graph and the doc ids in it, as of ``stamp``.
+
+    A graph read from its file is a read-only **base** mapped from the file (``base``, never
+    loaded or copied whole: usearch holds the GIL for all of a load or a copy) and a small
+    in-memory ``index`` of the vectors added since (the **delta**); the base's ids removed
+    since are ``hidden``. A graph built in this process has no base: ``index`` is all of it.
+    """
 
     ids: Ids
+    """Every doc id it holds, sorted (the base's not hidden, and the delta's)."""
     index: Any  # usearch.index.Index
     dims: int
     stamp: Stamp | None
     position: Position
     removed: int = 0
     lock: SearchesFirst = field(default_factory=SearchesFirst)
-    viewed: bool = False
-    """``index`` maps a saved file (read only): it is copied into memory before a patch."""
+    base: Any = None
+    """The saved graph mapped from its file (read only), or ``None``."""
+    base_ids: Ids = field(default_factory=lambda: NO_IDS)
+    """The ids of ``base``, sorted."""
+    hidden: Ids = field(default_factory=lambda: NO_IDS)
+    """Ids of ``base`` removed since it was saved, sorted: filtered out of its candidates."""
+    base_files: tuple[str, str] | None = None
+    """The file names of ``base`` and its ids (what a delta is saved beside)."""
     frozen: bool = False
     """The building thread is bringing it up to date (``VectorIndexes._catch_up``): no search
     adds to it."""
     saved: int = 0
-    """How many ids it held when it was last saved (or read from its file)."""
+    """How many ids it held when it was last saved whole (or read from its file)."""
+    delta_saved: int = 0
+    """How many delta and hidden ids were saved beside its base (or read from its files)."""
     lacking: Lacking | None = None
     """What a search last found it lacks, while it is behind: the next search reads only the
     docs changed since, not the scope's ids again."""
+
+    @property
+    def viewed(self) -> bool:
+        """Whether it searches a base mapped from a saved file."""
+        return self.base is not None
 
     def last_look(self) -> Lacking:
         """What it lacked when last looked at (nothing, as of its own position, if never)."""
         return self.lacking or Lacking(self.position, NO_IDS, NO_IDS)
 
+    def changed_since_base(self) -> int:
+        """Delta and hidden ids: how far it is from its base (0 without one)."""
+        return len(self.index) + len(self.hidden) if self.base is not None else 0
 
-def loaded(
-    directory: Path,
-    index_class: Any,
-    saved: dict[str, Any],
-    state: tuple[int, int, int, int] | None,
-    at: tuple[Stamp, Position] | None,
-) -> Graph | None:
-    """A scope's graph saved in ``directory`` (``saved``: its file names), or ``None``.
+    def outgrown(self, more: int = 0) -> bool:
+        """Whether, ``more`` changes on, building it again whole beats its base and delta."""
+        if self.base is None:
+            return False
+        return self.changed_since_base() + more > len(self.base_ids) // DELTA_SHARE
 
-    When the scope's embedded ids (``state``: :func:`.graph_rows.embedded_signature`, read
-    after the database was at ``at``) still sum up as the saved ones did (:func:`signature`),
-    the file is mapped, not read (a 10^5-vector graph: about 1 ms instead of 0.3 s), and is
-    in step as of now. A file behind the database is read whole only without a ``state``:
-    by the building thread, which brings it up to date as a catch-up does, while searches
-    treat the scope as one whose graph is being built (reading 10^6 vectors' graph took 4 s
-    of a first search). Raises what reading a damaged or missing file raises.
+    def delta_ids(self) -> Ids:
+        """The ids of its delta (all it holds without a base)."""
+        if self.base is None:
+            return self.ids
+        return self.ids[~(contains(self.base_ids, self.ids) & ~contains(self.hidden, self.ids))]
+
+
+def loaded(directory: Path, index_class: Any, saved: dict[str, Any]) -> Graph | None:
+    """A scope's graph saved in ``directory`` (``saved``: its ``.json``), or ``None``.
+
+    The base is mapped from its file, never read (a 10^5-vector graph: about 1 ms instead of
+    0.3 s; 10^6: 4 s, holding the GIL); a delta saved beside it is loaded (it is small). The
+    graph's freshness is unknown: searches rank the newest docs above its highest id beside
+    it, and the building thread compares it whole with the scope. Raises what reading a
+    damaged or missing file raises.
     """
     dims = int(saved["dims"])
-    ids = np.load(directory / saved["ids"], allow_pickle=False).astype(np.int64)
-    in_step = saved.get("signature") == list(signature(ids)) == list(state or ())
-    if state is not None and not in_step:
+    base_ids = np.load(directory / saved["ids"], allow_pickle=False).astype(np.int64)
+    base = new_graph(index_class, dims)
+    base.view(str(directory / saved["graph"]))
+    if len(base_ids) != len(base):
         return None
-    index = new_graph(index_class, dims)
-    if in_step:
-        index.view(str(directory / saved["graph"]))
-    else:
-        index.load(str(directory / saved["graph"]))
-    if len(ids) != len(index):
-        return None
-    if in_step and at is not None:
-        return Graph(ids, index, dims, *at, viewed=True, saved=len(ids))  # patched from ``at``
-    # An impossible position: its catch-up compares the scope's ids whole.
-    return Graph(ids, index, dims, None, Position(-1, -1, 0), saved=len(ids))
+    delta, delta_ids, hidden = new_graph(index_class, dims), NO_IDS, NO_IDS
+    if saved.get("delta"):  # (an older file has none)
+        delta.load(str(directory / saved["delta"]))
+        delta_ids = np.load(directory / saved["delta_ids"], allow_pickle=False).astype(np.int64)
+        hidden = np.load(directory / saved["hidden"], allow_pickle=False).astype(np.int64)
+        if len(delta_ids) != len(delta):
+            return None
+    kept = base_ids[~contains(hidden, base_ids)] if len(hidden) else base_ids
+    ids = _merged(kept, delta_ids)
+    return Graph(
+        ids,
+        delta,
+        dims,
+        None,
+        UNKNOWN,
+        base=base,
+        base_ids=base_ids,
+        hidden=hidden,
+        base_files=(str(saved["graph"]), str(saved["ids"])),
+        saved=len(base_ids),
+        delta_saved=len(delta_ids) + len(hidden),
+        lacking=Lacking(UNKNOWN, NO_IDS, NO_IDS, whole=False),
+    )
+
+
+def _merged(ids: Ids, more: Ids) -> Ids:
+    """Two sorted id arrays as one, without sorting the first again.
+
+    (``np.union1d`` sorts both: 0.9 s for the 10^6 ids of a base, in a first search.)
+    """
+    return np.insert(ids, np.searchsorted(ids, more), more) if len(more) else ids
 
 
 def followed(
@@ -188,12 +249,61 @@ def add_vectors(db: Reads, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
     return added
 
 
+def remove(graph: Graph, gone: Ids) -> None:
+    """Take docs ``gone`` (all held) out of the graph: hidden in its base, or removed."""
+    in_delta = gone
+    if graph.base is not None:
+        in_base = contains(graph.base_ids, gone) & ~contains(graph.hidden, gone)
+        graph.hidden = np.union1d(graph.hidden, gone[in_base])
+        in_delta = gone[~in_base]
+    if len(in_delta):
+        graph.index.remove(in_delta.astype(np.uint64))
+    graph.removed += len(gone)
+    graph.ids = np.delete(graph.ids, np.searchsorted(graph.ids, gone))
+
+
 def candidates(graph: Graph, vector: Vector, count: int) -> list[int]:
-    """The ``count`` doc ids the graph finds nearest (at most all it holds)."""
+    """The ``count`` doc ids the graph finds nearest (at most all it holds).
+
+    A base and its delta are both asked, and their matches merged by distance.
+    """
     count = min(len(graph.ids), count)
-    graph.index.expansion_search = max(EXPANSION_SEARCH, 2 * count)  # not below count
-    matches = graph.index.search(vector.astype(np.float32), count, threads=1)
-    return [int(k) for k in np.asarray(matches.keys).reshape(-1)]
+    if count <= 0:
+        return []
+    query = vector.astype(np.float32)
+    found = _searched(graph.index, query, min(len(graph.index), count))
+    if graph.base is not None:
+        found += _unhidden(graph, query, count)
+    found.sort()
+    return [key for _, key in found[:count]]
+
+
+def _unhidden(graph: Graph, query: Vector, count: int) -> list[tuple[float, int]]:
+    """The base's ``count`` nearest that are not hidden: more are asked while some were."""
+    most = min(len(graph.base_ids), count + len(graph.hidden))
+    asked = min(most, count + min(len(graph.hidden), count))
+    while True:
+        found = _searched(graph.base, query, asked)
+        kept = [pair for pair in found if not _hides(graph.hidden, pair[1])]
+        if len(kept) >= count or asked >= most:
+            return kept[:count]
+        asked = min(most, 2 * asked)
+
+
+def _hides(hidden: Ids, key: int) -> bool:
+    at = int(np.searchsorted(hidden, key))
+    return at < len(hidden) and int(hidden[at]) == key
+
+
+def _searched(index: Any, query: Vector, count: int) -> list[tuple[float, int]]:
+    """``(distance, id)`` of the ``count`` nearest in one usearch index."""
+    if count <= 0:
+        return []
+    index.expansion_search = max(EXPANSION_SEARCH, 2 * count)  # not below count
+    matches = index.search(query, count, threads=1)
+    keys = np.asarray(matches.keys).reshape(-1)
+    distances = np.asarray(matches.distances).reshape(-1)
+    return [(float(d), int(k)) for d, k in zip(distances, keys, strict=True)]
 
 
 def rank(db: Reads, key: ScopeKey, docs: Sequence[int], vector: Vector, limit: int) -> list[int]:

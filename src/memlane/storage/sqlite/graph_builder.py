@@ -1,0 +1,342 @@
+"""The building thread of SQLite's vector graphs: builds, catch-ups, following the indexer.
+
+:class:`GraphBuilder` is the side of :class:`.ann.VectorIndexes` that runs in the background
+(the searching side and the lifecycle are :mod:`.ann`'s). One thread per database builds a
+scope's graph from its rows, brings a held or saved graph up to the database in place, a piece
+at a time, saves it, and looks at the scopes the background indexer stored vectors to. It reads
+on a read-only connection of its own (:meth:`.SQLiteDatabase.reader`).
+
+The seam: the building side uses of the searching side only what :class:`GraphBuilder`
+declares (the graphs held, ``_patch``, ``_loaded``, ``_evict``); the searching side asks it to
+``_schedule`` a scope, ``_build_soon`` a large one, count one (``_counted``), or where the
+calling thread reads (``_rows``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import queue
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlane.errors import StorageError
+from memlane.storage.sqlite import graph_files, scope_graph
+from memlane.storage.sqlite.doc_changes import DocChanges
+from memlane.storage.sqlite.graph_rows import (
+    CHUNK,
+    Ids,
+    Reads,
+    ScopeKey,
+    Stamp,
+    change_stamp,
+    embedded_count,
+)
+from memlane.storage.sqlite.scope_graph import NO_IDS, Graph
+
+if TYPE_CHECKING:
+    from memlane.storage.sqlite.database import SQLiteDatabase
+
+_log = logging.getLogger("memlane.storage.sqlite.ann")
+
+SCANNED_MAX = 20_000
+"""Most vectors of a scope a search scans exactly while the scope's graph is being built. A
+larger scope ranks its newest :data:`.ann.RANKED_BEHIND` vectors until its graph is ready, and the
+rest is found by words meanwhile, as items not yet embedded are: the exact scan of 10^6 vectors
+read a gigabyte per search (seconds) for the many minutes such a build takes."""
+PATCH_PIECE = 32
+"""Vectors the building thread adds to a graph at a time, each piece under the graph's lock
+(:meth:`GraphBuilder._catch_up`): a search of the scope waits for one piece at most (~16 ms
+at ~0.5 ms a vector in a graph of 10^6; usearch releases the GIL while it adds)."""
+FOLLOW_EVERY = CHUNK
+"""Vectors the background indexer stores between two looks at the scopes they went to
+(:meth:`GraphBuilder.follow`): large ones get their graph built or brought up to date."""
+BUILD_NICE = 5
+"""The building thread's niceness (Linux), added to the process's: the searches it serves
+meanwhile (exact scans) get the cores first. As the indexer's worker
+(:data:`memlane.summaries.indexer.WORKER_NICE`)."""
+
+
+@dataclass(frozen=True)
+class _Follow:
+    """Docs whose vectors of ``model`` the indexer stored (:meth:`GraphBuilder.follow`)."""
+
+    model: str
+    ids: list[int]
+
+
+class GraphBuilder:
+    """The building thread's side of a database's vector graphs (:class:`.ann.VectorIndexes`).
+
+    Its state is the thread, its queue and connection, and which scopes are being built; what
+    it reads and replaces of the searching side is declared here.
+    """
+
+    # -- the searching side, as the building thread uses it ---------------------------------
+
+    db: SQLiteDatabase
+    threshold: int
+    directory: Path | None
+    _index_class: Any
+    _changes: DocChanges
+    _graphs: OrderedDict[ScopeKey, Graph]
+    _small: dict[ScopeKey, Stamp]
+    _lock: threading.Lock
+    _closed: bool
+
+    def _patch(self, key: ScopeKey, graph: Graph, new: Ids, gone: Ids) -> bool:
+        """Add and remove docs of a held graph (:meth:`.ann.VectorIndexes._patch`)."""
+        raise NotImplementedError
+
+    def _loaded(self, key: ScopeKey, saved: dict[str, Any]) -> Graph | None:
+        """The scope's saved graph (:meth:`.ann.VectorIndexes._loaded`)."""
+        raise NotImplementedError
+
+    def _evict(self) -> None:
+        """Drop graphs past the limits (:meth:`.ann.VectorIndexes._evict`)."""
+        raise NotImplementedError
+
+    def _start_building(self) -> None:
+        """The building side's state (after ``_lock`` is set): no thread until one is needed."""
+        self._building: set[ScopeKey] = set()
+        self._unscanned: set[ScopeKey] = set()  # building, and past SCANNED_MAX
+        self._queue: queue.SimpleQueue[ScopeKey | _Follow | None] = queue.SimpleQueue()
+        self._stored: dict[str, list[int]] = {}  # model -> docs stored since the last look
+        self._worker: threading.Thread | None = None
+        self._reads: Reads | None = None  # the building thread's own connection
+        self._idle = threading.Condition(self._lock)
+
+    def _stop_building(self) -> None:
+        """End the building thread, if it runs (``_closed`` set first)."""
+        with self._lock:
+            worker = self._worker
+        if worker is not None:
+            self._queue.put(None)
+            worker.join()
+
+    # -- building -------------------------------------------------------------------------
+
+    def _schedule(self, key: ScopeKey) -> None:
+        with self._lock:
+            if key in self._building or self._closed:
+                return
+            self._building.add(key)
+            self._start_worker()
+        self._queue.put(key)
+
+    def _start_worker(self) -> None:
+        """Start the building thread unless it runs (holding ``_lock``)."""
+        if self._worker is None:
+            self._worker = threading.Thread(
+                target=self._work, name="memlane-vector-index", daemon=True
+            )
+            self._worker.start()
+
+    def _rows(self) -> Reads:
+        """Where the calling thread reads scopes: the building thread on its own connection.
+
+        Its reads (a scope's ids whole, a build's chunks, a catch-up's pieces) then never hold
+        the shared connection that searches and writes wait for; they see what was committed,
+        at least as much as the stamp taken before them on the shared one, and a graph found
+        ahead of its stamp costs nothing (the docs changed since are judged again).
+        """
+        reads = self._reads
+        return (
+            reads if reads is not None and threading.current_thread() is self._worker else self.db
+        )
+
+    def _work(self) -> None:
+        _behind_searches()
+        try:
+            self._reads = self.db.reader()
+        except StorageError as error:  # read on the shared connection instead
+            _log.debug("vector graphs read on the shared connection: %s", error)
+        try:
+            self._serve()
+        finally:
+            if self._reads is not None and self._reads is not self.db:
+                self._reads.close()
+
+    def _serve(self) -> None:
+        """Build, catch up and follow until closed (the building thread's loop)."""
+        while (key := self._queue.get()) is not None:
+            if isinstance(key, _Follow):
+                self._follow_scopes(key)
+                continue
+            try:
+                graph = self._refresh(key)  # caught up in place, or built again
+            except StorageError as error:  # the database closed or failed: scan exactly
+                _log.debug("vector graph of %s not built: %s", key[:3], error)
+                graph = None
+            except Exception:  # a bug must not stop the worker; the scope is scanned instead
+                _log.exception("vector graph of %s not built", key[:3])
+                graph = None
+            if graph is not None:
+                self._save(key, graph)
+                with graph.lock:
+                    graph.frozen = False  # searches patch it again
+            with self._lock:
+                self._building.discard(key)
+                self._unscanned.discard(key)
+                if graph is not None and not self._closed:
+                    self._graphs.pop(key, None)
+                    self._graphs[key] = graph  # the most recently used
+                    self._small.pop(key, None)
+                    self._evict()
+                self._idle.notify_all()
+
+    def _save(self, key: ScopeKey, graph: Graph) -> None:
+        """Save the graph once it doubled since last saved (each size once).
+
+        Frozen or not yet shared: no search patches it meanwhile. A graph on a mapped base
+        saves only its delta and hidden ids beside the base (a small save: usearch holds the
+        GIL for all of one), once they doubled; one without saves all of it.
+        """
+        if graph.base is not None:
+            changed = graph.changed_since_base()
+            if changed and changed >= 2 * graph.delta_saved and graph.base_files is not None:
+                delta = graph.delta_ids()
+                graph_files.save_delta(
+                    self.directory, key, graph.base_files, graph.index, delta, graph.hidden
+                )
+                graph.delta_saved = changed
+        elif len(graph.ids) >= 2 * graph.saved:
+            graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
+            graph.saved = len(graph.ids)
+
+    def _refresh(self, key: ScopeKey) -> Graph | None:
+        """The held graph (or the saved one) brought up to date, or a new one built.
+
+        In the building thread. :meth:`_save` saves the graph again once it holds twice what
+        was saved (a graph following an import is written a few times, not at every catch-up).
+        """
+        with self._lock:
+            held = self._graphs.get(key)
+        if held is None and self._index_class is not None:
+            saved = graph_files.read(self.directory, key)  # mapped here, then compared whole
+            held = None if saved is None else self._loaded(key, saved)
+        caught_up = None if held is None else self._catch_up(key, held)
+        return caught_up if caught_up is not None else self._build(key)
+
+    def follow(self, model: str, doc_ids: Sequence[int]) -> None:
+        """The background indexer stored vectors of ``model`` for these docs.
+
+        Every :data:`FOLLOW_EVERY` of them, the building thread looks at the subject scopes
+        they went to: one past :data:`THRESHOLD` without a graph gets one built, a held graph
+        is brought up to date. So a search right after an import finds a graph (nearly) in
+        step instead of scanning every vector of the subject.
+        """
+        if self._index_class is None or self._closed:
+            return
+        with self._lock:
+            stored = self._stored.setdefault(model, [])
+            stored.extend(doc_ids)
+            if len(stored) < FOLLOW_EVERY:
+                return
+            del self._stored[model]
+            self._start_worker()
+        self._queue.put(_Follow(model, stored))
+
+    def _follow_scopes(self, follow: _Follow) -> None:
+        """Build or bring up to date the graphs of the scopes ``follow`` went to.
+
+        A subject's graph is built once it passes the threshold; a tenant-wide one is kept up
+        to date once a search had it built (it is large, and few tenants are searched whole).
+        """
+        try:
+            rows = self._rows().fetchall(
+                "SELECT DISTINCT tenant, subject, kind FROM search_docs "
+                "WHERE id IN (SELECT value FROM json_each(%(ids)s)) AND subject IS NOT NULL",
+                {"ids": json.dumps(list(follow.ids))},
+            )
+            subjects = [(tenant, subject, kind, follow.model) for tenant, subject, kind in rows]
+            tenants = {(tenant, None, kind, follow.model): None for tenant, _, kind in rows}
+            for key in [*subjects, *tenants]:
+                with self._lock:
+                    if key in self._building:
+                        continue
+                    held = key in self._graphs
+                if held:
+                    self._schedule(key)
+                elif key[1] is not None and (count := self._counted(key)) > self.threshold:
+                    self._build_soon(key, count)
+        except StorageError as error:  # the database closed or failed: searches decide
+            _log.debug("vector graphs not followed: %s", error)
+
+    def _counted(self, key: ScopeKey) -> int:
+        """The scope's embedded vectors, counted only as far as deciding on it needs."""
+        return embedded_count(self._rows(), key, max(self.threshold, SCANNED_MAX) + 1)
+
+    def _build_soon(self, key: ScopeKey, count: int) -> None:
+        """Have a graph built for a scope of ``count`` vectors that has none.
+
+        Past :data:`SCANNED_MAX` it is marked first as not to be scanned: until the graph is
+        ready a search ranks its newest vectors instead (``VectorIndexes._unbuilt``), whether
+        a search or the indexer (:meth:`_follow_scopes`) asked for the build; else every
+        recall of an imported 10^5-note subject scanned all its vectors until then.
+        """
+        if count > SCANNED_MAX:
+            with self._lock:
+                self._unscanned.add(key)
+        self._schedule(key)
+
+    def _catch_up(self, key: ScopeKey, held: Graph) -> Graph | None:
+        """The held graph brought up to the database in place; ``None``: build it again.
+
+        In the building thread. The graph is frozen first: searches add nothing to it any
+        more (they rank what it lacks beside it), so what it lacks is found once and added
+        :data:`PATCH_PIECE` vectors at a time, each piece under its lock: a search waits for
+        one piece at most. It is never copied whole: usearch holds the GIL for all of a copy
+        (~1.2 us a vector, so every thread of the process stood still for over a second at
+        10^6), and an import has its graph caught up every :data:`FOLLOW_EVERY` vectors. It
+        stays frozen until :meth:`_serve` has saved it (if it doubled). A graph on a mapped
+        base takes what it lacks into its delta; if base and delta are then outgrown
+        (:meth:`.scope_graph.Graph.outgrown`), it is built again whole instead.
+        """
+        with held.lock:
+            held.frozen = True
+            known, ids = held.last_look(), held.ids  # (patches replace ``ids``, never write it)
+        stamp, now = change_stamp(self.db), self._changes.position()
+        changed = self._changes.since(known.position, now) if known.whole else None
+        if changed is None:
+            _, new, gone, _ = scope_graph.compared(self._rows(), key, ids, now)
+        else:
+            _, new, gone, _ = scope_graph.followed(self._rows(), key, ids, known, now, changed)
+        total = len(ids) + len(new) - len(gone)
+        if total <= self.threshold or held.removed + len(gone) > total // 3:
+            return None
+        if held.outgrown(len(new) + len(gone)):
+            return None
+        # However many vectors are new, adding them costs less than building again: a build
+        # adds the held ones too (~0.5 ms each).
+        with held.lock:
+            if not self._patch(key, held, NO_IDS, gone):
+                return None
+        for start in range(0, len(new), PATCH_PIECE):
+            piece = new[start : start + PATCH_PIECE]
+            with held.lock.after_searches():  # a search waits one piece at most
+                if self._closed or not self._patch(key, held, piece, NO_IDS):
+                    return None
+        with held.lock:
+            held.stamp, held.position, held.lacking = stamp, now, None
+        return held
+
+    def _build(self, key: ScopeKey) -> Graph | None:
+        """A new graph of the scope (:func:`.scope_graph.build`), stopped if this closes."""
+        at = change_stamp(self.db), self._changes.position()
+        return scope_graph.build(self._rows(), self._index_class, key, at, lambda: self._closed)
+
+
+def _behind_searches() -> None:
+    """Lower the calling thread's CPU priority by :data:`BUILD_NICE` (Linux only)."""
+    if sys.platform == "linux" and BUILD_NICE > 0:
+        me = threading.get_native_id()
+        with contextlib.suppress(OSError):  # not allowed: run as it is
+            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + BUILD_NICE)
