@@ -7,8 +7,6 @@ migrated from version 4 keeps its versions and the same guarantee.
 from __future__ import annotations
 
 import re
-import uuid
-from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -18,7 +16,6 @@ from memlane.errors import StorageError
 from memlane.facts.temporal import FOREVER
 from memlane.storage.postgres import dialect, schema
 from memlane.storage.sql.facts import SQLFactStore
-from tests.support.services import PostgresServer
 
 _INSERT = (
     "INSERT INTO facts (tenant, subject, attribute, value, value_key, valid_from, valid_to, "
@@ -104,19 +101,6 @@ def test_an_overlap_written_around_the_write_path_is_refused(postgres_url: str) 
             "SELECT count(DISTINCT (slot_hash, slot_hash2)) FROM facts WHERE tx_to IS NULL"
         ).fetchone()
     assert hashes == (6,)
-
-
-@pytest.fixture
-def empty_postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
-    """A database without memlane's schema (dropped after the test)."""
-    name = f"memlane_empty_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(postgres_server.url_of("postgres"), autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    try:
-        yield postgres_server.url_of(name)
-    finally:
-        with psycopg.connect(postgres_server.url_of("postgres"), autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def test_a_database_of_version_4_migrates_keeping_its_versions(

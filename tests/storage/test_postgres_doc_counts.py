@@ -8,8 +8,6 @@ folded in as it commits, so N is a read of at most DOC_COUNT_SLOTS rows.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,7 +19,6 @@ from memlane.storage.postgres import PostgresDatabase, schema, search
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.summaries import search_scope
 from tests.support.search_docs import tenant_docs
-from tests.support.services import PostgresServer
 
 MODEL = "test-model"
 AT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -168,19 +165,6 @@ def test_writers_of_other_subjects_do_not_wait_for_an_open_transaction(
         first.commit()
         assert counted(second, "acme", "note") == 2
         assert_counts_exact(second)
-
-
-@pytest.fixture
-def empty_postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
-    """A database without memlane's schema (dropped after the test)."""
-    name = f"memlane_empty_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(postgres_server.url_of("postgres"), autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    try:
-        yield postgres_server.url_of(name)
-    finally:
-        with psycopg.connect(postgres_server.url_of("postgres"), autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def test_the_migration_counts_the_docs_already_stored(

@@ -79,6 +79,13 @@ class PostgresServer:
         self._created.append(name)
         return self.url_of(name)
 
+    def new_empty_database(self) -> str:
+        """A fresh database without memlane's schema (to migrate from an old version); its URL."""
+        name = f"memlane_empty_{uuid.uuid4().hex[:12]}"
+        self._admin.execute(f"CREATE DATABASE {name}")
+        self._created.append(name)
+        return self.url_of(name)
+
     def drop_created(self) -> None:
         """Drop every database :meth:`new_database` made."""
         while self._created:
@@ -135,6 +142,13 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgr
 def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
     """The URL of a fresh, migrated database, dropped after the test."""
     yield postgres_server.new_database()
+    postgres_server.drop_created()
+
+
+@pytest.fixture
+def empty_postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """The URL of a fresh database without memlane's schema, dropped after the test."""
+    yield postgres_server.new_empty_database()
     postgres_server.drop_created()
 
 
