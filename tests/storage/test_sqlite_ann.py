@@ -18,7 +18,7 @@ import pytest
 import memlane
 from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
-from memlane.storage.sqlite import ann, graph_files, graph_rows, scope_graph
+from memlane.storage.sqlite import ann, graph_files, scope_graph
 from memlane.storage.sqlite.database import SQLiteDatabase
 from tests.support.ann_graphs import (
     MODEL,
@@ -331,14 +331,6 @@ def test_a_delta_outgrowing_its_base_has_the_graph_built_again_whole(
             assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
     finally:
         reopened.db.close()
-
-
-def test_the_signature_tells_exchanged_ids_apart() -> None:
-    """Same count and highest id, same sum: the squares still differ."""
-    ids = [np.asarray(chosen, dtype=np.int64) for chosen in ([1, 4, 8, 9], [1, 5, 7, 9])]
-    assert graph_rows.signature(ids[0])[:3] == graph_rows.signature(ids[1])[:3]
-    assert graph_rows.signature(ids[0]) != graph_rows.signature(ids[1])
-    assert graph_rows.signature(np.zeros(0, dtype=np.int64)) == (0, 0, 0, 0)
 
 
 def test_an_unreadable_saved_graph_is_built_again(store: SQLSummaryStore, path: Path) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memlane.storage.sqlite.graph_rows import Ids, ScopeKey, signature
+from memlane.storage.sqlite.graph_rows import Ids, ScopeKey
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -78,7 +78,6 @@ def save(directory: Path | None, key: ScopeKey, index: Any, ids: Ids, dims: int)
                     "dims": dims,
                     "graph": f"{version}.usearch",
                     "ids": f"{version}.npy",
-                    "signature": list(signature(ids)),
                 }
             )
         )

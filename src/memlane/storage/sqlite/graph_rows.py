@@ -1,8 +1,8 @@
 """The rows of a scope that SQLite's vector graphs (:mod:`.ann`) are built and checked from.
 
 Each function reads one thing of one scope ``(tenant, subject or None, kind, model)``: its
-embedded ids whole or among some, their count or :func:`signature`, its vectors a chunk at a
-time; :func:`change_stamp` tells whether the database changed at all.
+embedded ids whole or among some, their count, its vectors a chunk at a time;
+:func:`change_stamp` tells whether the database changed at all.
 """
 
 from __future__ import annotations
@@ -47,8 +47,6 @@ CHUNK = 2_000
 IDS_PIECE = 20_000
 """Ids read per statement when a scope's embedded ids are read whole (about 15 ms of a
 10^6-doc scope's ~1 s): a search waits for the shared connection one piece at most."""
-SIGNATURE_PRIME = 1_000_000_007
-"""Squares of doc ids are summed modulo this (:func:`signature`): ids up to 3*10^9 stay exact."""
 
 
 def change_stamp(database: SQLiteDatabase) -> Stamp:
@@ -77,35 +75,6 @@ def embedded_count(database: Reads, key: ScopeKey, at_most: int | None = None) -
     if at_most is not None:  # a scope of 10^6 is not read to learn it has over 2,000
         rows, parameters = f"{rows} LIMIT %(at_most)s", {**parameters, "at_most": at_most}
     return int(database.fetchone(f"SELECT count(*) FROM ({rows})", parameters)[0])
-
-
-def embedded_signature(database: Reads, key: ScopeKey) -> tuple[int, int, int, int]:
-    """:func:`signature` of the ids of the docs in the scope with a vector from its model."""
-    where, parameters = scope_sql(key)
-    row = database.fetchone(
-        f"SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0), "
-        f"coalesce(sum((id * id) % {SIGNATURE_PRIME}), 0) FROM search_docs WHERE {where}",
-        parameters,
-    )
-    return int(row[0]), int(row[1]), int(row[2]), int(row[3])
-
-
-def signature(ids: Ids) -> tuple[int, int, int, int]:
-    """Count, highest, sum, and sum of squares (mod :data:`SIGNATURE_PRIME`) of doc ids.
-
-    Ids only grow, so a doc added moves the highest or (an older doc embedded again, or one
-    brought back) the sums; one removed moves the count unless another came, which moves the
-    sums unless the docs exchanged have the same sum and sum of squares (two distinct pairs
-    never have both exactly; modulo the prime, and for larger exchanges, almost never).
-    """
-    if not len(ids):
-        return 0, 0, 0, 0
-    return (
-        len(ids),
-        int(ids.max()),
-        int(ids.sum()),
-        int(((ids * ids) % SIGNATURE_PRIME).sum()),
-    )
 
 
 def embedded_ids(database: Reads, key: ScopeKey, among: Ids | None = None) -> Ids:
