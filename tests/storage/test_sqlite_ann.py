@@ -27,6 +27,8 @@ from tests.support.ann_graphs import (
     built,
     indexes,
     opened_store,
+    reopened_store,
+    saved_graph,
     search,
     unit,
 )
@@ -153,15 +155,12 @@ def test_a_restart_loads_the_saved_graph_and_brings_it_up_to_the_database(
     matrix = np.vstack([matrix, more])
     alive = [i for i in range(len(owners)) if i != 5]
     monkeypatch.setattr(scope_graph, "build", lambda *_: pytest.fail("built again"))
-    reopened = SQLSummaryStore(SQLiteDatabase(path))
-    try:
+    with reopened_store(path) as reopened:
         for query in [matrix[5], matrix[410], *unit(rng, 10)]:
             expected = vectors.nearest(query, [owners[i] for i in alive], matrix[alive], 10)
             assert search(reopened, "t", "U-1", query) == expected
             assert indexes(reopened).wait(30)  # the file read and caught up, not built
         assert ("t", "U-1", "note", MODEL) in indexes(reopened).scopes()
-    finally:
-        reopened.db.close()
 
 
 def _whole_graph_operations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -193,9 +192,7 @@ def test_a_restart_maps_the_saved_graph_and_patches_a_delta_beside_it(
     """
     rng = np.random.default_rng(28)
     matrix = unit(rng, 400)
-    owners = add(store, "t", "U-1", matrix)
-    built(store, "t", "U-1", matrix[0])
-    store.db.close()
+    owners = saved_graph(store, matrix)
     monkeypatch.setattr(ann.VectorIndexes, "_build", lambda *_: pytest.fail("built again"))
     whole = scope_graph.embedded_ids
     searcher = threading.current_thread()
@@ -245,11 +242,8 @@ def test_hidden_ids_of_the_base_do_not_use_up_the_candidates_asked(
     the candidates asked for are all live ones."""
     rng = np.random.default_rng(30)
     matrix = unit(rng, 400)
-    owners = add(store, "t", "U-1", matrix)
-    built(store, "t", "U-1", matrix[0])
-    store.db.close()
-    reopened = SQLSummaryStore(SQLiteDatabase(path))
-    try:
+    owners = saved_graph(store, matrix)
+    with reopened_store(path) as reopened:
         search(reopened, "t", "U-1", matrix[0])
         assert indexes(reopened).wait(30)
         key = ("t", "U-1", "note", MODEL)
@@ -261,8 +255,6 @@ def test_hidden_ids_of_the_base_do_not_use_up_the_candidates_asked(
         assert len(found) == 30 and not set(found) & set(nearest[:25])
         assert set(nearest[25:]) <= set(found)
         assert owners  # (the notes behind the docs)
-    finally:
-        reopened.db.close()
 
 
 def test_a_restart_saves_only_the_delta_beside_the_mapped_base(
@@ -273,9 +265,7 @@ def test_a_restart_saves_only_the_delta_beside_the_mapped_base(
     and loads only the delta (usearch holds the GIL for all of a save or a load)."""
     rng = np.random.default_rng(29)
     matrix = unit(rng, 400)
-    owners = add(store, "t", "U-1", matrix)
-    built(store, "t", "U-1", matrix[0])
-    store.db.close()
+    owners = saved_graph(store, matrix)
     saves: list[object] = []
     save = graph_files.save
     monkeypatch.setattr(graph_files, "save", lambda *a: saves.append(a[1]) or save(*a))
@@ -289,8 +279,7 @@ def test_a_restart_saves_only_the_delta_beside_the_mapped_base(
     matrix = np.vstack([matrix, more])
     alive = [i for i in range(len(owners)) if i != 5]
     for _ in range(2):  # the second process maps the base and loads the delta saved
-        reopened = SQLSummaryStore(SQLiteDatabase(path))
-        try:
+        with reopened_store(path) as reopened:
             search(reopened, "t", "U-1", matrix[1])
             assert indexes(reopened).wait(30)
             graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
@@ -298,8 +287,6 @@ def test_a_restart_saves_only_the_delta_beside_the_mapped_base(
             for query in [matrix[5], matrix[410], *unit(rng, 5)]:
                 expected = vectors.nearest(query, [owners[i] for i in alive], matrix[alive], 10)
                 assert search(reopened, "t", "U-1", query) == expected
-        finally:
-            reopened.db.close()
     assert saves == []
     (named,) = Path(f"{path}-vectors").glob("*.json")
     assert len(graph_files.saved_files(named)) == 5
@@ -313,11 +300,8 @@ def test_a_delta_outgrowing_its_base_has_the_graph_built_again_whole(
     graph again whole (where usearch's adds release the GIL) and saves it."""
     rng = np.random.default_rng(31)
     matrix = unit(rng, 200)
-    owners = add(store, "t", "U-1", matrix)
-    built(store, "t", "U-1", matrix[0])
-    store.db.close()
-    reopened = SQLSummaryStore(SQLiteDatabase(path))
-    try:
+    owners = saved_graph(store, matrix)
+    with reopened_store(path) as reopened:
         search(reopened, "t", "U-1", matrix[1])
         assert indexes(reopened).wait(30)
         more = unit(rng, 200 // scope_graph.DELTA_SHARE + 10)
@@ -329,26 +313,19 @@ def test_a_delta_outgrowing_its_base_has_the_graph_built_again_whole(
         assert not graph.viewed and len(graph.ids) == len(matrix)
         for query in [matrix[210], *unit(rng, 5)]:
             assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
-    finally:
-        reopened.db.close()
 
 
 def test_an_unreadable_saved_graph_is_built_again(store: SQLSummaryStore, path: Path) -> None:
     rng = np.random.default_rng(18)
     matrix = unit(rng, 300)
-    owners = add(store, "t", "U-1", matrix)
-    built(store, "t", "U-1", matrix[0])
-    store.db.close()
+    owners = saved_graph(store, matrix)
     for saved in Path(f"{path}-vectors").glob("*.usearch"):
         saved.write_bytes(b"not a graph")
-    reopened = SQLSummaryStore(SQLiteDatabase(path))
-    try:
+    with reopened_store(path) as reopened:
         query = unit(rng, 1)[0]
         expected = vectors.nearest(query, owners, matrix, 10)
         assert search(reopened, "t", "U-1", query) == expected  # exact while building
         assert built(reopened, "t", "U-1", query) == expected
-    finally:
-        reopened.db.close()
 
 
 def test_a_purge_drops_the_subject_s_graphs(store: SQLSummaryStore) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -29,6 +30,25 @@ def opened_store(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLSum
     store = SQLSummaryStore(SQLiteDatabase(path))
     yield store
     store.db.close()
+
+
+@contextmanager
+def reopened_store(path: Path) -> Iterator[SQLSummaryStore]:
+    """The database at ``path`` opened again, as the next process would; closed after."""
+    store = SQLSummaryStore(SQLiteDatabase(path))
+    try:
+        yield store
+    finally:
+        store.db.close()
+
+
+def saved_graph(store: SQLSummaryStore, matrix: np.ndarray) -> list[int]:
+    """``matrix`` stored in subject U-1 of tenant t, its graph built and saved, and the store
+    closed (what the next process finds); the owners of the vectors."""
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])
+    store.db.close()
+    return owners
 
 
 def indexes(store: SQLSummaryStore) -> ann.VectorIndexes:
