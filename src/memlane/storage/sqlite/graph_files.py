@@ -69,21 +69,13 @@ def save(directory: Path | None, key: ScopeKey, index: Any, ids: Ids, dims: int)
         index.save(str(directory / f"{version}.usearch"))
         np.save(directory / f"{version}.npy", ids, allow_pickle=False)
         named = directory / f"{name}.json"
-        old = saved_files(named)
-        temporary = directory / f"{version}.json"
-        temporary.write_text(
-            json.dumps(
-                {
-                    "scope": list(key),
-                    "dims": dims,
-                    "graph": f"{version}.usearch",
-                    "ids": f"{version}.npy",
-                }
-            )
-        )
-        os.replace(temporary, named)
-        for file in old:
-            file.unlink(missing_ok=True)
+        record = {
+            "scope": list(key),
+            "dims": dims,
+            "graph": f"{version}.usearch",
+            "ids": f"{version}.npy",
+        }
+        _publish(named, version, record, saved_files(named))
     except (OSError, RuntimeError) as error:
         _log.warning("vector graph of %s not saved: %s", key[:3], error)
 
@@ -116,22 +108,27 @@ def save_delta(
         index.save(str(directory / f"{version}-delta.usearch"))
         np.save(directory / f"{version}-delta.npy", ids, allow_pickle=False)
         np.save(directory / f"{version}-hidden.npy", hidden, allow_pickle=False)
-        temporary = directory / f"{version}.json"
-        temporary.write_text(
-            json.dumps(
-                {
-                    **saved,
-                    "delta": f"{version}-delta.usearch",
-                    "delta_ids": f"{version}-delta.npy",
-                    "hidden": f"{version}-hidden.npy",
-                }
-            )
-        )
-        os.replace(temporary, named)
-        for file in old:
-            file.unlink(missing_ok=True)
+        record = {
+            **saved,
+            "delta": f"{version}-delta.usearch",
+            "delta_ids": f"{version}-delta.npy",
+            "hidden": f"{version}-hidden.npy",
+        }
+        _publish(named, version, record, old)
     except (OSError, RuntimeError, ValueError) as error:
         _log.warning("vector graph of %s not saved: %s", key[:3], error)
+
+
+def _publish(named: Path, version: str, record: dict[str, Any], old: list[Path]) -> None:
+    """Replace the scope's ``.json`` (``named``) by ``record`` in one step, then delete ``old``.
+
+    A reader sees the files the old ``.json`` named or the new ones, never a mix.
+    """
+    temporary = named.with_name(f"{version}.json")
+    temporary.write_text(json.dumps(record))
+    os.replace(temporary, named)
+    for file in old:
+        file.unlink(missing_ok=True)
 
 
 def delete(directory: Path | None, which: Any) -> None:
