@@ -20,10 +20,6 @@ takes longer when other requests run, and they are delayed by a step at most.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -69,16 +65,3 @@ def pause() -> None:
     pacer = _CURRENT.get()
     if pacer is not None:
         pacer.pause()
-
-
-def behind_requests(niceness: int) -> None:
-    """Lower the calling thread's CPU priority by ``niceness`` (Linux only).
-
-    For a background thread (the indexer's worker, the vector graphs' builder): the requests
-    it serves meanwhile get the cores first. On Linux niceness belongs to a thread (elsewhere
-    ``setpriority`` would lower the whole process), and threads it starts later inherit it.
-    """
-    if sys.platform == "linux" and niceness > 0:
-        me = threading.get_native_id()
-        with contextlib.suppress(OSError):  # not allowed: run as it is
-            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + niceness)

@@ -14,9 +14,12 @@ calling thread reads (``_rows``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import queue
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -25,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlane.errors import StorageError
-from memlane.pacing import behind_requests
 from memlane.storage.sqlite import graph_files, scope_graph
 from memlane.storage.sqlite.doc_changes import DocChanges
 from memlane.storage.sqlite.graph_rows import (
@@ -151,7 +153,7 @@ class GraphBuilder:
         )
 
     def _work(self) -> None:
-        behind_requests(BUILD_NICE)
+        _behind_searches()
         try:
             self._reads = self.db.reader()
         except StorageError as error:  # read on the shared connection instead
@@ -330,3 +332,11 @@ class GraphBuilder:
         """A new graph of the scope (:func:`.scope_graph.build`), stopped if this closes."""
         at = change_stamp(self.db), self._changes.position()
         return scope_graph.build(self._rows(), self._index_class, key, at, lambda: self._closed)
+
+
+def _behind_searches() -> None:
+    """Lower the calling thread's CPU priority by :data:`BUILD_NICE` (Linux only)."""
+    if sys.platform == "linux" and BUILD_NICE > 0:
+        me = threading.get_native_id()
+        with contextlib.suppress(OSError):  # not allowed: run as it is
+            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + BUILD_NICE)
