@@ -194,3 +194,23 @@ def test_an_in_memory_database_and_a_closed_one(tmp_path: Path) -> None:
     mem.close()
     with pytest.raises(memlane.StorageError):
         db.fetchone("SELECT count(*) FROM facts")
+
+
+def test_the_pool_lends_a_connection_to_one_statement_and_closes_them_all(
+    mem: memlane.Memory,
+) -> None:
+    """A read connection refuses writes; one lent while the pool closes is closed when back."""
+    readers = database(mem)._readers
+    assert readers is not None
+    with readers.lent() as first, readers.lent() as second:
+        assert first is not second  # each statement its own
+        with pytest.raises(memlane.StorageError, match="readonly"):
+            first.fetchall("INSERT INTO tx_clock (last_tx) VALUES (1)")
+    with readers.lent() as again:
+        assert again is first  # the last given back (second went back before it)
+        readers.close()
+        assert again.fetchone("SELECT 1") == (1,)
+    with pytest.raises(memlane.StorageError):
+        again.fetchone("SELECT 1")
+    with pytest.raises(memlane.StorageError), readers.lent():
+        pass

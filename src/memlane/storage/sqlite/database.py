@@ -160,10 +160,13 @@ class SQLiteDatabase(Database):
         commit counts once), so it waits for no writer. Take it before the reads a cache
         keeps under it: a commit after it moves it.
         """
-        with self._stamping() as connection:
-            version = connection.execute("PRAGMA data_version").fetchone()[0]
-            seen = self._commits.seen(connection, version)
-        return seen, self.connection.total_changes
+        try:
+            with self._stamping() as connection:
+                version = connection.execute("PRAGMA data_version").fetchone()[0]
+                seen = self._commits.seen(connection, version)
+            return seen, self.connection.total_changes
+        except sqlite3.Error as error:
+            raise StorageError(f"SQLite error: {error}") from error
 
     def stamp_row(self, sql: str) -> Any:
         """The first row of a query a cache's stamp is read from, as :meth:`change_stamp` reads.
