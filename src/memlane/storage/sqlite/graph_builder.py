@@ -14,12 +14,9 @@ calling thread reads (``_rows``).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import queue
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -40,6 +37,7 @@ from memlane.storage.sqlite.graph_rows import (
     embedded_count,
 )
 from memlane.storage.sqlite.scope_graph import NO_IDS, Graph
+from memlane.storage.threads import lower_priority
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -153,7 +151,7 @@ class GraphBuilder:
         )
 
     def _work(self) -> None:
-        _behind_searches()
+        lower_priority(BUILD_NICE)
         try:
             self._reads = self.db.reader()
         except StorageError as error:  # read on the shared connection instead
@@ -332,11 +330,3 @@ class GraphBuilder:
         """A new graph of the scope (:func:`.scope_graph.build`), stopped if this closes."""
         at = change_stamp(self.db), self._changes.position()
         return scope_graph.build(self._rows(), self._index_class, key, at, lambda: self._closed)
-
-
-def _behind_searches() -> None:
-    """Lower the calling thread's CPU priority by :data:`BUILD_NICE` (Linux only)."""
-    if sys.platform == "linux" and BUILD_NICE > 0:
-        me = threading.get_native_id()
-        with contextlib.suppress(OSError):  # not allowed: run as it is
-            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + BUILD_NICE)
