@@ -15,7 +15,6 @@ from functools import cache, lru_cache
 
 from memlane.lang import employment, en, times, zh
 from memlane.lang import retractions as cues
-from memlane.lang.kinds import CACHED_TEXTS
 from memlane.lang.script import CJK_RANGES, fold
 from memlane.lang.words import (
     negates_next,
@@ -24,7 +23,7 @@ from memlane.lang.words import (
     shares_term,
     tells_episode,
 )
-from memlane.memo import per_recall
+from memlane.memo import per_process, per_recall
 from memlane.pacing import pause
 
 MAX_VALUE_CHARS = 40
@@ -41,7 +40,7 @@ class Retraction:
     terms: frozenset[str]
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def retractions(text: str) -> tuple[Retraction, ...]:
     """The old values ``text`` retracts, in order.
 
@@ -377,7 +376,7 @@ def tells_past(text: str) -> bool:
     return bool(_PAST_SIGN.search(folded) or tells_episode(folded) or retractions(text))
 
 
-@lru_cache(maxsize=CACHED_TEXTS)
+@per_process
 def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
     """Whether all ``text`` says is that values no longer hold: it gives no new one.
 

@@ -380,8 +380,12 @@ class VectorIndexes(GraphBuilder):
         graph_files.delete(self.directory, held)
 
     def close(self) -> None:
-        """Stop building and forget every graph (before the connection closes)."""
+        """Stop building, save what the graphs' files lack, and forget every graph.
+
+        (Before the connection closes.) The next process then maps each graph as it was.
+        """
         with self._lock:
             self._closed = True
         self._stop_building()
+        self._save_unsaved()
         self.drop(lambda key: True)
