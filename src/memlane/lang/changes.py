@@ -28,6 +28,7 @@ from memlane.pacing import pause
 
 MAX_VALUE_CHARS = 40
 _DATE_NOTE = re.compile(r"\s*[(（]\d{4}-\d\d-\d\d[^()（）]{0,40}[)）]")
+_COURTESY = re.compile(cues.COURTESY)
 """The date a note writes after a relative time ("Monday (2025-09-22) is out"): not said."""
 _EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"
 
@@ -391,7 +392,7 @@ def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
     >>> only_retracts("Monday is out, sorry.")
     True
     """
-    folded = re.sub(cues.COURTESY, " ", _DATE_NOTE.sub("", fold(text))).strip()
+    folded = _COURTESY.sub(" ", _DATE_NOTE.sub("", fold(text))).strip()
     if not retractions(text):
         return False
     for pattern in _patterns():
