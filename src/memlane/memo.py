@@ -1,4 +1,4 @@
-"""Results of pure text functions kept for the length of one recall, and no longer.
+"""Results of pure text functions kept for one recall, or for the process within a bound.
 
 A recall judges each candidate against each of the subject's later statements, and asks
 the same questions of the same texts again and again: the retractions a statement makes,
@@ -6,9 +6,13 @@ its salient terms, its street addresses, its comparison key. A function decorate
 :func:`per_recall` computes each answer once inside ``with recall_scope():`` and keeps it
 until the block ends; outside any scope it computes every time, as if undecorated.
 
+What recalls ask of the same recalled lines recall after recall (a line's clauses, claims,
+words) is kept across recalls by :func:`per_process`: the last :data:`KEPT_PER_FUNCTION`
+answers of each function, least recently used out.
+
 Only functions of their arguments alone (text in, an immutable value out) may be
-decorated: nothing read from a store is kept, and nothing outlives the recall, so a write
-or a forget is never answered from here.
+decorated: nothing read from a store is kept, so a write or a forget is never answered
+from here.
 """
 
 from __future__ import annotations
@@ -20,6 +24,14 @@ from contextvars import ContextVar
 from typing import Any, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+KEPT_PER_FUNCTION = 4_096
+"""Answers each :func:`per_process` function keeps: the lines and clauses of about one long
+conversation (LoCoMo's conv-26 answers alike, as fast, with 4,096 or 32,768 kept). Every
+entry is walked by each full garbage collection of the process (a set or an object it holds:
+~1 us): with 32,768 kept by each of ~20 functions, once a process had keyed 10^5 notes each
+full collection took ~200 ms, one of them in every other batch of fact writes
+(docs/benchmarks.md, stop 38)."""
 
 _SCOPE: ContextVar[dict[tuple[Any, ...], Any] | None] = ContextVar(
     "memlane_recall_scope", default=None
@@ -48,6 +60,14 @@ def per_recall(function: F) -> F:
             return function(*args)
 
     return cast(F, kept)
+
+
+def per_process(function: F) -> F:
+    """Keep ``function``'s last :data:`KEPT_PER_FUNCTION` answers for the process.
+
+    A :func:`functools.lru_cache` (so ``cache_info`` and ``cache_clear`` as there).
+    """
+    return cast(F, functools.lru_cache(maxsize=KEPT_PER_FUNCTION)(function))
 
 
 @contextmanager

@@ -17,8 +17,7 @@ import pytest
 from memlane.storage.base import VectorClaim
 from memlane.storage.postgres import PostgresDatabase
 from memlane.storage.sql import SQLSummaryStore
-from tests.storage.test_postgres_tenant_scope import scans
-from tests.support.search_docs import tenant_docs
+from tests.support.search_docs import scans, tenant_docs
 
 MODEL = "test-model"
 

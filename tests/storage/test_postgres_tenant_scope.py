@@ -19,49 +19,13 @@ import pytest
 from memlane.storage.postgres import PostgresDatabase, search
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.summaries import search_scope
-from tests.support.search_docs import tenant_docs
+from tests.support.search_docs import scans, tenant_docs
 
 MODEL = "test-model"
 
 
 store = tenant_docs(MODEL, waiting_every=97, stale_every=89)
 """Four tenants of 3,000 notes (300 subjects), most embedded, a few waiting or stale."""
-
-
-def scans(
-    store: SQLSummaryStore, sql: str, parameters: Any, *, generic: bool = False
-) -> list[tuple[str, str, str]]:
-    """Each read of ``search_docs`` in the plan: (how, which index, its index condition).
-
-    ``generic``: the plan made for any parameters (``$1``, ...), as a statement prepared by
-    psycopg after a few runs may get.
-    """
-    if generic:
-        numbers: dict[str, int] = {}
-
-        def number(found: re.Match[str]) -> str:
-            return f"${numbers.setdefault(found.group(1), len(numbers) + 1)}"
-
-        explain = "EXPLAIN (GENERIC_PLAN) " + re.sub(r"%\((\w+)\)s", number, sql)
-        plan = [row[0] for row in store.db.fetchall(explain.replace("%%", "%"))]
-    else:
-        plan = [row[0] for row in store.db.fetchall("EXPLAIN " + sql, parameters)]
-    found = []
-    for n, line in enumerate(plan):
-        read = re.search(r"(Seq Scan|Index Only Scan|Index Scan|Bitmap Heap Scan)"
-                         r"(?: Backward)?(?: using (\w+))? on search_docs\b", line)  # fmt: skip
-        if read is None:
-            continue
-        cond = next(
-            (
-                later.strip()
-                for later in plan[n + 1 : n + 4]
-                if "Index Cond" in later or "Recheck Cond" in later
-            ),
-            "",
-        )
-        found.append((read.group(1), read.group(2) or "", cond))
-    return found
 
 
 def asked(store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch, call: Any) -> list[Any]:

@@ -293,6 +293,53 @@ def test_a_restart_saves_only_the_delta_beside_the_mapped_base(
     assert len(list(Path(f"{path}-vectors").iterdir())) == 6  # no file left behind
 
 
+def test_a_closing_store_saves_what_its_graph_s_files_lack(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graph is saved again only once it doubled; what it gained since is saved at close,
+    so the next process maps all of it: nothing ranked beside it, nothing built again."""
+    rng = np.random.default_rng(41)
+    matrix = unit(rng, 400)
+    owners = add(store, "t", "U-1", matrix)
+    built(store, "t", "U-1", matrix[0])  # built and saved with its 400 vectors
+    more = unit(rng, 100)
+    owners += add(store, "t", "U-1", more)
+    search(store, "t", "U-1", more[0])  # patched in the search; 500 is not twice 400
+    assert len(indexes(store)._graphs[("t", "U-1", "note", MODEL)].ids) == 500
+    store.db.close()
+    matrix = np.vstack([matrix, more])
+    monkeypatch.setattr(scope_graph, "build", lambda *_: pytest.fail("built again"))
+    monkeypatch.setattr(ann, "RANKED_BEHIND", 0)  # what the saved graph lacks goes unfound
+    with reopened_store(path) as reopened:
+        for query in [more[7], *unit(rng, 5)]:
+            assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
+        graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
+        assert graph.viewed and len(graph.base_ids) == 500
+
+
+def test_a_closing_store_saves_the_delta_its_files_lack(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delta saved beside the mapped base is saved again at close once it gained more."""
+    rng = np.random.default_rng(43)
+    matrix = unit(rng, 400)
+    owners = saved_graph(store, matrix)
+    monkeypatch.setattr(ann, "RANKED_BEHIND", 0)
+    for step in (30, 10):  # the delta's first save (30); then 40 is not twice 30
+        with reopened_store(path) as reopened:
+            more = unit(rng, step)
+            owners += add(reopened, "t", "U-1", more)
+            matrix = np.vstack([matrix, more])
+            search(reopened, "t", "U-1", more[0])
+            assert indexes(reopened).wait(30)
+            search(reopened, "t", "U-1", more[0])
+    with reopened_store(path) as reopened:
+        for query in [matrix[-1], *unit(rng, 5)]:
+            assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
+        graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
+        assert graph.viewed and len(graph.base_ids) == 400 and len(graph.index) == 40
+
+
 def test_a_delta_outgrowing_its_base_has_the_graph_built_again_whole(
     store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -196,3 +197,31 @@ def test_a_search_waiting_for_a_graph_goes_before_the_building_thread_s_next_pie
     assert store.graphs_ready("t", MODEL, 30)
     searcher.join(30)
     assert len(pieces) == 20 and searched_after[0] == 3
+
+
+def test_patch_or_rebuild_decides_by_its_rules_in_order() -> None:
+    """Small first, then removals past a third, then a mapped base outgrown (1/2), else patch."""
+    upkeep = graph_builder.Upkeep
+    builder = SimpleNamespace(threshold=100)
+
+    def decided(removed: int, new: int, gone: int, changes: int | None = None) -> object:
+        graph = scope_graph.Graph(
+            ids=np.arange(300),
+            index=[],  # nothing in its delta
+            dims=4,
+            stamp=None,
+            position=scope_graph.UNKNOWN,
+            removed=removed,
+            base=object(),
+            base_ids=np.arange(300),
+        )
+        decide = graph_builder.GraphBuilder._patch_or_rebuild
+        return decide(builder, graph, 300, new, gone, changes)  # type: ignore[arg-type]
+
+    assert decided(0, 0, 200) is upkeep.SMALL  # 100 left: scanned exactly
+    assert decided(0, 0, 199) is upkeep.REBUILD  # 199 removed of 101
+    assert decided(60, 0, 30) is upkeep.PATCH  # 90 removed of 270: not past a third
+    assert decided(61, 0, 30) is upkeep.REBUILD
+    assert decided(0, 151, 0) is upkeep.OUTGROWN  # 151 changes on a base of 300
+    assert decided(0, 150, 0) is upkeep.PATCH
+    assert decided(0, 151, 0, changes=10) is upkeep.PATCH  # only those that change it

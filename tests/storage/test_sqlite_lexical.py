@@ -15,8 +15,9 @@ import pytest
 import memlane
 from memlane.storage import lexical
 from memlane.storage.sql import SQLSummaryStore
-from memlane.storage.sqlite import dialect as dialect_module
-from memlane.storage.sqlite.dialect import COMMON_DOCS, SQLiteDialect
+from memlane.storage.sqlite import full_text as full_text_module
+from memlane.storage.sqlite.dialect import SQLiteDialect
+from memlane.storage.sqlite.full_text import COMMON_DOCS, FullTextIndex
 from tests.conftest import FakeClock
 
 RARE = 5
@@ -48,9 +49,13 @@ def dialect(mem: memlane.Memory) -> SQLiteDialect:
     return store.dialect
 
 
+def full_text(mem: memlane.Memory) -> FullTextIndex:
+    return dialect(mem).full_text
+
+
 def telling(mem: memlane.Memory, subject: str, terms: list[str]) -> list[str]:
     token = lexical.scope_token(mem.tenant, "note", subject)
-    return list(dialect(mem)._telling(terms, token))
+    return list(full_text(mem)._telling(terms, token))
 
 
 def test_a_word_more_than_common_docs_notes_of_the_scope_hold_is_left_out(
@@ -95,12 +100,12 @@ def test_a_large_scope_s_token_is_left_out_of_a_narrow_match_and_the_ranking_sta
         return fetchall(sql, parameters)
 
     monkeypatch.setattr(store.db, "fetchall", spy)
-    monkeypatch.setattr(dialect_module, "FEW_MATCHES", -1)  # as before: the token ANDed
+    monkeypatch.setattr(full_text_module, "FEW_MATCHES", -1)  # as before: the token ANDed
     before = store.lexical(mem.tenant, "U-1", "note", query, 20)
     token = lexical.scope_token(mem.tenant, "note", "U-1")
     assert token in matches[-1]
-    monkeypatch.setattr(dialect_module, "FEW_MATCHES", 5_000)
-    monkeypatch.setattr(dialect_module, "LARGE_SCOPE", 100)
+    monkeypatch.setattr(full_text_module, "FEW_MATCHES", 5_000)
+    monkeypatch.setattr(full_text_module, "LARGE_SCOPE", 100)
     assert store.lexical(mem.tenant, "U-1", "note", query, 20) == before
     assert token not in matches[-1]  # filtered by scope in search_docs instead
     # U-2's scope is small: its token stays, and only its note is found.
@@ -116,20 +121,20 @@ def test_the_best_matches_of_every_scope_filtered_to_the_scope_rank_as_the_join_
     """Read one best match per match wanted: U-2's note, the best, pushes U-1's out of it."""
     store = mem.summaries._store
     query = "took kazudi lessons in the port"
-    monkeypatch.setattr(dialect_module, "FEW_MATCHES", -1)
+    monkeypatch.setattr(full_text_module, "FEW_MATCHES", -1)
     before = store.lexical(mem.tenant, "U-1", "note", query, limit)
-    monkeypatch.setattr(dialect_module, "FEW_MATCHES", 5_000)
-    monkeypatch.setattr(dialect_module, "LARGE_SCOPE", 100)
-    monkeypatch.setattr(dialect_module, "OVERFETCH", 1)
+    monkeypatch.setattr(full_text_module, "FEW_MATCHES", 5_000)
+    monkeypatch.setattr(full_text_module, "LARGE_SCOPE", 100)
+    monkeypatch.setattr(full_text_module, "OVERFETCH", 1)
     assert store.lexical(mem.tenant, "U-1", "note", query, limit) == before
     assert len(before) == min(limit, RARE)
 
 
 def test_vocabulary_counts_read_together_match_one_by_one(mem: memlane.Memory) -> None:
     """More terms than SQLite joins in one statement, unknown ones, the document count."""
-    found = dialect(mem)
+    found = full_text(mem)
     words = ["lessons", "kazudi", "town", "nowhereword"]
-    words += [f"filler{n}" for n in range(3 * dialect_module.VOCABULARY_LOOKUPS)]  # > 500
+    words += [f"filler{n}" for n in range(3 * full_text_module.VOCABULARY_LOOKUPS)]  # > 500
     one_by_one = {
         word: found.db.fetchone("SELECT doc FROM search_vocab WHERE term = %s", (word,))
         for word in words
@@ -151,7 +156,7 @@ def test_the_document_count_is_fts5_s_own_total_through_inserts_and_deletes() ->
 
     def total() -> int:
         (block,) = connection.execute("SELECT block FROM t_data WHERE id = 1").fetchone()
-        return dialect_module.fts5_rows(block)
+        return full_text_module.fts5_rows(block)
 
     assert total() == 0  # the record is empty until rows were inserted
     held = 0
@@ -165,12 +170,12 @@ def test_the_document_count_is_fts5_s_own_total_through_inserts_and_deletes() ->
     assert total() == connection.execute("SELECT count(*) FROM t_docsize").fetchone()[0]
     assert total() == 20_000 - 20_000 // 3
     with pytest.raises(memlane.StorageError):
-        dialect_module.fts5_rows(bytes([0x81, 0x80]))
+        full_text_module.fts5_rows(bytes([0x81, 0x80]))
 
 
 def test_inside_a_write_the_document_count_holds_the_rows_it_wrote(mem: memlane.Memory) -> None:
     """FTS5 writes its total at the commit: a count inside the write sees the new notes."""
-    found = dialect(mem)
+    found = full_text(mem)
     before = found._vocabulary_counts([None])
     with found.db.write():
         mem.summaries.add_note("U-9", "a note inside the write", at=AT)
@@ -188,13 +193,13 @@ def test_vocabulary_counts_are_read_again_only_when_the_full_text_may_have_chang
         memlane.Memory(path, embedder="hash", indexing="inline") as other,
     ):
         mem.summaries.add_note("U-1", "took kazudi lessons", at=AT)
-        found = dialect(mem)
+        found = full_text(mem)
         reads: list[object] = []
         counts = found._vocabulary_counts
         monkeypatch.setattr(found, "_vocabulary_counts", lambda t: reads.append(t) or counts(t))
         assert found._held(["kazudi", None]) == {"kazudi": 1, None: 1}
         doc = found.db.fetchone("SELECT id FROM search_docs")[0]
-        found.put_vectors("another-model", [(doc, b"\0" * 16)])  # a vector stored: no text
+        dialect(mem).put_vectors("another-model", [(doc, b"\0" * 16)])  # a vector stored: no text
         assert found._held(["kazudi", None]) == {"kazudi": 1, None: 1} and len(reads) == 1
         mem.summaries.add_note("U-2", "kazudi again", at=AT)
         assert found._held(["kazudi", None]) == {"kazudi": 2, None: 2} and len(reads) == 2
@@ -206,7 +211,7 @@ def test_a_common_word_is_counted_in_its_scope_again_only_when_the_full_text_cha
     mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A word past COMMON_DOCS in U-1 is counted in each scope once, not per search."""
-    found = dialect(mem)
+    found = full_text(mem)
     counts: list[object] = []
     fetchone = found.db.fetchone
 

@@ -159,17 +159,17 @@ def test_a_cache_never_keeps_a_read_made_before_a_commit_under_a_later_stamp(
 
         assert found._until_changed(("docs",), count_then_commit) == 0
         assert found._until_changed(("docs",), count) == 1
-        vocabulary = found._vocabulary_counts
+        vocabulary = found.full_text._vocabulary_counts
 
         def held_then_commit(terms: Any) -> Any:
             counts = vocabulary(terms)
             on_thread(lambda: writer.summaries.add_note("U-2", "kazudi again", at=AT))
             return counts
 
-        found._vocabulary_counts = held_then_commit  # type: ignore[method-assign]
-        assert found._held(["kazudi"]) == {"kazudi": 1}
-        found._vocabulary_counts = vocabulary  # type: ignore[method-assign]
-        assert found._held(["kazudi"]) == {"kazudi": 2}
+        found.full_text._vocabulary_counts = held_then_commit  # type: ignore[method-assign]
+        assert found.full_text._held(["kazudi"]) == {"kazudi": 1}
+        found.full_text._vocabulary_counts = vocabulary  # type: ignore[method-assign]
+        assert found.full_text._held(["kazudi"]) == {"kazudi": 2}
 
 
 def test_the_statements_that_may_write_stay_on_the_shared_connection() -> None:

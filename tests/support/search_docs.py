@@ -5,10 +5,12 @@
 of ``subjects`` subjects ('U-0', ...) with ``per_subject`` notes each, embedded by the model
 given; every ``waiting_every``-th doc waits for a vector and every ``stale_every``-th holds
 another model's ('older-model'). Analyzed, so plans are those of a table this size.
+:func:`scans` reads a statement's plan for the reads of ``search_docs`` in it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -57,3 +59,39 @@ def tenant_docs(
         database.close()
 
     return store
+
+
+def scans(
+    store: SQLSummaryStore, sql: str, parameters: Any, *, generic: bool = False
+) -> list[tuple[str, str, str]]:
+    """Each read of ``search_docs`` in the plan: (how, which index, its index condition).
+
+    ``generic``: the plan made for any parameters (``$1``, ...), as a statement prepared by
+    psycopg after a few runs may get.
+    """
+    if generic:
+        numbers: dict[str, int] = {}
+
+        def number(found: re.Match[str]) -> str:
+            return f"${numbers.setdefault(found.group(1), len(numbers) + 1)}"
+
+        explain = "EXPLAIN (GENERIC_PLAN) " + re.sub(r"%\((\w+)\)s", number, sql)
+        plan = [row[0] for row in store.db.fetchall(explain.replace("%%", "%"))]
+    else:
+        plan = [row[0] for row in store.db.fetchall("EXPLAIN " + sql, parameters)]
+    found = []
+    for n, line in enumerate(plan):
+        read = re.search(r"(Seq Scan|Index Only Scan|Index Scan|Bitmap Heap Scan)"
+                         r"(?: Backward)?(?: using (\w+))? on search_docs\b", line)  # fmt: skip
+        if read is None:
+            continue
+        cond = next(
+            (
+                later.strip()
+                for later in plan[n + 1 : n + 4]
+                if "Index Cond" in later or "Recheck Cond" in later
+            ),
+            "",
+        )
+        found.append((read.group(1), read.group(2) or "", cond))
+    return found

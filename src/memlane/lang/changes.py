@@ -15,7 +15,6 @@ from functools import cache, lru_cache
 
 from memlane.lang import employment, en, times, zh
 from memlane.lang import retractions as cues
-from memlane.lang.kinds import CACHED_TEXTS
 from memlane.lang.script import CJK_RANGES, fold
 from memlane.lang.words import (
     negates_next,
@@ -24,11 +23,12 @@ from memlane.lang.words import (
     shares_term,
     tells_episode,
 )
-from memlane.memo import per_recall
+from memlane.memo import per_process, per_recall
 from memlane.pacing import pause
 
 MAX_VALUE_CHARS = 40
 _DATE_NOTE = re.compile(r"\s*[(（]\d{4}-\d\d-\d\d[^()（）]{0,40}[)）]")
+_COURTESY = re.compile(cues.COURTESY)
 """The date a note writes after a relative time ("Monday (2025-09-22) is out"): not said."""
 _EN_CLAUSE_START = r"(?:^|[,.;:!?—–]\s*|\b(?:and|but|so)\s+)"
 
@@ -41,7 +41,7 @@ class Retraction:
     terms: frozenset[str]
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def retractions(text: str) -> tuple[Retraction, ...]:
     """The old values ``text`` retracts, in order.
 
@@ -377,7 +377,7 @@ def tells_past(text: str) -> bool:
     return bool(_PAST_SIGN.search(folded) or tells_episode(folded) or retractions(text))
 
 
-@lru_cache(maxsize=CACHED_TEXTS)
+@per_process
 def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
     """Whether all ``text`` says is that values no longer hold: it gives no new one.
 
@@ -392,7 +392,7 @@ def only_retracts(text: str, speakers: tuple[str, ...] = ()) -> bool:
     >>> only_retracts("Monday is out, sorry.")
     True
     """
-    folded = re.sub(cues.COURTESY, " ", _DATE_NOTE.sub("", fold(text))).strip()
+    folded = _COURTESY.sub(" ", _DATE_NOTE.sub("", fold(text))).strip()
     if not retractions(text):
         return False
     for pattern in _patterns():

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from memlane.lang.kinds import stem
 from memlane.lang.script import CJK_RANGES, fold, whole_latin
+from memlane.memo import per_process
 
 EN_LINKS = ("of", "at", "in", "for")
 """The words that link a relation to its holder ("the captain *of* …", "the chef *at* …")."""
@@ -67,7 +67,7 @@ class Frame:
     value: str
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def relation_frame(clause: str) -> Frame | None:
     """The frame ``clause`` states, if the whole clause is one (see the module docstring).
 

@@ -18,15 +18,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 
 from memlane.lang.script import fold
+from memlane.memo import per_process
 
 PERSON, NUMBER, TIME, PLACE, THING = "person", "number", "time", "place", "thing"
-
-CACHED_TEXTS = 32_768
-"""Statements whose values (:func:`held_values`) are kept for the process: the same recalled
-lines are weighed recall after recall."""
 
 _ZH_WHICH_TIME = r"哪(?:一|个)?(?:天|日|年|月|周|星期|礼拜|会儿)|(?:什么|啥)(?:时候|时间|日子)"
 """A Chinese word asking which one (哪, 什么, 啥) before a noun of time: 哪天, 哪一年, 哪个月,
@@ -104,7 +100,7 @@ def held_kinds(statement: str, question: str = "") -> frozenset[str]:
     )
 
 
-@lru_cache(maxsize=CACHED_TEXTS)
+@per_process
 def held_values(statement: str) -> tuple[tuple[str, str | None], ...]:
     """The values ``statement`` holds, ``(kind, value as folded)``; a thing's value ``None``.
 

@@ -29,10 +29,10 @@ False
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from memlane.lang.kinds import stem
 from memlane.lang.script import fold
+from memlane.memo import per_process
 
 EN_SENSES: dict[str, tuple[str, ...]] = {
     "leader": ("leader", "lead", "in charge", "boss", "run", "helm", "captain", "skipper",
@@ -140,7 +140,7 @@ for _sense, _phrases in _EN_STEMS.items():
         _EN_OPENING.setdefault(_phrase[0], []).append((_sense, _phrase))
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def senses(text: str) -> frozenset[str]:
     """The senses of relation ``text`` speaks of (see the module docstring)."""
     found: set[str] = set()

@@ -85,6 +85,7 @@ TROUBLE_ASKED = re.compile(
 
 _NAME_INSIDE = re.compile(r"(?<=[\w,] )[A-Z][^\W\d_]+")
 _VALUE_SIGNS = re.compile(r"\d|@")
+_ANNOTATION = re.compile(r"\s*[(（][^)）]*[)）]")  # the dates a note was annotated with
 
 
 def only_reports_trouble(statement: str) -> bool:
@@ -99,7 +100,7 @@ def only_reports_trouble(statement: str) -> bool:
     >>> only_reports_trouble("my Visa ending 4421 is not working"), only_reports_trouble("hi")
     (False, False)
     """
-    text = re.sub(r"\s*[(（][^)）]*[)）]", "", statement)  # the dates a note was annotated with
+    text = _ANNOTATION.sub("", statement)
     if not TROUBLE.search(text) or _VALUE_SIGNS.search(text) or _NAME_INSIDE.search(text):
         return False
     return not _SENTENCE_INSIDE.search(text)

@@ -19,10 +19,10 @@ counts alone only when nothing else is told.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from memlane.lang.kinds import PLACE, asked_kind
 from memlane.lang.script import fold
+from memlane.memo import per_process
 
 RESIDENCE, ORIGIN, TRAVEL = "residence", "origin", "travel"
 
@@ -58,7 +58,7 @@ _KINDS = (
 _RESIDENCE = re.compile(f"{EN_RESIDENCE}|{ZH_RESIDENCE}")
 
 
-@lru_cache(maxsize=16_384)
+@per_process
 def whereabouts(text: str) -> frozenset[str]:
     """The kinds of *where* ``text`` speaks of (``residence``, ``origin``, ``travel``)."""
     folded = fold(text)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from memlane.lang import en, zh
 from memlane.lang.roles import roles_named
 from memlane.lang.script import CJK_RANGES, fold, whole_latin
-from memlane.memo import per_recall
+from memlane.memo import per_process, per_recall
 
 _EN_NEGATION = re.compile(rf"\b(?:{'|'.join(en.NEGATORS)})\b|{en.NEGATING_SUFFIX}\b", re.IGNORECASE)
 _LATIN_TERM = re.compile(r"[a-z][a-z'’-]*[a-z]|\d[\d\s-]*\d", re.IGNORECASE)
@@ -180,7 +179,7 @@ def term_probe(term: str) -> tuple[str, tuple[str, ...]]:
     return "pairs", tuple(pair for pair in dict.fromkeys(pairs) if pair not in zh.GENERIC_TERMS)
 
 
-@lru_cache(maxsize=16_384)
+@per_process
 def _index(text: str) -> tuple[str, frozenset[str], str]:
     """``text`` folded, its stemmed Latin words and its digits: what :func:`shares_term` reads."""
     folded = fold(text)
@@ -219,7 +218,7 @@ def names_other_person(text: str) -> bool:
 _EN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
-@lru_cache(maxsize=16_384)
+@per_process
 def tells_episode(text: str) -> bool:
     """Whether English ``text`` tells what happened rather than how things are.
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from memlane.extract import find_identifiers
 from memlane.lang import asks_about_plans, is_cjk, is_negated, mentions_value
 from memlane.lang import relations as words
 from memlane.lang.script import CJK_RANGES, EMOJI_RANGES
+from memlane.memo import per_process
 from memlane.pacing import pause
 from memlane.router.slots import SPEAKER_LABEL, strip_numbering
 from memlane.summaries.notes import relations
@@ -33,8 +33,6 @@ MAX_HOLDER_CHARS = 32
 HOLDER_WINDOW = 3 * MAX_HOLDER_CHARS
 """How far before a Chinese relation its holder is looked for: a clause that repeats a relation
 thousands of times ("他的名字是李他的名字是李…") costs work linear in its length."""
-CACHED_STATEMENTS = 32_768
-"""Statements whose claims are kept in memory: the same notes are judged recall after recall."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +87,7 @@ _NAMED = words.NAMED
 _NEEDS_IDENTIFIER = {"phone": "phone", "email": "email"}
 
 
-@lru_cache(maxsize=CACHED_STATEMENTS)
+@per_process
 def claims(text: str, subject: str) -> tuple[Claim, ...]:
     """The claims of one statement of ``subject``'s memory, clause by clause.
 

@@ -32,16 +32,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from functools import lru_cache
 
 from memlane.extract import find_identifiers, resolve_times
 from memlane.lang import en, zh
 from memlane.lang.frames import names_holder, relation_frame
-from memlane.lang.kinds import CACHED_TEXTS, TIME, asked_kind, fits, held_kinds, stem
+from memlane.lang.kinds import TIME, asked_kind, fits, held_kinds, stem
 from memlane.lang.meanings import senses
 from memlane.lang.places import is_zh_place
 from memlane.lang.script import CJK_RANGES, UNSPACED_RANGES, fold, is_cjk
 from memlane.lang.speaker import EN_NAME_INSIDE as _NAME
+from memlane.memo import per_process
 from memlane.router.candidates import TIER_ASIDE, TIER_NOTE, Candidate
 from memlane.router.slots import SPEAKER_LABEL, clauses, strip_numbering
 
@@ -224,7 +224,7 @@ def _bodies(candidate: Candidate) -> list[str]:
     return [_body(text, candidate.item.subject or "") for text in texts]
 
 
-@lru_cache(maxsize=CACHED_TEXTS)
+@per_process
 def _body(text: str, subject: str) -> str:
     """A line without its speaker label (the subject's) and numbering, kept for the process."""
     speaker = fold(subject)
@@ -233,7 +233,7 @@ def _body(text: str, subject: str) -> str:
     return strip_numbering(text)
 
 
-@lru_cache(maxsize=CACHED_TEXTS)
+@per_process
 def _stem_set(text: str) -> frozenset[str]:
     """:func:`_stems` of a recalled line, as a set kept for the process.
 
@@ -243,7 +243,7 @@ def _stem_set(text: str) -> frozenset[str]:
     return frozenset(_stems(text))
 
 
-@lru_cache(maxsize=CACHED_TEXTS)
+@per_process
 def _folded(text: str) -> str:
     """:func:`fold` of a recalled line, kept for the process as :func:`_stem_set` is."""
     return fold(text)

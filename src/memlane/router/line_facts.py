@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 
-from memlane.router.claims import CACHED_STATEMENTS
+from memlane.memo import per_process
 from memlane.router.takeback import names_none, retracted_terms, values_by_kind
 from memlane.summaries.notes import resolve_first_person
 from memlane.summaries.text import normalize_for_dedupe
@@ -76,7 +76,7 @@ def said_keys(line: str, subject: str) -> frozenset[str]:
     )
 
 
-@lru_cache(maxsize=CACHED_STATEMENTS)
+@per_process
 def statement_key(text: str) -> str:
     """The dedupe key of a statement a line cites, which holds the line's when it repeats it.
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from heapq import merge
 
-from memlane.router.claims import CACHED_STATEMENTS
+from memlane.memo import per_process
 from memlane.router.slots import clauses, probe_chains
 from memlane.router.statements import Refills, Since, Statement, first_later
 from memlane.summaries.linedata import SLOT, Head, LineData
@@ -51,7 +50,7 @@ def clause_digest(clause: str) -> str:
     return hashlib.blake2b(clause.encode(), digest_size=8).hexdigest()
 
 
-@lru_cache(maxsize=CACHED_STATEMENTS)
+@per_process
 def kind_chains(clause: str) -> tuple[tuple[str, ...], ...]:
     """The ``SLOT`` kinds of the keys ``clause`` probes, one chain per side, shortest first.
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from memlane.lang import speaker, zh
 from memlane.lang.frames import relation_frame
@@ -34,6 +33,7 @@ from memlane.lang.grammar import JOINERS as _JOINERS
 from memlane.lang.script import UNSPACED_RANGES, fold
 from memlane.lang.sentences import NUMBERING as _NUMBERING
 from memlane.lang.words import tells_episode
+from memlane.memo import per_process
 
 MIN_FRAME_SHARE = 0.5
 """The shared frame is at least this share of the longer statement."""
@@ -65,7 +65,7 @@ class Restatement:
     values: tuple[str, str]
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def clauses(text: str, speaker: str = "") -> tuple[str, ...]:
     """The clauses of a statement, normalized for comparing frames.
 
@@ -120,7 +120,7 @@ PROBED_SHARE = 1 / 4
 that two clauses of one slot share is that long (see :func:`probe_chains`)."""
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def slot_keys(clause: str) -> tuple[str, ...]:
     """The keys a clause is filed under: each says "the frame holds this much of it".
 
@@ -148,7 +148,7 @@ def slot_keys(clause: str) -> tuple[str, ...]:
     return heads + tails
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def probe_chains(clause: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The keys whose latest clauses are read to judge ``clause``: its heads, then its tails.
 
@@ -311,7 +311,7 @@ _PIECES = re.compile(rf"([{UNSPACED_RANGES}]+)|(\d[\d,.:]*\d|\d|[^\W\d_{UNSPACED
 """A run of unspaced text, or else a number or a word (letters only) of another script."""
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def _pieces(span: str) -> frozenset[str]:
     """Its content words and numbers, and the pairs of content characters of unspaced text.
 

@@ -13,7 +13,7 @@ adjudicator (:mod:`memlane.router.adjudicate`) asks these.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cached_property, lru_cache
+from functools import cached_property
 from types import MappingProxyType
 
 from memlane.extract import find_identifiers
@@ -30,7 +30,7 @@ from memlane.lang.changes import (
 )
 from memlane.lang.script import fold
 from memlane.lang.words import salient_terms, shares_term, tells_episode
-from memlane.router.claims import CACHED_STATEMENTS
+from memlane.memo import per_process
 from memlane.router.evidence import Evidence, Statement, turns_of
 from memlane.router.slots import clauses
 
@@ -45,7 +45,7 @@ def only_takes_back(text: str, subject: str, query: str) -> bool:
     return names_none(retracted_terms(text, subject), query)
 
 
-@lru_cache(maxsize=CACHED_STATEMENTS)
+@per_process
 def retracted_terms(text: str, subject: str) -> tuple[frozenset[str], ...] | None:
     """The terms of each value ``text`` takes back when that is all it says, else ``None``.
 
@@ -66,7 +66,7 @@ _REPLACED_KINDS = frozenset({"email", "phone"})
 _NO_VALUES: Mapping[str, frozenset[str]] = MappingProxyType({})
 
 
-@lru_cache(maxsize=CACHED_STATEMENTS)
+@per_process
 def values_by_kind(text: str) -> Mapping[str, frozenset[str]]:
     """The street addresses, e-mail addresses and phone numbers ``text`` gives, by kind.
 

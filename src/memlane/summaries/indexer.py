@@ -25,10 +25,7 @@ statement only.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -42,6 +39,7 @@ from memlane.embed.base import Embedder
 from memlane.embed.process import EmbeddingProcess
 from memlane.errors import InvalidInput
 from memlane.storage.base import SummaryStore
+from memlane.storage.threads import lower_priority
 from memlane.summaries.linedata import NoteKeyer
 from memlane.summaries.model import Note
 from memlane.summaries.model_calls import ModelCalls, load_for_queries
@@ -358,7 +356,7 @@ class Indexer(ModelCalls):
     # -- the worker -----------------------------------------------------------------------
 
     def _work(self) -> None:
-        _behind_requests()
+        lower_priority(WORKER_NICE)
         if self.process is not None:
             load_for_queries(self._embedder())
         retry = RETRY_SECONDS[0]
@@ -476,18 +474,6 @@ class Indexer(ModelCalls):
                 if not self._requests:
                     until = min(until, QUIET_SECONDS - quiet)
                 self._changed.wait(until)
-
-
-def _behind_requests() -> None:
-    """Lower the calling thread's CPU priority by :data:`WORKER_NICE` (Linux only).
-
-    On Linux niceness belongs to a thread (elsewhere ``setpriority`` would lower the whole
-    process), and threads it starts later inherit it.
-    """
-    if sys.platform == "linux" and WORKER_NICE > 0:
-        me = threading.get_native_id()
-        with contextlib.suppress(OSError):  # not allowed: run as it is
-            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + WORKER_NICE)
 
 
 class Index:

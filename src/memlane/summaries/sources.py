@@ -14,9 +14,9 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from memlane.lang.script import fold
+from memlane.memo import per_process
 from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
 from memlane.summaries.lines import split_label
 from memlane.summaries.model import Note, Summary
@@ -39,13 +39,13 @@ FEW_TURNS = 64
 """A summary citing at most this many turns has its lines tied to the notes citing them."""
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def line_words(text: str) -> frozenset[str]:
     """The comparison keywords of a line or query, lower-cased."""
     return frozenset(ordered_words(text))
 
 
-@lru_cache(maxsize=32_768)
+@per_process
 def ordered_words(text: str) -> tuple[str, ...]:
     """:func:`line_words` in the order :func:`keywords` finds them, each once.
 
@@ -102,7 +102,7 @@ def speakers(summary: Summary | None) -> frozenset[str]:
     return frozenset(found)
 
 
-@lru_cache(maxsize=32_768)  # a storyline's lines, asked at every recall of its subject
+@per_process  # a storyline's lines, asked at every recall of its subject
 def _quotes_someone(label: str, body: str) -> bool:
     """Whether ``label: body`` quotes a person, not a field name before its value.
 

@@ -381,7 +381,7 @@ class PostgresDialect:
         """The terms held by at most :data:`~memlane.storage.lexical.COMMON_DOCS` docs in scope.
 
         All of them when none is held by more; the rarest one alone when every one is (as
-        :meth:`memlane.storage.sqlite.dialect.SQLiteDialect._telling`). BM25 scores every doc
+        :meth:`memlane.storage.sqlite.full_text.FullTextIndex._telling`). BM25 scores every doc
         the match holds: a question's common word ("about", in a sixth of the notes) made a
         tenant-wide search of 10^5 notes score 17,000 of them. Each term is counted in the
         scope up to the bound (at most that many docs read a term); exactly only when every

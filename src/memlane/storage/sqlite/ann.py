@@ -52,7 +52,7 @@ import numpy as np
 from memlane.storage.sql.dialect import DocScope, Vector
 from memlane.storage.sqlite import graph_files, scope_graph
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
-from memlane.storage.sqlite.graph_builder import GraphBuilder
+from memlane.storage.sqlite.graph_builder import GraphBuilder, Upkeep
 from memlane.storage.sqlite.graph_files import usearch_index
 from memlane.storage.sqlite.graph_rows import (
     Ids,
@@ -255,20 +255,25 @@ class VectorIndexes(GraphBuilder):
     def _patch(self, key: ScopeKey, graph: Graph, new: Ids, gone: Ids) -> bool:
         """Add ``new`` docs' vectors and remove ``gone`` ones, unless rebuilding is better.
 
-        Holding the graph's lock. Docs it already holds are not added again (usearch refuses
-        a key twice), nor are docs it does not hold removed. A graph on a mapped base takes
-        new docs into its delta and hides gone ones of its base (never a copy of the base);
-        once they outgrow the base, the building thread builds it again whole.
+        Holding the graph's lock. Which is better: :meth:`_patch_or_rebuild`. Docs it already
+        holds are not added again (usearch refuses a key twice), nor are docs it does not hold
+        removed. A graph on a mapped base takes new docs into its delta and hides gone ones of
+        its base (never a copy of the base); once they outgrow the base, the building thread
+        builds it again whole.
         """
-        total = len(graph.ids) + len(new) - len(gone)
-        if total <= self.threshold:
+        # Only these change it: what outgrows a base is counted of them.
+        changing = new[~contains(graph.ids, new)], gone[contains(graph.ids, gone)]
+        upkeep = self._patch_or_rebuild(
+            graph, len(graph.ids), len(new), len(gone), sum(map(len, changing))
+        )
+        if upkeep is Upkeep.SMALL:
             self.drop(lambda k: k == key)
             return False
-        if graph.removed + len(gone) > total // 3:
+        if upkeep is Upkeep.REBUILD:
             self._schedule(key)  # cheaper to build again than to patch
             return False
-        new, gone = new[~contains(graph.ids, new)], gone[contains(graph.ids, gone)]
-        if graph.outgrown(len(new) + len(gone)):
+        new, gone = changing
+        if upkeep is Upkeep.OUTGROWN:
             self._schedule(key)  # built again whole in the background; patched meanwhile
         if len(gone):
             scope_graph.remove(graph, gone)
@@ -375,8 +380,12 @@ class VectorIndexes(GraphBuilder):
         graph_files.delete(self.directory, held)
 
     def close(self) -> None:
-        """Stop building and forget every graph (before the connection closes)."""
+        """Stop building, save what the graphs' files lack, and forget every graph.
+
+        (Before the connection closes.) The next process then maps each graph as it was.
+        """
         with self._lock:
             self._closed = True
         self._stop_building()
+        self._save_unsaved()
         self.drop(lambda key: True)

@@ -136,6 +136,8 @@ class Graph:
     """How many ids it held when it was last saved whole (or read from its file)."""
     delta_saved: int = 0
     """How many delta and hidden ids were saved beside its base (or read from its files)."""
+    unsaved: int = 0
+    """Vectors added or removed since its files were last written (all of them, if never)."""
     lacking: Lacking | None = None
     """What a search last found it lacks, while it is behind: the next search reads only the
     docs changed since, not the scope's ids again."""
@@ -246,6 +248,7 @@ def add_vectors(db: Reads, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
         return None
     added = np.asarray([row[0] for row in rows], dtype=np.int64)
     graph.index.add(added.astype(np.uint64), matrix, threads=1)
+    graph.unsaved += len(added)
     return added
 
 
@@ -259,6 +262,7 @@ def remove(graph: Graph, gone: Ids) -> None:
     if len(in_delta):
         graph.index.remove(in_delta.astype(np.uint64))
     graph.removed += len(gone)
+    graph.unsaved += len(gone)
     graph.ids = np.delete(graph.ids, np.searchsorted(graph.ids, gone))
 
 
@@ -355,4 +359,4 @@ def build(
         after = ids[-1]
     if index is None or closed():
         return None
-    return Graph(np.asarray(ids, dtype=np.int64), index, dims, *at)
+    return Graph(np.asarray(ids, dtype=np.int64), index, dims, *at, unsaved=len(ids))
