@@ -86,13 +86,17 @@ class Sample:
     """The peaks of the server process while it was under load.
 
     ``connections`` are the server's own (PostgreSQL: client backends named after its
-    process, as its pool names them); ``other_backends`` whatever else
+    process, as its pool names them; SQLite: handles on the file open to write);
+    ``read_connections`` SQLite's read-only handles (reads outside a write transaction, a
+    graph's building thread: as many as read at once, none per tenant); ``other_backends``
+    whatever else
     ``pg_stat_activity`` listed on the database meanwhile (an autovacuum worker, a
     connection still exiting), by ``backend_type/application_name``, so a count above
     the pool's size says whose it was.
     """
 
     connections: int = 0
+    read_connections: int = 0
     rss_mib: float = 0.0
     other_backends: dict[str, int] = field(default_factory=dict)
 
@@ -289,6 +293,7 @@ def _report(
     results.put("memlane", "acknowledged_writes", group, acknowledged)
     results.put("memlane", "acknowledged_missing", group, missing)
     results.put("memlane", "db_connections_max", group, peak.connections)
+    results.put("memlane", "db_read_connections_max", group, peak.read_connections)  # SQLite's
     results.put("memlane", "db_other_backends_max", group, sum(peak.other_backends.values()))
     results.put("memlane", "server_rss_mib_max", group, round(peak.rss_mib, 1))
 
@@ -456,7 +461,9 @@ def _sample(target: Target, pid: int, peak: Sample, stop: threading.Event) -> No
     with _probe(target) as probe:
         while True:
             try:
-                peak.connections = max(peak.connections, _connections(target, pid, probe, peak))
+                written, read = _connections(target, pid, probe, peak)
+                peak.connections = max(peak.connections, written)
+                peak.read_connections = max(peak.read_connections, read)
                 peak.rss_mib = max(peak.rss_mib, rss_mib(pid))
             except (OSError, ValueError):
                 pass  # the process is gone, or /proc is not there
@@ -480,8 +487,10 @@ def _probe(target: Target) -> Iterator[Any]:
         yield probe
 
 
-def _connections(target: Target, pid: int, probe: Any, peak: Sample) -> int:
-    """Open connections of the server to the database (SQLite: handles on the file).
+def _connections(target: Target, pid: int, probe: Any, peak: Sample) -> tuple[int, int]:
+    """Open connections of the server to the database, and SQLite's read-only ones.
+
+    SQLite: handles on the file, open to write and open to read only (``/proc``'s fdinfo).
 
     PostgreSQL: the client backends named after the server's process (its pool names its
     connections ``memlane-<pid>``); every other backend listed on the database is noted in
@@ -489,13 +498,22 @@ def _connections(target: Target, pid: int, probe: Any, peak: Sample) -> int:
     """
     if target.backend == "sqlite":
         path = os.path.realpath(target.url)
-        count = 0
+        written = read = 0
         for fd in os.listdir(f"/proc/{pid}/fd"):
             try:
-                count += os.path.realpath(f"/proc/{pid}/fd/{fd}") == path
-            except OSError:
+                if os.path.realpath(f"/proc/{pid}/fd/{fd}") != path:
+                    continue
+                with open(f"/proc/{pid}/fdinfo/{fd}") as info:
+                    flags = next(
+                        int(line.split()[1], 8) for line in info if line.startswith("flags:")
+                    )
+            except (OSError, StopIteration, ValueError):
                 continue
-        return count
+            if flags & os.O_ACCMODE == os.O_RDONLY:
+                read += 1
+            else:
+                written += 1
+        return written, read
     rows = probe.execute(
         "SELECT backend_type, application_name, count(*) FROM pg_stat_activity "
         "WHERE datname = current_database() AND pid <> pg_backend_pid() "
@@ -508,7 +526,7 @@ def _connections(target: Target, pid: int, probe: Any, peak: Sample) -> int:
         else:
             kind = f"{backend_type}/{application or '-'}"
             peak.other_backends[kind] = max(peak.other_backends.get(kind, 0), int(count))
-    return own
+    return own, 0
 
 
 def _missing(url: str, logs: list[ClientLog]) -> int:

@@ -74,10 +74,11 @@ class DocChanges:
         if not self.tells(start, end):
             return None
         limit = "" if most is None or end.seq - start.seq <= most else f" LIMIT {int(most) + 1}"
-        rows = self.db.fetchall(
-            f"SELECT DISTINCT doc_id FROM {_LOG} WHERE seq > %s AND seq <= %s{limit}",
-            (start.seq, end.seq),
-        )
+        with self.db.lock:  # the log is the shared connection's own table: read there
+            rows = self.db.fetchall(
+                f"SELECT DISTINCT doc_id FROM {_LOG} WHERE seq > %s AND seq <= %s{limit}",
+                (start.seq, end.seq),
+            )
         if most is not None and len(rows) > most:
             return None
         return [row[0] for row in rows]

@@ -20,7 +20,6 @@ from memlane.storage.archiving import ArchiveRow
 from memlane.storage.base import DocKind
 from memlane.storage.sql.dialect import DocScope
 from memlane.storage.sql.summaries import search_scope
-from memlane.storage.sqlite.graph_rows import change_stamp
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -56,7 +55,7 @@ class FullTextIndex:
         # The full-text stamp (:meth:`_text_stamp`) the counts of terms were read at, and the
         # counts (:meth:`_held`, :meth:`_in_scope`); the full-text writes this connection
         # made (each moves the stamp).
-        self._vocabulary: tuple[tuple[int, int] | None, dict[_Counted, int]] = (None, {})
+        self._vocabulary: tuple[tuple[bytes, int] | None, dict[_Counted, int]] = (None, {})
         self._text_writes = 0
 
     def add(self, doc_id: int, tenant: str, subject: str, kind: DocKind, text: str) -> None:
@@ -215,15 +214,18 @@ class FullTextIndex:
         with self._lock:
             self._text_writes += 1
 
-    def _text_stamp(self) -> tuple[int, int]:
+    def _text_stamp(self) -> tuple[bytes, int]:
         """Moves whenever the full-text index may have changed.
 
-        That is: another connection committed (``PRAGMA data_version``), or this one wrote to
-        it (every write here counts, rolled back or not). A vector stored, a claim taken or a
-        fact written does not move it.
+        That is: a commit changed it (FTS5's structure record, ``search_fts_data`` id 10,
+        which each commit that writes to the index rewrites with its write counter moved),
+        or this connection wrote to it (every write here counts, rolled back or not). A vector
+        stored, a claim taken or a fact written, here or in another process, does not move
+        it. (``PRAGMA data_version`` cannot tell this connection's commits from another's on
+        the read connections that a recall's reads run on.)
         """
-        version, _ = change_stamp(self.db)
-        return version, self._text_writes
+        row = self.db.stamp_row("SELECT block FROM search_fts_data WHERE id = 10")
+        return (b"" if row is None else bytes(row[0])), self._text_writes
 
     def _vocabulary_counts(self, terms: Sequence[str | None]) -> list[tuple[str | None, int]]:
         """The vocabulary's count of each term, in one statement (``None``: of documents).

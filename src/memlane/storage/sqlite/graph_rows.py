@@ -50,10 +50,11 @@ IDS_PIECE = 20_000
 
 
 def change_stamp(database: SQLiteDatabase) -> Stamp:
-    """Moves whenever any connection changes the database (another's commit, or this one's)."""
-    with database.lock:
-        version = database.connection.execute("PRAGMA data_version").fetchone()[0]
-        return int(version), database.connection.total_changes
+    """Moves whenever any connection changes the database (another's commit, or this one's).
+
+    (:meth:`.SQLiteDatabase.change_stamp`: taken before the reads kept under it.)
+    """
+    return database.change_stamp()
 
 
 def scope_sql(key: ScopeKey, by_id: bool = False) -> tuple[str, dict[str, Any]]:
