@@ -235,30 +235,19 @@ class GraphBuilder:
                     self._evict()
                 self._idle.notify_all()
 
-    def _save(self, key: ScopeKey, graph: Graph, *, closing: bool = False) -> None:
-        """Save the graph once it doubled since last saved (each size once); closing, if changed.
+    def _save(self, key: ScopeKey, graph: Graph) -> None:
+        """Save the graph once it doubled since last saved (each size once).
 
-        Frozen, not yet shared, or closing: no search patches it meanwhile. A graph on a
-        mapped base saves only its delta and hidden ids beside the base (a small save: usearch
-        holds the GIL for all of one), once they doubled; one without saves all of it. At
-        close, whatever its files lack is saved (:meth:`_save_unsaved`), unless the next
-        process would build it again whole anyway (:meth:`.scope_graph.Graph.outgrown`).
+        Frozen or not yet shared: no search patches it meanwhile. A graph on a mapped base
+        saves only its delta and hidden ids beside the base (a small save: usearch holds the
+        GIL for all of one), once they doubled; one without saves all of it.
         """
         if graph.base is not None:
-            changed = graph.changed_since_base()
-            if closing:
-                due = graph.unsaved > 0 and not graph.outgrown()
-            else:
-                due = changed >= 2 * graph.delta_saved
-            if changed and due and graph.base_files is not None:
-                delta = graph.delta_ids()
-                graph_files.save_delta(
-                    self.directory, key, graph.base_files, graph.index, delta, graph.hidden
-                )
-                graph.delta_saved, graph.unsaved = changed, 0
-        elif (graph.unsaved > 0) if closing else len(graph.ids) >= 2 * graph.saved:
-            graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
-            graph.saved, graph.unsaved = len(graph.ids), 0
+            due = graph.changed_since_base() >= 2 * graph.delta_saved
+        else:
+            due = len(graph.ids) >= 2 * graph.saved
+        if due:
+            self._write(key, graph)
 
     def _save_unsaved(self) -> None:
         """Save what each held graph's files lack, once the building thread has ended.
@@ -267,13 +256,31 @@ class GraphBuilder:
         10^5 notes ended with 50,200 saved): the next process then ranked the newest
         :data:`.ann.RANKED_BEHIND` vectors beside the saved graph at every search, found the
         other missing ones by their words only, and built the graph again (~35 s at 10^5).
+        A delta that outgrew its base is not saved: the next process builds it again whole
+        anyway (:meth:`.scope_graph.Graph.outgrown`).
         """
         with self._lock:
             held = list(self._graphs.items())
         for key, graph in held:
             with graph.lock:
-                if graph.unsaved:
-                    self._save(key, graph, closing=True)
+                if graph.unsaved and not graph.outgrown():
+                    self._write(key, graph)
+
+    def _write(self, key: ScopeKey, graph: Graph) -> None:
+        """Write the graph's files: its delta beside its mapped base, else all of it."""
+        if graph.base is not None:
+            changed = graph.changed_since_base()
+            if not changed or graph.base_files is None:
+                return
+            delta = graph.delta_ids()
+            graph_files.save_delta(
+                self.directory, key, graph.base_files, graph.index, delta, graph.hidden
+            )
+            graph.delta_saved = changed
+        else:
+            graph_files.save(self.directory, key, graph.index, graph.ids, graph.dims)
+            graph.saved = len(graph.ids)
+        graph.unsaved = 0
 
     def _refresh(self, key: ScopeKey) -> Graph | None:
         """The held graph (or the saved one) brought up to date, or a new one built.
