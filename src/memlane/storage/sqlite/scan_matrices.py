@@ -160,13 +160,28 @@ class ScanMatrices:
         if len(ids) and len(kept.ids) and matrix.shape[1] != kept.matrix.shape[1]:
             return None
         stays = ~contains(touched, kept.ids)
+        if stays.all() and (not len(ids) or not len(kept.ids) or ids[0] > kept.ids[-1]):
+            # Only docs newer than all it holds: appended (one copy of the matrix).
+            all_ids = np.concatenate([kept.ids, ids])
+            return ScanMatrix(
+                now, None, all_ids, kept.owners + owners, _stacked(kept.matrix, matrix)
+            )
         all_ids = np.concatenate([kept.ids[stays], ids])
         order = np.argsort(all_ids, kind="stable")
-        kept_owners = np.asarray(kept.owners, dtype=np.int64)[stays]
-        width = kept.matrix.shape[1] if len(kept.ids) else matrix.shape[1]
-        stacked = np.concatenate([kept.matrix[stays].reshape(-1, width), matrix.reshape(-1, width)])
-        all_owners = np.concatenate([kept_owners, np.asarray(owners, dtype=np.int64)])
-        return ScanMatrix(now, None, all_ids[order], all_owners[order].tolist(), stacked[order])
+        all_owners = np.asarray(kept.owners, dtype=np.int64)[stays].tolist() + owners
+        stacked = _stacked(kept.matrix[stays], matrix)
+        return ScanMatrix(
+            now, None, all_ids[order], [all_owners[i] for i in order.tolist()], stacked[order]
+        )
+
+
+def _stacked(first: Matrix, second: Matrix) -> Matrix:
+    """The rows of both (either may be empty, even of no width)."""
+    if not len(first):
+        return second
+    if not len(second):
+        return first
+    return np.concatenate([first, second])
 
 
 def _columns(rows: list[Any]) -> tuple[Ids, list[int], Matrix]:
