@@ -50,6 +50,27 @@ def test_writes_never_embed_and_wait_empties_the_backlog(open_memory):
     assert threading.get_ident() not in embedder.threads  # never on the writer's thread
 
 
+def test_wait_counts_the_backlog_when_the_worker_runs_dry_not_after_each_batch(
+    open_memory, monkeypatch
+):
+    monkeypatch.setattr(model_calls, "BATCH_ITEMS", 1)
+    embedder = GatedEmbedder()
+    mem = open_memory(embedder)
+    for i in range(40):
+        mem.remember("U-1", f"note {i}: the user likes green tea")
+    counts = []
+    pending = indexer.Indexer.pending
+    monkeypatch.setattr(
+        indexer.Indexer, "pending", lambda self, *a: counts.append(1) or pending(self, *a)
+    )
+    embedder.gate.set()
+    started = time.monotonic()
+    assert mem.index.wait(timeout=30)
+    polls = (time.monotonic() - started) / indexer.POLL_SECONDS
+    assert mem.index.pending() == 0 and len(embedder.embedded) == 40
+    assert len(counts) <= 3 + polls  # on main: one count per batch of one item (40+)
+
+
 def test_tenant_handles_share_one_worker_and_count_their_own_backlog(open_memory):
     embedder = GatedEmbedder()
     root = open_memory(embedder)
