@@ -8,7 +8,13 @@ from click.testing import CliRunner
 
 from memlane.cli import cli
 
-RECALL_METRICS = ("first_recall_ms", "recall_p50_ms", "recall_p95_ms", "notes_added_per_s")
+RECALL_METRICS = (
+    "first_recall_ms",
+    "recall_p50_ms",
+    "recall_p95_ms",
+    "recall_after_write_p50_ms",
+    "notes_added_per_s",
+)
 
 
 def test_scale_on_both_backends_at_tiny_sizes(postgres_url, tmp_path):

@@ -12,7 +12,10 @@ a fresh tenant of the memory gets N notes through ``mem.summaries.add_notes`` (a
   drain it (embeddings, note keys, and on SQLite the search graph of a subject past
   :data:`memlane.storage.sqlite.ann.THRESHOLD` vectors, built in a background thread: until it
   is ready every recall scans all the subject's vectors), then nothing;
-* **steady recall** p50/p95 over ``samples`` questions about the subject's notes.
+* **steady recall** p50/p95 over ``samples`` questions about the subject's notes;
+* **recall after a write**: p50 over ``samples`` rounds of one note added, then a recall at
+  once, as an agent that writes and recalls at every turn meets it (what a recall keeps
+  across recalls is read again after every write, and the note is still being indexed).
 
 Optionally (``tenant_notes``) one tenant gets notes spread over many subjects (ten each) and
 is recalled tenant-wide (``subject=None``). Writes: batched fact versions per second
@@ -170,10 +173,19 @@ class _Suite:
                 series.append((time.perf_counter() - started) * 1000)
             self.put("recall_p50_ms", group, percentile(series, 0.5))
             self.put("recall_p95_ms", group, percentile(series, 0.95))
+            after = []
+            for added in range(notes, notes + self.samples):
+                mem.summaries.add_notes(_notes(range(added, added + 1), per_subject))
+                question = _note(rng.randrange(notes))[2]
+                started = time.perf_counter()
+                mem.recall(subject, question)
+                after.append((time.perf_counter() - started) * 1000)
+            self.put("recall_after_write_p50_ms", group, percentile(after, 0.5))
             first = self.results.systems[self.backend]["first_recall_ms"][group]
             self.progress(
                 f"{self.backend} {group}: first recall {first:,.0f} ms, "
-                f"then p50 {percentile(series, 0.5):,.1f} ms"
+                f"then p50 {percentile(series, 0.5):,.1f} ms, "
+                f"after a write {percentile(after, 0.5):,.1f} ms"
             )
 
     def write_throughput(self, writes: int, clients: tuple[int, ...], seconds: float) -> None:
@@ -277,6 +289,8 @@ def plot(results: Results, path: str | Path) -> bool:
     figure, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
     sizes = [int(size) for size in results.params["sizes"]]
     styles = {"recall_p50_ms": "-", "recall_p95_ms": "--", "first_recall_ms": ":"}
+    styles["recall_after_write_p50_ms"] = "-."
+
     for n, (system, metrics) in enumerate(results.systems.items()):
         for metric, style in styles.items():
             series = metrics.get(metric, {})
