@@ -1,8 +1,9 @@
 """SQLite's vector graphs caught up in place: a piece at a time, under a lock searches go first.
 
 The building thread brings a held graph up to the database without copying it (usearch holds
-the GIL for a whole copy), a piece at a time under the graph's lock, reading on a connection of
-its own; a search waits one piece at most and never takes another thread's write for its own.
+the GIL for a whole copy), a piece at a time under the graph's lock, reading on the database's
+read-only connections; a search waits one piece at most and never takes another thread's write
+for its own.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,8 +23,7 @@ import pytest
 from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.dialect import DocScope
-from memlane.storage.sqlite import graph_builder, scope_graph
-from memlane.storage.sqlite.database import ReadConnection
+from memlane.storage.sqlite import database, graph_builder, scope_graph
 from tests.support.ann_graphs import (
     MODEL,
     add,
@@ -140,27 +141,26 @@ def test_another_thread_s_open_write_is_not_this_thread_s(
     assert found[0] is not None and found[0][0] == owners[4]
 
 
-def test_the_building_thread_reads_on_a_connection_of_its_own(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_building_thread_reads_on_the_read_only_connections(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A build's chunks (and a catch-up's ids and pieces) are read on a read-only connection
-    of the building thread's own, closed with the database: on the shared one each of its
-    statements held the lock that every search and write of the process waits for."""
-    store = next(opened_store(tmp_path / "m.db", monkeypatch))
-    read_on: list[object] = []
-    chunk = scope_graph.vector_chunk
-    monkeypatch.setattr(
-        scope_graph, "vector_chunk", lambda db, *a: read_on.append(db) or chunk(db, *a)
-    )
+    """A build's chunks (and a catch-up's ids and pieces) are read on the database's read-only
+    connections, as every thread's reads outside a write transaction: on the shared one each
+    of its statements held the lock that every search and write of the process waits for."""
+    shared, read_on = store.db.connection, []
+    rows = database._rows
+
+    def recorded(connection: sqlite3.Connection, *args: Any) -> list[Any]:
+        if threading.current_thread().name == "memlane-vector-index":
+            read_on.append(connection)
+        return rows(connection, *args)
+
+    monkeypatch.setattr(database, "_rows", recorded)
     rng = np.random.default_rng(50)
     matrix = unit(rng, 300)
     owners = add(store, "t", "U-1", matrix)
     assert built(store, "t", "U-1", matrix[9])[0] == owners[9]
-    assert read_on and all(isinstance(db, ReadConnection) for db in read_on)
-    (reader,) = set(read_on)
-    store.db.close()
-    with pytest.raises(sqlite3.ProgrammingError):  # closed with the database
-        reader.connection.execute("SELECT 1")  # type: ignore[attr-defined]
+    assert read_on and shared not in read_on
 
 
 def test_a_search_waiting_for_a_graph_goes_before_the_building_thread_s_next_piece(

@@ -206,12 +206,6 @@ class SQLiteDatabase(Database):
         except sqlite3.Error as error:
             raise StorageError(f"SQLite error: {error}") from error
 
-    def reader(self) -> SQLiteDatabase | ReadConnection:
-        """A connection of its own for a background thread's reads (this one for ``:memory:``)."""
-        if self.path == ":memory:":
-            return self
-        return ReadConnection(self.path, self.busy_timeout)
-
     def close(self) -> None:
         """Close the connections (rolling back an unfinished transaction)."""
         self.dialect.close()
@@ -278,7 +272,7 @@ def native(sql: str) -> str:
 
 
 class ReadConnection:
-    """A read-only connection to a database file, for a background thread's many reads.
+    """A read-only connection to a database file: a pool's (:class:`ReadConnections`), the stamps'.
 
     The building thread of the vector graphs reads whole scopes and their vectors while an
     import writes and searches read: on the shared connection each of its statements took
