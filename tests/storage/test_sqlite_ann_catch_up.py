@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
@@ -204,7 +204,9 @@ def test_patch_or_rebuild_decides_by_its_rules_in_order() -> None:
     upkeep = graph_builder.Upkeep
     builder = SimpleNamespace(threshold=100)
 
-    def decided(removed: int, new: int, gone: int, changes: int | None = None) -> object:
+    def decided(
+        removed: int, new: int, gone: int, changes: int | Callable[[], int] | None = None
+    ) -> object:
         graph = scope_graph.Graph(
             ids=np.arange(300),
             index=[],  # nothing in its delta
@@ -225,3 +227,13 @@ def test_patch_or_rebuild_decides_by_its_rules_in_order() -> None:
     assert decided(0, 151, 0) is upkeep.OUTGROWN  # 151 changes on a base of 300
     assert decided(0, 150, 0) is upkeep.PATCH
     assert decided(0, 151, 0, changes=10) is upkeep.PATCH  # only those that change it
+    asked: list[int] = []
+
+    def counted() -> int:  # the changes, found (filtered) only if a rule asks
+        asked.append(10)
+        return 10
+
+    assert decided(0, 0, 200, changes=counted) is upkeep.SMALL
+    assert decided(61, 0, 30, changes=counted) is upkeep.REBUILD
+    assert not asked  # the counts decided: nothing filtered for them
+    assert decided(0, 151, 0, changes=counted) is upkeep.PATCH and asked == [10]

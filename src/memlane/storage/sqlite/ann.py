@@ -41,6 +41,7 @@ is :mod:`.graph_builder`'s; this module keeps the graphs, searches them and deci
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -262,24 +263,28 @@ class VectorIndexes(GraphBuilder):
         its base (never a copy of the base); once they outgrow the base, the building thread
         builds it again whole.
         """
-        # Only these change it: what outgrows a base is counted of them.
-        changing = new[~contains(graph.ids, new)], gone[contains(graph.ids, gone)]
+
+        @functools.cache
+        def changing() -> tuple[Ids, Ids]:
+            """Only these change it: what outgrows a base is counted of them (found once)."""
+            return new[~contains(graph.ids, new)], gone[contains(graph.ids, gone)]
+
         upkeep = self._patch_or_rebuild(
-            graph, len(graph.ids), len(new), len(gone), sum(map(len, changing))
+            graph, len(graph.ids), len(new), len(gone), lambda: sum(map(len, changing()))
         )
-        if upkeep is Upkeep.SMALL:
+        if upkeep is Upkeep.SMALL:  # (decided by the counts: nothing filtered for it)
             self.drop(lambda k: k == key)
             return False
         if upkeep is Upkeep.REBUILD:
             self._schedule(key)  # cheaper to build again than to patch
             return False
-        new, gone = changing
+        adding, removing = changing()
         if upkeep is Upkeep.OUTGROWN:
             self._schedule(key)  # built again whole in the background; patched meanwhile
-        if len(gone):
-            scope_graph.remove(graph, gone)
-        if len(new):
-            added = scope_graph.add_vectors(self.db, graph, key, new)
+        if len(removing):
+            scope_graph.remove(graph, removing)
+        if len(adding):
+            added = scope_graph.add_vectors(self.db, graph, key, adding)
             if added is None:
                 return False
             added = np.sort(added)

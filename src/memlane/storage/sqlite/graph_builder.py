@@ -22,7 +22,7 @@ import logging
 import queue
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -110,7 +110,12 @@ class GraphBuilder:
         raise NotImplementedError
 
     def _patch_or_rebuild(
-        self, graph: Graph, held: int, new: int, gone: int, changes: int | None = None
+        self,
+        graph: Graph,
+        held: int,
+        new: int,
+        gone: int,
+        changes: int | Callable[[], int] | None = None,
     ) -> Upkeep:
         """Whether a graph holding ``held`` docs is patched with ``new`` and ``gone`` ones.
 
@@ -127,7 +132,8 @@ class GraphBuilder:
           285d741, no measurement of it is recorded);
         - :attr:`Upkeep.OUTGROWN` when a graph on a mapped base would pass its share of
           changes since the base with ``changes`` more (``new`` and ``gone`` unless given:
-          those it does not hold already, or holds, when the caller knows):
+          those it does not hold already, or holds, when the caller knows; a function is
+          asked only here, once the rules before did not decide):
           :meth:`.scope_graph.Graph.outgrown`, :data:`.scope_graph.DELTA_SHARE`;
         - else :attr:`Upkeep.PATCH`.
         """
@@ -136,7 +142,9 @@ class GraphBuilder:
             return Upkeep.SMALL
         if graph.removed + gone > total // 3:
             return Upkeep.REBUILD
-        if graph.outgrown(new + gone if changes is None else changes):
+        if changes is None:
+            changes = new + gone
+        if graph.outgrown(changes if isinstance(changes, int) else changes()):
             return Upkeep.OUTGROWN
         return Upkeep.PATCH
 
