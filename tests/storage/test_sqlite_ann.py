@@ -9,7 +9,6 @@ whether the graph is fresh, stale, being built or gone after a restart.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -26,22 +25,18 @@ from tests.support.ann_graphs import (
     add,
     built,
     indexes,
-    opened_store,
     reopened_store,
     saved_graph,
     search,
+    store_fixture,  # noqa: F401 (the fixture ``store``)
     unit,
 )
 
 
 @pytest.fixture
 def path(tmp_path: Path) -> Path:
+    """The file the ``store`` fixture opens (a test opens it again as the next process)."""
     return tmp_path / "m.db"
-
-
-@pytest.fixture
-def store(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLSummaryStore]:
-    yield from opened_store(path, monkeypatch)
 
 
 def test_graph_answers_as_the_exact_scan_does(store: SQLSummaryStore) -> None:

@@ -13,7 +13,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -30,15 +29,10 @@ from tests.support.ann_graphs import (
     behind,
     built,
     indexes,
-    opened_store,
     search,
+    store_fixture,  # noqa: F401 (the fixture ``store``)
     unit,
 )
-
-
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLSummaryStore]:
-    yield from opened_store(tmp_path / "m.db", monkeypatch)
 
 
 class _SecondPieceWaits:
