@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from memlane.bench.processes import open_files
 from memlane.bench.report import machine
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sqlite import ann
@@ -93,21 +94,6 @@ def timed_scan(store: SQLSummaryStore) -> tuple[float, float]:
     return took
 
 
-def read_only_files(path: Path) -> int:
-    """This process's file descriptors open read-only on the database file (read connections)."""
-    target, count = os.path.realpath(path), 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            if os.path.realpath(f"/proc/self/fd/{fd}") != target:
-                continue
-            with open(f"/proc/self/fdinfo/{fd}") as info:
-                flags = next(int(line.split()[1], 8) for line in info if line.startswith("flags:"))
-        except (OSError, StopIteration):
-            continue
-        count += flags & os.O_ACCMODE == os.O_RDONLY
-    return count
-
-
 def one_round(source: Path, searches: int, seed: int) -> dict[str, Any]:
     """Searches of ``small`` idle, then during the build of ``big`` (times in ms)."""
     rng = np.random.default_rng(seed)
@@ -128,7 +114,7 @@ def one_round(source: Path, searches: int, seed: int) -> dict[str, Any]:
             waiter.start()
             while not done.is_set():
                 during.append(timed_scan(store))
-                most_files = max(most_files, read_only_files(path))
+                most_files = max(most_files, open_files("self", path)[1])
             built = time.perf_counter() - started
             waiter.join()
             assert ("t", "big", "note", MODEL) in indexes.scopes(), "no graph built"
