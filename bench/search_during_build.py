@@ -24,6 +24,8 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,7 @@ from memlane.bench.processes import open_files
 from memlane.bench.report import machine
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sqlite import ann
-from memlane.storage.sqlite.database import SQLiteDatabase
+from memlane.storage.sqlite.database import ReadConnection, SQLiteDatabase
 from memlane.storage.sqlite.graph_rows import CHUNK
 
 MODEL = "bench-model"
@@ -94,10 +96,36 @@ def timed_scan(store: SQLSummaryStore) -> tuple[float, float]:
     return took
 
 
+@contextmanager
+def building_statements() -> Iterator[list[float]]:
+    """How long each statement of the building thread held its read connection (ms), from now.
+
+    Old trees read on a connection of the building thread's own, new ones on the database's
+    pool: both :class:`ReadConnection`, whose ``fetchall`` is timed on that thread.
+    """
+    held: list[float] = []
+    fetchall = ReadConnection.fetchall
+
+    def timed(self: ReadConnection, sql: str, parameters: Any = ()) -> list[Any]:
+        if threading.current_thread().name != "memlane-vector-index":
+            return fetchall(self, sql, parameters)
+        started = time.perf_counter()
+        try:
+            return fetchall(self, sql, parameters)
+        finally:
+            held.append(1000 * (time.perf_counter() - started))
+
+    ReadConnection.fetchall = timed  # type: ignore[method-assign]
+    try:
+        yield held
+    finally:
+        ReadConnection.fetchall = fetchall  # type: ignore[method-assign]
+
+
 def one_round(source: Path, searches: int, seed: int) -> dict[str, Any]:
     """Searches of ``small`` idle, then during the build of ``big`` (times in ms)."""
     rng = np.random.default_rng(seed)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, building_statements() as held:
         path = Path(folder) / "m.db"
         shutil.copy(source, path)
         store = SQLSummaryStore(SQLiteDatabase(path))
@@ -110,7 +138,12 @@ def one_round(source: Path, searches: int, seed: int) -> dict[str, Any]:
             during: list[tuple[float, float]] = []
             most_files = 0
             done = threading.Event()
-            waiter = threading.Thread(target=lambda: (indexes.wait(), done.set()))
+
+            def wait() -> None:
+                indexes.wait()
+                done.set()
+
+            waiter = threading.Thread(target=wait)
             waiter.start()
             while not done.is_set():
                 during.append(timed_scan(store))
@@ -129,6 +162,9 @@ def one_round(source: Path, searches: int, seed: int) -> dict[str, Any]:
         "during_searches": len(during),
         "build_s": built,
         "read_only_files_max": most_files,
+        "building_statements": len(held),
+        "building_statement_p50_ms": statistics.median(held) if held else 0.0,
+        "building_statement_max_ms": max(held, default=0.0),
     }
 
 
@@ -148,7 +184,7 @@ def main() -> None:
         rounds = [one_round(source, args.searches, seed) for seed in range(args.rounds)]
     print(f"{args.vectors} vectors building (chunks of {CHUNK}), load {os.getloadavg()}")
     for key in rounds[0]:
-        print(f"{key:>22}: " + "  ".join(f"{r[key]:9.2f}" for r in rounds))
+        print(f"{key:>26}: " + "  ".join(f"{r[key]:9.2f}" for r in rounds))
     if args.out:
         result = {"machine": machine(), "vectors": args.vectors, "rounds": rounds}
         args.out.write_text(json.dumps(result, indent=2))
