@@ -208,6 +208,12 @@ def test_the_lock_tells_only_its_holder_that_it_holds_it() -> None:
     assert not lock.held_here
     with lock.plain:
         assert not lock.held_here
+    with lock:  # another thread is refused while this one holds it, and then takes it
+        assert not on_thread(lambda: lock.acquire(timeout=0.01))
+        assert not on_thread(lambda: lock.acquire(blocking=False))
+    assert lock.acquire(timeout=1) and lock.held_here
+    lock.release()
+    assert not lock.held_here
 
 
 def test_the_statements_that_may_write_stay_on_the_shared_connection() -> None:

@@ -27,11 +27,16 @@ class HeldLock:
         self._owner: int | None = None
         self._depth = 0
 
-    def acquire(self) -> None:
-        """Wait for the lock and hold it (again, if this thread holds it already)."""
-        self.plain.acquire()
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """Hold the lock (again, if this thread holds it already), as an RLock's ``acquire``.
+
+        False if it was not taken (not ``blocking``, or ``timeout`` seconds passed first).
+        """
+        if not self.plain.acquire(blocking, timeout):
+            return False
         self._owner = threading.get_ident()
         self._depth += 1
+        return True
 
     def release(self) -> None:
         """Release one hold of this thread's."""
