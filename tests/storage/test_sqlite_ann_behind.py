@@ -204,7 +204,7 @@ def test_a_graph_far_behind_ranks_what_it_lacks_beside_it(
     owners += add(store, "t", "U-1", late)
     everything = np.vstack([matrix, late])
     monkeypatch.setattr(
-        store.db.dialect, "_matrix", lambda *a: pytest.fail("scanned the whole scope")
+        store.db.dialect.scans, "matrix", lambda *a: pytest.fail("scanned the whole scope")
     )
     (graph,) = indexes(store)._graphs.values()
     for query in [late[5], late[399], *unit(rng, 10)]:
@@ -305,14 +305,14 @@ def test_a_scope_past_the_scan_limit_ranks_its_newest_while_its_graph_is_built(
     matrix = unit(rng, 400)
     owners = add(store, "t", "U-1", matrix)
     gate = held_builds(monkeypatch)
-    scan = store.db.dialect._matrix  # type: ignore[attr-defined]
+    scan = store.db.dialect.scans.matrix  # type: ignore[attr-defined]
     monkeypatch.setattr(
-        store.db.dialect, "_matrix", lambda *a: pytest.fail("scanned the whole scope")
+        store.db.dialect.scans, "matrix", lambda *a: pytest.fail("scanned the whole scope")
     )
     newest = vectors.nearest(matrix[-1], owners[-50:], matrix[-50:], 10)
     assert search(store, "t", "U-1", matrix[-1]) == newest
     assert owners[3] not in search(store, "t", "U-1", matrix[3])  # found by words meanwhile
-    monkeypatch.setattr(store.db.dialect, "_matrix", scan)
+    monkeypatch.setattr(store.db.dialect.scans, "matrix", scan)
     gate.set()
     assert indexes(store).wait(30)
     for query in [matrix[3], *unit(rng, 5)]:
@@ -505,13 +505,13 @@ def test_a_scope_past_the_scan_limit_whose_build_follows_the_indexer_is_not_scan
     while ("t", "U-1", "note", MODEL) not in indexes(store)._building:
         assert time.monotonic() < deadline, "no build followed the indexer"
         time.sleep(0.01)
-    scan = store.db.dialect._matrix  # type: ignore[attr-defined]
+    scan = store.db.dialect.scans.matrix  # type: ignore[attr-defined]
     monkeypatch.setattr(
-        store.db.dialect, "_matrix", lambda *a: pytest.fail("scanned the whole scope")
+        store.db.dialect.scans, "matrix", lambda *a: pytest.fail("scanned the whole scope")
     )
     newest = vectors.nearest(matrix[-1], owners[-50:], matrix[-50:], 10)
     assert search(store, "t", "U-1", matrix[-1]) == newest
-    monkeypatch.setattr(store.db.dialect, "_matrix", scan)
+    monkeypatch.setattr(store.db.dialect.scans, "matrix", scan)
     gate.set()
     assert indexes(store).wait(30)
     for query in [matrix[3], *unit(rng, 5)]:

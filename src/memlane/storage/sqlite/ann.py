@@ -53,7 +53,7 @@ import numpy as np
 
 from memlane.storage.sql.dialect import DocScope, Vector
 from memlane.storage.sqlite import graph_files, scope_graph
-from memlane.storage.sqlite.doc_changes import DocChanges, Position
+from memlane.storage.sqlite.doc_changes import Position
 from memlane.storage.sqlite.graph_builder import GraphBuilder, Upkeep
 from memlane.storage.sqlite.graph_files import usearch_index
 from memlane.storage.sqlite.graph_rows import (
@@ -122,7 +122,7 @@ class VectorIndexes(GraphBuilder):
         self.directory = graph_files.directory_of(database)
         """Where graphs are saved and loaded (``None``: nowhere, e.g. an in-memory database)."""
         self._index_class = usearch_index()
-        self._changes = DocChanges(database)
+        self._changes = database.doc_changes
         self._graphs: OrderedDict[ScopeKey, Graph] = OrderedDict()
         self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
         self._lock = threading.Lock()

@@ -15,6 +15,7 @@ from memlane.errors import StorageError
 from memlane.storage.base import WriteKey
 from memlane.storage.sql.dialect import Database, Parameters, Statement
 from memlane.storage.sqlite.dialect import SQLiteDialect
+from memlane.storage.sqlite.doc_changes import DocChanges
 from memlane.storage.sqlite.schema import migrate
 
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -72,6 +73,9 @@ class SQLiteDatabase(Database):
         if self.path != ":memory:":
             self._readers = ReadConnections(self.path, busy_timeout)
             self._watch = ReadConnection(self.path, busy_timeout)
+        self.doc_changes = DocChanges(self)
+        """The shared connection's log of changed search docs: one per connection (its
+        positions mean something only to the log that gave them)."""
         self.dialect: SQLiteDialect = SQLiteDialect(self)
 
     @property

@@ -12,9 +12,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-import numpy as np
-import numpy.typing as npt
-
 from memlane.errors import StorageError
 from memlane.storage import vectors
 from memlane.storage.archive import table_named
@@ -27,17 +24,16 @@ from memlane.storage.sql.dialect import (
     KeyRange,
     Vector,
 )
-from memlane.storage.sql.summaries import coverage, search_scope, vector_state
+from memlane.storage.sql.summaries import coverage, vector_state
 from memlane.storage.sqlite import evidence
 from memlane.storage.sqlite.ann import VectorIndexes
 from memlane.storage.sqlite.full_text import FullTextIndex
 from memlane.storage.sqlite.graph_rows import change_stamp
+from memlane.storage.sqlite.scan_matrices import ScanMatrices
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
 
-MATRIX_CACHE_ENTRIES = 64
-"""How many scopes' vector matrices a database keeps in memory."""
 STATE_CACHE_ENTRIES = 10_000
 """How many scopes' vector counts and coverages a database keeps (all dropped when full)."""
 _LOOKUP_CHUNK = 400
@@ -48,7 +44,6 @@ qualifies it): an expression no other query names. Indexed as the plain column, 
 index SQLite's planner (without statistics) chose for reads asking ``model = ?`` in their
 scope: every doc of the model read to find a few owners' vectors."""
 
-Matrix = npt.NDArray[np.float32]
 _Scope = tuple[str, str | None, DocKind, str]
 _T = TypeVar("_T")
 
@@ -107,13 +102,12 @@ class SQLiteDialect:
 
     def __init__(self, database: SQLiteDatabase) -> None:
         self.db = database
-        # Per scope: the vector_state it was loaded at, its owner ids and their vectors.
-        self._matrices: dict[_Scope, tuple[tuple[int, int, int], list[int], Matrix]] = {}
-        self._matrices_lock = threading.Lock()
         self.vector_indexes = VectorIndexes(database)
+        self.scans = ScanMatrices(database, database.doc_changes, self._scope_state)
         self.full_text = FullTextIndex(database)
         # Per (what, scope): the change stamp it was read at, and what was read.
         self._states: dict[tuple[Any, ...], tuple[tuple[int, int], Any]] = {}
+        self._states_lock = threading.Lock()
 
     def bytewise(self, column: str) -> str:
         """SQLite compares text byte by byte already (``BINARY``)."""
@@ -208,21 +202,25 @@ class SQLiteDialect:
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """A large scope's graph (:mod:`.ann`), else exact: the scope's matrix @ query.
 
-        The matrix is cached until the scope changes.
+        The matrix is kept in step with the scope (:mod:`.scan_matrices`).
         """
+        key: _Scope = (*scope, model)
         found = self.vector_indexes.nearest(scope, model, vector, limit)
         if found is not None:
-            with self._matrices_lock:
-                self._matrices.pop((*scope, model), None)  # the graph serves this scope now
+            self.scans.forget(key)  # the graph serves this scope now
             return found
-        owners, matrix = self._matrix(scope, model)
-        return vectors.nearest(vector, owners, matrix, limit)
+        scan = self.scans.matrix(key)
+        return vectors.nearest(vector, scan.owners, scan.matrix, limit)
 
     def vector_state(self, scope: DocScope, model: str) -> tuple[int, int, int]:
         """Counted again only once the database changed (:meth:`_until_changed`)."""
         return self._until_changed(
             ("state", *scope, model), lambda: vector_state(self.db, *scope, model)
         )
+
+    def _scope_state(self, key: _Scope) -> tuple[int, int, int]:
+        tenant, subject, kind, model = key
+        return self.vector_state(DocScope(tenant, subject, kind), model)
 
     def coverage(self, scope: DocScope, model: str) -> Coverage:
         """Asked again only once the database changed (:meth:`_until_changed`)."""
@@ -237,38 +235,17 @@ class SQLiteDialect:
         changed may yet be rolled back.
         """
         stamp = change_stamp(self.db)
-        with self._matrices_lock:
+        with self._states_lock:
             kept = self._states.get(key)
         if kept is not None and kept[0] == stamp and not self.db.in_transaction:
             return cast(_T, kept[1])
         value = read()
         if not self.db.in_transaction:
-            with self._matrices_lock:
+            with self._states_lock:
                 if len(self._states) >= STATE_CACHE_ENTRIES:
                     self._states.clear()
                 self._states[key] = (stamp, value)
         return value
-
-    def _matrix(self, scope: DocScope, model: str) -> tuple[list[int], Matrix]:
-        """The scope's owner ids and vectors, loaded again only when the scope changed."""
-        key: _Scope = (*scope, model)
-        state = self.vector_state(scope, model)
-        with self._matrices_lock:
-            cached = self._matrices.get(key)
-        if cached is not None and cached[0] == state:
-            return cached[1], cached[2]
-        where, parameters = search_scope(*scope)
-        rows = self.db.fetchall(
-            f"SELECT owner_id, vector FROM search_docs WHERE {where} AND model = %(model)s "
-            "ORDER BY id",
-            {**parameters, "model": model},
-        )
-        owners, matrix = [row[0] for row in rows], vectors.as_matrix([row[1] for row in rows])
-        with self._matrices_lock:
-            if len(self._matrices) >= MATRIX_CACHE_ENTRIES:
-                self._matrices.pop(next(iter(self._matrices)))
-            self._matrices[key] = (state, owners, matrix)
-        return owners, matrix
 
     def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
         """FTS5's BM25 in the scope (:meth:`.FullTextIndex.search`)."""
