@@ -17,6 +17,7 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
 import memlane
+from memlane.bench.processes import open_files
 from memlane.embed import HashEmbedder
 from memlane.extract.model import AttributeSpec, Extraction
 from memlane.extract.rules import RuleExtractor
@@ -59,28 +60,6 @@ def open_connections(url: str) -> int:
     return int(row[0])
 
 
-def open_files(path: str) -> tuple[int, int]:
-    """File descriptors of this process open on the SQLite file ``path`` itself.
-
-    Those open to write, and those open to read only (the read connections).
-    """
-    target = os.path.realpath(path)
-    written = read = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            if os.path.realpath(f"/proc/self/fd/{fd}") != target:
-                continue
-            with open(f"/proc/self/fdinfo/{fd}") as info:
-                flags = next(int(line.split()[1], 8) for line in info if line.startswith("flags:"))
-        except (OSError, StopIteration):
-            continue
-        if flags & os.O_ACCMODE == os.O_RDONLY:
-            read += 1
-        else:
-            written += 1
-    return written, read
-
-
 def test_a_hundred_tenants_share_one_pool_and_one_embedder(
     backend: str,
     memory_url: str,
@@ -111,7 +90,7 @@ def test_a_hundred_tenants_share_one_pool_and_one_embedder(
         if backend == "postgresql":
             assert open_connections(memory_url) <= POOL_SIZE
         else:
-            written, read = open_files(memory_url)
+            written, read = open_files("self", memory_url)
             # One connection writes for every tenant; beside it read-only ones: the stamps',
             # one per statement read at once (requests, the indexer), a graph's building
             # thread's; none per tenant.

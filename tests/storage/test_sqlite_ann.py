@@ -9,7 +9,6 @@ whether the graph is fresh, stale, being built or gone after a restart.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -26,22 +25,32 @@ from tests.support.ann_graphs import (
     add,
     built,
     indexes,
-    opened_store,
     reopened_store,
     saved_graph,
     search,
+    store_fixture,  # noqa: F401 (the fixture ``store``)
     unit,
 )
 
 
 @pytest.fixture
 def path(tmp_path: Path) -> Path:
+    """The file the ``store`` fixture opens (a test opens it again as the next process)."""
     return tmp_path / "m.db"
 
 
-@pytest.fixture
-def store(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLSummaryStore]:
-    yield from opened_store(path, monkeypatch)
+def changed_by_another_process(
+    path: Path, rng: np.random.Generator, matrix: np.ndarray, owners: list[int]
+) -> tuple[np.ndarray, list[int], list[int]]:
+    """30 vectors added and the doc of ``owners[5]`` deleted by another handle, no graph open.
+
+    The vectors and their owners then, and the indexes of those not deleted.
+    """
+    with reopened_store(path) as writer:
+        more = unit(rng, 30)
+        owners = owners + add(writer, "t", "U-1", more)
+        writer.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[5],))
+    return np.vstack([matrix, more]), owners, [i for i in range(len(owners)) if i != 5]
 
 
 def test_graph_answers_as_the_exact_scan_does(store: SQLSummaryStore) -> None:
@@ -145,15 +154,7 @@ def test_a_restart_loads_the_saved_graph_and_brings_it_up_to_the_database(
     built(store, "t", "U-1", matrix[0])
     assert len(list(Path(f"{path}-vectors").glob("*.usearch"))) == 1
     store.db.close()
-    writer = SQLSummaryStore(SQLiteDatabase(path))
-    try:
-        more = unit(rng, 30)
-        owners += add(writer, "t", "U-1", more)
-        writer.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[5],))
-    finally:
-        writer.db.close()
-    matrix = np.vstack([matrix, more])
-    alive = [i for i in range(len(owners)) if i != 5]
+    matrix, owners, alive = changed_by_another_process(path, rng, matrix, owners)
     monkeypatch.setattr(scope_graph, "build", lambda *_: pytest.fail("built again"))
     with reopened_store(path) as reopened:
         for query in [matrix[5], matrix[410], *unit(rng, 10)]:
@@ -269,15 +270,7 @@ def test_a_restart_saves_only_the_delta_beside_the_mapped_base(
     saves: list[object] = []
     save = graph_files.save
     monkeypatch.setattr(graph_files, "save", lambda *a: saves.append(a[1]) or save(*a))
-    writer = SQLSummaryStore(SQLiteDatabase(path))  # writes while no graph is open
-    try:
-        more = unit(rng, 30)
-        owners += add(writer, "t", "U-1", more)
-        writer.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE owner_id = %s", (owners[5],))
-    finally:
-        writer.db.close()
-    matrix = np.vstack([matrix, more])
-    alive = [i for i in range(len(owners)) if i != 5]
+    matrix, owners, alive = changed_by_another_process(path, rng, matrix, owners)
     for _ in range(2):  # the second process maps the base and loads the delta saved
         with reopened_store(path) as reopened:
             search(reopened, "t", "U-1", matrix[1])

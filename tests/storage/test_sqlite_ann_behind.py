@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,16 +28,11 @@ from tests.support.ann_graphs import (
     built,
     held_builds,
     indexes,
-    opened_store,
     search,
+    store_fixture,  # noqa: F401 (the fixture ``store``)
     unit,
     whole_reads,
 )
-
-
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLSummaryStore]:
-    yield from opened_store(tmp_path / "m.db", monkeypatch)
 
 
 def test_graphs_ready_builds_the_large_subjects_without_a_search(

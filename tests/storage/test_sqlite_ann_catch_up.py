@@ -1,8 +1,9 @@
 """SQLite's vector graphs caught up in place: a piece at a time, under a lock searches go first.
 
 The building thread brings a held graph up to the database without copying it (usearch holds
-the GIL for a whole copy), a piece at a time under the graph's lock, reading on a connection of
-its own; a search waits one piece at most and never takes another thread's write for its own.
+the GIL for a whole copy), a piece at a time under the graph's lock, reading on the database's
+read-only connections; a search waits one piece at most and never takes another thread's write
+for its own.
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,23 +22,17 @@ import pytest
 from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.dialect import DocScope
-from memlane.storage.sqlite import graph_builder, scope_graph
-from memlane.storage.sqlite.database import ReadConnection
+from memlane.storage.sqlite import database, graph_builder, scope_graph
 from tests.support.ann_graphs import (
     MODEL,
     add,
     behind,
     built,
     indexes,
-    opened_store,
     search,
+    store_fixture,  # noqa: F401 (the fixture ``store``)
     unit,
 )
-
-
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLSummaryStore]:
-    yield from opened_store(tmp_path / "m.db", monkeypatch)
 
 
 class _SecondPieceWaits:
@@ -140,27 +135,26 @@ def test_another_thread_s_open_write_is_not_this_thread_s(
     assert found[0] is not None and found[0][0] == owners[4]
 
 
-def test_the_building_thread_reads_on_a_connection_of_its_own(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_building_thread_reads_on_the_read_only_connections(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A build's chunks (and a catch-up's ids and pieces) are read on a read-only connection
-    of the building thread's own, closed with the database: on the shared one each of its
-    statements held the lock that every search and write of the process waits for."""
-    store = next(opened_store(tmp_path / "m.db", monkeypatch))
-    read_on: list[object] = []
-    chunk = scope_graph.vector_chunk
-    monkeypatch.setattr(
-        scope_graph, "vector_chunk", lambda db, *a: read_on.append(db) or chunk(db, *a)
-    )
+    """A build's chunks (and a catch-up's ids and pieces) are read on the database's read-only
+    connections, as every thread's reads outside a write transaction: on the shared one each
+    of its statements held the lock that every search and write of the process waits for."""
+    shared, read_on = store.db.connection, []
+    rows = database._rows
+
+    def recorded(connection: sqlite3.Connection, *args: Any) -> list[Any]:
+        if threading.current_thread().name == "memlane-vector-index":
+            read_on.append(connection)
+        return rows(connection, *args)
+
+    monkeypatch.setattr(database, "_rows", recorded)
     rng = np.random.default_rng(50)
     matrix = unit(rng, 300)
     owners = add(store, "t", "U-1", matrix)
     assert built(store, "t", "U-1", matrix[9])[0] == owners[9]
-    assert read_on and all(isinstance(db, ReadConnection) for db in read_on)
-    (reader,) = set(read_on)
-    store.db.close()
-    with pytest.raises(sqlite3.ProgrammingError):  # closed with the database
-        reader.connection.execute("SELECT 1")  # type: ignore[attr-defined]
+    assert read_on and shared not in read_on
 
 
 def test_a_search_waiting_for_a_graph_goes_before_the_building_thread_s_next_piece(
@@ -204,7 +198,9 @@ def test_patch_or_rebuild_decides_by_its_rules_in_order() -> None:
     upkeep = graph_builder.Upkeep
     builder = SimpleNamespace(threshold=100)
 
-    def decided(removed: int, new: int, gone: int, changes: int | None = None) -> object:
+    def decided(
+        removed: int, new: int, gone: int, changes: int | Callable[[], int] | None = None
+    ) -> object:
         graph = scope_graph.Graph(
             ids=np.arange(300),
             index=[],  # nothing in its delta
@@ -225,3 +221,13 @@ def test_patch_or_rebuild_decides_by_its_rules_in_order() -> None:
     assert decided(0, 151, 0) is upkeep.OUTGROWN  # 151 changes on a base of 300
     assert decided(0, 150, 0) is upkeep.PATCH
     assert decided(0, 151, 0, changes=10) is upkeep.PATCH  # only those that change it
+    asked: list[int] = []
+
+    def counted() -> int:  # the changes, found (filtered) only if a rule asks
+        asked.append(10)
+        return 10
+
+    assert decided(0, 0, 200, changes=counted) is upkeep.SMALL
+    assert decided(61, 0, 30, changes=counted) is upkeep.REBUILD
+    assert not asked  # the counts decided: nothing filtered for them
+    assert decided(0, 151, 0, changes=counted) is upkeep.PATCH and asked == [10]

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import pytest
 
 import memlane
+from memlane.storage.nesting import HeldLock
 from memlane.storage.sql.summaries import SQLSummaryStore
 from memlane.storage.sqlite.database import SQLiteDatabase, reads_only
 from memlane.storage.sqlite.dialect import SQLiteDialect
@@ -170,6 +171,49 @@ def test_a_cache_never_keeps_a_read_made_before_a_commit_under_a_later_stamp(
         assert found.full_text._held(["kazudi"]) == {"kazudi": 1}
         found.full_text._vocabulary_counts = vocabulary  # type: ignore[method-assign]
         assert found.full_text._held(["kazudi"]) == {"kazudi": 2}
+
+
+def test_a_thread_holding_the_lock_reads_on_the_shared_connection_and_no_other_does(
+    mem: memlane.Memory,
+) -> None:
+    """Holding the database's lock outside a write transaction (a snapshot's read transaction,
+    a temporary table), a thread reads on the shared connection: its own uncommitted view (on
+    a read connection it read the committed one). Any other thread meanwhile reads on a read
+    connection: the committed view, without waiting for the holder."""
+    db = database(mem)
+    committed = db.fetchone("SELECT last_tx FROM tx_clock")[0]
+    with db.lock:
+        db.execute("BEGIN")
+        try:
+            db.execute("UPDATE tx_clock SET last_tx = last_tx + 1000")
+            with db.lock:  # held again: still this thread's
+                assert db.fetchone("SELECT last_tx FROM tx_clock")[0] == committed + 1000
+            assert db.fetchone("SELECT last_tx FROM tx_clock")[0] == committed + 1000
+            assert on_thread(lambda: db.fetchone("SELECT last_tx FROM tx_clock")[0]) == committed
+        finally:
+            db.execute("ROLLBACK")
+    assert not db.lock.held_here
+
+
+def test_the_lock_tells_only_its_holder_that_it_holds_it() -> None:
+    lock = HeldLock()
+    assert not lock.held_here
+    with lock:
+        with lock:
+            assert lock.held_here and not on_thread(lambda: lock.held_here)
+        assert lock.held_here  # one hold released, one left
+        with lock.plain:  # a statement's hold is not counted, nor does it end this one
+            assert lock.held_here
+        assert lock.held_here
+    assert not lock.held_here
+    with lock.plain:
+        assert not lock.held_here
+    with lock:  # another thread is refused while this one holds it, and then takes it
+        assert not on_thread(lambda: lock.acquire(timeout=0.01))
+        assert not on_thread(lambda: lock.acquire(blocking=False))
+    assert lock.acquire(timeout=1) and lock.held_here
+    lock.release()
+    assert not lock.held_here
 
 
 def test_the_statements_that_may_write_stay_on_the_shared_connection() -> None:

@@ -9,7 +9,6 @@ answers as an exact scan of the database would.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,17 +18,20 @@ from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sqlite import scan_matrices
 from memlane.storage.sqlite.database import SQLiteDatabase
-from tests.support.ann_graphs import MODEL, THRESHOLD, add, opened_store, search, unit
+from tests.support.ann_graphs import (
+    MODEL,
+    THRESHOLD,
+    add,
+    search,
+    store_fixture,  # noqa: F401 (the fixture ``store``)
+    unit,
+)
 
 
 @pytest.fixture
 def path(tmp_path: Path) -> Path:
+    """The file the ``store`` fixture opens."""
     return tmp_path / "m.db"
-
-
-@pytest.fixture
-def store(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLSummaryStore]:
-    yield from opened_store(path, monkeypatch)
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """Helpers of the SQLite vector-graph tests (tests/storage/test_sqlite_ann*.py).
 
-A store whose graphs start at :data:`THRESHOLD` vectors, notes added with their vectors, and
-holds on a graph's build or catch-up so that a test can search while it is behind.
+A store whose graphs start at :data:`THRESHOLD` vectors (fixture ``store``), notes added with
+their vectors, and holds on a graph's build or catch-up so that a test can search while it is
+behind.
 """
 
 from __future__ import annotations
@@ -22,6 +23,16 @@ from memlane.storage.sqlite.database import SQLiteDatabase
 MODEL = "test-model"
 DIMS = 24
 THRESHOLD = 150
+
+
+@pytest.fixture(name="store")
+def store_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLSummaryStore]:
+    """``store``: a summary store on ``m.db`` in the test's folder (:func:`opened_store`).
+
+    A test module of the vector graphs takes it by importing it (``store_fixture``): no other
+    module's ``store`` is this one.
+    """
+    yield from opened_store(tmp_path / "m.db", monkeypatch)
 
 
 def opened_store(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLSummaryStore]:

@@ -1,4 +1,4 @@
-"""What Linux ``/proc`` says of processes: CPU ticks, process trees, resident memory.
+"""What Linux ``/proc`` says of processes: CPU ticks, process trees, resident memory, open files.
 
 Read by ``memlane bench server`` to tell which side of a load window (the server with its
 children, PostgreSQL, the clients, the rest of the machine) used the cores.
@@ -100,3 +100,26 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise ValueError("no VmRSS")
+
+
+def open_files(pid: int | str, path: str | Path) -> tuple[int, int]:
+    """Handles of process ``pid`` (or ``"self"``) on the file ``path``: open to write, read only.
+
+    SQLite's connections to a database file: the writing one, and the read-only ones
+    (``/proc``'s fdinfo flags). Handles that close while they are read are not counted.
+    """
+    target = os.path.realpath(path)
+    written = read = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.path.realpath(f"/proc/{pid}/fd/{fd}") != target:
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}") as info:
+                flags = next(int(line.split()[1], 8) for line in info if line.startswith("flags:"))
+        except (OSError, StopIteration, ValueError):
+            continue
+        if flags & os.O_ACCMODE == os.O_RDONLY:
+            read += 1
+        else:
+            written += 1
+    return written, read

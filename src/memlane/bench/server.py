@@ -51,6 +51,7 @@ from memlane.bench.processes import (
     Snapshot,
     cpu_use,
     machine_busy_ticks,
+    open_files,
     process_ticks,
     process_tree,
     rss_mib,
@@ -497,23 +498,7 @@ def _connections(target: Target, pid: int, probe: Any, peak: Sample) -> tuple[in
     ``peak.other_backends`` by kind.
     """
     if target.backend == "sqlite":
-        path = os.path.realpath(target.url)
-        written = read = 0
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            try:
-                if os.path.realpath(f"/proc/{pid}/fd/{fd}") != path:
-                    continue
-                with open(f"/proc/{pid}/fdinfo/{fd}") as info:
-                    flags = next(
-                        int(line.split()[1], 8) for line in info if line.startswith("flags:")
-                    )
-            except (OSError, StopIteration, ValueError):
-                continue
-            if flags & os.O_ACCMODE == os.O_RDONLY:
-                read += 1
-            else:
-                written += 1
-        return written, read
+        return open_files(pid, target.url)
     rows = probe.execute(
         "SELECT backend_type, application_name, count(*) FROM pg_stat_activity "
         "WHERE datname = current_database() AND pid <> pg_backend_pid() "

@@ -1,4 +1,4 @@
-"""The nesting rule both databases' write transactions follow."""
+"""The nesting rule both databases' write transactions follow, and the lock they hold."""
 
 from __future__ import annotations
 
@@ -7,6 +7,54 @@ from collections.abc import Callable, Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 from memlane.errors import StorageError
+
+
+class HeldLock:
+    """A re-entrant lock that tells whether the calling thread holds it (:attr:`held_here`).
+
+    A database's reads go where its lock says: a thread holding it reads on the connection
+    the lock guards (its read transaction, its temporary tables), any other may read
+    elsewhere. :class:`threading.RLock` knows its owner but tells it only by a private
+    method; this one keeps its own count. Only the holding thread writes the owner, and it
+    clears it before its last release, so no other thread ever finds itself there.
+
+    :attr:`plain` is the same lock, taken without being counted: for the hold of one
+    statement, during which the thread reads nothing else (about 1 us a statement less).
+    """
+
+    def __init__(self) -> None:
+        self.plain = threading.RLock()
+        self._owner: int | None = None
+        self._depth = 0
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """Hold the lock (again, if this thread holds it already), as an RLock's ``acquire``.
+
+        False if it was not taken (not ``blocking``, or ``timeout`` seconds passed first).
+        """
+        if not self.plain.acquire(blocking, timeout):
+            return False
+        self._owner = threading.get_ident()
+        self._depth += 1
+        return True
+
+    def release(self) -> None:
+        """Release one hold of this thread's."""
+        self._depth -= 1
+        if not self._depth:
+            self._owner = None
+        self.plain.release()
+
+    def __enter__(self) -> None:
+        self.acquire()
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
+    @property
+    def held_here(self) -> bool:
+        """Whether the calling thread holds the lock (counted: not by :attr:`plain` alone)."""
+        return self._owner == threading.get_ident()
 
 
 class Nesting:
@@ -55,7 +103,7 @@ class Nesting:
 
     @contextmanager
     def write(
-        self, lock: threading.RLock, begin: Callable[[], AbstractContextManager[None]]
+        self, lock: HeldLock, begin: Callable[[], AbstractContextManager[None]]
     ) -> Iterator[None]:
         """Under ``lock``, join the open transaction or open one with ``begin``.
 

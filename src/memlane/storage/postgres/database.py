@@ -16,7 +16,7 @@ from psycopg_pool import ConnectionPool
 
 from memlane.errors import InvalidInput, StorageError
 from memlane.storage.base import WriteKey
-from memlane.storage.nesting import Nesting
+from memlane.storage.nesting import HeldLock, Nesting
 from memlane.storage.postgres import wire
 from memlane.storage.postgres.dialect import PostgresDialect
 from memlane.storage.postgres.schema import WRITE_LOCK, migrate
@@ -120,7 +120,7 @@ class PostgresDatabase(Database):
         """How many outermost write transactions have begun, in any thread of this process."""
         return self._begun
 
-    def _writing(self) -> tuple[threading.RLock, Nesting]:
+    def _writing(self) -> tuple[HeldLock, Nesting]:
         """This thread's own: threads write at once, each in its transaction on its connection.
 
         What orders them is PostgreSQL's locks, taken first thing (see :meth:`_begin`),
@@ -392,7 +392,7 @@ class _Transaction(threading.local):
     """The write transaction of one thread: its connection and what it was issued."""
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()  # held by this thread only: nothing to wait for
+        self.lock = HeldLock()  # held by this thread only: nothing to wait for
         self.nesting = Nesting()
         self.connection: Any = None
         self.last_tx: int | None = None  # the latest time this transaction issued

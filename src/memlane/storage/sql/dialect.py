@@ -9,7 +9,6 @@ so a query is fixed in one place and nothing above the stores learns which datab
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -21,7 +20,7 @@ import numpy.typing as npt
 
 from memlane.storage.archiving import ArchiveReader, ArchiveRow
 from memlane.storage.base import Coverage, DocKind, WriteKey
-from memlane.storage.nesting import Nesting
+from memlane.storage.nesting import HeldLock, Nesting
 
 Parameters = Sequence[Any] | dict[str, Any]
 Statement = tuple[str, Parameters]
@@ -68,7 +67,7 @@ class Database(ABC):
     """What this database does its own way."""
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()
+        self.lock = HeldLock()
         self._nesting = Nesting()
 
     @property
@@ -76,7 +75,7 @@ class Database(ABC):
         """How many outermost write transactions have begun (per-transaction caches key on it)."""
         return self._nesting.transactions
 
-    def _writing(self) -> tuple[threading.RLock, Nesting]:
+    def _writing(self) -> tuple[HeldLock, Nesting]:
         """The lock a write transaction holds and the nesting it joins, for this thread.
 
         Here one of each for every thread: write transactions take turns.

@@ -17,11 +17,12 @@ The graph is only ever a cache of ``search_docs``; the database decides every an
   the scope (tenant, subject, kind, not deleted, model), and ranked by their stored vectors, so a
   forgotten, purged or other tenant's doc is never returned; a purge drops the subject's graphs;
 - **derived**: graphs are built in a background thread from the database at first need, and
-  searches scan exactly until one is ready. That thread reads on a read-only connection of
-  its own (:meth:`.SQLiteDatabase.reader`), so its long reads never hold the shared one. A
-  built graph is saved beside the database file (:data:`.graph_files.GRAPH_DIRECTORY`) and
-  used by the next process instead of being built again (about a minute for 10^5 vectors on a
-  busy 2-core machine, while every search scanned exactly). A saved graph is a read-only base
+  searches scan exactly until one is ready. That thread's queries run on the database's
+  read-only connections, as any thread's outside a write transaction do, so its long reads
+  never hold the shared one. A built graph is saved beside the database file
+  (:data:`.graph_files.GRAPH_DIRECTORY`) and used by the next process instead of being built
+  again (about a minute for 10^5 vectors on a busy 2-core machine, while every search scanned
+  exactly). A saved graph is a read-only base
   mapped from its file, never loaded or copied whole (usearch holds the GIL for all of a copy,
   a load or a save: every thread of the process waits, 3-9 s for a load at 10^6); vectors
   stored since go into a small in-memory delta beside it and the base's docs removed since are
@@ -40,6 +41,7 @@ is :mod:`.graph_builder`'s; this module keeps the graphs, searches them and deci
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -261,24 +263,28 @@ class VectorIndexes(GraphBuilder):
         its base (never a copy of the base); once they outgrow the base, the building thread
         builds it again whole.
         """
-        # Only these change it: what outgrows a base is counted of them.
-        changing = new[~contains(graph.ids, new)], gone[contains(graph.ids, gone)]
+
+        @functools.cache
+        def changing() -> tuple[Ids, Ids]:
+            """Only these change it: what outgrows a base is counted of them (found once)."""
+            return new[~contains(graph.ids, new)], gone[contains(graph.ids, gone)]
+
         upkeep = self._patch_or_rebuild(
-            graph, len(graph.ids), len(new), len(gone), sum(map(len, changing))
+            graph, len(graph.ids), len(new), len(gone), lambda: sum(map(len, changing()))
         )
-        if upkeep is Upkeep.SMALL:
+        if upkeep is Upkeep.SMALL:  # (decided by the counts: nothing filtered for it)
             self.drop(lambda k: k == key)
             return False
         if upkeep is Upkeep.REBUILD:
             self._schedule(key)  # cheaper to build again than to patch
             return False
-        new, gone = changing
+        adding, removing = changing()
         if upkeep is Upkeep.OUTGROWN:
             self._schedule(key)  # built again whole in the background; patched meanwhile
-        if len(gone):
-            scope_graph.remove(graph, gone)
-        if len(new):
-            added = scope_graph.add_vectors(self._rows(), graph, key, new)
+        if len(removing):
+            scope_graph.remove(graph, removing)
+        if len(adding):
+            added = scope_graph.add_vectors(self.db, graph, key, adding)
             if added is None:
                 return False
             added = np.sort(added)

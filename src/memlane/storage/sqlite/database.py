@@ -128,7 +128,7 @@ class SQLiteDatabase(Database):
     def cursor(self, sql: str, parameters: Parameters = ()) -> sqlite3.Cursor:
         """Run one statement and return its cursor; driver errors become StorageError."""
         try:
-            with self.lock:
+            with self.lock.plain:
                 return self.connection.execute(native(sql), parameters)
         except sqlite3.Error as error:
             raise StorageError(f"SQLite error: {error}") from error
@@ -148,7 +148,7 @@ class SQLiteDatabase(Database):
         if self._readers is not None and reads_only(sql) and not self._on_shared():
             with self._readers.lent() as reader:
                 return reader.fetchall(sql, parameters)
-        return _rows(self.connection, self.lock, sql, parameters)
+        return _rows(self.connection, self.lock.plain, sql, parameters)
 
     def fetchone(self, sql: str, parameters: Parameters = ()) -> Any:
         """Run a query and return its first row, or ``None`` (every row is read)."""
@@ -198,23 +198,17 @@ class SQLiteDatabase(Database):
 
         Inside its write transaction (they see its own rows), or while it holds :attr:`lock`
         (a read transaction of a snapshot, a temporary table: what the shared connection
-        alone holds). ``_is_owned`` is what :class:`threading.Condition` asks an RLock.
+        alone holds).
         """
-        return self._nesting.open_here or bool(self.lock._is_owned())  # type: ignore[attr-defined]
+        return self._nesting.open_here or self.lock.held_here
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> int:
         """Run one statement per row of parameters; return the number of rows they touched."""
         try:
-            with self.lock:
+            with self.lock.plain:
                 return self.connection.executemany(native(sql), rows).rowcount
         except sqlite3.Error as error:
             raise StorageError(f"SQLite error: {error}") from error
-
-    def reader(self) -> SQLiteDatabase | ReadConnection:
-        """A connection of its own for a background thread's reads (this one for ``:memory:``)."""
-        if self.path == ":memory:":
-            return self
-        return ReadConnection(self.path, self.busy_timeout)
 
     def close(self) -> None:
         """Close the connections (rolling back an unfinished transaction)."""
@@ -282,7 +276,7 @@ def native(sql: str) -> str:
 
 
 class ReadConnection:
-    """A read-only connection to a database file, for a background thread's many reads.
+    """A read-only connection to a database file: a pool's (:class:`ReadConnections`), the stamps'.
 
     The building thread of the vector graphs reads whole scopes and their vectors while an
     import writes and searches read: on the shared connection each of its statements took

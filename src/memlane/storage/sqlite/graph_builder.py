@@ -4,12 +4,15 @@
 (the searching side and the lifecycle are :mod:`.ann`'s). One thread per database builds a
 scope's graph from its rows, brings a held or saved graph up to the database in place, a piece
 at a time, saves it, and looks at the scopes the background indexer stored vectors to. It reads
-on a read-only connection of its own (:meth:`.SQLiteDatabase.reader`).
+through the database as any thread does: outside a write transaction, not holding its lock,
+each query runs on one of its read-only connections (:class:`.database.ReadConnections`), so
+its long reads never hold the shared connection that searches and writes wait for. They see
+what was committed, at least as much as the stamp taken before them, and a graph found ahead
+of its stamp costs nothing (the docs changed since are judged again).
 
 The seam: the building side uses of the searching side only what :class:`GraphBuilder`
 declares (the graphs held, ``_patch``, ``_loaded``, ``_evict``); the searching side asks it to
-``_schedule`` a scope, ``_build_soon`` a large one, count one (``_counted``), or where the
-calling thread reads (``_rows``).
+``_schedule`` a scope, ``_build_soon`` a large one, or count one (``_counted``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import logging
 import queue
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -31,7 +34,6 @@ from memlane.storage.sqlite.doc_changes import DocChanges
 from memlane.storage.sqlite.graph_rows import (
     CHUNK,
     Ids,
-    Reads,
     ScopeKey,
     Stamp,
     change_stamp,
@@ -87,8 +89,8 @@ class _Follow:
 class GraphBuilder:
     """The building thread's side of a database's vector graphs (:class:`.ann.VectorIndexes`).
 
-    Its state is the thread, its queue and connection, and which scopes are being built; what
-    it reads and replaces of the searching side is declared here.
+    Its state is the thread, its queue and which scopes are being built; what it reads and
+    replaces of the searching side is declared here.
     """
 
     # -- the searching side, as the building thread uses it ---------------------------------
@@ -108,7 +110,12 @@ class GraphBuilder:
         raise NotImplementedError
 
     def _patch_or_rebuild(
-        self, graph: Graph, held: int, new: int, gone: int, changes: int | None = None
+        self,
+        graph: Graph,
+        held: int,
+        new: int,
+        gone: int,
+        changes: int | Callable[[], int] | None = None,
     ) -> Upkeep:
         """Whether a graph holding ``held`` docs is patched with ``new`` and ``gone`` ones.
 
@@ -125,7 +132,8 @@ class GraphBuilder:
           285d741, no measurement of it is recorded);
         - :attr:`Upkeep.OUTGROWN` when a graph on a mapped base would pass its share of
           changes since the base with ``changes`` more (``new`` and ``gone`` unless given:
-          those it does not hold already, or holds, when the caller knows):
+          those it does not hold already, or holds, when the caller knows; a function is
+          asked only here, once the rules before did not decide):
           :meth:`.scope_graph.Graph.outgrown`, :data:`.scope_graph.DELTA_SHARE`;
         - else :attr:`Upkeep.PATCH`.
         """
@@ -134,7 +142,9 @@ class GraphBuilder:
             return Upkeep.SMALL
         if graph.removed + gone > total // 3:
             return Upkeep.REBUILD
-        if graph.outgrown(new + gone if changes is None else changes):
+        if changes is None:
+            changes = new + gone
+        if graph.outgrown(changes if isinstance(changes, int) else changes()):
             return Upkeep.OUTGROWN
         return Upkeep.PATCH
 
@@ -153,7 +163,6 @@ class GraphBuilder:
         self._queue: queue.SimpleQueue[ScopeKey | _Follow | None] = queue.SimpleQueue()
         self._stored: dict[str, list[int]] = {}  # model -> docs stored since the last look
         self._worker: threading.Thread | None = None
-        self._reads: Reads | None = None  # the building thread's own connection
         self._idle = threading.Condition(self._lock)
 
     def _stop_building(self) -> None:
@@ -182,30 +191,9 @@ class GraphBuilder:
             )
             self._worker.start()
 
-    def _rows(self) -> Reads:
-        """Where the calling thread reads scopes: the building thread on its own connection.
-
-        Its reads (a scope's ids whole, a build's chunks, a catch-up's pieces) then never hold
-        the shared connection that searches and writes wait for; they see what was committed,
-        at least as much as the stamp taken before them on the shared one, and a graph found
-        ahead of its stamp costs nothing (the docs changed since are judged again).
-        """
-        reads = self._reads
-        return (
-            reads if reads is not None and threading.current_thread() is self._worker else self.db
-        )
-
     def _work(self) -> None:
         lower_priority(BUILD_NICE)
-        try:
-            self._reads = self.db.reader()
-        except StorageError as error:  # read on the shared connection instead
-            _log.debug("vector graphs read on the shared connection: %s", error)
-        try:
-            self._serve()
-        finally:
-            if self._reads is not None and self._reads is not self.db:
-                self._reads.close()
+        self._serve()
 
     def _serve(self) -> None:
         """Build, catch up and follow until closed (the building thread's loop)."""
@@ -322,7 +310,7 @@ class GraphBuilder:
         to date once a search had it built (it is large, and few tenants are searched whole).
         """
         try:
-            rows = self._rows().fetchall(
+            rows = self.db.fetchall(
                 "SELECT DISTINCT tenant, subject, kind FROM search_docs "
                 "WHERE id IN (SELECT value FROM json_each(%(ids)s)) AND subject IS NOT NULL",
                 {"ids": json.dumps(list(follow.ids))},
@@ -343,7 +331,7 @@ class GraphBuilder:
 
     def _counted(self, key: ScopeKey) -> int:
         """The scope's embedded vectors, counted only as far as deciding on it needs."""
-        return embedded_count(self._rows(), key, max(self.threshold, SCANNED_MAX) + 1)
+        return embedded_count(self.db, key, max(self.threshold, SCANNED_MAX) + 1)
 
     def _build_soon(self, key: ScopeKey, count: int) -> None:
         """Have a graph built for a scope of ``count`` vectors that has none.
@@ -377,9 +365,9 @@ class GraphBuilder:
         stamp, now = change_stamp(self.db), self._changes.position()
         changed = self._changes.since(known.position, now) if known.whole else None
         if changed is None:
-            _, new, gone, _ = scope_graph.compared(self._rows(), key, ids, now)
+            _, new, gone, _ = scope_graph.compared(self.db, key, ids, now)
         else:
-            _, new, gone, _ = scope_graph.followed(self._rows(), key, ids, known, now, changed)
+            _, new, gone, _ = scope_graph.followed(self.db, key, ids, known, now, changed)
         if self._patch_or_rebuild(held, len(ids), len(new), len(gone)) is not Upkeep.PATCH:
             return None
         # However many vectors are new, adding them costs less than building again: a build
@@ -399,4 +387,4 @@ class GraphBuilder:
     def _build(self, key: ScopeKey) -> Graph | None:
         """A new graph of the scope (:func:`.scope_graph.build`), stopped if this closes."""
         at = change_stamp(self.db), self._changes.position()
-        return scope_graph.build(self._rows(), self._index_class, key, at, lambda: self._closed)
+        return scope_graph.build(self.db, self._index_class, key, at, lambda: self._closed)

@@ -22,10 +22,9 @@ if TYPE_CHECKING:
 
 
 class Reads(Protocol):
-    """Where a scope's rows are read from.
+    """Where a scope's rows are read from: the database (:class:`.database.SQLiteDatabase`).
 
-    The shared connection, or the building thread's own
-    (:class:`memlane.storage.sqlite.database.ReadConnection`).
+    Its queries outside a write transaction run on its read-only connections.
     """
 
     def fetchall(self, sql: str, parameters: Any = ...) -> list[Any]:
@@ -33,9 +32,6 @@ class Reads(Protocol):
 
     def fetchone(self, sql: str, parameters: Any = ...) -> Any:
         """The first row of a query, or ``None``."""
-
-    def close(self) -> None:
-        """Close the connection."""
 
 
 ScopeKey = tuple[str, str | None, DocKind, str]
