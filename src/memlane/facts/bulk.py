@@ -75,29 +75,31 @@ def interval(start: int | None, end: int | None, tx: int) -> tuple[int, int]:
     return start, end
 
 
-class Groups(dict[tuple[str, str], list[Any]]):
-    """Per ``(subject, attribute)`` of a batch: ``[earliest start, latest end, calls]``.
+class Groups(dict[tuple[str, str], tuple[int | None, int, int]]):
+    """Per ``(subject, attribute)`` of a batch: ``(earliest start, latest end, last call)``.
 
     The earliest start given (``None``: none was); what the batch reads starts no later
     than its first transaction time either way (a call without ``valid_from`` starts there).
+    The last call is its index in the batch: the planner keeps what a call of the key wrote
+    only while more follow. Tuples of numbers, which the garbage collector stops tracking.
     """
 
     @classmethod
     def of(cls, assertions: Sequence[Assertion]) -> Groups:
         """The groups of ``assertions``, in one pass."""
         groups = cls()
-        for assertion in assertions:
+        known_of = groups.get
+        for n, assertion in enumerate(assertions):
             group = (assertion.subject, assertion.attribute)
             start, end = assertion.start, FOREVER if assertion.end is None else assertion.end
-            known = groups.get(group)
+            known = known_of(group)
             if known is None:
-                groups[group] = [start, end, 1]
+                groups[group] = (start, end, n)
                 continue
-            if start is not None and (known[0] is None or start < known[0]):
-                known[0] = start
-            if end > known[1]:
-                known[1] = end
-            known[2] += 1
+            low, high, _ = known
+            if start is not None and (low is None or start < low):
+                low = start
+            groups[group] = (low, end if end > high else high, n)
         return groups
 
     def ranges(self, first_tx: int) -> list[tuple[str, str, int, int]]:
@@ -118,8 +120,8 @@ def plan_batch(
 
     ``believed`` holds, per ``(subject, attribute)``, the stored believed versions touching
     the calls' intervals (see :meth:`Groups.ranges`); it is updated in place as the plan
-    goes. ``groups`` are the assertions' (:meth:`Groups.of`); their call counts are used up.
-    Versions this batch inserts carry negative ids (``-1`` is ``versions[0]``) until stored.
+    goes. ``groups`` are the assertions' (:meth:`Groups.of`). Versions this batch inserts
+    carry negative ids (``-1`` is ``versions[0]``) until stored.
 
     >>> gold = Assertion("U", "tier", '"gold"', 0, None, "gold", None, None, 1.0, (), '"gold"')
     >>> plan = plan_batch([gold], {}, 5, Groups.of([gold]))
@@ -132,13 +134,11 @@ def plan_batch(
         tx = first_tx + n
         start, end = interval(assertion.start, assertion.end, tx)
         group = (assertion.subject, assertion.attribute)
-        counts = groups[group]
-        counts[2] -= 1
         spans = believed.get(group)
         if not spans:  # nothing believed: plan_assert's first case, without its objects
             outcomes.append(len(versions))
             versions.append(asserted_version(assertion, start, end, tx))
-            if counts[2]:  # more calls of the key follow: they plan against this one
+            if n < groups[group][2]:  # more calls of the key follow: they plan against this
                 item = Insert(assertion.key, start, end, assertion.payload(tx))
                 believed[group] = [Span(-len(versions), item.key, start, end, item.payload, tx)]
             continue
@@ -183,18 +183,33 @@ def planned_version(subject: str, attribute: str, item: Insert, tx: int) -> NewV
 
 
 class Checked:
-    """What a batch has checked already: names and pairs of times repeat across its calls.
+    """What a batch has checked already: names, pairs of times and values repeat across calls.
 
-    A valid name is valid in any field, so names are remembered by their text; definitions
-    are those read in the batch's transaction.
+    A valid name is valid in any field, so names are remembered by their text; so are the
+    canonical JSON texts of string values (a status, a city: a batch repeats a few); the
+    definitions are those read in the batch's transaction.
     """
 
-    __slots__ = ("definitions", "names", "times")
+    __slots__ = ("definitions", "names", "texts", "times")
 
     def __init__(self) -> None:
         self.names: set[str] = set()
         self.times: dict[tuple[Any, Any], tuple[int | None, int | None]] = {}
+        self.texts: dict[str, str] = {}
         self.definitions: dict[str, AttributeDef] = {}
+
+    def text(self, value: Any) -> str:
+        """The canonical JSON of a valid fact value (:func:`memlane.validation.fact_value`).
+
+        Only exact ``str`` values are remembered: other equal values may differ in JSON
+        (``1``, ``1.0`` and ``True`` are equal keys of a dict).
+        """
+        if type(value) is not str:
+            return canonical_json(validation.fact_value("value", value))
+        text = self.texts.get(value)
+        if text is None:
+            self.texts[value] = text = canonical_json(validation.fact_value("value", value))
+        return text
 
     def name(self, field: str, value: object) -> str:
         """``value`` if it is a valid name (:func:`memlane.validation.name`)."""
