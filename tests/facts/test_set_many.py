@@ -113,6 +113,21 @@ def test_a_key_reads_from_the_earliest_start_of_its_calls() -> None:
     groups = Groups.of([call(None, None), call(40, 60), call(70, 80)])
     assert groups.ranges(100) == [("U-1", "city", 40, FOREVER)]
     assert Groups.of([call(150, 160)]).ranges(100) == [("U-1", "city", 100, 160)]
+    assert Groups.of([call(70, 80), call(40, 60)]).ranges(100) == [("U-1", "city", 40, 80)]
+
+
+def test_a_batch_names_its_keys_once_each() -> None:
+    """The keys a write transaction locks: one per ``(subject, attribute)``, in order."""
+    calls = [
+        Assertion(subject, attribute, '"x"', None, None, "x", None, None, 1.0, (), '"x"')
+        for subject, attribute in [("U-1", "city"), ("U-2", "city"), ("U-1", "city")]
+    ]
+    groups = Groups.of(calls)
+    assert groups == {("U-1", "city"): 2, ("U-2", "city"): 1}  # each key's last call
+    keys = groups.write_keys("t")
+    assert len(keys) == 2
+    assert list(keys) == [("t", "U-1", "city"), ("t", "U-2", "city")]
+    assert (keys[1], keys[-1:]) == (("t", "U-2", "city"), [("t", "U-2", "city")])
 
 
 @pytest.mark.parametrize("seed", range(3))

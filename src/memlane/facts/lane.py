@@ -277,8 +277,7 @@ class FactsLane:
         if not assertions:
             return [] if returning else 0
         groups = Groups.of(assertions)
-        keys = [(self._tenant, subject, attribute) for subject, attribute in groups]
-        with self._store.transaction(keys) as writer:
+        with self._store.transaction(groups.write_keys(self._tenant)) as writer:
             self._key_batch(writer, assertions, checked)
             first = writer.next_txs(to_micros(self._now()), len(assertions))
             self._high_water = from_micros(first + len(assertions) - 1)
