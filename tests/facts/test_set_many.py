@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from datetime import timedelta
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -217,3 +219,17 @@ def test_a_bad_call_in_the_middle_rejects_the_whole_batch(
     assert raised.value.field == field
     assert mem.facts.audit("U-1") == before
     assert all(mem.facts.audit(f"N-{n}") == [] for n in range(4))
+
+
+def test_a_batch_takes_consecutive_transaction_times_and_the_next_write_a_later_one(
+    mem: memlane.Memory,
+) -> None:
+    """The clock (frozen here) issues a batch's times at once; nobody gets one of them again."""
+    written = mem.facts.set_many(
+        [{"subject": "U-1", "attribute": "n", "value": n} for n in range(4)]
+    )
+    after = mem.facts.set("U-2", "n", 0)
+    ticks = [fact.tx_from for fact in [*written, after]]
+    assert [later - earlier for earlier, later in pairwise(ticks)] == [
+        timedelta(microseconds=1)
+    ] * 4
