@@ -10,15 +10,16 @@ times (consecutive microseconds), the same values returned.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from memlane import validation
 from memlane.errors import InvalidInput
 from memlane.facts.model import AttributeDef
 from memlane.facts.normalize import canonical_json
 from memlane.facts.temporal import FOREVER, Insert, Payload, Span, plan_assert, touches
+from memlane.storage.base import WriteKey
 from memlane.storage.fact_stores import NewVersion
 from memlane.validation import optional_text
 
@@ -75,37 +76,93 @@ def interval(start: int | None, end: int | None, tx: int) -> tuple[int, int]:
     return start, end
 
 
-class Groups(dict[tuple[str, str], list[Any]]):
-    """Per ``(subject, attribute)`` of a batch: ``[earliest start, latest end, calls]``.
+Hull = tuple[int | None, int]
+"""The earliest start given (``None``: none was) and the latest end of a key's calls."""
 
-    The earliest start given (``None``: none was); what the batch reads starts no later
-    than its first transaction time either way (a call without ``valid_from`` starts there).
+
+class Groups(dict[tuple[str, str], int]):
+    """Per ``(subject, attribute)`` of a batch: the index of its last call.
+
+    The planner keeps what a call of a key wrote only while more calls of it follow. A key
+    called more than once also has the hull of its calls' intervals in :attr:`hulls`; one
+    called once (the usual bulk load) has only its call, and no object of its own beside
+    its name: every object a batch keeps until it ends is one more for the garbage
+    collector's full collections to walk, and one more towards starting one.
     """
+
+    def __init__(self, calls: Sequence[Assertion]) -> None:
+        super().__init__()
+        self.calls = calls
+        self.hulls: dict[tuple[str, str], Hull] = {}
 
     @classmethod
     def of(cls, assertions: Sequence[Assertion]) -> Groups:
         """The groups of ``assertions``, in one pass."""
-        groups = cls()
-        for assertion in assertions:
+        groups = cls(assertions)
+        last_of, hulls = groups.get, groups.hulls
+        for n, assertion in enumerate(assertions):
             group = (assertion.subject, assertion.attribute)
-            start, end = assertion.start, FOREVER if assertion.end is None else assertion.end
-            known = groups.get(group)
-            if known is None:
-                groups[group] = [start, end, 1]
+            last = last_of(group)
+            groups[group] = n
+            if last is None:
                 continue
-            if start is not None and (known[0] is None or start < known[0]):
-                known[0] = start
-            if end > known[1]:
-                known[1] = end
-            known[2] += 1
+            low, high = hulls.get(group) or _hull(assertions[last])
+            start, end = _hull(assertion)
+            if start is not None and (low is None or start < low):
+                low = start
+            hulls[group] = (low, end if end > high else high)
         return groups
 
     def ranges(self, first_tx: int) -> list[tuple[str, str, int, int]]:
-        """Per key, the hull of the intervals its calls touch: what the batch must read."""
-        return [
-            (subject, attribute, first_tx if low is None else min(low, first_tx), high)
-            for (subject, attribute), (low, high, _) in self.items()
-        ]
+        """Per key, the hull of the intervals its calls touch: what the batch must read.
+
+        What the batch reads starts no later than its first transaction time (a call
+        without ``valid_from`` starts there).
+        """
+        calls, hulls, ranges = self.calls, self.hulls, []
+        for group, last in self.items():
+            low, high = hulls.get(group) or _hull(calls[last])
+            low = first_tx if low is None or low > first_tx else low
+            ranges.append((group[0], group[1], low, high))
+        return ranges
+
+    def write_keys(self, tenant: str) -> WriteKeys:
+        """The keys a batch writes, as a write transaction names them."""
+        return WriteKeys(tenant, self)
+
+
+def _hull(call: Assertion) -> Hull:
+    return call.start, FOREVER if call.end is None else call.end
+
+
+class WriteKeys(Sequence[WriteKey]):
+    """A batch's ``(tenant, subject, attribute)`` keys, each made when it is asked for.
+
+    A database that locks the whole of itself for a write (SQLite, or PostgreSQL for a
+    write naming many keys) only asks how many there are.
+    """
+
+    __slots__ = ("_groups", "_tenant")
+
+    def __init__(self, tenant: str, groups: Groups) -> None:
+        self._tenant = tenant
+        self._groups = groups
+
+    def __len__(self) -> int:
+        return len(self._groups)
+
+    def __iter__(self) -> Iterator[WriteKey]:
+        tenant = self._tenant
+        return ((tenant, subject, attribute) for subject, attribute in self._groups)
+
+    @overload
+    def __getitem__(self, index: int) -> WriteKey: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[WriteKey]: ...
+
+    def __getitem__(self, index: int | slice) -> WriteKey | list[WriteKey]:
+        return list(self)[index]
 
 
 def plan_batch(
@@ -118,8 +175,8 @@ def plan_batch(
 
     ``believed`` holds, per ``(subject, attribute)``, the stored believed versions touching
     the calls' intervals (see :meth:`Groups.ranges`); it is updated in place as the plan
-    goes. ``groups`` are the assertions' (:meth:`Groups.of`); their call counts are used up.
-    Versions this batch inserts carry negative ids (``-1`` is ``versions[0]``) until stored.
+    goes. ``groups`` are the assertions' (:meth:`Groups.of`). Versions this batch inserts
+    carry negative ids (``-1`` is ``versions[0]``) until stored.
 
     >>> gold = Assertion("U", "tier", '"gold"', 0, None, "gold", None, None, 1.0, (), '"gold"')
     >>> plan = plan_batch([gold], {}, 5, Groups.of([gold]))
@@ -132,13 +189,11 @@ def plan_batch(
         tx = first_tx + n
         start, end = interval(assertion.start, assertion.end, tx)
         group = (assertion.subject, assertion.attribute)
-        counts = groups[group]
-        counts[2] -= 1
         spans = believed.get(group)
         if not spans:  # nothing believed: plan_assert's first case, without its objects
             outcomes.append(len(versions))
             versions.append(asserted_version(assertion, start, end, tx))
-            if counts[2]:  # more calls of the key follow: they plan against this one
+            if n < groups[group]:  # more calls of the key follow: they plan against this one
                 item = Insert(assertion.key, start, end, assertion.payload(tx))
                 believed[group] = [Span(-len(versions), item.key, start, end, item.payload, tx)]
             continue
@@ -183,18 +238,33 @@ def planned_version(subject: str, attribute: str, item: Insert, tx: int) -> NewV
 
 
 class Checked:
-    """What a batch has checked already: names and pairs of times repeat across its calls.
+    """What a batch has checked already: names, pairs of times and values repeat across calls.
 
-    A valid name is valid in any field, so names are remembered by their text; definitions
-    are those read in the batch's transaction.
+    A valid name is valid in any field, so names are remembered by their text; so are the
+    canonical JSON texts of string values (a status, a city: a batch repeats a few); the
+    definitions are those read in the batch's transaction.
     """
 
-    __slots__ = ("definitions", "names", "times")
+    __slots__ = ("definitions", "names", "texts", "times")
 
     def __init__(self) -> None:
         self.names: set[str] = set()
         self.times: dict[tuple[Any, Any], tuple[int | None, int | None]] = {}
+        self.texts: dict[str, str] = {}
         self.definitions: dict[str, AttributeDef] = {}
+
+    def text(self, value: Any) -> str:
+        """The canonical JSON of a valid fact value (:func:`memlane.validation.fact_value`).
+
+        Only exact ``str`` values are remembered: other equal values may differ in JSON
+        (``1``, ``1.0`` and ``True`` are equal keys of a dict).
+        """
+        if type(value) is not str:
+            return canonical_json(validation.fact_value("value", value))
+        text = self.texts.get(value)
+        if text is None:
+            self.texts[value] = text = canonical_json(validation.fact_value("value", value))
+        return text
 
     def name(self, field: str, value: object) -> str:
         """``value`` if it is a valid name (:func:`memlane.validation.name`)."""

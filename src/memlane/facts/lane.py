@@ -273,12 +273,11 @@ class FactsLane:
         5000
         """
         checked = Checked()  # names and times repeat across a batch: checked once each
-        assertions = [self._assertion(checked, **dict(write)) for write in writes]
+        assertions = [self._assertion(checked, **write) for write in writes]
         if not assertions:
             return [] if returning else 0
         groups = Groups.of(assertions)
-        keys = [(self._tenant, subject, attribute) for subject, attribute in groups]
-        with self._store.transaction(keys) as writer:
+        with self._store.transaction(groups.write_keys(self._tenant)) as writer:
             self._key_batch(writer, assertions, checked)
             first = writer.next_txs(to_micros(self._now()), len(assertions))
             self._high_water = from_micros(first + len(assertions) - 1)
@@ -482,7 +481,8 @@ class FactsLane:
     ) -> Assertion:
         """The arguments of one ``set`` or ``add``, validated (the key: the value's JSON).
 
-        ``checked`` (a batch's) keeps names and times already checked, so each is checked once.
+        ``checked`` (a batch's) keeps names, times and texts already checked, so each is checked
+        once.
         """
         if checked is None:
             subject, attribute = _name("subject", subject), _name("attribute", attribute)
@@ -493,7 +493,10 @@ class FactsLane:
             start, end = checked.times_of(self._interval_inputs, valid_from, valid_to)
         if value is None:
             raise InvalidInput("value", "must not be None; use retract() to end a value")
-        text = canonical_json(fact_value("value", value))
+        if checked is None:
+            text = canonical_json(fact_value("value", value))
+        else:
+            text = checked.text(value)
         meta = payload_meta(source, reason, confidence, provenance)
         return Assertion(subject, attribute, text, start, end, value, *meta, text)
 

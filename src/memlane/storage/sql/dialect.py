@@ -128,10 +128,16 @@ class Database(ABC):
         """A nested write joins the open transaction: lock what it needs beyond it (nothing)."""
 
     def next_txs(self, now: int, count: int) -> int:
-        """The first of ``count`` consecutive transaction times, as :meth:`next_tx` issues them."""
+        """The first of ``count`` consecutive transaction times, as :meth:`next_tx` issues them.
+
+        The first is issued, then one at least the last (:meth:`next_tx` gives a time ``>=``
+        the one asked for): it never issues a time at or below one it issued, so those from
+        the first up to that one belong to this write alone. Two calls for a batch, not one
+        per version.
+        """
         first = self.next_tx(now)
-        for _ in range(count - 1):
-            self.next_tx(now)
+        if count > 1:
+            self.next_tx(first + count - 1)
         return first
 
     def settle(self, known_at: int) -> None:  # noqa: B027 (a hook)

@@ -13,7 +13,6 @@ from memlane.facts.temporal import FOREVER, Insert, Span
 from memlane.storage.fact_stores import Applied, KeyWrite, NewVersion, Scope
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, KeyRange, SQLStore, Statement
-from memlane.timeutil import from_micros
 
 _COLUMNS = decode.FACT_COLUMNS
 _DEFINITION = "SELECT name, cardinality, identifier, normalizer FROM attributes WHERE tenant = %s"
@@ -265,6 +264,7 @@ class SQLFactStore(SQLStore):
             return []
         ids = self.dialect.new_ids("facts", len(versions))
         instant = decode.Instants().__getitem__  # a batch's versions share most instants
+        tx_instant = decode.Ticks()  # and their transaction times are consecutive
         rows: list[tuple[Any, ...]] = []
         facts: list[Fact] = []
         for fact_id, v in zip(ids, versions, strict=True):
@@ -275,7 +275,7 @@ class SQLFactStore(SQLStore):
             )  # fmt: skip
             facts.append(
                 Fact(fact_id, v.subject, v.attribute, v.value, instant(v.start),
-                     None if v.end == FOREVER else instant(v.end), from_micros(v.tx), None,
+                     None if v.end == FOREVER else instant(v.end), tx_instant(v.tx), None,
                      v.source, v.reason, v.confidence, v.provenance)
             )  # fmt: skip
         self.dialect.insert_versions(tenant, rows)

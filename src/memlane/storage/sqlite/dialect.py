@@ -10,6 +10,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from memlane.errors import StorageError
@@ -33,6 +34,10 @@ from memlane.storage.sqlite.scan_matrices import ScanMatrices
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
+
+_NULLABLE = frozenset({0, 1, 10, 11})
+"""The columns of a new version :meth:`SQLiteDialect.insert_versions` may find ``None`` in:
+``id``, ``tx_to``, ``source``, ``reason``."""
 
 STATE_CACHE_ENTRIES = 10_000
 """How many scopes' vector counts and coverages a database keeps (all dropped when full)."""
@@ -140,7 +145,7 @@ class SQLiteDialect:
             "AS attribute, json_extract(value, '$[2]') AS lo, json_extract(value, '$[3]') AS hi "
             "FROM json_each(%s)) AS k"
         )
-        return source, (json.dumps([list(r) for r in ranges]),)
+        return source, (json.dumps(list(ranges)),)  # each range a tuple: a JSON array
 
     def new_ids(self, table: str, count: int) -> list[int]:
         """After the largest id: the next ``rowid`` SQLite would give (the write lock is held)."""
@@ -155,11 +160,29 @@ class SQLiteDialect:
         )
 
     def insert_versions(self, tenant: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One prepared ``INSERT``, run per version (an ``id`` of ``None`` is the next rowid)."""
+        """One prepared ``INSERT``, run per version (an ``id`` of ``None`` is the next rowid).
+
+        A column that is ``NULL`` in every row (usually ``tx_to``, ``source`` and
+        ``reason``; ``id`` without ids) is written as ``NULL`` in the statement instead of
+        bound per row: Python's ``sqlite3`` looks for an adapter of every ``None`` it binds
+        (~3,300 instructions each, a tenth of a version's cost), and binds the rest as they
+        are.
+        """
+        if not rows:
+            return
+        count = len(rows)
+        bound = [
+            n
+            for n in range(15)
+            if n not in _NULLABLE or list(map(itemgetter(n), rows)).count(None) < count
+        ]
+        values = ", ".join("%s" if n in bound else "NULL" for n in range(15))
+        if len(bound) < 15:
+            rows = list(map(itemgetter(*bound), rows))
         self.db.executemany(
             "INSERT INTO facts (id, tx_to, tenant, subject, attribute, value, value_key, "
             "valid_from, valid_to, tx_from, source, reason, confidence, provenance, stated_tx) "
-            f"VALUES ({', '.join(['%s'] * 15)})",
+            f"VALUES ({values})",
             rows,
         )
 
