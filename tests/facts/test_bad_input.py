@@ -18,6 +18,9 @@ def seeded(mem: memlane.Memory) -> memlane.Memory:
     return mem
 
 
+GOOD = {"subject": "U-1", "attribute": "location", "value": "Lisbon"}
+"""One call of ``set_many`` that is fine (each bad batch has it first: nothing is written)."""
+
 BAD_WRITES = [
     ("valid_to", lambda m: m.facts.set("U-1", "location", "X", "2026-05-01", "2026-05-01")),
     ("valid_to", lambda m: m.facts.set("U-1", "location", "X", "2026-05-02", "2026-05-01")),
@@ -43,6 +46,13 @@ BAD_WRITES = [
     ("attribute", lambda m: m.facts.define("phone", cardinality="many", identifier=False)),
     ("cardinality", lambda m: m.facts.define("x", cardinality="several")),
     ("normalizer", lambda m: m.facts.define("x", identifier=True, normalizer="soundex")),
+    ("writes", lambda m: m.facts.set_many(None)),
+    ("writes", lambda m: m.facts.set_many([GOOD, [("subject", "U-1"), ("attribute", "a")]])),
+    ("writes", lambda m: m.facts.set_many([GOOD, "subject=U-1"])),
+    ("writes", lambda m: m.facts.set_many([GOOD, {**GOOD, "vaild_from": "2026-01-01"}])),
+    ("writes", lambda m: m.facts.set_many([GOOD, {"subject": "U-1", "attribute": "a"}])),
+    ("writes", lambda m: m.facts.set_many([GOOD, {**GOOD, 7: "x"}])),
+    ("value", lambda m: m.facts.set_many([GOOD, {**GOOD, "value": None}])),
 ]
 
 

@@ -6,6 +6,7 @@ Validation and normalization happen here; the write rules live in
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, tzinfo
@@ -273,7 +274,14 @@ class FactsLane:
         5000
         """
         checked = Checked()  # names and times repeat across a batch: checked once each
-        assertions = [self._assertion(checked, **write) for write in writes]
+        try:
+            calls = list(writes)
+        except TypeError as error:
+            raise InvalidInput("writes", f"expected an iterable of calls: {_CALL}") from error
+        try:
+            assertions = [self._assertion(checked, **write) for write in calls]
+        except TypeError as error:  # a call that is no mapping of set()'s arguments
+            raise _unfit_call(calls, error) from error
         if not assertions:
             return [] if returning else 0
         groups = Groups.of(assertions)
@@ -568,6 +576,28 @@ class FactsLane:
         valid = self._now() if valid_at is None else self._instant(valid_at, "valid_at")
         known = None if known_at is None else to_micros(self._instant(known_at, "known_at"))
         return Scope(to_micros(valid), known)
+
+
+_SET_ARGUMENTS = tuple(inspect.signature(FactsLane._assertion).parameters)[2:]
+"""The keys a call of ``set_many`` may hold: :meth:`FactsLane.set`'s arguments."""
+_SET_REQUIRED = ("subject", "attribute", "value")
+_CALL = f"each a mapping of set()'s arguments ({', '.join(_SET_ARGUMENTS)})"
+
+
+def _unfit_call(calls: list[Any], error: TypeError) -> Exception:
+    """The first of ``calls`` that :meth:`FactsLane.set` cannot take, as :class:`InvalidInput`.
+
+    ``error`` itself (what ``set_many`` met) if every call is a mapping of its arguments.
+    """
+    for number, call in enumerate(calls):
+        if not isinstance(call, Mapping):
+            return InvalidInput("writes", f"call {number} is a {type(call).__name__}: {_CALL}")
+        unknown = [repr(key) for key in call if key not in _SET_ARGUMENTS]
+        missing = [key for key in _SET_REQUIRED if key not in call]
+        if unknown or missing:
+            told = f"unknown {', '.join(unknown)}" if unknown else f"no {', '.join(missing)}"
+            return InvalidInput("writes", f"call {number}: {told}; {_CALL}")
+    return error
 
 
 def _describe(definition: AttributeDef) -> str:
