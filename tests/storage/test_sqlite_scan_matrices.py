@@ -183,3 +183,26 @@ def test_many_changes_read_the_scope_whole(
     matrix = np.vstack([matrix, more])
     assert search(store, "t", "U-1", more[0]) == vectors.nearest(more[0], owners, matrix, 10)
     assert len(whole_reads) == 2
+
+
+def test_a_matrix_read_inside_a_write_is_not_kept(store: SQLSummaryStore) -> None:
+    """Rolled back, its doc ids are taken again by the next docs: a matrix kept from inside
+    the write would match the scope's counts then and answer with the vectors undone."""
+    rng = np.random.default_rng(7)
+    matrix = unit(rng, 30)
+    owners = add(store, "t", "U-1", matrix)
+    search(store, "t", "U-1", matrix[0])
+    ghost = unit(rng, 1)
+
+    class Undone(Exception):
+        pass
+
+    with pytest.raises(Undone), store.transaction():
+        add(store, "t", "U-1", ghost)
+        search(store, "t", "U-1", ghost[0])
+        raise Undone
+    late = unit(rng, 1)
+    owners += add(store, "t", "U-1", late)  # the undone note's and doc's ids again
+    matrix = np.vstack([matrix, late])
+    for query in [ghost[0], late[0], matrix[2]]:
+        assert search(store, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)

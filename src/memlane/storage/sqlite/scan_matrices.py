@@ -100,6 +100,8 @@ class ScanMatrices:
             if kept is not None and kept.state is not None and kept.state == state:
                 return kept
             found = self._read(key, now, state)
+            if self.db.in_transaction:
+                return found  # not kept: rolled back, its ids may be taken again by other docs
         self._keep(key, found)
         return found
 
