@@ -115,20 +115,29 @@ def test_another_connection_s_commit_is_found(
     assert len(whole_reads) == 2
 
 
+class _Undone(Exception):
+    """Raised to roll a write back."""
+
+
+def _undone_write(store: SQLSummaryStore, written: np.ndarray) -> tuple[list[int], list[int]]:
+    """``written`` added in a write rolled back after a search of its first vector inside it:
+    the owners the write gave them, and what that search found."""
+    seen: list[list[int]] = []
+    with pytest.raises(_Undone), store.transaction():
+        seen.append(add(store, "t", "U-1", written))
+        seen.append(search(store, "t", "U-1", written[0], k=1))
+        raise _Undone
+    return seen[0], seen[1]
+
+
 def test_a_write_rolled_back_leaves_nothing_in_the_kept_matrix(store: SQLSummaryStore) -> None:
     rng = np.random.default_rng(4)
     matrix = unit(rng, 30)
     owners = add(store, "t", "U-1", matrix)
     search(store, "t", "U-1", matrix[0])
     ghost = unit(rng, 1)
-
-    class Undone(Exception):
-        pass
-
-    with pytest.raises(Undone), store.transaction():
-        (ghost_owner,) = add(store, "t", "U-1", ghost)
-        assert search(store, "t", "U-1", ghost[0], k=1) == [ghost_owner]  # its own write
-        raise Undone
+    ghost_owners, found = _undone_write(store, ghost)
+    assert found == ghost_owners  # inside the write, its own doc
     assert search(store, "t", "U-1", ghost[0]) == vectors.nearest(ghost[0], owners, matrix, 10)
     more = unit(rng, 2)
     owners += add(store, "t", "U-1", more)
@@ -193,14 +202,7 @@ def test_a_matrix_read_inside_a_write_is_not_kept(store: SQLSummaryStore) -> Non
     owners = add(store, "t", "U-1", matrix)
     search(store, "t", "U-1", matrix[0])
     ghost = unit(rng, 1)
-
-    class Undone(Exception):
-        pass
-
-    with pytest.raises(Undone), store.transaction():
-        add(store, "t", "U-1", ghost)
-        search(store, "t", "U-1", ghost[0])
-        raise Undone
+    _undone_write(store, ghost)
     late = unit(rng, 1)
     owners += add(store, "t", "U-1", late)  # the undone note's and doc's ids again
     matrix = np.vstack([matrix, late])
