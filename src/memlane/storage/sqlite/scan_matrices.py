@@ -24,11 +24,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
+from memlane.storage import vectors
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
 from memlane.storage.sqlite.graph_rows import Ids, ScopeKey, contains, scope_sql
 
@@ -136,12 +137,19 @@ class ScanMatrices:
     def _read(self, key: ScopeKey, now: Position | None, state: State | None = None) -> ScanMatrix:
         """The scope read whole (its state too, unless given: read before the rows)."""
         state = self.state_of(key) if state is None else state
-        where, parameters = scope_sql(key)
+        return ScanMatrix(now, state, *self._rows(key))
+
+    def _rows(self, key: ScopeKey, among: Ids | None = None) -> tuple[Ids, list[int], Matrix]:
+        """The scope's embedded docs (``among`` these ids), by id: ids, owners, vectors."""
+        where, parameters = scope_sql(key, by_id=among is not None)
+        if among is not None:
+            where = f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}"
+            parameters["ids"] = json.dumps(among.tolist())
         rows = self.db.fetchall(
             f"SELECT id, owner_id, vector FROM search_docs WHERE {where} ORDER BY id", parameters
         )
-        ids, owners, matrix = _columns(rows)
-        return ScanMatrix(now, state, ids, owners, matrix)
+        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        return ids, [row[1] for row in rows], vectors.as_matrix([row[2] for row in rows])
 
     def _patched(
         self, key: ScopeKey, kept: ScanMatrix, now: Position | None, changed: list[int]
@@ -152,13 +160,7 @@ class ScanMatrices:
         in the scope: its vector, scope or deletion may have changed, or it is new.
         """
         touched = np.unique(np.asarray(changed, dtype=np.int64))
-        where, parameters = scope_sql(key, by_id=True)
-        rows = self.db.fetchall(
-            "SELECT id, owner_id, vector FROM search_docs "
-            f"WHERE id IN (SELECT value FROM json_each(%(ids)s)) AND {where} ORDER BY id",
-            {**parameters, "ids": json.dumps(touched.tolist())},
-        )
-        ids, owners, matrix = _columns(rows)
+        ids, owners, matrix = self._rows(key, touched)
         if len(ids) and len(kept.ids) and matrix.shape[1] != kept.matrix.shape[1]:
             return None
         stays = ~contains(touched, kept.ids)
@@ -184,13 +186,3 @@ def _stacked(first: Matrix, second: Matrix) -> Matrix:
     if not len(second):
         return first
     return np.concatenate([first, second])
-
-
-def _columns(rows: list[Any]) -> tuple[Ids, list[int], Matrix]:
-    """``(id, owner_id, vector)`` rows as ids, owners and one matrix of the vectors."""
-    ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-    owners = [row[1] for row in rows]
-    if not rows:
-        return ids, owners, np.zeros((0, 0), dtype=np.float32)
-    matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float32)
-    return ids, owners, matrix.reshape(len(rows), -1)
