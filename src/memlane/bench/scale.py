@@ -288,9 +288,12 @@ def plot(results: Results, path: str | Path) -> bool:
         return False
     figure, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
     sizes = [int(size) for size in results.params["sizes"]]
-    styles = {"recall_p50_ms": "-", "recall_p95_ms": "--", "first_recall_ms": ":"}
-    styles["recall_after_write_p50_ms"] = "-."
-
+    styles = {
+        "recall_p50_ms": "-",
+        "recall_p95_ms": "--",
+        "first_recall_ms": ":",
+        "recall_after_write_p50_ms": "-.",
+    }
     for n, (system, metrics) in enumerate(results.systems.items()):
         for metric, style in styles.items():
             series = metrics.get(metric, {})

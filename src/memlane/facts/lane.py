@@ -578,9 +578,10 @@ class FactsLane:
         return Scope(to_micros(valid), known)
 
 
-_SET_ARGUMENTS = tuple(inspect.signature(FactsLane._assertion).parameters)[2:]
+_SET_PARAMETERS = list(inspect.signature(FactsLane._assertion).parameters.values())[2:]
+_SET_ARGUMENTS = tuple(parameter.name for parameter in _SET_PARAMETERS)
 """The keys a call of ``set_many`` may hold: :meth:`FactsLane.set`'s arguments."""
-_SET_REQUIRED = ("subject", "attribute", "value")
+_SET_REQUIRED = tuple(p.name for p in _SET_PARAMETERS if p.default is inspect.Parameter.empty)
 _CALL = f"each a mapping of set()'s arguments ({', '.join(_SET_ARGUMENTS)})"
 
 
