@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime, tzinfo
 from typing import Any, Literal, overload
 
+from memlane import collector
 from memlane.errors import InvalidInput
 from memlane.facts.bulk import (
     Assertion,
@@ -273,6 +274,10 @@ class FactsLane:
         >>> mem.facts.set_many(writes, returning=False)  # doctest: +SKIP
         5000
         """
+        with collector.paused():  # its objects per version all live until it returns
+            return self._set_many(writes, returning)
+
+    def _set_many(self, writes: Iterable[Mapping[str, Any]], returning: bool) -> list[Fact] | int:
         checked = Checked()  # names and times repeat across a batch: checked once each
         try:
             calls = list(writes)
