@@ -76,6 +76,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "memlane.pacing",
             # Results of pure text functions kept for one recall (language uses it).
             "memlane.memo",
+            # The garbage collector held off for a bulk write (the lanes use it).
+            "memlane.collector",
         ),
     ),
 )
