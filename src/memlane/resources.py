@@ -169,7 +169,9 @@ class SharedResources:
             backend.summaries, embedder=lazy.get, indexing=indexing, process=worker, keyer=keyer
         )
         text = _text_process(indexing)
-        return cls(backend, models, redis, lazy, RunningSessions(), indexer, text=text)
+        resources = cls(backend, models, redis, lazy, RunningSessions(), indexer, text=text)
+        backend.summaries.watch_keys(resources.lines.moved)  # carried over what is only added
+        return resources
 
     def close(self) -> None:
         """Stop the indexer and its process; release the database, Redis and chat clients.

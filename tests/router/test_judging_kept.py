@@ -95,7 +95,7 @@ def test_a_refill_the_question_names_is_not_kept_as_no_refill(tmp_path: Path) ->
     assert any("Ivo Lund" in text and status == "stale" for text, status in kept)
 
 
-def test_the_notes_as_statements_are_kept_per_stamp_and_a_write_drops_them(
+def test_the_notes_as_statements_are_kept_per_stamp_and_carried_over_an_addition(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """And which notes cite the turns asked (their holders), read once per stamp too."""
@@ -133,8 +133,13 @@ def test_the_notes_as_statements_are_kept_per_stamp_and_a_write_drops_them(
         built.clear()
         holders.clear()
         assert recall() == first and not built and not holders
-        mem.summaries.add_note("U-1", "I have a dog", at=START + timedelta(minutes=5),
-                               provenance=("s1#2",))  # fmt: skip
-        assert recall() == [*first, "I have a dog"] and sum(built.values()) == 3 and holders
+        dog = mem.summaries.add_note("U-1", "I have a dog", at=START + timedelta(minutes=5),
+                                     provenance=("s1#2",))  # fmt: skip
+        # Only added: the turn's holders are read again, and only the new note is built.
+        assert recall() == [*first, "I have a dog"] and built == {dog.id: 1} and holders
+        mem.remember("U-2", "I have a bird")  # another subject's stamp: nothing read here
+        built.clear()
+        holders.clear()
+        assert recall() == [*first, "I have a dog"] and not built and not holders
         mem.forget("U-1", reason="erasure")
         assert recall() == []

@@ -13,6 +13,7 @@ from tests.support.note_keys import store_of
 
 import memlane
 from memlane.router.evidence import note_keys
+from memlane.summaries.linedata import LineData
 from memlane.summaries.sources import StoredNoteIndex
 from memlane.summaries.sources_kept import KeptLines, LineReads
 
@@ -246,8 +247,46 @@ def test_the_evidences_counts_and_the_walks_note_texts_are_kept_per_stamp(
     assert recall() == first and read == []
     mem.remember("U-1", "Luna sleeps on the sofa")
     after = recall()
-    assert sorted(set(read)) == ["count_containing", "count_keyed", "note_texts"]
+    # Only a note added: what it may change is read again, the texts are carried over.
+    assert sorted(set(read)) == ["count_containing", "count_keyed"]
     assert after[0] == 2 and after[2] == first[2]  # a text never changes
+
+
+def test_a_write_that_only_adds_notes_carries_over_what_its_keys_cannot_change(
+    clock: FakeClock, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = str(tmp_path / "kept.db")
+    with memlane.Memory(url, clock=clock, embedder="hash") as mem:
+        remember_five(mem)
+        store, counted = store_of(mem), []
+        original = store.count_keyed
+
+        def counting(*args):  # type: ignore[no-untyped-def]
+            counted.append(tuple(args[3]))
+            return original(*args)
+
+        monkeypatch.setattr(store, "count_keyed", counting)
+
+        def recall() -> tuple[int, int]:
+            data = mem.summaries.line_data("U-1", note_keys)
+            found = (data.count("w", ["luna"]), data.count("w", ["pottery"]))
+            data.offer()
+            return found
+
+        assert recall() == (1, 1)
+        mem.remember("U-1", "Luna sleeps on the sofa")  # the recall's offer is carried over too
+        counted.clear()
+        assert recall() == (2, 1) and counted == [("luna",)]
+        counted.clear()
+        assert recall() == (2, 1) and counted == []
+        with memlane.Memory(url, clock=clock, embedder="hash") as other:
+            other.remember("U-1", "More pottery on Sunday")  # not told here: all read again
+        counted.clear()
+        assert recall() == (2, 2) and counted == [("luna",), ("pottery",)]
+        recall()
+        mem.forget("U-1", reason="erasure")  # not an addition
+        counted.clear()
+        assert recall() == (0, 0) and counted == [("luna",), ("pottery",)]
 
 
 def peak_bytes(call: Callable[[], object]) -> int:
@@ -378,3 +417,74 @@ def test_read_through_reads_what_is_missing_once_and_keeps_what_the_stamp_covers
     later = kept.begin("t", "U-1", lambda: 1)
     assert list(later.read_through(later.texts, [1, 2, 3, 5], texts, own)) == [1, 2, 3, 5]
     assert asked[-1] == [2] and later.weight == 0
+
+
+SAID = (
+    "My favourite drink is tea",
+    "I adopted a cat named Luna",
+    "Luna is three years old",
+    "I work at the Kalo bakery on Fir Street",
+    "My favourite drink is coffee now",
+    "We went camping near the river with Luna",
+    "I moved to Lyon in March",
+    "The bakery opens at 7 every morning",
+    "Actually I moved to Grenoble, not Lyon",
+    "My sister Ada painted a lake sunrise",
+    "Luna is four years old now",
+    "The bakery opens at 6 since the summer",
+    "I ran a charity race last Saturday",
+    "My favourite drink is green tea these days",
+)
+ASKED = (
+    "what is my favourite drink?",
+    "how old is Luna?",
+    "where do I live?",
+    "when does the bakery open?",
+    "what did my sister paint?",
+)
+
+
+def test_recalls_between_writes_answer_as_a_memory_that_kept_nothing(
+    clock: FakeClock, tmp_path
+) -> None:
+    """Each write carries what was kept over; the other handle, told of none, reads anew."""
+    url = str(tmp_path / "kept.db")
+    with (
+        memlane.Memory(url, clock=clock, embedder="hash", indexing="inline") as mem,
+        memlane.Memory(url, clock=clock, embedder="hash", indexing="inline") as fresh,
+    ):
+        for step, text in enumerate(SAID):
+            turn = f"s1#{step // 2}"  # two notes of a turn: a later one cites it too
+            mem.summaries.add_note("U-1", text, at=clock.now, provenance=(turn,))
+            clock.advance(minutes=5)
+            for question in ASKED[step % 2 :: 2]:
+                kept = [(i.text, i.score) for i in mem.recall("U-1", question).items]
+                anew = [(i.text, i.score) for i in fresh.recall("U-1", question).items]
+                assert kept == anew, (step, question)
+        assert mem._resources.lines._subjects["default", "U-1"].shelf.carries > 0
+
+
+def test_an_added_note_citing_a_kept_turn_is_among_its_citers_and_sources(
+    mem: memlane.Memory, clock: FakeClock
+) -> None:
+    line = "Caroline: I adopted a cat named Luna"
+    mem.summaries.add_note("U-1", "I adopted a cat named Luna", at=clock.now, provenance=("s1#1",))
+    mem.summaries.add_note("U-1", "I started pottery", at=clock.now, provenance=("s1#2",))
+
+    def read() -> tuple[list[str], tuple[str, ...]]:
+        data = mem.summaries.line_data("U-1", note_keys)
+        index = StoredNoteIndex(data)
+        index.prepare("luna", [([line], frozenset({"s1#1"}))])
+        found = ([note.text for note in data.citing(["s1#1"])], index.sources(line))
+        data.offer()
+        return found
+
+    read()
+    read()  # proves the first one's reads: kept from here on
+    clock.advance(minutes=1)
+    mem.summaries.add_note("U-1", "Luna is my cat", at=clock.now, provenance=("s1#1",))
+    citers, sources = read()
+    assert citers == ["I adopted a cat named Luna", "Luna is my cat"]
+    alone = StoredNoteIndex(LineData(store_of(mem), "default", "U-1"))  # keeps nothing
+    alone.prepare("luna", [([line], frozenset({"s1#1"}))])
+    assert sources == alone.sources(line)

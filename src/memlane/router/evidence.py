@@ -32,7 +32,7 @@ from memlane.router.statements import (
     said_when,
     statement,
 )
-from memlane.summaries.linedata import (
+from memlane.summaries.key_kinds import (
     CITES,
     CLAIM,
     DIGITS,
@@ -43,8 +43,8 @@ from memlane.summaries.linedata import (
     SLOT,
     TERM,
     WORD,
-    LineData,
 )
+from memlane.summaries.linedata import LineData
 from memlane.summaries.model import Note
 from memlane.summaries.sources import line_words
 from memlane.summaries.text import is_question

@@ -47,8 +47,9 @@ from memlane.router.synonyms import SynonymRegistry
 from memlane.router.told import telling_first
 from memlane.router.unstated import without_unstated
 from memlane.session import Session
+from memlane.summaries.key_kinds import PAIRS, TERM
 from memlane.summaries.lane import SummariesLane
-from memlane.summaries.linedata import PAIRS, TERM, LineData
+from memlane.summaries.linedata import LineData
 from memlane.timeutil import Clock, TimeInput, checked_now, parse_instant
 from memlane.validation import MAX_BUDGET_TOKENS, MAX_RECALL_ITEMS, integer, optional_name
 from memlane.window.model import Turn

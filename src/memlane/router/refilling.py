@@ -24,7 +24,8 @@ from heapq import merge
 from memlane.memo import per_process
 from memlane.router.slots import clauses, probe_chains
 from memlane.router.statements import Refills, Since, Statement, first_later
-from memlane.summaries.linedata import SLOT, Head, LineData
+from memlane.summaries.key_kinds import SLOT
+from memlane.summaries.linedata import Head, LineData
 from memlane.summaries.model import Note
 from memlane.timeutil import to_micros
 

@@ -122,6 +122,24 @@ TIMED_KINDS = "s"
 :meth:`SummaryStore.recent_keyed` reads a kind's latest rows without reading its others."""
 
 
+@dataclass(slots=True)
+class KeysMoved:
+    """What one committed transaction did to a subject's note keys: its stamp is now ``stamp``.
+
+    ``notes``: the notes given keys (new ones, or ones that waited for them) and ``keys``
+    the ``(kind, key)`` pairs they were given; ``only_added`` is false when keys were also
+    replaced or removed (a note forgotten, purged or keyed again), which no list of
+    additions tells.
+    """
+
+    tenant: str
+    subject: str
+    stamp: int
+    notes: set[int]
+    keys: set[tuple[str, str]]
+    only_added: bool = True
+
+
 class SummaryStore(Transactional, Protocol):
     """Persistence of the summary lane: summary versions, notes, turns and search."""
 
@@ -209,6 +227,13 @@ class SummaryStore(Transactional, Protocol):
 
         Two reads finding the same stamp saw the same keys between them: what is read of the
         keys may be kept while it stays.
+        """
+        ...
+
+    def watch_keys(self, watcher: Callable[[KeysMoved], None]) -> None:
+        """Tell ``watcher`` what moved a note stamp, after each commit of this store moving one.
+
+        In the committing thread; writes of other processes are not told.
         """
         ...
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import Any, TypeVar, cast
 
 from memlane.errors import StorageError
+
+T = TypeVar("T")
 
 
 class HeldLock:
@@ -73,6 +76,7 @@ class Nesting:
         self._owner: int | None = None
         self._committed: list[Callable[[], None]] = []
         self._once: set[Hashable] = set()
+        self._scratch: dict[Hashable, Any] = {}
 
     @property
     def open_here(self) -> bool:
@@ -90,6 +94,17 @@ class Nesting:
             return False
         self._once.add(key)
         return True
+
+    def of_transaction(self, key: Hashable, make: Callable[[], T]) -> T:
+        """What ``make()`` gave for ``key`` at its first ask in this thread's transaction.
+
+        Outside a transaction of this thread, a new one each time.
+        """
+        if not self.open_here:
+            return make()
+        if key not in self._scratch:
+            self._scratch[key] = make()
+        return cast(T, self._scratch[key])
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` after the calling thread's outermost transaction commits.
@@ -139,6 +154,7 @@ class Nesting:
         """The outermost block; raises before the commit if a nested block failed writing."""
         self.depth, self._owner = 1, threading.get_ident()
         self._once.clear()
+        self._scratch.clear()
         try:
             yield
             if self._poisoned:
@@ -146,6 +162,7 @@ class Nesting:
         finally:
             self.depth, self._owner = 0, None
             self._poisoned = False
+            self._scratch.clear()
 
     @contextmanager
     def nested(self) -> Iterator[None]:

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import merge
 from typing import NamedTuple
 
-from memlane.storage.base import ANY, TIMED_KINDS, SummaryStore, Visible
+from memlane.storage.base import ANY, SummaryStore, Visible
+from memlane.summaries.key_kinds import CITES
 from memlane.summaries.model import Note
 from memlane.summaries.sources_kept import Filings, KeptLines, LineReads, sized
 from memlane.timeutil import to_micros
@@ -24,30 +25,6 @@ NoteKeyer = Callable[[str, str, Sequence[str]], list[tuple[str, str]]]
 BACKFILL_BATCH = 500
 FIRST_PAGE = 8
 """Notes read by the first page of :meth:`LineData.latest`; each next page is 4 times larger."""
-
-NOTE = "n"
-"""Key kinds of :func:`memlane.router.evidence.note_keys`: every note holds ``(NOTE, "")``;"""
-WORD = "w"
-"""its comparison keywords (:func:`memlane.summaries.sources.line_words`);"""
-CLAIM = "c"
-"""the ``holder|relation`` of each of its claims;"""
-SLOT = TIMED_KINDS
-"""``SLOT`` and a slot key of a clause (:func:`memlane.router.slots.slot_keys`) as the kind, a
-digest of the clause as the key (so that a clause said by many notes is read once:
-:meth:`LineData.recent`); slot kinds are indexed by time (:data:`TIMED_KINDS`);"""
-RETRACTS = "r"
-"""``""`` when it retracts a value;"""
-OWN = "o"
-"""``""`` when it tells how things stand for the speaker
-(:func:`memlane.lang.changes.speaks_for_self`);"""
-CITES = "p"
-"""the turns and notes it came from (:func:`memlane.router.evidence.origins`);"""
-TERM = "e"
-"""and what :func:`memlane.lang.words.shares_term` reads: words,"""
-DIGITS = "d"
-"""digits,"""
-PAIRS = "b"
-"""and CJK pairs."""
 
 
 def key_subject(store: SummaryStore, tenant: str, subject: str, keyer: NoteKeyer) -> int:

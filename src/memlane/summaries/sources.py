@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from memlane.lang.script import fold
 from memlane.memo import per_process
-from memlane.summaries.linedata import CITES, NOTE, WORD, LineData
+from memlane.summaries.key_kinds import CITES, NOTE, WORD
+from memlane.summaries.linedata import LineData
 from memlane.summaries.lines import split_label
 from memlane.summaries.model import Note, Summary
 from memlane.summaries.sources_kept import Said, sized

@@ -14,6 +14,14 @@ recall takes the offers, then reads the stamp, and keeps an offer only if the st
 read and the second's: every read of the first saw the keys as they were at ``s``. A writer
 in another process or connection is seen the same way: its commit moves the stamp.
 
+A write of this process that only *added* notes (the store tells what moved the stamp:
+:class:`~memlane.storage.base.KeysMoved`) does not begin the subject anew: what was kept at
+the stamp before is carried to the new one (:func:`carried`), less what the added notes' keys
+can change. What a note is (its text, when it was said, the words it holds) stays; what
+counts or lists the holders of a key the added notes hold goes, and so does whatever was
+derived from many notes at once. An agent that writes and recalls at every turn so reads
+again only what its writes touched.
+
 What a recall costs here is what it reads, not what is kept: it reads through its own small
 tables to the subject's kept ones (:class:`Kept`), which are shared and never copied; an
 offer proved by the next recall is added to them in place.
@@ -25,8 +33,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
+from memlane.storage.base import KeysMoved
+from memlane.summaries.key_kinds import WORD
 from memlane.summaries.model import Note
 
 Said = tuple[tuple[int, int], tuple[str, ...]] | None
@@ -47,6 +57,12 @@ KEPT_IDS = 600_000
 """Most ids kept over all subjects (about 30 MB): the least recently recalled go first."""
 OFFERS = 4
 """Offers a subject holds for its next recall (more concurrent recalls: the rest are dropped)."""
+CARRIED_MOST = 32
+"""Stamps a subject's kept reads are carried over (:func:`carried`) before it begins anew.
+A carried shelf keeps its weight (what it dropped is not weighed again): begun anew now and
+then, its weight stays near what it holds."""
+CHANGES_KEPT = 8
+"""Changes told (:meth:`KeptLines.moved`) kept per subject, newest first out of date."""
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -142,12 +158,15 @@ class _Shelf:
     (the recalls begun on it keep reading it).
     """
 
-    __slots__ = ("stamp", "tables", "weight")
+    __slots__ = ("carries", "stamp", "tables", "weight")
 
-    def __init__(self, stamp: int | None) -> None:
+    def __init__(self, stamp: int | None, tables: tuple[dict[Any, Any], ...] | None = None) -> None:
         self.stamp = stamp
-        self.tables: tuple[dict[Any, Any], ...] = tuple({} for _ in range(_TABLES))
+        self.tables: tuple[dict[Any, Any], ...] = (
+            tuple({} for _ in range(_TABLES)) if tables is None else tables
+        )
         self.weight = 0
+        self.carries = 0  # stamps its tables were carried over (:func:`carried`)
 
 
 class LineReads:
@@ -290,6 +309,66 @@ class LineReads:
 class _Subject:
     shelf: _Shelf
     offers: list[LineReads] = field(default_factory=list)
+    changes: dict[int, KeysMoved] = field(default_factory=dict)  # by the stamp each made
+
+
+def carried(
+    shelf: _Shelf, changes: Sequence[KeysMoved], offers: Sequence[LineReads] = ()
+) -> _Shelf:
+    """What ``shelf`` and ``offers`` hold that still holds once ``changes`` (additions) are made.
+
+    ``offers``: made at the shelf's stamp and taken before the stamp after ``changes`` was
+    read, so each of their reads saw the keys at some point of ``changes``: what holds
+    across all of them held at each.
+
+    Per table, by what its entries depend on: a note's own text, time, words and statement
+    stay (but those of a note given keys now: it may have been read as not live); counts and
+    holders of a key an added note holds go, as do the latest filings of its slot kinds and
+    every tally but those of keys none of them holds; what was derived from many notes at
+    once (the notes citing turns, a line's sources, the walks that found no re-fill) goes.
+    """
+    notes = set().union(*(change.notes for change in changes))
+    keys = set().union(*(change.keys for change in changes))
+    kinds = {kind for kind, _ in keys}
+    words = {key for kind, key in keys if kind == WORD}
+
+    def tally_stays(wanted: tuple[object, ...]) -> bool:
+        if len(wanted) != 3 or not isinstance(wanted[1], tuple):
+            return False  # the number of notes, or a count of keys containing a text
+        kind = wanted[0]
+        return kind not in kinds or not any((kind, key) in keys for key in wanted[1])
+
+    stays: tuple[Callable[[Any], bool] | None, ...] = (
+        lambda word: word not in words,  # counts
+        lambda held: held not in keys,  # holders
+        lambda word: word not in words,  # holder_sets
+        lambda note_id: note_id not in notes,  # asked
+        lambda note_id: note_id not in notes,  # said
+        None,  # cited
+        None,  # sourced
+        lambda filings: filings[0] not in kinds,  # filings
+        lambda note_id: note_id not in notes,  # read_whole
+        lambda note_id: note_id not in notes,  # texts
+        None,  # unfilled
+        lambda at_point: at_point[0] not in notes,  # statements
+        tally_stays,  # tallies
+    )
+    offered = [offer.tables() for offer in offers]
+    tables = tuple(
+        {}
+        if stay is None
+        else {
+            key: value
+            for source in (table, *(reads[index].own for reads in offered))
+            for key, value in source.items()
+            if stay(key)
+        }
+        for index, (table, stay) in enumerate(zip(shelf.tables, stays, strict=True))
+    )
+    new = _Shelf(changes[-1].stamp, tables)
+    new.weight = shelf.weight + sum(offer.weight for offer in offers)
+    new.carries = shelf.carries + 1
+    return new
 
 
 class KeptLines:
@@ -316,7 +395,9 @@ class KeptLines:
         """A recall's reads of the subject, through what is kept at its stamp (``stamp_of``).
 
         The offers made before the stamp is read are kept if it is still theirs, each whole
-        or not at all (within the subject's bound), added to the kept shelf in place.
+        or not at all (within the subject's bound), added to the kept shelf in place. A
+        stamp this process moved only by adding notes (:meth:`moved`) carries the shelf and
+        those offers over (:func:`carried`); any other begins a new shelf.
         """
         with self._lock:
             found = self._subjects.get((tenant, subject))
@@ -328,7 +409,11 @@ class KeptLines:
             found = self._subjects.get((tenant, subject))
             if found is None or found.shelf.stamp != stamp:
                 self._weight -= found.shelf.weight if found is not None else 0
-                found = self._subjects[tenant, subject] = _Subject(_Shelf(stamp))
+                shelf = _Shelf(stamp) if found is None else self._carried(found, stamp, offers)
+                found = self._subjects[tenant, subject] = _Subject(
+                    shelf, changes=({} if found is None else found.changes)
+                )
+                self._weight += shelf.weight
             shelf = found.shelf
             for offer in offers:
                 if offer.stamp == stamp and 0 < offer.weight <= self._subject_ids - shelf.weight:
@@ -340,6 +425,39 @@ class KeptLines:
                 _, dropped = self._subjects.popitem(last=False)
                 self._weight -= dropped.shelf.weight
         return LineReads(stamp, shelf)
+
+    def moved(self, change: KeysMoved) -> None:
+        """A write of this process committed ``change``: kept for the subject's next begin.
+
+        (The store calls it: :meth:`~memlane.storage.base.SummaryStore.watch_keys`.)
+        """
+        with self._lock:
+            found = self._subjects.get((change.tenant, change.subject))
+            if found is None:
+                return  # nothing kept to carry
+            found.changes[change.stamp] = change
+            while len(found.changes) > CHANGES_KEPT:
+                del found.changes[min(found.changes)]
+
+    def _carried(self, found: _Subject, stamp: int, offers: Sequence[LineReads]) -> _Shelf:
+        """The subject's shelf and offers carried to ``stamp``, if only additions came between.
+
+        Else a new shelf. Holding the lock; ``offers`` were taken before ``stamp`` was read.
+        """
+        shelf, changes = found.shelf, found.changes
+        if shelf.stamp is None or not shelf.stamp < stamp or shelf.carries >= CARRIED_MOST:
+            return _Shelf(stamp)
+        between = [changes.get(moved) for moved in range(shelf.stamp + 1, stamp + 1)]
+        if not all(change is not None and change.only_added for change in between):
+            return _Shelf(stamp)  # another process wrote, or a note was forgotten or re-keyed
+        for moved in [moved for moved in changes if moved <= stamp]:
+            del changes[moved]
+        room, taken = self._subject_ids - shelf.weight, []
+        for offer in offers:
+            if offer.stamp == shelf.stamp and 0 < offer.weight <= room:
+                taken.append(offer)
+                room -= offer.weight
+        return carried(shelf, cast(list[KeysMoved], between), taken)
 
     def offer(self, tenant: str, subject: str, reads: LineReads) -> None:
         """Offer what a recall read (it writes ``reads`` no more) to the subject's next recall."""

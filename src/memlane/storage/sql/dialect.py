@@ -13,13 +13,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from functools import partial
-from typing import Any, NamedTuple, Protocol, Self
+from typing import Any, NamedTuple, Protocol, Self, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from memlane.storage.archiving import ArchiveReader, ArchiveRow
-from memlane.storage.base import Coverage, DocKind, WriteKey
+from memlane.storage.base import Coverage, DocKind, KeysMoved, WriteKey
 from memlane.storage.nesting import HeldLock, Nesting
 
 Parameters = Sequence[Any] | dict[str, Any]
@@ -28,6 +28,7 @@ Statement = tuple[str, Parameters]
 KeyRange = tuple[str, str, int, int]
 """``(subject, attribute, lo, hi)``: one key's versions touching ``[lo, hi]``."""
 Vector = npt.NDArray[np.float32]
+T = TypeVar("T")
 
 
 NOTE_KEY_COLUMNS = "tenant, subject, kind, key, note_id, said_at, tx_from"
@@ -69,6 +70,9 @@ class Database(ABC):
     def __init__(self) -> None:
         self.lock = HeldLock()
         self._nesting = Nesting()
+        self.keys_watchers: list[Callable[[KeysMoved], None]] = []
+        """Called after each commit that moved a subject's note stamp, with what moved it
+        (:func:`memlane.storage.sql.note_keys.moved_keys`), in the committing thread."""
 
     @property
     def transactions(self) -> int:
@@ -157,6 +161,14 @@ class Database(ABC):
         after) is then done once: one statement per batch, not per row.
         """
         return self._writing()[1].first(key)
+
+    def of_transaction(self, key: Hashable, make: Callable[[], T]) -> T:
+        """What ``make()`` gave for ``key`` in this thread's write transaction (its first ask).
+
+        Outside one: a new one each time. What a transaction gathers as it goes (for
+        :meth:`after_commit`) is kept so.
+        """
+        return self._writing()[1].of_transaction(key, make)
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` when this thread's write transaction has committed (now if none).

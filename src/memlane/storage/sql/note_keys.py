@@ -9,10 +9,10 @@ skip deleted ones; notes without rows yet wait in ``note_keys_pending``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from memlane.storage.base import ANY, TIMED_KINDS, Visible, scope_key
+from memlane.storage.base import ANY, TIMED_KINDS, KeysMoved, Visible, scope_key
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql import schema
 from memlane.storage.sql.dialect import Database, SQLStore
@@ -41,7 +41,6 @@ class SQLNoteKeys(SQLStore):
         # Keys are derived from the notes again if lost: the commit need not wait for the disk.
         with self.db.write([scope_key(tenant, subject, "notes")], derived=True):
             self.db.wrote()
-            moved_keys(self.db, tenant, subject)
             # A note forgotten since it was read (keys are derived outside any lock) gets no
             # rows: forgetting removed its rows already and would not again.
             live = {
@@ -52,13 +51,15 @@ class SQLNoteKeys(SQLStore):
                     (ids,),
                 )
             }
-            for table in ("note_keys", "note_keys_pending"):
-                where = self.dialect.any_of("note_id")
-                self.db.execute(f"DELETE FROM {table} WHERE {where}", (ids,))
+            where = self.dialect.any_of("note_id")
+            replaced = self.db.execute(f"DELETE FROM note_keys WHERE {where}", (ids,))
+            self.db.execute(f"DELETE FROM note_keys_pending WHERE {where}", (ids,))
+            given = [(note, keys) for note, keys in keyed if note.id in live]
+            added = [(note.id, keys) for note, keys in given]
+            moved_keys(self.db, tenant, subject, None if replaced else added)
             rows = [
                 row
-                for note, keys in keyed
-                if note.id in live
+                for note, keys in given
                 for row in _key_rows(
                     tenant, subject, (note.id, to_micros(note.at), to_micros(note.tx_from)), keys
                 )
@@ -94,7 +95,7 @@ class SQLNoteKeys(SQLStore):
             if waiting is None:
                 return False
             self.db.wrote()
-            moved_keys(self.db, tenant, subject)
+            moved_keys(self.db, tenant, subject, [(note.id, keys)])
             stored = (note.id, to_micros(note.at), to_micros(note.tx_from))
             if keys:
                 self.dialect.insert_note_keys(_key_rows(tenant, subject, stored, keys))
@@ -110,7 +111,7 @@ class SQLNoteKeys(SQLStore):
         keys: Sequence[tuple[str, str]] | None,
     ) -> None:
         """Inside a write: the rows of a note ``(id, said at, stored at)``, or mark it pending."""
-        moved_keys(self.db, tenant, subject)
+        moved_keys(self.db, tenant, subject, [(note[0], keys or ())])
         if keys is None:
             self.db.execute(
                 "INSERT INTO note_keys_pending (note_id, tenant, subject) VALUES (%s, %s, %s)",
@@ -129,6 +130,10 @@ class SQLNoteKeys(SQLStore):
             "SELECT stamp FROM note_stamps WHERE tenant = %s AND subject = %s", (tenant, subject)
         )
         return 0 if row is None else int(row[0])
+
+    def watch_keys(self, watcher: Callable[[KeysMoved], None]) -> None:
+        """Have ``watcher`` told what moved a note stamp, after each commit that moved one."""
+        self.db.keys_watchers.append(watcher)
 
     def unkeyed_notes(self, tenant: str, subject: str, limit: int) -> list[Note]:
         """Up to ``limit`` live notes of a subject whose keys are not stored yet."""
@@ -361,18 +366,49 @@ def _key_rows(
     return [(tenant, subject, kind, key, *note) for kind, key in dict.fromkeys(keys)]
 
 
-def moved_keys(database: Database, tenant: str, subject: str) -> None:
+def moved_keys(
+    database: Database,
+    tenant: str,
+    subject: str,
+    added: Sequence[tuple[int, Sequence[tuple[str, str]]]] | None = None,
+) -> None:
     """Inside a write: the subject's notes' keys change, so move its stamp (once a transaction).
 
     Every write of ``note_keys`` calls it (a note stored, keyed with it, later in parts or
     again, forgotten, purged): what recall keeps of the keys across recalls is kept per stamp.
+    ``added``: the notes given keys, ``(note id, keys)`` each, when that is all the write
+    does; ``None``: keys are replaced or removed. Once the transaction commits, the
+    database's :attr:`~memlane.storage.sql.dialect.Database.keys_watchers` are told what moved
+    the stamp (:class:`~memlane.storage.base.KeysMoved`), so that what was kept at the stamp
+    before may be carried over what was only added.
     """
-    if database.first_in_transaction(("note_stamps", tenant, subject)):
-        database.execute(
+    moved = database.of_transaction(("note_stamps", tenant, subject), lambda: _moving(database))
+    if moved.stamp < 0:
+        (moved.stamp,) = database.fetchone(
             "INSERT INTO note_stamps (tenant, subject, stamp) VALUES (%s, %s, 1) "
-            "ON CONFLICT (tenant, subject) DO UPDATE SET stamp = note_stamps.stamp + 1",
+            "ON CONFLICT (tenant, subject) DO UPDATE SET stamp = note_stamps.stamp + 1 "
+            "RETURNING stamp",
             (tenant, subject),
         )
+        moved.tenant, moved.subject = tenant, subject
+    if added is None:
+        moved.only_added = False
+        return
+    for note_id, keys in added:
+        moved.notes.add(note_id)
+        moved.keys.update(keys)
+
+
+def _moving(database: Database) -> KeysMoved:
+    """A transaction's record of what moved one stamp, told to the watchers once it commits."""
+    moved = KeysMoved("", "", -1, set(), set())
+
+    def tell() -> None:
+        for watcher in database.keys_watchers:
+            watcher(moved)
+
+    database.after_commit(tell)
+    return moved
 
 
 def drop_deleted_keys(database: Database, tenant: str, subject: str) -> None:
