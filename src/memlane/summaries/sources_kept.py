@@ -330,7 +330,20 @@ def carried(
     notes = set().union(*(change.notes for change in changes))
     keys = set().union(*(change.keys for change in changes))
     kinds = {kind for kind, _ in keys}
-    words = {key for kind, key in keys if kind == WORD}
+    words = [key for kind, key in keys if kind == WORD]
+    offered = [offer.tables() for offer in offers]
+
+    def merged(index: int) -> dict[Any, Any]:
+        table = dict(shelf.tables[index])  # copied in C: most of it stays
+        for reads in offered:
+            table.update(reads[index].own)
+        return table
+
+    def less(index: int, gone: Iterable[Any]) -> dict[Any, Any]:
+        table = merged(index)
+        for key in gone:
+            table.pop(key, None)
+        return table
 
     def tally_stays(wanted: tuple[object, ...]) -> bool:
         if len(wanted) != 3 or not isinstance(wanted[1], tuple):
@@ -338,33 +351,22 @@ def carried(
         kind = wanted[0]
         return kind not in kinds or not any((kind, key) in keys for key in wanted[1])
 
-    stays: tuple[Callable[[Any], bool] | None, ...] = (
-        lambda word: word not in words,  # counts
-        lambda held: held not in keys,  # holders
-        lambda word: word not in words,  # holder_sets
-        lambda note_id: note_id not in notes,  # asked
-        lambda note_id: note_id not in notes,  # said
-        None,  # cited
-        None,  # sourced
-        lambda filings: filings[0] not in kinds,  # filings
-        lambda note_id: note_id not in notes,  # read_whole
-        lambda note_id: note_id not in notes,  # texts
-        None,  # unfilled
-        lambda at_point: at_point[0] not in notes,  # statements
-        tally_stays,  # tallies
+    tables: tuple[dict[Any, Any], ...] = (  # in the order of LineReads.tables()
+        less(0, words),  # counts: per word
+        less(1, keys),  # holders: per (kind, key)
+        less(2, words),  # holder_sets: per word
+        less(3, notes),  # asked: per note
+        less(4, notes),  # said: per note
+        {},  # cited: of many notes
+        {},  # sourced: of many notes
+        {k: v for k, v in merged(7).items() if k[0] not in kinds},  # filings: per slot kind
+        less(8, notes),  # read_whole: per note
+        less(9, notes),  # texts: per note
+        {},  # unfilled: of many notes
+        {k: v for k, v in merged(11).items() if k[0] not in notes},  # statements: per note
+        {k: v for k, v in merged(12).items() if tally_stays(k)},  # tallies
     )
-    offered = [offer.tables() for offer in offers]
-    tables = tuple(
-        {}
-        if stay is None
-        else {
-            key: value
-            for source in (table, *(reads[index].own for reads in offered))
-            for key, value in source.items()
-            if stay(key)
-        }
-        for index, (table, stay) in enumerate(zip(shelf.tables, stays, strict=True))
-    )
+    assert len(tables) == _TABLES
     new = _Shelf(changes[-1].stamp, tables)
     new.weight = shelf.weight + sum(offer.weight for offer in offers)
     new.carries = shelf.carries + 1
