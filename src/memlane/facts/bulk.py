@@ -9,8 +9,9 @@ times (consecutive microseconds), the same values returned.
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -311,3 +312,38 @@ def payload_meta(
     if isinstance(provenance, str) or not all(isinstance(item, str) for item in provenance):
         raise InvalidInput("provenance", "must be a sequence of strings (turn ids or sources)")
     return source, reason, float(confidence), tuple(provenance)
+
+
+@dataclass(frozen=True, slots=True)
+class CallShape:
+    """The calls a bulk method takes: mappings of one function's keyword arguments."""
+
+    name: str
+    allowed: tuple[str, ...]
+    required: tuple[str, ...]
+
+    @classmethod
+    def of(cls, function: Callable[..., Any], skip: int, name: str) -> CallShape:
+        """The arguments of ``function`` after its first ``skip``, told as ``name``'s."""
+        parameters = list(inspect.signature(function).parameters.values())[skip:]
+        required = [p.name for p in parameters if p.default is inspect.Parameter.empty]
+        return cls(name, tuple(p.name for p in parameters), tuple(required))
+
+    def __str__(self) -> str:
+        return f"each a mapping of {self.name}'s arguments ({', '.join(self.allowed)})"
+
+    def unfit(self, argument: str, calls: Sequence[Any], error: TypeError) -> Exception:
+        """The first of ``calls`` not of this shape, as :class:`InvalidInput` of ``argument``.
+
+        ``error`` itself (what the bulk method met) if every call has this shape.
+        """
+        for number, call in enumerate(calls):
+            if not isinstance(call, Mapping):
+                kind = type(call).__name__
+                return InvalidInput(argument, f"call {number} is a {kind}: {self}")
+            unknown = [repr(key) for key in call if key not in self.allowed]
+            missing = [key for key in self.required if key not in call]
+            if unknown or missing:
+                told = f"unknown {', '.join(unknown)}" if unknown else f"no {', '.join(missing)}"
+                return InvalidInput(argument, f"call {number}: {told}; {self}")
+        return error

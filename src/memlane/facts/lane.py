@@ -6,7 +6,6 @@ Validation and normalization happen here; the write rules live in
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, tzinfo
@@ -16,6 +15,7 @@ from memlane import collector
 from memlane.errors import InvalidInput
 from memlane.facts.bulk import (
     Assertion,
+    CallShape,
     Checked,
     Groups,
     interval,
@@ -282,11 +282,11 @@ class FactsLane:
         try:
             calls = list(writes)
         except TypeError as error:
-            raise InvalidInput("writes", f"expected an iterable of calls: {_CALL}") from error
+            raise InvalidInput("writes", f"expected an iterable of calls: {SET_CALLS}") from error
         try:
             assertions = [self._assertion(checked, **write) for write in calls]
         except TypeError as error:  # a call that is no mapping of set()'s arguments
-            raise _unfit_call(calls, error) from error
+            raise SET_CALLS.unfit("writes", calls, error) from error
         if not assertions:
             return [] if returning else 0
         groups = Groups.of(assertions)
@@ -583,27 +583,8 @@ class FactsLane:
         return Scope(to_micros(valid), known)
 
 
-_SET_PARAMETERS = list(inspect.signature(FactsLane._assertion).parameters.values())[2:]
-_SET_ARGUMENTS = tuple(parameter.name for parameter in _SET_PARAMETERS)
-"""The keys a call of ``set_many`` may hold: :meth:`FactsLane.set`'s arguments."""
-_SET_REQUIRED = tuple(p.name for p in _SET_PARAMETERS if p.default is inspect.Parameter.empty)
-_CALL = f"each a mapping of set()'s arguments ({', '.join(_SET_ARGUMENTS)})"
-
-
-def _unfit_call(calls: list[Any], error: TypeError) -> Exception:
-    """The first of ``calls`` that :meth:`FactsLane.set` cannot take, as :class:`InvalidInput`.
-
-    ``error`` itself (what ``set_many`` met) if every call is a mapping of its arguments.
-    """
-    for number, call in enumerate(calls):
-        if not isinstance(call, Mapping):
-            return InvalidInput("writes", f"call {number} is a {type(call).__name__}: {_CALL}")
-        unknown = [repr(key) for key in call if key not in _SET_ARGUMENTS]
-        missing = [key for key in _SET_REQUIRED if key not in call]
-        if unknown or missing:
-            told = f"unknown {', '.join(unknown)}" if unknown else f"no {', '.join(missing)}"
-            return InvalidInput("writes", f"call {number}: {told}; {_CALL}")
-    return error
+SET_CALLS = CallShape.of(FactsLane._assertion, skip=2, name="set()")
+"""What a call of ``set_many`` may hold: :meth:`FactsLane.set`'s arguments."""
 
 
 def _describe(definition: AttributeDef) -> str:
