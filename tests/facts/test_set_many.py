@@ -103,6 +103,12 @@ def test_set_many_is_all_or_nothing(mem: memlane.Memory) -> None:
         mem.facts.set_many([{"subject": "U-1", "attribute": "phone", "value": "138"}])
     with pytest.raises(memlane.InvalidInput, match="call 0: unknown 'memo'"):
         mem.facts.set_many([{"subject": "U-1", "attribute": "x", "value": 1, "memo": {}}])
+    with pytest.raises(
+        memlane.InvalidInput, match=r"call 1: no attribute, value; each a mapping of set\(\)'s"
+    ):
+        mem.facts.set_many([{"subject": "U-1", "attribute": "x", "value": 1}, {"subject": "U-1"}])
+    with pytest.raises(memlane.InvalidInput, match="call 0 is a list"):
+        mem.facts.set_many([["U-1", "x", 1]])
     assert mem.facts.set_many([]) == []
 
 
