@@ -15,6 +15,7 @@ import pytest
 import memlane
 from memlane.errors import StorageError
 from memlane.router.evidence import note_keys
+from memlane.storage.base import KeysMoved
 from memlane.timeutil import to_micros
 from tests.conftest import FakeClock
 from tests.support import note_keys as keyed
@@ -114,3 +115,42 @@ def test_another_memory_on_the_same_database_moves_the_stamp_read_here(
             assert store_of(other) is not store_of(memory)
             other.remember("U-1", "I started pottery classes")
             assert stamp(memory) > before
+
+
+def told(mem: memlane.Memory) -> list[KeysMoved]:
+    """What the store tells a watcher from now on (as the memory's kept reads are told)."""
+    changes: list[KeysMoved] = []
+    store_of(mem).watch_keys(changes.append)
+    return changes
+
+
+def test_a_committed_write_tells_what_moved_the_stamp_and_what_it_added(
+    memory: memlane.Memory, clock: FakeClock
+) -> None:
+    changes = told(memory)
+    note = memory.summaries.add_note("U-1", "I adopted a cat named Luna", at=clock())
+    (change,) = changes
+    assert (change.tenant, change.subject, change.stamp) == (memory.tenant, "U-1", stamp(memory))
+    assert change.only_added and change.notes == {note.id}
+    assert ("w", "luna") in change.keys
+    with pytest.raises(RuntimeError), store_of(memory).transaction():
+        memory.summaries.add_note("U-1", "I started pottery classes", at=clock())
+        raise RuntimeError("rolled back")
+    assert len(changes) == 1  # nothing committed, nothing told
+
+
+def test_a_note_keyed_later_is_an_addition_and_a_forget_is_not(
+    memory: memlane.Memory, clock: FakeClock
+) -> None:
+    waiting = pending_note(memory, clock, "I adopted a cat named Luna")
+    changes = told(memory)
+    store_of(memory).put_note_keys(
+        memory.tenant, "U-1", [(waiting, note_keys("U-1", waiting.text, ()))]
+    )
+    assert changes[-1].only_added and changes[-1].notes == {waiting.id}
+    store_of(memory).put_note_keys(  # keyed again: its rows are replaced
+        memory.tenant, "U-1", [(waiting, note_keys("U-1", waiting.text, ()))]
+    )
+    assert not changes[-1].only_added
+    memory.forget("U-1", reason="erasure")
+    assert not changes[-1].only_added and changes[-1].stamp == stamp(memory)

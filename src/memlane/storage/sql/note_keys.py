@@ -404,6 +404,8 @@ def _moving(database: Database) -> KeysMoved:
     moved = KeysMoved("", "", -1, set(), set())
 
     def tell() -> None:
+        if moved.stamp < 0:
+            return  # asked outside a transaction: told at once, before the stamp moved
         for watcher in database.keys_watchers:
             watcher(moved)
 
