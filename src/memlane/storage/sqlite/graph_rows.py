@@ -134,13 +134,17 @@ def highest_embedded(database: Reads, key: ScopeKey) -> int:
     return int(row[0])
 
 
-def vectors_of(database: Reads, key: ScopeKey, ids: Ids) -> list[Any]:
-    """``(id, vector)`` of these docs, if still embedded in scope."""
-    where, parameters = scope_sql(key, by_id=True)
+def docs_of(
+    database: Reads, key: ScopeKey, ids: Sequence[int] | Ids | None, columns: str
+) -> list[Any]:
+    """``columns`` of the scope's embedded docs (of ``ids`` only, unless ``None``), by id."""
+    where, parameters = scope_sql(key, by_id=ids is not None)
+    if ids is not None:
+        listed = ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
+        where = f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}"
+        parameters["ids"] = json.dumps(listed)
     return database.fetchall(
-        f"SELECT id, vector FROM search_docs WHERE id IN (SELECT value FROM json_each(%(ids)s)) "
-        f"AND {where}",
-        {**parameters, "ids": json.dumps(ids.tolist())},
+        f"SELECT {columns} FROM search_docs WHERE {where} ORDER BY id", parameters
     )
 
 

@@ -19,7 +19,6 @@ whole again then.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -31,7 +30,7 @@ import numpy.typing as npt
 
 from memlane.storage import vectors
 from memlane.storage.sqlite.doc_changes import DocChanges, Position
-from memlane.storage.sqlite.graph_rows import Ids, ScopeKey, contains, scope_sql
+from memlane.storage.sqlite.graph_rows import Ids, ScopeKey, contains, docs_of
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -141,13 +140,7 @@ class ScanMatrices:
 
     def _rows(self, key: ScopeKey, among: Ids | None = None) -> tuple[Ids, list[int], Matrix]:
         """The scope's embedded docs (``among`` these ids), by id: ids, owners, vectors."""
-        where, parameters = scope_sql(key, by_id=among is not None)
-        if among is not None:
-            where = f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}"
-            parameters["ids"] = json.dumps(among.tolist())
-        rows = self.db.fetchall(
-            f"SELECT id, owner_id, vector FROM search_docs WHERE {where} ORDER BY id", parameters
-        )
+        rows = docs_of(self.db, key, among, "id, owner_id, vector")
         ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
         return ids, [row[1] for row in rows], vectors.as_matrix([row[2] for row in rows])
 

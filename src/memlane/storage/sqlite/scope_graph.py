@@ -7,7 +7,6 @@ patched, caught up or built; this module is what it does to one graph. Every rea
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,11 +26,10 @@ from memlane.storage.sqlite.graph_rows import (
     Stamp,
     as_rows,
     contains,
+    docs_of,
     embedded_ids,
     highest_embedded,
-    scope_sql,
     vector_chunk,
-    vectors_of,
 )
 
 NO_IDS: Ids = np.empty(0, dtype=np.int64)
@@ -242,7 +240,7 @@ def compared(db: Reads, key: ScopeKey, ids: Ids, now: Position) -> Lacking:
 
 def add_vectors(db: Reads, graph: Graph, key: ScopeKey, new: Ids) -> Ids | None:
     """Add the vectors of docs ``new`` still in scope; ``None`` if one has another width."""
-    rows = vectors_of(db, key, new)
+    rows = docs_of(db, key, new, "id, vector")
     matrix = as_rows(rows, graph.dims)
     if matrix is None:
         return None
@@ -314,12 +312,7 @@ def rank(db: Reads, key: ScopeKey, docs: Sequence[int], vector: Vector, limit: i
     """Owner ids of the docs still in scope, by their stored vectors: best first, ties by id."""
     if not docs:
         return []
-    where, parameters = scope_sql(key, by_id=True)
-    rows = db.fetchall(
-        "SELECT id, owner_id, vector FROM search_docs WHERE "
-        f"id IN (SELECT value FROM json_each(%(ids)s)) AND {where}",
-        {**parameters, "ids": json.dumps(list(docs))},
-    )
+    rows = docs_of(db, key, docs, "id, owner_id, vector")
     matrix = as_rows([(row[0], row[2]) for row in rows], len(vector))
     if matrix is None:
         return []
