@@ -156,6 +156,18 @@ def test_an_emptied_log_falls_back_to_comparing_the_scope(
     assert owners[3] not in search(store, "t", "U-1", matrix[3], k=10)
 
 
+def test_the_logs_ends_are_read_from_its_key_not_by_a_scan(store: SQLSummaryStore) -> None:
+    """Every search of a process that writes asks where the log is, as it grows to 10^5."""
+    log = store.db.doc_changes
+    start = log.position()
+    add(store, "t", "U-1", unit(np.random.default_rng(9), 3))  # an insert and a vector each
+    assert log.position().seq == start.seq + 6
+    with store.db.lock:
+        plan = store.db.connection.execute("EXPLAIN QUERY PLAN " + doc_changes.ENDS).fetchall()
+    steps = [str(row[-1]) for row in plan]
+    assert not any(step.startswith("SCAN memlane_doc_changes") for step in steps), steps
+
+
 def test_writes_after_the_log_was_emptied_are_followed(
     store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -31,6 +31,15 @@ _SCHEMA = (
 )
 
 
+ENDS = (
+    f"SELECT (SELECT coalesce(min(seq), 0) FROM {_LOG}), "
+    f"(SELECT coalesce(max(seq), 0) FROM {_LOG})"
+)
+"""The first and last entries of the log, each read from an end of its key. (``min`` and
+``max`` in one ``SELECT`` are computed by a scan: 7 ms at 100,000 entries, at every search
+of a long-running process that writes, as the log grows up to :data:`LOG_LIMIT`.)"""
+
+
 class Position(NamedTuple):
     """A point in the log: its epoch (bumped when emptied), ``data_version``, last entry."""
 
@@ -55,9 +64,7 @@ class DocChanges:
                 for statement in _SCHEMA:
                     connection.execute(statement)
                 self._installed = True
-            first, last = connection.execute(
-                f"SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM {_LOG}"
-            ).fetchone()
+            first, last = connection.execute(ENDS).fetchone()
             if last - first >= LOG_LIMIT and not connection.in_transaction:
                 connection.execute(f"DELETE FROM {_LOG}")
                 self._epoch += 1
