@@ -16,6 +16,7 @@ import memlane
 from memlane.errors import StorageError
 from memlane.router.evidence import note_keys
 from memlane.storage.base import KeysMoved
+from memlane.storage.sql import note_keys as sql_note_keys
 from memlane.timeutil import to_micros
 from tests.conftest import FakeClock
 from tests.support import note_keys as keyed
@@ -154,3 +155,15 @@ def test_a_note_keyed_later_is_an_addition_and_a_forget_is_not(
     assert not changes[-1].only_added
     memory.forget("U-1", reason="erasure")
     assert not changes[-1].only_added and changes[-1].stamp == stamp(memory)
+
+
+def test_a_write_adding_more_keys_than_are_told_is_told_as_not_only_added(
+    memory: memlane.Memory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sql_note_keys, "TOLD_KEYS_MOST", 5)  # a note holds more
+    changes = told(memory)
+    memory.summaries.add_notes(
+        [{"subject": "U-1", "text": "I adopted a cat named Luna", "at": clock()}] * 2
+    )
+    (change,) = changes
+    assert not change.only_added and not change.keys and not change.notes

@@ -23,6 +23,10 @@ _NOTE_COLUMNS = ", ".join(f"n.{column}" for column in decode.NOTE_COLUMNS.split(
 _NOTE_ORDER = " ORDER BY n.said_at, n.id"
 TIMED_KEYS = schema.TIMED_KEYS.replace("%", "%%")
 """The condition of the partial index ``note_keys_recent``, stated by each read that uses it."""
+TOLD_KEYS_MOST = 20_000
+"""Most keys a transaction's :class:`~memlane.storage.base.KeysMoved` lists (a note holds ~100):
+past it (an import), it is told as not only added, and what was kept of the subject is read
+anew, as most of it would be dropped anyway."""
 KINDS_PER_READ = 100
 """Kinds read by one statement of :meth:`SQLNoteKeys.recent_keyed` (SQLite allows 500 parts
 in one ``UNION ALL``)."""
@@ -391,12 +395,16 @@ def moved_keys(
             (tenant, subject),
         )
         moved.tenant, moved.subject = tenant, subject
-    if added is None:
-        moved.only_added = False
+    if not moved.only_added:
         return
-    for note_id, keys in added:
-        moved.notes.add(note_id)
-        moved.keys.update(keys)
+    if added is not None:
+        for note_id, keys in added:
+            moved.notes.add(note_id)
+            moved.keys.update(keys)
+    if added is None or len(moved.keys) > TOLD_KEYS_MOST:
+        moved.only_added = False
+        moved.notes.clear()
+        moved.keys.clear()
 
 
 def _moving(database: Database) -> KeysMoved:

@@ -32,8 +32,7 @@ _SCHEMA = (
 
 
 ENDS = (
-    f"SELECT (SELECT coalesce(min(seq), 0) FROM {_LOG}), "
-    f"(SELECT coalesce(max(seq), 0) FROM {_LOG})"
+    f"SELECT (SELECT coalesce(min(seq), 0) FROM {_LOG}), (SELECT coalesce(max(seq), 0) FROM {_LOG})"
 )
 """The first and last entries of the log, each read from an end of its key. (``min`` and
 ``max`` in one ``SELECT`` are computed by a scan: 7 ms at 100,000 entries, at every search
