@@ -13,9 +13,11 @@ from tests.support.note_keys import store_of
 
 import memlane
 from memlane.router.evidence import note_keys
+from memlane.storage.base import KeysMoved
+from memlane.summaries import sources_kept
 from memlane.summaries.linedata import LineData
 from memlane.summaries.sources import StoredNoteIndex
-from memlane.summaries.sources_kept import KeptLines, LineReads
+from memlane.summaries.sources_kept import CHANGES_KEPT, KeptLines, LineReads
 
 LINES = (
     ["Caroline: I adopted a cat named Luna", "Caroline: I started pottery classes"],
@@ -488,3 +490,37 @@ def test_an_added_note_citing_a_kept_turn_is_among_its_citers_and_sources(
     alone = StoredNoteIndex(LineData(store_of(mem), "default", "U-1"))  # keeps nothing
     alone.prepare("luna", [([line], frozenset({"s1#1"}))])
     assert sources == alone.sources(line)
+
+
+def added(stamp: int, *words: str) -> KeysMoved:
+    """A write of this process that added a note holding ``words``, moving the stamp there."""
+    return KeysMoved("t", "U-1", stamp, {100 + stamp}, {("w", word) for word in words})
+
+
+def test_a_shelf_is_carried_only_over_every_stamp_told_as_an_addition() -> None:
+    kept = KeptLines()
+    read(kept, 1, {"luna": 1, "pottery": 1})
+    kept.begin("t", "U-1", lambda: 1)  # proves the offer
+    kept.moved(added(2, "luna"))
+    kept.moved(added(3, "camping"))
+    assert dict(kept.begin("t", "U-1", lambda: 3).counts) == {"pottery": 1}
+    kept.moved(added(5, "camping"))  # stamp 4 was another process's: never told
+    assert dict(kept.begin("t", "U-1", lambda: 5).counts) == {}
+
+
+def test_a_shelf_too_far_behind_or_carried_too_often_begins_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kept = KeptLines()
+    read(kept, 1, {"pottery": 1})
+    kept.begin("t", "U-1", lambda: 1)
+    for stamp in range(2, 2 + CHANGES_KEPT + 1):
+        kept.moved(added(stamp, "luna"))
+    assert dict(kept.begin("t", "U-1", lambda: 2 + CHANGES_KEPT).counts) == {}  # one too many
+    monkeypatch.setattr(sources_kept, "CARRIED_MOST", 2)
+    stamp = 2 + CHANGES_KEPT
+    read(kept, stamp, {"pottery": 1})
+    for step in range(1, 4):
+        kept.moved(added(stamp + step, "luna"))
+        found = dict(kept.begin("t", "U-1", lambda step=step: stamp + step).counts)
+        assert found == ({"pottery": 1} if step < 3 else {}), step

@@ -62,7 +62,8 @@ CARRIED_MOST = 32
 A carried shelf keeps its weight (what it dropped is not weighed again): begun anew now and
 then, its weight stays near what it holds."""
 CHANGES_KEPT = 8
-"""Changes told (:meth:`KeptLines.moved`) kept per subject, newest first out of date."""
+"""Changes told (:meth:`KeptLines.moved`) kept per subject, the oldest dropped first: a shelf
+more stamps behind than this begins anew."""
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -447,7 +448,11 @@ class KeptLines:
         Else a new shelf. Holding the lock; ``offers`` were taken before ``stamp`` was read.
         """
         shelf, changes = found.shelf, found.changes
-        if shelf.stamp is None or not shelf.stamp < stamp or shelf.carries >= CARRIED_MOST:
+        if (
+            shelf.stamp is None
+            or not 0 < stamp - shelf.stamp <= CHANGES_KEPT
+            or shelf.carries >= CARRIED_MOST
+        ):
             return _Shelf(stamp)
         between = [changes.get(moved) for moved in range(shelf.stamp + 1, stamp + 1)]
         if not all(change is not None and change.only_added for change in between):
