@@ -6,6 +6,7 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from tests.conftest import FakeClock
@@ -90,6 +91,25 @@ def remember_five(mem: memlane.Memory) -> None:
 
 def index_of(mem: memlane.Memory) -> StoredNoteIndex:
     return StoredNoteIndex(mem.summaries.line_data("U-1", note_keys))
+
+
+def store_reads(
+    mem: memlane.Memory,
+    monkeypatch: pytest.MonkeyPatch,
+    *methods: str,
+    told: Callable[[str, tuple[Any, ...]], object] = lambda method, _: method,
+) -> list[Any]:
+    """What each call of these store methods tells (``told(method, arguments)``), from now on."""
+    store, read = store_of(mem), []
+    for method in methods:
+        original = getattr(store, method)
+
+        def reading(*args, _original=original, _method=method):  # type: ignore[no-untyped-def]
+            read.append(told(_method, args))
+            return _original(*args)
+
+        monkeypatch.setattr(store, method, reading)
+    return read
 
 
 def counts_read(mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -195,15 +215,7 @@ def test_judgings_slot_filings_and_notes_are_kept_too_and_a_forget_drops_them(
             mem.summaries.add_note("U-1", text, at=clock.now, provenance=(f"s1#{len(text)}",))
             clock.advance(minutes=1)
         assert mem.index.wait(timeout=30)
-        store, read = store_of(mem), []
-        for method in ("recent_keyed", "notes_by_id"):
-            original = getattr(store, method)
-
-            def counting(*args, _original=original, _name=method):  # type: ignore[no-untyped-def]
-                read.append(_name)
-                return _original(*args)
-
-            monkeypatch.setattr(store, method, counting)
+        read = store_reads(mem, monkeypatch, "recent_keyed", "notes_by_id")
         question = "what is my favourite drink?"
         first = [item.text for item in mem.recall("U-1", question).items]
         assert "recent_keyed" in read
@@ -226,15 +238,7 @@ def test_the_evidences_counts_and_the_walks_note_texts_are_kept_per_stamp(
     mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     remember_five(mem)
-    store, read = store_of(mem), []
-    for method in ("count_keyed", "count_containing", "note_texts"):
-        original = getattr(store, method)
-
-        def counting(*args, _original=original, _name=method):  # type: ignore[no-untyped-def]
-            read.append(_name)
-            return _original(*args)
-
-        monkeypatch.setattr(store, method, counting)
+    read = store_reads(mem, monkeypatch, "count_keyed", "count_containing", "note_texts")
     ids = [note.id for note in mem.summaries.notes("U-1")]
 
     def recall() -> tuple[object, ...]:
@@ -260,14 +264,8 @@ def test_a_write_that_only_adds_notes_carries_over_what_its_keys_cannot_change(
     url = str(tmp_path / "kept.db")
     with memlane.Memory(url, clock=clock, embedder="hash") as mem:
         remember_five(mem)
-        store, counted = store_of(mem), []
-        original = store.count_keyed
-
-        def counting(*args):  # type: ignore[no-untyped-def]
-            counted.append(tuple(args[3]))
-            return original(*args)
-
-        monkeypatch.setattr(store, "count_keyed", counting)
+        keys = lambda _, args: tuple(args[3])  # noqa: E731 (what each count asks about)
+        counted = store_reads(mem, monkeypatch, "count_keyed", told=keys)
 
         def recall() -> tuple[int, int]:
             data = mem.summaries.line_data("U-1", note_keys)
