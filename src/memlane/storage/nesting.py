@@ -75,25 +75,12 @@ class Nesting:
         self._poisoned = False
         self._owner: int | None = None
         self._committed: list[Callable[[], None]] = []
-        self._once: set[Hashable] = set()
         self._scratch: dict[Hashable, Any] = {}
 
     @property
     def open_here(self) -> bool:
         """Whether the calling thread is inside the open transaction (another thread's is not)."""
         return self.depth > 0 and self._owner == threading.get_ident()
-
-    def first(self, key: Hashable) -> bool:
-        """Whether the calling thread's outermost transaction meets ``key`` for the first time.
-
-        Always true outside a transaction of this thread.
-        """
-        if not self.open_here:
-            return True
-        if key in self._once:
-            return False
-        self._once.add(key)
-        return True
 
     def of_transaction(self, key: Hashable, make: Callable[[], T]) -> T:
         """What ``make()`` gave for ``key`` at its first ask in this thread's transaction.
@@ -153,8 +140,6 @@ class Nesting:
     def outermost(self) -> Iterator[None]:
         """The outermost block; raises before the commit if a nested block failed writing."""
         self.depth, self._owner = 1, threading.get_ident()
-        self._once.clear()
-        self._scratch.clear()
         try:
             yield
             if self._poisoned:

@@ -19,7 +19,8 @@ CLAIM = "c"
 SLOT = TIMED_KINDS
 """``SLOT`` and a slot key of a clause (:func:`memlane.router.slots.slot_keys`) as the kind, a
 digest of the clause as the key (so that a clause said by many notes is read once:
-:meth:`LineData.recent`); slot kinds are indexed by time (:data:`TIMED_KINDS`);"""
+:meth:`memlane.summaries.linedata.LineData.recent`); slot kinds are indexed by time
+(:data:`TIMED_KINDS`);"""
 RETRACTS = "r"
 """``""`` when it retracts a value;"""
 OWN = "o"

@@ -154,19 +154,12 @@ class Database(ABC):
         """Record that the current transaction has written (a nested failure then poisons it)."""
         self._writing()[1].wrote()
 
-    def first_in_transaction(self, key: Hashable) -> bool:
-        """Whether this thread's write transaction meets ``key`` for the first time.
-
-        Outside one: always. What a transaction needs done once per key (whatever it writes
-        after) is then done once: one statement per batch, not per row.
-        """
-        return self._writing()[1].first(key)
-
     def of_transaction(self, key: Hashable, make: Callable[[], T]) -> T:
         """What ``make()`` gave for ``key`` in this thread's write transaction (its first ask).
 
-        Outside one: a new one each time. What a transaction gathers as it goes (for
-        :meth:`after_commit`) is kept so.
+        Outside one: a new one each time. What a transaction needs done once per key
+        (whatever it writes after: one statement per batch, not per row), and what it
+        gathers as it goes for :meth:`after_commit`, is kept so.
         """
         return self._writing()[1].of_transaction(key, make)
 

@@ -386,15 +386,9 @@ def moved_keys(
     the stamp (:class:`~memlane.storage.base.KeysMoved`), so that what was kept at the stamp
     before may be carried over what was only added.
     """
-    moved = database.of_transaction(("note_stamps", tenant, subject), lambda: _moving(database))
-    if moved.stamp < 0:
-        (moved.stamp,) = database.fetchone(
-            "INSERT INTO note_stamps (tenant, subject, stamp) VALUES (%s, %s, 1) "
-            "ON CONFLICT (tenant, subject) DO UPDATE SET stamp = note_stamps.stamp + 1 "
-            "RETURNING stamp",
-            (tenant, subject),
-        )
-        moved.tenant, moved.subject = tenant, subject
+    moved = database.of_transaction(
+        ("note_stamps", tenant, subject), lambda: _moving(database, tenant, subject)
+    )
     if not moved.only_added:
         return
     if added is not None:
@@ -407,17 +401,25 @@ def moved_keys(
         moved.keys.clear()
 
 
-def _moving(database: Database) -> KeysMoved:
-    """A transaction's record of what moved one stamp, told to the watchers once it commits."""
-    moved = KeysMoved("", "", -1, set(), set())
+def _moving(database: Database, tenant: str, subject: str) -> KeysMoved:
+    """Move the subject's stamp: the record of what moved it, told once the write commits.
+
+    (Outside a write transaction nothing could tell what the write does: nothing is told.)
+    """
+    (stamp,) = database.fetchone(
+        "INSERT INTO note_stamps (tenant, subject, stamp) VALUES (%s, %s, 1) "
+        "ON CONFLICT (tenant, subject) DO UPDATE SET stamp = note_stamps.stamp + 1 "
+        "RETURNING stamp",
+        (tenant, subject),
+    )
+    moved = KeysMoved(tenant, subject, int(stamp), set(), set())
 
     def tell() -> None:
-        if moved.stamp < 0:
-            return  # asked outside a transaction: told at once, before the stamp moved
         for watcher in database.keys_watchers:
             watcher(moved)
 
-    database.after_commit(tell)
+    if database.in_transaction:
+        database.after_commit(tell)
     return moved
 
 
