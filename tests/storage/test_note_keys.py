@@ -288,6 +288,31 @@ def test_recent_keyed_answers_every_kind_asked_in_few_reads(
         store.recent_keyed(memory.tenant, "U-1", [WORD], (None, None), 5)
 
 
+def test_recent_keyed_sends_a_few_statement_texts_whatever_the_number_of_kinds(
+    memory: memlane.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each text is compiled once per connection: not one per count of kinds read."""
+    note = memory.remember("U-1", "The chair of the club is Ada")
+    store = store_of(memory)
+    filed = SLOT + slot_probes("the chair of the club is ada")[0]
+    texts: set[str] = set()
+    fetchall = store.db.fetchall
+
+    def spy(sql: str, *rest: object) -> object:
+        if sql.startswith("SELECT r.kind"):
+            texts.add(sql)
+        return fetchall(sql, *rest)
+
+    monkeypatch.setattr(store.db, "fetchall", spy)
+    most = note_keys_module.KINDS_PER_READ
+    for count in range(1, 2 * most + 2):
+        kinds = [filed, *(f"{SLOT}unfiled-{index}" for index in range(count - 1))]
+        found = store.recent_keyed(memory.tenant, "U-1", kinds, (None, None), 5)
+        assert list(found) == kinds and [row[1] for row in found[filed]] == [note.id]
+        assert all(found[kind] == [] for kind in kinds[1:])
+    assert len(texts) == most.bit_length()  # 1, 2, 4, ... KINDS_PER_READ parts
+
+
 def test_recent_keyed_reads_a_kinds_latest_rows_from_its_time_index(tmp_path: Path) -> None:
     """The limit bounds what is read only if the rows come in time order from an index."""
     with memlane.Memory(tmp_path / "plan.db", embedder="hash") as mem:
