@@ -41,7 +41,10 @@ def test_scale_on_both_backends_at_tiny_sizes(postgres_url, tmp_path):
         assert metrics["process_first_recall_ms"]["warm-up"] > 0  # not in the first size's
         assert metrics["batched_versions_per_s"]["writes"] > 0
         assert metrics["single_sets_per_s"]["writes"] > 0
-        assert set(metrics["client_sets_per_s"]) == {"1 client", "2 clients"}
+        assert metrics["floor_single_inserts_per_s"]["writes"] > 0
+        for metric in ("client_sets_per_s", "floor_client_inserts_per_s"):
+            assert set(metrics[metric]) == {"1 client", "2 clients"}
+            assert all(value > 0 for value in metrics[metric].values())
 
 
 def test_scale_sizes_up_to_a_scale():

@@ -20,12 +20,14 @@ a fresh tenant of the memory gets N notes through ``mem.summaries.add_notes`` (a
 Optionally (``tenant_notes``) one tenant gets notes spread over many subjects (ten each) and
 is recalled tenant-wide (``subject=None``). Writes: batched fact versions per second
 (``set_many``), single ``set`` per second, and single ``set`` per second with 1 … n client
-processes on different subjects. Every results file names the machine it ran on.
+processes on different subjects; beside the single sets, the database's own committed
+single-row inserts per second with as many clients (``floor_*``, :mod:`memlane.bench.floor`),
+so what memlane costs over the database, and what the machine allows, are in every run.
+Every results file names the machine it ran on.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import random
 import tempfile
 import time
@@ -35,7 +37,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memlane.bench import floor
 from memlane.bench.backends import NOTES_PER_SUBJECT, _note, _postgres, _subject, parse_clients
+from memlane.bench.clients import summed_rate
 from memlane.bench.plots import pyplot
 from memlane.bench.report import Results, percentile
 from memlane.errors import InvalidInput
@@ -189,7 +193,11 @@ class _Suite:
             )
 
     def write_throughput(self, writes: int, clients: tuple[int, ...], seconds: float) -> None:
-        """Batched versions per second, single sets per second, and with client processes."""
+        """Batched versions per second, single sets per second, and with client processes.
+
+        Beside each single-set rate, the database's own floor (:mod:`memlane.bench.floor`):
+        plain committed single-row inserts, as many clients, on the same database.
+        """
         with Memory(self.url, tenant="scale-writes", embedder="hash") as mem:
             batches = [
                 _batch(offset, min(writes, offset + BATCH)) for offset in range(0, writes, BATCH)
@@ -202,11 +210,19 @@ class _Suite:
             started = time.perf_counter()
             for k in range(singles):
                 mem.facts.set(f"W-{k % 50}", "status", f"s{k}")
-            self.put("single_sets_per_s", "writes", singles / (time.perf_counter() - started))
+            sets = singles / (time.perf_counter() - started)
+        inserts = floor.single_inserts(self.url, singles)
+        self.put("single_sets_per_s", "writes", sets)
+        self.put("floor_single_inserts_per_s", "writes", inserts)
         for count in clients:
-            rate = _clients(self.url, count, seconds)
-            self.put("client_sets_per_s", f"{count} client" + "s" * (count > 1), rate)
-        self.progress(f"{self.backend}: writes measured")
+            group = f"{count} client" + "s" * (count > 1)
+            self.put("client_sets_per_s", group, summed_rate(writer, self.url, count, seconds))
+            floor_rate = floor.client_inserts(self.url, count, seconds)
+            self.put("floor_client_inserts_per_s", group, floor_rate)
+        self.progress(
+            f"{self.backend}: single sets {sets:,.0f}/s; "
+            f"the database's own single-row inserts {inserts:,.0f}/s"
+        )
 
 
 def _notes(numbers: range, per_subject: bool) -> list[dict[str, Any]]:
@@ -243,27 +259,8 @@ def _batch(first: int, last: int) -> list[dict[str, Any]]:
     return writes[: last - first]
 
 
-def _clients(url: str, count: int, seconds: float) -> float:
-    """Single sets per second of ``count`` processes, each on its own subjects."""
-    context = multiprocessing.get_context("spawn")
-    barrier, queue = context.Barrier(count), context.Queue()
-    processes = [
-        context.Process(target=writer, args=(url, index, seconds, barrier, queue), daemon=True)
-        for index in range(count)
-    ]
-    for process in processes:
-        process.start()
-    outcomes = [queue.get(timeout=seconds + 600) for _ in processes]
-    for process in processes:
-        process.join(timeout=60)
-    failures = [outcome for outcome in outcomes if isinstance(outcome, str)]
-    if failures:
-        raise RuntimeError("; ".join(failures))
-    return float(sum(outcomes)) / seconds
-
-
 def writer(url: str, index: int, seconds: float, barrier: Any, queue: Any) -> None:
-    """One client process: single sets on subjects of its own until time is up."""
+    """One client process (a :data:`~memlane.bench.clients.Worker`): single sets, own subjects."""
     try:
         with Memory(url, tenant="scale-clients", embedder="hash") as mem:
             mem.facts.set(f"C{index}-warm", "status", "ready")
@@ -309,12 +306,16 @@ def plot(results: Results, path: str | Path) -> bool:
     left.legend(fontsize=7)
     labels: list[str] = []
     for system, metrics in results.systems.items():
-        for metric in ("batched_versions_per_s", "single_sets_per_s"):
+        for metric in ("batched_versions_per_s", "single_sets_per_s", "floor_single_inserts_per_s"):
             labels.append(f"{system}\n{metric}")
             right.bar(len(labels) - 1, metrics.get(metric, {}).get("writes", 0.0))
         for group, value in metrics.get("client_sets_per_s", {}).items():
             labels.append(f"{system}\nsets, {group}")
             right.bar(len(labels) - 1, value)
+            labels.append(f"{system}\ndatabase inserts, {group}")
+            right.bar(
+                len(labels) - 1, metrics.get("floor_client_inserts_per_s", {}).get(group, 0.0)
+            )
     right.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=7)
     right.set_yscale("log")
     right.set_ylabel("per second")
