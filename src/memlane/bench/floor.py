@@ -65,7 +65,8 @@ def _row(client: int, number: int) -> tuple[Any, ...]:
 
 
 def _is_postgres(url: str) -> bool:
-    return url.split("://", 1)[0].lower() in {"postgres", "postgresql"} if "://" in url else False
+    """A PostgreSQL URL (bench scale's SQLite location is a file path)."""
+    return url.lower().startswith(("postgres://", "postgresql://"))
 
 
 @contextmanager
