@@ -9,7 +9,15 @@ import pytest
 import memlane
 from memlane.lang.changes import only_retracts, retractions, street_addresses, switched_parts
 from memlane.lang.words import salient_terms
-from memlane.memo import KEPT_PER_FUNCTION, in_scope, per_recall, recall_scope
+from memlane.memo import (
+    KEPT_PER_FUNCTION,
+    forget_process_memos,
+    in_scope,
+    per_process,
+    per_recall,
+    recall_scope,
+)
+from memlane.router.slots import clauses
 from memlane.summaries.text import normalize_for_dedupe
 from tests.conftest import FakeClock
 
@@ -145,3 +153,27 @@ def test_every_cache_of_the_process_keeps_a_bounded_number_of_answers() -> None:
     assert len(texts) == 3 and all(kept[name] == KEPT_PER_FUNCTION for name in texts)
     too_many = {name: size for name, size in kept.items() if (size or 0) > KEPT_PER_FUNCTION}
     assert not too_many
+
+
+def test_forget_process_memos_empties_every_memo_of_the_process() -> None:
+    """A forget or a purge calls it: the memos are keyed by the texts recalls asked about."""
+
+    @per_process
+    def words(text: str) -> tuple[str, ...]:
+        return tuple(text.split())
+
+    @per_process(most=2)
+    def length(text: str) -> int:
+        return len(text)
+
+    for text in ("my locker code is 4417", "my team is arsenal", "since monday"):
+        words(text)
+        length(text)
+    assert words.cache_info().currsize == 3  # type: ignore[attr-defined]
+    assert length.cache_info().currsize == 2  # type: ignore[attr-defined]
+    assert clauses("The chair is Ada. The fee is 12.")  # one of memlane's own
+
+    forget_process_memos()
+
+    for memo in (words, length, clauses):
+        assert memo.cache_info().currsize == 0  # type: ignore[attr-defined]

@@ -12,7 +12,9 @@ answers of each function, least recently used out.
 
 Only functions of their arguments alone (text in, an immutable value out) may be
 decorated: nothing read from a store is kept, so a write or a forget is never answered
-from here.
+from here. But the process memos are keyed by the texts they were asked about, recalled
+notes among them: a forget or a purge empties them all (:func:`forget_process_memos`), so no
+deleted text stays in the process through them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, cast, overload
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,6 +34,9 @@ entry is walked by each full garbage collection of the process (a set or an obje
 ~1 us): with 32,768 kept by each of ~20 functions, once a process had keyed 10^5 notes each
 full collection took ~200 ms, one of them in every other batch of fact writes
 (docs/benchmarks.md, stop 38)."""
+
+_PROCESS_MEMOS: list[functools._lru_cache_wrapper[Any]] = []
+"""Every :func:`per_process` memo, to empty them at once (:func:`forget_process_memos`)."""
 
 _SCOPE: ContextVar[dict[tuple[Any, ...], Any] | None] = ContextVar(
     "memlane_recall_scope", default=None
@@ -62,12 +67,38 @@ def per_recall(function: F) -> F:
     return cast(F, kept)
 
 
-def per_process(function: F) -> F:
-    """Keep ``function``'s last :data:`KEPT_PER_FUNCTION` answers for the process.
+@overload
+def per_process(function: F) -> F: ...
 
-    A :func:`functools.lru_cache` (so ``cache_info`` and ``cache_clear`` as there).
+
+@overload
+def per_process(*, most: int) -> Callable[[F], F]: ...
+
+
+def per_process(function: F | None = None, *, most: int = KEPT_PER_FUNCTION) -> Any:
+    """Keep ``function``'s last ``most`` answers for the process (:data:`KEPT_PER_FUNCTION`).
+
+    A :func:`functools.lru_cache` (so ``cache_info`` and ``cache_clear`` as there), emptied
+    with every other by :func:`forget_process_memos`. ``@per_process`` or
+    ``@per_process(most=1024)``.
     """
-    return cast(F, functools.lru_cache(maxsize=KEPT_PER_FUNCTION)(function))
+
+    def keep(function: F) -> F:
+        kept = functools.lru_cache(maxsize=most)(function)
+        _PROCESS_MEMOS.append(kept)
+        return cast(F, kept)
+
+    return keep if function is None else keep(function)
+
+
+def forget_process_memos() -> None:
+    """Empty every :func:`per_process` memo (memlane calls it after a forget or a purge).
+
+    Their keys are the texts recalls asked about: a deleted note's text, its clauses and
+    words would otherwise stay in the process until pushed out by others.
+    """
+    for kept in _PROCESS_MEMOS:
+        kept.cache_clear()
 
 
 @contextmanager

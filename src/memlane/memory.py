@@ -432,13 +432,14 @@ class Memory:
         Facts, summaries, notes, search entries, retained turns and open windows: with an
         attribute, its versions and every text that mentions one of its values. Nothing
         deleted is visible to any active read from now on; :meth:`purge` removes the bytes.
+        What this process kept of the subject's texts to recall faster goes too.
 
         >>> mem.forget("U-001", reason="GDPR erasure request")  # doctest: +SKIP
         """
         name("subject", subject)
         optional_name("attribute", attribute)
         optional_text("reason", reason)
-        return self._forgetting.forget(
+        deletion = self._forgetting.forget(
             subject,
             attribute,
             now=checked_now(self.clock),
@@ -446,17 +447,21 @@ class Memory:
             requested_by=requested_by,
             sessions=self._sessions.of_subject(subject),
         )
+        self._resources.forget_texts(self.tenant, subject)
+        return deletion
 
     def purge(self, subject: str | None = None, immediately: bool = False) -> PurgeReport:
         """Physically remove deleted data past its retention (or all of it, ``immediately``).
 
         Afterwards the values no longer occur in the database files (FTS merged, WAL
-        checkpointed, file vacuumed).
+        checkpointed, file vacuumed), nor in what this process kept to recall faster.
         """
         optional_name("subject", subject)
-        return self._backend.privacy.purge(
+        report = self._backend.privacy.purge(
             self.tenant, subject, now=to_micros(checked_now(self.clock)), immediately=immediately
         )
+        self._resources.forget_texts(self.tenant, subject)
+        return report
 
     # -- the whole database (every tenant): keys and archives ---------------------------
 

@@ -8,6 +8,7 @@ connection pool, one embedder and one chat client, whatever the number of tenant
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import weakref
 from collections.abc import Callable, Hashable, Iterator
@@ -21,6 +22,7 @@ from memlane.embed.base import Embedder
 from memlane.embed.local import prefer_passive_openmp
 from memlane.errors import InvalidInput
 from memlane.llm import ChatModel
+from memlane.memo import forget_process_memos
 from memlane.models import Models, default_models
 from memlane.sessions import RunningSessions
 from memlane.storage.base import Backend
@@ -172,6 +174,20 @@ class SharedResources:
         resources = cls(backend, models, redis, lazy, RunningSessions(), indexer, text=text)
         backend.summaries.watch_keys(resources.lines.moved)  # carried over what is only added
         return resources
+
+    def forget_texts(self, tenant: str, subject: str | None) -> None:
+        """After a forget or a purge: drop what this process keeps of the deleted texts.
+
+        The subject's kept line reads (of every subject of ``tenant`` if ``None``), every
+        per-process memo of text work, keyed by the texts
+        (:func:`memlane.memo.forget_process_memos`), and :mod:`re`'s cache of compiled
+        patterns, where the one a forget builds of the deleted values to scrub them with
+        (:meth:`memlane.workflows.lane.WorkflowsLane.scrub`) would stay. Another process keeps its
+        own until its next recall of the subject (kept reads) or until others push them out.
+        """
+        self.lines.drop(tenant, subject)
+        forget_process_memos()
+        re.purge()
 
     def close(self) -> None:
         """Stop the indexer and its process; release the database, Redis and chat clients.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import types
 from datetime import timedelta
 
 import pytest
@@ -145,3 +147,42 @@ def test_forget_scrubs_workflow_parameters(mem):
     shown = repr(mem.workflows.trajectories("order_refund")) + repr(mem.workflows.all())
     assert "13800001234" not in shown and "U-001" not in shown
     assert "138-0000-1234" not in shown
+
+
+def _holders(token: str) -> list[str]:
+    """The types of the live objects (frames aside) that refer to a string holding ``token``."""
+    found = []
+    for owner in gc.get_objects():
+        if isinstance(owner, types.FrameType):
+            continue  # a test's own locals
+        for referent in gc.get_referents(owner):
+            if isinstance(referent, str) and token in referent.casefold():
+                found.append(type(owner).__name__)
+                break
+    return found
+
+
+def _said_and_recalled(mem: memlane.Memory, token: str) -> None:
+    """Notes holding ``token``, recalled so that what recalls keep holds them too."""
+    mem.remember("U-001", f"My locker code is {token} and my team is Arsenal")
+    mem.remember("U-001", f"My locker code is now {token}9 since Monday")
+    mem.remember("U-002", "My locker code is 5521")
+    mem.index.wait()
+    for question in ("what is my locker code?", "which team do I support?"):
+        mem.recall("U-001", question)
+        mem.recall("U-002", question)
+
+
+def test_no_deleted_text_stays_in_the_process(mem):
+    """What recalls keep to go faster (line reads per subject, text work per process) holds the
+    notes' texts: a forget lets go of them at once, not when a later recall replaces them."""
+    token = "".join(("qz", "vl", str(4417)))  # not a literal of this file
+    _said_and_recalled(mem, token)
+    gc.collect()
+    assert _holders(token)  # kept across recalls: the test can see them
+
+    mem.forget("U-001", reason="erasure")
+    gc.collect()
+
+    assert _holders(token) == []
+    assert mem.recall("U-002", "what is my locker code?").items  # another subject recalls

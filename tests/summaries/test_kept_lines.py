@@ -522,3 +522,28 @@ def test_a_shelf_too_far_behind_or_carried_too_often_begins_anew(
         kept.moved(added(stamp + step, "luna"))
         found = dict(kept.begin("t", "U-1", lambda step=step: stamp + step).counts)
         assert found == ({"pottery": 1} if step < 3 else {}), step
+
+
+def kept_texts(kept: KeptLines, tenant: str, subject: str, ids: range) -> None:
+    """Two recalls of the subject: the first's texts offered, then kept by the second."""
+    reads = kept.begin(tenant, subject, lambda: 3)
+    reads.texts.update({n: (subject, f"my locker code is {n}") for n in ids})
+    reads.weight += len(ids)
+    kept.offer(tenant, subject, reads)
+    kept.begin(tenant, subject, lambda: 3)
+
+
+def test_a_dropped_subject_keeps_nothing_and_the_others_keep_theirs() -> None:
+    """After a forget (one subject) or a purge (a tenant), nothing of their texts is kept."""
+    kept = KeptLines(kept_ids=12)
+    kept_texts(kept, "t", "U-1", range(5))
+    kept_texts(kept, "t", "U-2", range(5))
+    kept_texts(kept, "u", "U-1", range(1))
+    kept.drop("t", "U-1")
+    assert kept.begin("t", "U-1", lambda: 3).texts == {}
+    kept_texts(kept, "t", "U-3", range(5))  # fits only if what U-1 weighed was let go
+    assert len(kept.begin("t", "U-2", lambda: 3).texts) == 5
+    kept.drop("t")
+    assert kept.begin("t", "U-2", lambda: 3).texts == {}
+    assert kept.begin("t", "U-3", lambda: 3).texts == {}
+    assert len(kept.begin("u", "U-1", lambda: 3).texts) == 1  # another tenant's stay

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
 from itertools import pairwise
 
 import phonenumbers
@@ -47,6 +46,7 @@ from memlane.lang.codes import KUAI, NOT_AFTER_YUAN, YUAN
 from memlane.lang.codes import MULTIPLIERS as _MULTIPLIERS
 from memlane.lang.phonelabels import ends_with_phone_label
 from memlane.lang.script import CJK_RANGES, NOT_AFTER_LATIN
+from memlane.memo import per_process
 from memlane.pacing import pause
 
 __all__ = ["find_identifiers", "scan_identifiers"]
@@ -286,7 +286,7 @@ def _labelled_phone(folded: str, groups: list[tuple[int, int, str]], start: int)
     )
 
 
-@lru_cache(maxsize=1024)
+@per_process(most=1024)
 def _valid_national(digits: str) -> bool:
     for region in GUESS_REGIONS:
         try:

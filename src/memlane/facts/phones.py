@@ -19,11 +19,11 @@ without a region, and two numbers that differ in one digit never share a key.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import phonenumbers
 
 from memlane.errors import InvalidInput
+from memlane.memo import per_process
 
 __all__ = ["GUESS_REGIONS", "check_region", "phone_key", "phone_keys"]
 
@@ -99,7 +99,7 @@ def _ascii_digits(value: str) -> str:
     return "".join(str(int(char)) if char.isdigit() else char for char in value)
 
 
-@lru_cache(maxsize=4096)
+@per_process
 def _international(value: str) -> phonenumbers.PhoneNumber | None:
     """The number, if it is written with its country (``+`` or the ``00`` exit code)."""
     text = _ascii_digits(value)
@@ -114,7 +114,7 @@ def _international(value: str) -> phonenumbers.PhoneNumber | None:
     return number if phonenumbers.is_possible_number(number) else None
 
 
-@lru_cache(maxsize=4096)
+@per_process
 def _national(digits: str, region: str) -> phonenumbers.PhoneNumber | None:
     try:
         number = phonenumbers.parse(digits, region)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 from memlane.lang import employment, en, times, zh
 from memlane.lang import retractions as cues
@@ -126,7 +126,7 @@ def switched_parts(text: str, speakers: tuple[str, ...] = ()) -> tuple[str, ...]
 Offer = tuple[frozenset[str], frozenset[str]]
 
 
-@lru_cache(maxsize=4_096)
+@per_process
 def offered(question: str) -> tuple[Offer, ...]:
     """The pairs of values an either-or ``question`` offers, as terms.
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from types import MappingProxyType
 
 from memlane.memo import per_process
@@ -108,7 +107,7 @@ CACHED_SUMMARIES = 4_096
 """Summaries whose stored line facts are kept parsed (:func:`read_line_facts`)."""
 
 
-@lru_cache(maxsize=CACHED_SUMMARIES)
+@per_process(most=CACHED_SUMMARIES)
 def read_line_facts(stored: str | None) -> Mapping[str, LineFacts]:
     """The line facts stored with a summary, by line (empty when none were stored).
 

@@ -20,7 +20,6 @@ it answers.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from operator import ne
 
 from memlane.extract import find_identifiers
@@ -29,6 +28,7 @@ from memlane.extract._text import fold as fold_width
 from memlane.extract._text import lower_ascii
 from memlane.extract.rules import IDENTIFIER_ATTRIBUTES
 from memlane.lang.script import fold
+from memlane.memo import per_process
 from memlane.router.candidates import Candidate
 
 __all__ = ["mistyped_codes", "without_other_codes"]
@@ -80,12 +80,12 @@ def mistyped_codes(question: str, statement: str) -> frozenset[str]:
     return frozenset(word for word, nearby in near.items() if codes.intersection(nearby))
 
 
-@lru_cache(maxsize=4096)
+@per_process
 def _words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(fold(text)))  # fold: NFKC and case-folded already
 
 
-@lru_cache(maxsize=4096)
+@per_process
 def _by_length(text: str) -> dict[int, frozenset[str]]:
     grouped: dict[int, set[str]] = {}
     for word in _words(text):
@@ -93,7 +93,7 @@ def _by_length(text: str) -> dict[int, frozenset[str]]:
     return {length: frozenset(words) for length, words in grouped.items()}
 
 
-@lru_cache(maxsize=4096)
+@per_process
 def _codes(statement: str) -> frozenset[str]:
     folded = fold_width(statement)  # full-width forms folded, letter case kept
     found = {

@@ -466,6 +466,17 @@ class KeptLines:
                 room -= offer.weight
         return carried(shelf, cast(list[KeysMoved], between), taken)
 
+    def drop(self, tenant: str, subject: str | None = None) -> None:
+        """Let go of what is kept of ``subject`` (of every subject of ``tenant`` if ``None``).
+
+        After a forget or a purge: its shelves hold the notes' texts and statements, which
+        must not stay in the process once deleted (a recall begun on one reads it to its end).
+        """
+        with self._lock:
+            for key in [key for key in self._subjects if key[0] == tenant]:
+                if subject is None or key[1] == subject:
+                    self._weight -= self._subjects.pop(key).shelf.weight
+
     def offer(self, tenant: str, subject: str, reads: LineReads) -> None:
         """Offer what a recall read (it writes ``reads`` no more) to the subject's next recall."""
         if reads.stamp is None or reads.weight == 0:
