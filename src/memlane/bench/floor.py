@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from typing import Any
 
-from memlane.bench.clients import summed_rate
+from memlane.bench.clients import summed_rate, work
 
 TABLE = "memlane_bench_floor"
 _COLUMNS = "(tenant TEXT NOT NULL, subject TEXT NOT NULL, attribute TEXT NOT NULL, "
@@ -46,27 +46,24 @@ def client_inserts(url: str, clients: int, seconds: float) -> float:
 
 def inserter(url: str, index: int, seconds: float, barrier: Any, queue: Any) -> None:
     """One process of :func:`client_inserts` (a :data:`~memlane.bench.clients.Worker`)."""
-    try:
-        with _connected(url) as run:
-            run(_INSERT, _row(index, -1))
-            barrier.wait(timeout=600)
-            stop, done = time.monotonic() + seconds, 0
-            while time.monotonic() < stop:
-                run(_INSERT, _row(index, done))
-                done += 1
-        queue.put(done)
-    except Exception as error:  # reported to the parent, which raises
-        barrier.abort()
-        queue.put(f"client {index}: {error!r}")
+    work(_inserting(url, index), index, seconds, barrier, queue)
 
 
-def _row(client: int, number: int) -> tuple[Any, ...]:
-    return ("floor", f"C{client}-{number % 50}", "status", f"s{number}", number, number)
+@contextmanager
+def _inserting(url: str, client: int) -> Iterator[Callable[[int], object]]:
+    """``insert(n)``: the client's row ``n``, on a connection of its own, warmed by one row."""
+    with _connected(url) as run:
+        run(_INSERT, _row(client, -1))
+        yield lambda number: run(_INSERT, _row(client, number))
 
 
 def _is_postgres(url: str) -> bool:
     """A PostgreSQL URL (bench scale's SQLite location is a file path)."""
     return url.lower().startswith(("postgres://", "postgresql://"))
+
+
+def _row(client: int, number: int) -> tuple[Any, ...]:
+    return ("floor", f"C{client}-{number % 50}", "status", f"s{number}", number, number)
 
 
 @contextmanager

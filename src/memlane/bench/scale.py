@@ -39,7 +39,7 @@ from typing import Any
 
 from memlane.bench import floor
 from memlane.bench.backends import NOTES_PER_SUBJECT, _note, _postgres, _subject, parse_clients
-from memlane.bench.clients import summed_rate
+from memlane.bench.clients import summed_rate, work
 from memlane.bench.plots import pyplot
 from memlane.bench.report import Results, percentile
 from memlane.errors import InvalidInput
@@ -261,18 +261,15 @@ def _batch(first: int, last: int) -> list[dict[str, Any]]:
 
 def writer(url: str, index: int, seconds: float, barrier: Any, queue: Any) -> None:
     """One client process (a :data:`~memlane.bench.clients.Worker`): single sets, own subjects."""
-    try:
-        with Memory(url, tenant="scale-clients", embedder="hash") as mem:
-            mem.facts.set(f"C{index}-warm", "status", "ready")
-            barrier.wait(timeout=600)
-            stop, done = time.monotonic() + seconds, 0
-            while time.monotonic() < stop:
-                mem.facts.set(f"C{index}-{done % 50}", "status", f"s{done}")
-                done += 1
-        queue.put(done)
-    except Exception as error:  # reported to the parent, which raises
-        barrier.abort()
-        queue.put(f"client {index}: {error!r}")
+    work(_setting(url, index), index, seconds, barrier, queue)
+
+
+@contextmanager
+def _setting(url: str, client: int) -> Iterator[Callable[[int], object]]:
+    """``set(n)``: the client's ``n``-th single set, on a memory of its own, warmed by one."""
+    with Memory(url, tenant="scale-clients", embedder="hash") as mem:
+        mem.facts.set(f"C{client}-warm", "status", "ready")
+        yield lambda number: mem.facts.set(f"C{client}-{number % 50}", "status", f"s{number}")
 
 
 def plot(results: Results, path: str | Path) -> bool:
