@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 
@@ -67,5 +68,19 @@ def test_set_many_builds_its_versions_with_the_collector_off(mem: memlane.Memory
             yield {"subject": f"U-{number}", "attribute": "tier", "value": "gold"}
 
     assert len(mem.facts.set_many(writes())) == 3
+    assert seen == [False, False, False]
+    assert gc.isenabled()
+
+
+def test_add_notes_builds_its_notes_with_the_collector_off(mem: memlane.Memory) -> None:
+    seen: list[bool] = []
+    at = datetime(2026, 3, 1, tzinfo=UTC)
+
+    def notes() -> Iterator[dict[str, object]]:
+        for number in range(3):
+            seen.append(gc.isenabled())
+            yield {"subject": "U-1", "text": f"I moved to Lyon in year {number}", "at": at}
+
+    assert len(mem.summaries.add_notes(notes())) == 3
     assert seen == [False, False, False]
     assert gc.isenabled()
