@@ -13,12 +13,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
+import memlane
+from memlane import pacing
 from memlane.storage import vectors
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.dialect import DocScope
@@ -191,6 +194,44 @@ def test_a_search_waiting_for_a_graph_goes_before_the_building_thread_s_next_pie
     assert store.graphs_ready("t", MODEL, 30)
     searcher.join(30)
     assert len(pieces) == 20 and searched_after[0] == 3
+
+
+def test_the_building_thread_waits_for_the_requests_before_each_step(
+    store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Niceness shares the cores, not the interpreter: a catch-up beside a recall made it wait
+    for the interpreter at every return from the database. Each step (a build's chunk, a
+    catch-up's reads and pieces) now waits for the requests in progress, as paced writes do."""
+    monkeypatch.setattr(pacing, "STEP_SECONDS", 0.0)  # every pause waits (no 5 ms of work)
+    monkeypatch.setattr(graph_builder, "PATCH_PIECE", 10)
+    request_ended = threading.Event()
+    request_ended.set()  # none in progress while the graph is built
+    waits: list[tuple[str, int]] = []
+
+    def wait_for_requests() -> None:
+        (graph,) = indexes(store)._graphs.values() or (None,)
+        waits.append((threading.current_thread().name, 0 if graph is None else len(graph.ids)))
+        assert request_ended.wait(30)
+
+    store.graphs_pace(wait_for_requests)
+    setup = behind(store, monkeypatch, seed=52)  # built of 300, 200 stored since
+    waits.clear()
+    request_ended.clear()  # a request in progress from now on
+    search(store, "t", "U-1", setup.late[0])  # has the catch-up scheduled
+    setup.gate.set()
+    assert not store.graphs_ready("t", MODEL, 0.3)  # a request in progress: no step taken
+    assert waits == [("memlane-vector-index", 300)]
+    request_ended.set()
+    assert store.graphs_ready("t", MODEL, 30)
+    sizes = [size for _, size in waits]
+    assert sizes[-20:] == list(range(300, 500, 10))  # before each of its 20 pieces too
+    assert {name for name, _ in waits} == {"memlane-vector-index"}
+
+
+def test_the_indexer_paces_the_graphs_of_its_store(tmp_path: Path) -> None:
+    with memlane.Memory(str(tmp_path / "m.db"), embedder="hash") as mem:
+        graphs = mem._resources.backend.summaries.dialect.vector_indexes  # type: ignore[attr-defined]
+        assert graphs._wait_for_requests == mem._resources.indexer.requests_first
 
 
 def test_patch_or_rebuild_decides_by_its_rules_in_order() -> None:

@@ -10,10 +10,11 @@ import memlane.storage
 from memlane.storage.sqlite.database import native
 
 STORAGE = Path(memlane.storage.__file__).parent
-# Storage itself, errors and time, plain data models, the exact lane's pure rules, and the
-# language data (which characters are CJK) that tokenizing for search needs.
+# Storage itself, errors and time, plain data models, the exact lane's pure rules, the
+# language data (which characters are CJK) that tokenizing for search needs, and the pacing
+# of long work beside requests (its building thread's).
 ALLOWED = re.compile(
-    r"memlane\.(storage(\..+)?|errors|timeutil|access|facts\.(model|temporal|normalize)"
+    r"memlane\.(storage(\..+)?|errors|timeutil|access|pacing|facts\.(model|temporal|normalize)"
     r"|(summaries|window|workflows|privacy)\.model|lang(\.\w+)?)$"
 )
 

@@ -364,6 +364,14 @@ class SummaryStore(Transactional, Protocol):
         """
         ...
 
+    def graphs_pace(self, wait_for_requests: Callable[[], object]) -> None:
+        """Between its steps, the work of building graphs calls ``wait_for_requests()``.
+
+        So the requests in progress go first (:mod:`memlane.pacing`). Nothing where the
+        database keeps no graphs of its own making.
+        """
+        ...
+
     def graphs_ready(self, tenant: str | None, model: str, timeout: float | None) -> bool:
         """Have every large subject's search graph of ``tenant`` loaded or built; wait for it.
 

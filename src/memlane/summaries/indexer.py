@@ -131,6 +131,7 @@ class Indexer(ModelCalls):
         keyer: NoteKeyer | None = None,
     ) -> None:
         self._store = store
+        store.graphs_pace(self.requests_first)  # a graph's building waits as the worker does
         self._embedder = embedder
         self._keyer = keyer  # None: notes waiting for keys are left to their first recall
         self.indexing = indexing_mode(indexing)

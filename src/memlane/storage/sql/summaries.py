@@ -269,6 +269,12 @@ class SQLSummaryStore(SQLNoteKeys):
         if graphs is not None:
             graphs.follow(model, doc_ids)
 
+    def graphs_pace(self, wait_for_requests: Callable[[], object]) -> None:
+        """The building thread of SQLite's graphs waits for requests between its steps."""
+        graphs = getattr(self.dialect, "vector_indexes", None)
+        if graphs is not None:
+            graphs.pace(wait_for_requests)
+
     def graphs_ready(self, tenant: str | None, model: str, timeout: float | None) -> bool:
         """Every large subject scope of ``tenant`` has its graph (SQLite's :mod:`.ann`)."""
         graphs = getattr(self.dialect, "vector_indexes", None)

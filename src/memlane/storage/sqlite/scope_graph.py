@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from memlane.pacing import pause
 from memlane.storage.sql.dialect import Vector
 from memlane.storage.sqlite.doc_changes import Position
 from memlane.storage.sqlite.graph_files import EXPANSION_SEARCH, new_graph
@@ -337,6 +338,7 @@ def build(
     index, dims, after, upto = None, 0, 0, highest_embedded(db, key)
     ids: list[int] = []
     while not closed():
+        pause()  # the requests in progress first (paced by the building thread)
         rows = vector_chunk(db, key, after, upto)
         if not rows:
             break
