@@ -74,6 +74,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "memlane.timeutil",
             "memlane.tables",
             "memlane.pacing",
+            # What kind of database a location names (storage and the benchmarks use it).
+            "memlane.locations",
             # Results of pure text functions kept for one recall (language uses it).
             "memlane.memo",
             # The garbage collector held off for a bulk write (the lanes use it).

@@ -11,10 +11,10 @@ from memlane.storage.sqlite.database import native
 
 STORAGE = Path(memlane.storage.__file__).parent
 # Storage itself, errors and time, plain data models, the exact lane's pure rules, the
-# language data (which characters are CJK) that tokenizing for search needs, and the pacing
-# of long work beside requests (its building thread's).
+# language data (which characters are CJK) that tokenizing for search needs, the pacing of
+# long work beside requests (its building thread's), and what kind of database a location names.
 ALLOWED = re.compile(
-    r"memlane\.(storage(\..+)?|errors|timeutil|access|pacing|facts\.(model|temporal|normalize)"
+    r"memlane\.(storage(\..+)?|errors|timeutil|access|pacing|locations|facts\.(model|temporal|normalize)"
     r"|(summaries|window|workflows|privacy)\.model|lang(\.\w+)?)$"
 )
 

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from memlane.bench.report import Results, latencies_us, percentile
 from memlane.errors import InvalidInput
+from memlane.locations import is_postgres
 from memlane.memory import Memory
 from memlane.storage import open_backend
 from memlane.storage.base import SummaryStore
@@ -493,7 +494,7 @@ def _postgres_after_load(url: str) -> dict[str, str]:
 
 def _scalar(url: str, sql: str) -> int:
     """One integer from either backend's database."""
-    if url.startswith("postgres"):
+    if is_postgres(url):
         import psycopg
 
         with psycopg.connect(url) as connection:
@@ -505,7 +506,7 @@ def _scalar(url: str, sql: str) -> int:
 
 
 def _disk_bytes(url: str) -> int:
-    if url.startswith("postgres"):
+    if is_postgres(url):
         return _scalar(url, "SELECT pg_database_size(current_database())")
     path = Path(url)
     with sqlite3.connect(path) as connection:

@@ -19,6 +19,7 @@ from contextlib import closing, contextmanager
 from typing import Any
 
 from memlane.bench.clients import summed_rate, work
+from memlane.locations import is_postgres
 
 TABLE = "memlane_bench_floor"
 _COLUMNS = "(tenant TEXT NOT NULL, subject TEXT NOT NULL, attribute TEXT NOT NULL, "
@@ -57,11 +58,6 @@ def _inserting(url: str, client: int) -> Iterator[Callable[[int], object]]:
         yield lambda number: run(_INSERT, _row(client, number))
 
 
-def _is_postgres(url: str) -> bool:
-    """A PostgreSQL URL (bench scale's SQLite location is a file path)."""
-    return url.lower().startswith(("postgres://", "postgresql://"))
-
-
 def _row(client: int, number: int) -> tuple[Any, ...]:
     return ("floor", f"C{client}-{number % 50}", "status", f"s{number}", number, number)
 
@@ -83,7 +79,7 @@ def _table(url: str) -> Iterator[None]:
 @contextmanager
 def _connected(url: str) -> Iterator[Run]:
     """A connection in autocommit: every statement ``run`` is its own committed transaction."""
-    if _is_postgres(url):
+    if is_postgres(url):
         import psycopg
 
         with psycopg.connect(url, autocommit=True) as connection:

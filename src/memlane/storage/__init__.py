@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from memlane.errors import InvalidInput
+from memlane.locations import is_postgres, scheme
 from memlane.storage.base import Backend
 from memlane.storage.fact_stores import FactStore, FactWriter, Scope
 
@@ -27,8 +28,7 @@ def open_backend(url: str | os.PathLike[str] | None) -> Backend:
     location = os.fspath(url) if url is not None else os.environ.get("MEMLANE_URL", DEFAULT_URL)
     if not location.strip():
         raise InvalidInput("url", "empty memory location")
-    scheme = location.split("://", 1)[0].lower() if "://" in location else ""
-    if scheme in {"postgres", "postgresql"}:
+    if is_postgres(location):
         try:
             import psycopg  # noqa: F401
             import psycopg_pool  # noqa: F401
@@ -39,12 +39,12 @@ def open_backend(url: str | os.PathLike[str] | None) -> Backend:
         from memlane.storage.postgres import open_postgres
 
         return open_postgres(location)
-    if scheme == "sqlite":
+    if scheme(location) == "sqlite":
         # sqlite:///relative.db, sqlite:////absolute.db, sqlite:///:memory: (as SQLAlchemy)
         rest = location.split("://", 1)[1]
         location = rest[1:] if rest.startswith("/") else rest
-    elif scheme:
-        raise InvalidInput("url", f"unknown memory location scheme {scheme!r}")
+    elif scheme(location):
+        raise InvalidInput("url", f"unknown memory location scheme {scheme(location)!r}")
 
     from memlane.storage.sqlite import open_sqlite
 
