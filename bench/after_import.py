@@ -1,13 +1,15 @@
-"""The recalls right after an import: each one's time and CPU, and which paid a full collection.
+"""The recalls right after an import: each one's time and CPU, and what the collector took.
 
 ``memlane bench scale`` times one first recall per size, a single sample: whether the
 collector's full pass or a building thread's turn fell into it decides much of it. This
 script imports N notes of bench scale's kind into a fresh subject (``add_notes``, 5,000 a
 transaction), in a fresh process per round, then times the next ``--recalls`` recalls at
 once (the backlog still being embedded and its graph built): wall time, the recall thread's
-own CPU (the rest it waited: for the cores or the interpreter), and ``*`` where the cyclic
-collector walked every object (a generation-2 collection) during it. Run it against
-two trees alternately to compare them; each round uses a new string-hash seed:
+own CPU (the rest it waited: for the cores or the interpreter), the milliseconds the cyclic
+collector ran meanwhile (any thread's collections, timed by a ``gc`` callback), and ``*``
+where one of them walked every object (a generation-2 collection). The import's own
+collections are reported too. Run it against two trees alternately to compare them; each
+round uses a new string-hash seed:
 
     PYTHONPATH=src python bench/after_import.py --sizes 10000 --rounds 3 --out /tmp/a.json
 """
@@ -33,25 +35,55 @@ from memlane.bench.scale import BATCH, SUBJECT, _notes
 from memlane.memory import Memory
 
 
-def one_round(size: int, recalls: int, embedder: str) -> list[tuple[float, float, bool]]:
-    """In this process: import ``size`` notes, then time ``recalls`` recalls (ms, CPU ms, gc)."""
+class Collections:
+    """The collector's time (ms) and full passes since :meth:`reset`, from a ``gc`` callback."""
+
+    def __init__(self) -> None:
+        self.ms, self.full, self._began = 0.0, 0, 0.0
+        gc.callbacks.append(self._seen)
+
+    def _seen(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+            return
+        self.ms += (time.perf_counter() - self._began) * 1000
+        self.full += info["generation"] == 2
+
+    def reset(self) -> tuple[float, int]:
+        """The time and full passes so far; counting starts again."""
+        taken = self.ms, self.full
+        self.ms, self.full = 0.0, 0
+        return taken
+
+
+def one_round(size: int, recalls: int, embedder: str) -> dict[str, Any]:
+    """In this process: import ``size`` notes, then time ``recalls`` recalls."""
     with tempfile.TemporaryDirectory() as folder:
         url = str(Path(folder) / "m.db")
         with Memory(url, tenant="warm-up", embedder=embedder) as mem:
             mem.recall(SUBJECT, _note(0)[2])  # what any process pays once, timed apart
         with Memory(url, tenant="imported", embedder=embedder) as mem:
+            collections = Collections()
+            started = time.perf_counter()
             for offset in range(0, size, BATCH):
                 mem.summaries.add_notes(_notes(range(offset, min(size, offset + BATCH)), True))
+            imported = time.perf_counter() - started
+            import_gc_ms, import_full = collections.reset()
             rng = random.Random(size)
             timed = []
             for _ in range(recalls):
-                before = gc.get_stats()[2]["collections"]
                 started, cpu = time.perf_counter(), time.thread_time()
                 mem.recall(SUBJECT, _note(rng.randrange(size))[2])
                 elapsed = (time.perf_counter() - started) * 1000
                 cpu = (time.thread_time() - cpu) * 1000
-                timed.append((elapsed, cpu, gc.get_stats()[2]["collections"] > before))
-            return timed
+                gc_ms, full = collections.reset()
+                timed.append({"ms": elapsed, "cpu_ms": cpu, "gc_ms": gc_ms, "full": full})
+    return {
+        "import_s": imported,
+        "import_gc_ms": import_gc_ms,
+        "import_full_collections": import_full,
+        "recalls": timed,
+    }
 
 
 def main() -> None:
@@ -67,7 +99,7 @@ def main() -> None:
         print(json.dumps(one_round(args.sizes[0], args.recalls, args.embedder)))
         return
     results: dict[str, Any] = {"machine": machine(), "params": vars(args) | {"out": None}}
-    print(f"{'notes':>8}  recalls after the import: ms (its thread's CPU ms), * a full collection")
+    print("recalls after the import: ms (thread CPU ms, collector ms), * a full collection")
     for size in args.sizes:
         rounds = []
         for number in range(args.rounds):
@@ -77,17 +109,25 @@ def main() -> None:
             output = subprocess.run(
                 child, env=os.environ | seed, capture_output=True, text=True, check=True
             ).stdout
-            timed = json.loads(output.splitlines()[-1])
-            rounds.append(timed)
-            shown = " ".join(f"{ms:.0f}({cpu:.0f}){'*' * full}" for ms, cpu, full in timed)
-            print(f"{size:>8,}  {shown}")
-        firsts = [timed[0][0] for timed in rounds]
-        later = [ms for timed in rounds for ms, _, _ in timed[1:]]
+            measured = json.loads(output.splitlines()[-1])
+            rounds.append(measured)
+            shown = " ".join(
+                f"{r['ms']:.0f}({r['cpu_ms']:.0f},{r['gc_ms']:.0f}){'*' * r['full']}"
+                for r in measured["recalls"]
+            )
+            print(
+                f"{size:>8,}  import {measured['import_s']:.1f} s, collector "
+                f"{measured['import_gc_ms']:.0f} ms ({measured['import_full_collections']} "
+                f"full); recalls {shown}"
+            )
+        firsts = [measured["recalls"][0]["ms"] for measured in rounds]
+        later = [r["ms"] for measured in rounds for r in measured["recalls"][1:]]
         results[str(size)] = {
             "rounds": rounds,
             "first_median_ms": statistics.median(firsts),
             "later_median_ms": statistics.median(later) if later else None,
         }
+        print(f"{size:>8,}  first recall median {results[str(size)]['first_median_ms']:.1f} ms")
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")
         print(f"wrote {args.out}")
