@@ -199,6 +199,20 @@ def test_a_worker_that_worked_waits_for_a_request_longer_than_its_last_call(open
     assert embedder.in_progress[calls:] == [0]
 
 
+def test_a_request_that_waits_for_the_backlog_does_not_hold_it_back(open_memory, monkeypatch):
+    # The worker (and the graphs' building thread) wait for the requests in progress; a
+    # request waiting for the backlog would have them wait for it: for what it waits for.
+    monkeypatch.setattr(indexer, "YIELD_SECONDS", 60.0)
+    monkeypatch.setattr(indexer, "BUSY_SHARE", 0.0)  # the worker would wait up to a minute
+    embedder = RequestWatcher()
+    mem = open_memory(embedder)
+    mem.remember("U-1", "The user grows roses in the garden")
+    with mem.index.indexer.request():  # a server request, or a block its caller marked
+        assert mem.index.wait(timeout=10)
+        assert mem.index.indexer.quiet_for() == 0.0  # in progress again after the wait
+    assert embedder.in_progress == [0] and mem.index.pending() == 0
+
+
 def test_inline_indexing_embeds_in_the_writers_thread_without_waiting(
     open_memory, monkeypatch, clients
 ):

@@ -209,6 +209,10 @@ class Indexer(ModelCalls):
             EmbeddingError: (or the embedder's own error) a batch failed while this call
                 waited; the worker retries on its own, so a later call may succeed.
         """
+        with self._requests_set_aside():
+            return self._wait(tenant, timeout)
+
+    def _wait(self, tenant: str | None, timeout: float | None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
         if self.indexing == "inline":
             self.run(tenant)
@@ -316,6 +320,26 @@ class Indexer(ModelCalls):
 
     foreground = request
     """The name searches use (the worker waits for every request alike)."""
+
+    @contextmanager
+    def _requests_set_aside(self) -> Iterator[None]:
+        """The calling thread's requests do not hold the background work back for the block.
+
+        A request that waits for the backlog (:meth:`wait` inside a block marked as a request)
+        would otherwise have the worker and the graphs' building thread wait for it at every
+        step: for what it waits for.
+        """
+        me = threading.get_ident()
+        with self._changed:
+            mine = {ticket: who for ticket, who in self._requests.items() if who == me}
+            for ticket in mine:
+                del self._requests[ticket]
+            self._changed.notify_all()
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._requests.update(mine)
 
     def quiet_for(self) -> float:
         """Seconds since the last request ended; 0.0 while one is in progress."""
