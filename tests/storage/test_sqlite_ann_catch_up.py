@@ -219,6 +219,9 @@ def test_the_building_thread_waits_for_the_requests_before_each_step(
     request_ended.clear()  # a request in progress from now on
     search(store, "t", "U-1", setup.late[0])  # has the catch-up scheduled
     setup.gate.set()
+    deadline = time.monotonic() + 30
+    while not waits and time.monotonic() < deadline:  # the thread reaches its first step
+        time.sleep(0.001)
     assert not store.graphs_ready("t", MODEL, 0.3)  # a request in progress: no step taken
     assert waits == [("memlane-vector-index", 300)]
     request_ended.set()
