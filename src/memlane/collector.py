@@ -7,7 +7,7 @@ running, each young collection during the call finds them alive and promotes the
 enough were promoted a full collection walks every object of the process: after a process had
 recalled over a 10^5-note subject, 40% of a 20,000-version ``set_many`` was spent so
 (docs/benchmarks.md, stop 40), and the promotions an import of notes counted made the first
-recall after it pay a full collection (35 ms of 55 at 10^4 notes, stop 42). :func:`paused`
+recall after it pay a full collection (44 ms of its 66 at 10^4 notes, stop 42). :func:`paused`
 keeps the collector off for the block; the first collection after it finds only what the
 caller kept.
 

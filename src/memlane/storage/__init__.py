@@ -39,12 +39,13 @@ def open_backend(url: str | os.PathLike[str] | None) -> Backend:
         from memlane.storage.postgres import open_postgres
 
         return open_postgres(location)
-    if scheme(location) == "sqlite":
+    named = scheme(location)
+    if named == "sqlite":
         # sqlite:///relative.db, sqlite:////absolute.db, sqlite:///:memory: (as SQLAlchemy)
         rest = location.split("://", 1)[1]
         location = rest[1:] if rest.startswith("/") else rest
-    elif scheme(location):
-        raise InvalidInput("url", f"unknown memory location scheme {scheme(location)!r}")
+    elif named:
+        raise InvalidInput("url", f"unknown memory location scheme {named!r}")
 
     from memlane.storage.sqlite import open_sqlite
 
