@@ -17,7 +17,6 @@ round uses a new string-hash seed:
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import random
@@ -29,31 +28,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from collector_time import CollectorTime
 from memlane.bench.backends import _note
 from memlane.bench.report import machine
 from memlane.bench.scale import BATCH, SUBJECT, _notes
 from memlane.memory import Memory
-
-
-class Collections:
-    """The collector's time (ms) and full passes since :meth:`reset`, from a ``gc`` callback."""
-
-    def __init__(self) -> None:
-        self.ms, self.full, self._began = 0.0, 0, 0.0
-        gc.callbacks.append(self._seen)
-
-    def _seen(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            self._began = time.perf_counter()
-            return
-        self.ms += (time.perf_counter() - self._began) * 1000
-        self.full += info["generation"] == 2
-
-    def reset(self) -> tuple[float, int]:
-        """The time and full passes so far; counting starts again."""
-        taken = self.ms, self.full
-        self.ms, self.full = 0.0, 0
-        return taken
 
 
 def one_round(size: int, recalls: int, embedder: str) -> dict[str, Any]:
@@ -62,8 +41,10 @@ def one_round(size: int, recalls: int, embedder: str) -> dict[str, Any]:
         url = str(Path(folder) / "m.db")
         with Memory(url, tenant="warm-up", embedder=embedder) as mem:
             mem.recall(SUBJECT, _note(0)[2])  # what any process pays once, timed apart
-        with Memory(url, tenant="imported", embedder=embedder) as mem:
-            collections = Collections()
+        with (
+            Memory(url, tenant="imported", embedder=embedder) as mem,
+            CollectorTime() as collections,
+        ):
             started = time.perf_counter()
             for offset in range(0, size, BATCH):
                 mem.summaries.add_notes(_notes(range(offset, min(size, offset + BATCH)), True))

@@ -20,7 +20,6 @@ The old tree comes from ``git archive main src | tar -x -C /tmp/old``.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import subprocess
@@ -31,6 +30,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from collector_time import CollectorTime
+
 
 def child(url: str, tenant: str, versions: int, heap: int) -> dict[str, Any]:
     """One tree's run (in this process): the writes' rates and the collector's share."""
@@ -38,29 +39,20 @@ def child(url: str, tenant: str, versions: int, heap: int) -> dict[str, Any]:
     from memlane.memory import Memory
 
     kept = [[n] for n in range(heap)]  # noqa: F841 (what a process after an import holds)
-    collector = {"ms": 0.0, "full": 0, "started": 0.0}
-
-    def watch(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            collector["started"] = time.perf_counter()
-            return
-        collector["ms"] += (time.perf_counter() - collector["started"]) * 1000
-        collector["full"] += info["generation"] == 2
-
+    collector = CollectorTime()
     with Memory(url, tenant=tenant, embedder="hash") as mem:
         mem.facts.set_many(_batch(10**8, 10**8 + 100))  # statements prepared, caches warm
         batches = [_batch(n, min(versions, n + BATCH)) for n in range(0, versions, BATCH)]
-        gc.callbacks.append(watch)
-        wall, cpu = time.perf_counter(), time.process_time()
-        for writes in batches:
-            mem.facts.set_many(writes)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        gc.callbacks.remove(watch)
+        with collector:
+            wall, cpu = time.perf_counter(), time.process_time()
+            for writes in batches:
+                mem.facts.set_many(writes)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return {
         "versions_per_s": versions / wall,
         "cpu_us_per_version": cpu / versions * 1e6,
-        "gc_ms": collector["ms"],
-        "gc_full": collector["full"],
+        "gc_ms": collector.ms,
+        "gc_full": collector.full,
     }
 
 

@@ -19,7 +19,6 @@ own copy of the file (a newer tree migrates it, which an older one then refuses)
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import random
 import time
@@ -27,23 +26,10 @@ from pathlib import Path
 from statistics import mean, median
 from typing import Any
 
+from collector_time import CollectorTime
 from memlane.bench.backends import _note
 from memlane.bench.scale import SUBJECT
 from memlane.memory import Memory
-
-
-class _Collections:
-    """The process CPU the garbage collector takes (``gc.callbacks``)."""
-
-    def __init__(self) -> None:
-        self.seconds, self.count, self._started = 0.0, 0, 0.0
-
-    def __call__(self, phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            self._started = time.process_time()
-        else:
-            self.seconds += time.process_time() - self._started
-            self.count += 1
 
 
 def main() -> None:
@@ -55,23 +41,26 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--items", type=Path, default=None, help="write every answer here")
     args = parser.parse_args()
-    collections, cpus, records = _Collections(), [], []
+    collections, cpus, records = CollectorTime(time.process_time), [], []
     with Memory(str(args.file), tenant=f"scale-{args.notes}", embedder="hash") as mem:
         mem.index.wait()
         rng = random.Random(args.seed)
         for _ in range(5):
             mem.recall(SUBJECT, _note(rng.randrange(args.notes))[2])
-        gc.callbacks.append(collections)
-        for _ in range(args.recalls):
-            question = _note(rng.randrange(args.notes))[2]
-            started = time.process_time()
-            recall = mem.recall(SUBJECT, question)
-            cpus.append(1000 * (time.process_time() - started))
-            if args.items is not None:
-                records.append(
-                    {"q": question, "text": recall.text, "items": [_item(i) for i in recall.items]}
-                )
-        gc.callbacks.remove(collections)
+        with collections:
+            for _ in range(args.recalls):
+                question = _note(rng.randrange(args.notes))[2]
+                started = time.process_time()
+                recall = mem.recall(SUBJECT, question)
+                cpus.append(1000 * (time.process_time() - started))
+                if args.items is not None:
+                    records.append(
+                        {
+                            "q": question,
+                            "text": recall.text,
+                            "items": [_item(i) for i in recall.items],
+                        }
+                    )
         kept = mem._resources.lines._weight  # what the memory keeps (a private count)
     later = cpus[args.after :]
     print(f"{args.notes}: {len(cpus)} recalls, CPU p50 {median(cpus):.2f} mean {mean(cpus):.2f} ms")
