@@ -8,8 +8,8 @@ enough were promoted a full collection walks every object of the process: after 
 recalled over a 10^5-note subject, 40% of a 20,000-version ``set_many`` was spent so
 (docs/benchmarks.md, stop 40), and the promotions an import of notes counted made the first
 recall after it pay a full collection (44 ms of its 66 at 10^4 notes, stop 42). :func:`paused`
-keeps the collector off for the block; when it allocated many objects, the young
-generations are collected as it ends, so that what the caller kept is walked once, there.
+keeps the collector off for the block; the first collection after it finds only what the
+caller kept.
 
 The collector is one per process: blocks of several threads overlap, so the last one to leave
 turns it back on, and only if it was on when the first one came in.
@@ -42,19 +42,4 @@ def paused() -> Iterator[None]:
         with _lock:
             _inside -= 1
             if _inside == 0 and _resume:
-                _settle_young()
                 gc.enable()
-
-
-def _settle_young() -> None:
-    """Collect the young generations now if the paused block left many objects in them.
-
-    What the block kept (a bulk write's memos, the facts it returns) is young when the
-    collector comes back on: the next young collections, in whatever the process does next,
-    walk it (9 ms of the second recall after a 10^4-note import, stop 43). When the block
-    allocated more than a middle-generation collection's worth, one collection of both young
-    generations here, at the bulk write's cost, moves what survives to the oldest.
-    """
-    young, middle, _ = gc.get_threshold()
-    if young and gc.get_count()[0] > young * middle:
-        gc.collect(1)
