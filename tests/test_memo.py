@@ -11,6 +11,7 @@ from memlane.lang.changes import only_retracts, retractions, street_addresses, s
 from memlane.lang.words import salient_terms
 from memlane.memo import (
     KEPT_PER_FUNCTION,
+    bulk_work,
     forget_process_memos,
     in_scope,
     per_process,
@@ -177,3 +178,49 @@ def test_forget_process_memos_empties_every_memo_of_the_process() -> None:
 
     for memo in (words, length, clauses):
         assert memo.cache_info().currsize == 0  # type: ignore[attr-defined]
+
+
+def test_a_memo_that_bulk_work_filled_is_emptied_after_it_and_one_it_barely_used_is_not() -> None:
+    """An import's text work would otherwise stay as live entries the collector walks."""
+
+    @per_process(most=4)
+    def filled(text: str) -> int:
+        return len(text)
+
+    @per_process(most=4)
+    def barely(text: str) -> int:
+        return len(text)
+
+    barely("kept from a recall")
+    with bulk_work():
+        for number in range(4):
+            filled(f"note {number}")
+        barely("one note")
+        assert filled.cache_info().currsize == 4  # type: ignore[attr-defined]
+    assert filled.cache_info().currsize == 0  # type: ignore[attr-defined]
+    assert barely.cache_info().currsize == 2  # type: ignore[attr-defined]
+    with pytest.raises(RuntimeError), bulk_work():
+        for number in range(4):
+            filled(f"note {number}")
+        raise RuntimeError("the import failed")
+    assert filled.cache_info().currsize == 0  # type: ignore[attr-defined]
+
+
+def test_add_notes_does_its_text_work_as_bulk_work(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memlane.memo as memo_module
+
+    blocks: list[str] = []
+    real = memo_module.bulk_work
+
+    def recorded() -> Any:
+        blocks.append("bulk")
+        return real()
+
+    monkeypatch.setattr(memo_module, "bulk_work", recorded)
+    with memlane.Memory(":memory:", clock=clock, embedder="hash") as mem:
+        mem.summaries.add_note("U-1", "I moved to Lyon", at=clock.now)
+        assert blocks == []
+        mem.summaries.add_notes([{"subject": "U-1", "text": "I moved to Paris", "at": clock.now}])
+        assert blocks == ["bulk"]

@@ -16,7 +16,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any, NamedTuple
 
-from memlane import collector, validation
+from memlane import collector, memo, validation
 from memlane.embed.base import Embedder, meaning_floor
 from memlane.errors import InvalidInput
 from memlane.pacing import pause
@@ -260,7 +260,8 @@ class SummariesLane:
         >>> mem.summaries.add_notes([{"subject": "U-1", "text": "I moved to Lyon", "at": now}])
         ... # doctest: +SKIP
         """
-        with collector.paused():  # its objects per note all live until it returns
+        # Its objects per note all live until it returns; its text work is not recalls'.
+        with collector.paused(), memo.bulk_work():
             return self._put_notes([_new_note(index, note) for index, note in enumerate(notes)])
 
     def _put_notes(
