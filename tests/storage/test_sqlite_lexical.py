@@ -149,6 +149,40 @@ def test_vocabulary_counts_read_together_match_one_by_one(mem: memlane.Memory) -
     assert held["nowhereword"] == 0 and documents == COMMON_DOCS + 11
 
 
+def test_a_word_s_matches_are_counted_up_to_the_largest_bound_a_choice_compares_them_with(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exact below the bound, and one past it above: FTS5 reads no more of the word's postings."""
+    found = full_text(mem)
+    words = ["lessons", "kazudi", "nowhereword", 'a"quote']
+    assert found._matching(words) == {
+        "lessons": COMMON_DOCS + 11,
+        "kazudi": RARE + 1,
+        "nowhereword": 0,
+        'a"quote': 0,
+    }
+    monkeypatch.setattr(full_text_module, "FEW_MATCHES", 100)
+    assert found._matching(["lessons"]) == {"lessons": COMMON_DOCS + 1}
+    monkeypatch.setattr(full_text_module, "COMMON_DOCS", 10)
+    assert found._matching(["lessons", "kazudi"]) == {"lessons": 101, "kazudi": RARE + 1}
+
+
+def test_choosing_the_telling_words_reads_no_vocabulary_count_unless_every_word_is_common(
+    mem: memlane.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vocabulary walks all of a word's postings: read only to pick the rarest common one."""
+    found = full_text(mem)
+    reads: list[object] = []
+    counts = found._vocabulary_counts
+    monkeypatch.setattr(found, "_vocabulary_counts", lambda t: reads.append(t) or counts(t))
+    found._vocabulary = (None, {})  # nothing kept from the other tests
+    assert telling(mem, "U-1", ["lessons", "kazudi"]) == ["kazudi"]
+    assert telling(mem, "U-2", ["lessons", "kazudi"]) == ["lessons", "kazudi"]
+    assert reads == []
+    assert telling(mem, "U-1", ["lessons", "took"]) in (["lessons"], ["took"])
+    assert reads == [["lessons", "took"]]
+
+
 def test_the_document_count_is_fts5_s_own_total_through_inserts_and_deletes() -> None:
     """Varints of one to three bytes (127, 128, 16,384 rows), and rows deleted again."""
     connection = sqlite3.connect(":memory:", isolation_level=None)  # each statement commits

@@ -41,8 +41,14 @@ FEW_MATCHES = 5_000
 """Most documents (in every scope) a lexical match may hold to be filtered by scope."""
 OVERFETCH = 2
 """Best matches of every scope read per match wanted, when the scope holds most of the index."""
-_Counted = str | tuple[str, str] | None
-"""What a count is kept of: a term's documents (``None``: the index's), or a term's in a scope."""
+_Counted = str | tuple[str, str] | tuple[str, int] | None
+"""What a count is kept of: a term's documents (``None``: the index's), a term's in a scope
+(``(term, scope token)``), or a term's in every scope up to a bound (``(term, bound)``)."""
+_BOUNDED_COUNT = (
+    "SELECT %s, (SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH %s "
+    "LIMIT %s))"
+)
+"""A term and how many documents match it, up to a bound: one part of a UNION ALL."""
 _FTS_SCOPE = ("tenant", "subject", "kind", "text")
 
 
@@ -146,7 +152,9 @@ class FullTextIndex:
     def _held(self, terms: Sequence[str | None]) -> dict[str | None, int]:
         """How many documents of every scope hold each term (FTS5's vocabulary: an upper bound).
 
-        ``None``: how many documents the index holds. The terms not kept are read in one
+        ``None``: how many documents the index holds. Read for a scope's own token and the
+        total (:meth:`_few_in_large`), and to pick the rarest of a query's terms when every
+        one is common in the scope (:meth:`_telling`). The terms not kept are read in one
         statement; kept until the full-text index may have changed (:meth:`_kept`): a
         lookup costs about 0.4 ms in a large index (a scope's own token, held by each of its
         documents, 5 ms at 10^5 and 0.1-0.3 s at 10^6), and a recall asks for the same terms
@@ -162,6 +170,31 @@ class FullTextIndex:
 
         kept = self._kept(terms, read)
         return {term: kept[term] for term in terms}
+
+    def _matching(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many documents of every scope each term matches, counted no further than needed.
+
+        Each count is only compared with :data:`COMMON_DOCS` or :data:`FEW_MATCHES`, so it
+        stops one past the larger: the vocabulary walks all of a term's postings to count
+        them (2 ms for a word of every note at 10^5 documents, ten times that at 10^6, and
+        again after every write), a match counted up to a bound reads that many. Counted by
+        the phrase the search itself matches, in one statement; kept as :meth:`_held`'s are.
+        """
+        bound = max(COMMON_DOCS, FEW_MATCHES) + 1
+
+        def read(missing: Sequence[_Counted]) -> dict[_Counted, int]:
+            found: dict[_Counted, int] = {}
+            for start in range(0, len(missing), VOCABULARY_LOOKUPS):
+                part = cast(list[tuple[str, int]], missing[start : start + VOCABULARY_LOOKUPS])
+                rows = self.db.fetchall(
+                    " UNION ALL ".join([_BOUNDED_COUNT] * len(part)),
+                    [value for term, _ in part for value in (term, _phrase(term), bound)],
+                )
+                found.update(((term, bound), int(count)) for term, count in rows)
+            return found
+
+        kept = self._kept([(term, bound) for term in terms], read)
+        return {term: kept[(term, bound)] for term in terms}
 
     def _in_scope(self, terms: Sequence[str], token: str) -> dict[str, int]:
         """How many documents of the scope (``token``) hold each term, up to COMMON_DOCS + 1.
@@ -255,7 +288,7 @@ class FullTextIndex:
 
         Then the match leaves the scope's token out (:data:`LARGE_SCOPE`).
         """
-        if sum(self._held(terms).values()) > FEW_MATCHES:
+        if sum(self._matching(terms).values()) > FEW_MATCHES:
             return False
         held = self._held([token, None])
         return held[token] > LARGE_SCOPE and 2 * held[token] >= held[None]
@@ -263,19 +296,21 @@ class FullTextIndex:
     def _telling(self, terms: Sequence[str], token: str) -> Sequence[str]:
         """The terms held by at most :data:`COMMON_DOCS` documents of the scope (``token``).
 
-        All of them when none is held by more; the rarest one alone when every one is. FTS5's
-        vocabulary counts a term's documents in every scope at once (an upper bound, read
-        from its index in well under a millisecond); only a term above the bound there is
-        counted in the scope, and only up to the bound.
+        All of them when none is held by more; the rarest one alone when every one is (by the
+        vocabulary's counts, read for that case only). A term's documents in every scope,
+        counted up to a bound (:meth:`_matching`), are an upper bound of its count in the
+        scope: only a term above :data:`COMMON_DOCS` there is counted in the scope, and only
+        up to it.
         """
         if len(terms) < 2:
             return terms
-        held = self._held(terms)
+        held = self._matching(terms)
         scoped = self._in_scope([term for term in terms if held[term] > COMMON_DOCS], token)
         common = {term for term, count in scoped.items() if count > COMMON_DOCS}
         if not common:
             return terms
-        return [term for term in terms if term not in common] or [min(terms, key=held.__getitem__)]
+        rarer = [term for term in terms if term not in common]
+        return rarer or [min(terms, key=self._held(terms).__getitem__)]
 
 
 def _phrase(term: str) -> str:
