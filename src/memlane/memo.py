@@ -14,7 +14,8 @@ Only functions of their arguments alone (text in, an immutable value out) may be
 decorated: nothing read from a store is kept, so a write or a forget is never answered
 from here. But the process memos are keyed by the texts they were asked about, recalled
 notes among them: a forget or a purge empties them all (:func:`forget_process_memos`), so no
-deleted text stays in the process through them.
+deleted text stays in the process through them. A bulk import is not a recall: the memos
+it filled are emptied after it (:func:`bulk_work`).
 """
 
 from __future__ import annotations

@@ -115,6 +115,32 @@ def test_another_connection_s_commit_is_found(
     assert len(whole_reads) == 2
 
 
+def test_a_scope_s_first_search_reads_no_state_only_a_search_the_log_cannot_follow_does(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting the scope (its state) costs as much as the scope is large; the log needs none."""
+    scans = store.dialect.scans  # type: ignore[attr-defined]
+    counted: list[object] = []
+    state_of = scans.state_of
+    monkeypatch.setattr(scans, "state_of", lambda key: counted.append(key) or state_of(key))
+    rng = np.random.default_rng(8)
+    matrix = unit(rng, 20)
+    owners = add(store, "t", "U-1", matrix)
+    assert search(store, "t", "U-1", matrix[0]) == vectors.nearest(matrix[0], owners, matrix, 10)
+    more = unit(rng, 2)
+    owners += add(store, "t", "U-1", more)  # this connection's: the log follows it
+    matrix = np.vstack([matrix, more])
+    assert search(store, "t", "U-1", more[0], k=1) == [owners[-2]]
+    assert counted == []
+    other = SQLSummaryStore(SQLiteDatabase(path))
+    try:
+        owners += add(other, "t", "U-1", unit(rng, 1))
+    finally:
+        other.db.close()
+    assert search(store, "t", "U-1", matrix[1], k=1) == [owners[1]]
+    assert len(counted) == 1  # read whole once the log could not tell, with its state
+
+
 class _Undone(Exception):
     """Raised to roll a write back."""
 
