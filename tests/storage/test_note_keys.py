@@ -15,7 +15,6 @@ import pytest
 import memlane
 from memlane.router.evidence import CLAIM, NOTE, SLOT, WORD, clause_digest, note_keys
 from memlane.router.slots import clauses, slot_keys, slot_probes
-from memlane.storage.sql import note_keys as note_keys_module
 from memlane.storage.sql import schema
 from memlane.storage.sqlite import schema as sqlite_schema
 from memlane.summaries import indexer as indexer_module
@@ -275,7 +274,7 @@ def test_recent_keyed_answers_every_kind_asked_in_few_reads(
     monkeypatch.setattr(store.db, "fetchall", spy)
     together = store.recent_keyed(memory.tenant, "U-1", kinds, (None, None), 5)
     assert list(together) == kinds and len(reads) == 1
-    monkeypatch.setattr(note_keys_module, "KINDS_PER_READ", 2)
+    monkeypatch.setattr(store.dialect, "kinds_per_read", 2)
     assert store.recent_keyed(memory.tenant, "U-1", kinds, (None, None), 5) == together
     assert len(reads) == 3  # three kinds, two a read
     for kind in kinds:
@@ -304,13 +303,13 @@ def test_recent_keyed_sends_a_few_statement_texts_whatever_the_number_of_kinds(
         return fetchall(sql, *rest)
 
     monkeypatch.setattr(store.db, "fetchall", spy)
-    most = note_keys_module.KINDS_PER_READ
+    most = store.dialect.kinds_per_read
     for count in range(1, 2 * most + 2):
         kinds = [filed, *(f"{SLOT}unfiled-{index}" for index in range(count - 1))]
         found = store.recent_keyed(memory.tenant, "U-1", kinds, (None, None), 5)
         assert list(found) == kinds and [row[1] for row in found[filed]] == [note.id]
         assert all(found[kind] == [] for kind in kinds[1:])
-    assert len(texts) == most.bit_length()  # 1, 2, 4, ... KINDS_PER_READ parts
+    assert len(texts) == most.bit_length()  # 1, 2, 4, ... kinds_per_read parts
 
 
 def test_recent_keyed_reads_a_kinds_latest_rows_from_its_time_index(tmp_path: Path) -> None:

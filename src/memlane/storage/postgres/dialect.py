@@ -85,6 +85,7 @@ class PostgresDialect:
     # A single write's definition and believed versions (schema migration 12).
     write_view_function = "memlane_write_view"
     turn_order = "seq"
+    kinds_per_read = 32  # a round trip each statement
     doc_tokens = "to_tsvector('simple', %s)"
     skip_locked = " FOR UPDATE SKIP LOCKED"
     vector_read = "vector::real[]"

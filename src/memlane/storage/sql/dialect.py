@@ -235,6 +235,11 @@ class Dialect(Protocol):
     turn_order: str
     """The column that orders turns said at the same instant in insertion order."""
 
+    kinds_per_read: int
+    """Most slot kinds one statement of ``recent_keyed`` reads, one part of a ``UNION ALL``
+    each (padded to a power of two): a round trip per statement on a server, a compile per
+    connection and a seek per part, padding included, on SQLite."""
+
     put_turn: str
     """``INSERT`` of a turn (``id, tenant, subject, session_id, role, speaker, content,
     said_at``) that replaces a turn stored under the same id, moving it behind the others."""

@@ -27,24 +27,21 @@ TOLD_KEYS_MOST = 20_000
 """Most keys a transaction's :class:`~memlane.storage.base.KeysMoved` lists (a note holds ~100):
 past it (an import), it is told as not only added, and what was kept of the subject is read
 anew, as most of it would be dropped anyway."""
-KINDS_PER_READ = 32
-"""Most kinds read by one statement of :meth:`SQLNoteKeys.recent_keyed`: one part of a
-``UNION ALL`` each (SQLite allows 500)."""
 
 
-def padded_kinds(count: int) -> int:
+def padded_kinds(count: int, most: int) -> int:
     """How many parts a statement reading ``count`` kinds has: the next power of two.
 
-    At most :data:`KINDS_PER_READ`; the parts past ``count`` match nothing. So the texts are
-    a handful, each compiled once per connection and kept in its statement cache (psycopg
-    prepares a text run five times). Compiling one takes ~40 us a part on SQLite (2.6 ms for
-    64); with a text per count of kinds, a fresh connection compiled one at most of its first
-    fifty recalls.
+    At most ``most`` (the dialect's ``kinds_per_read``); the parts past ``count`` match
+    nothing. So the texts are a handful, each compiled once per connection and kept in its
+    statement cache (psycopg prepares a text run five times). Compiling one takes ~40 us a
+    part on SQLite (2.6 ms for 64); with a text per count of kinds, a fresh connection
+    compiled one at most of its first fifty recalls.
 
-    >>> [padded_kinds(count) for count in (1, 2, 3, 5, 17, 32)]
+    >>> [padded_kinds(count, 32) for count in (1, 2, 3, 5, 17, 32)]
     [1, 2, 4, 8, 32, 32]
     """
-    return min(KINDS_PER_READ, 1 << (count - 1).bit_length())
+    return min(most, 1 << (count - 1).bit_length())
 
 
 class SQLNoteKeys(SQLStore):
@@ -238,8 +235,8 @@ class SQLNoteKeys(SQLStore):
         then stored, then the lower id); every kind of ``kinds`` is in the answer. Each kind
         is read from ``note_keys_recent`` (kinds of :data:`TIMED_KINDS` only) in that order
         and stops after ``limit`` rows, so its cost is ``limit``, not how many notes hold
-        the kind; the kinds are read together, :data:`KINDS_PER_READ` a round trip, by
-        statements of a few shapes (:func:`padded_kinds`).
+        the kind; the kinds are read together, the dialect's ``kinds_per_read`` a
+        statement, by statements of a few shapes (:func:`padded_kinds`).
         """
         found: dict[str, list[tuple[str, int, int, int]]] = {kind: [] for kind in kinds}
         if any(not kind.startswith(TIMED_KINDS) for kind in found):
@@ -259,9 +256,10 @@ class SQLNoteKeys(SQLStore):
         # join on an estimate of the rows, reading every note of the tenant.
         live = "(SELECT n.id FROM notes AS n WHERE n.id = r.note_id AND n.deleted_at IS NULL)"
         wanted: list[str | None] = list(found)
-        for first in range(0, len(wanted), KINDS_PER_READ):
-            chunk = wanted[first : first + KINDS_PER_READ]
-            chunk += [None] * (padded_kinds(len(chunk)) - len(chunk))  # `kind = NULL`: none
+        most = self.dialect.kinds_per_read
+        for first in range(0, len(wanted), most):
+            chunk = wanted[first : first + most]
+            chunk += [None] * (padded_kinds(len(chunk), most) - len(chunk))  # `kind = NULL`
             union = " UNION ALL ".join(one.format(index) for index in range(len(chunk)))
             parameters = [
                 value for kind in chunk for value in (tenant, subject, kind, *bounds, limit)

@@ -60,6 +60,10 @@ class SQLiteDialect:
     apply_function = ""
     write_view_function = ""
     turn_order = "rowid"
+    # No round trips to save: 32 a statement made a fresh connection compile parts of up to
+    # 32 and seek the padding's; 8 read a first recall's ~70 kinds in 3.6-3.9 ms instead of
+    # 5.2-5.4, and steady recalls' kinds no slower (docs/benchmarks.md, stop 43).
+    kinds_per_read = 8
     doc_tokens = ""
     skip_locked = ""
     vector_read = "vector"
