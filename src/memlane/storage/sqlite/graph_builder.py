@@ -53,10 +53,13 @@ SCANNED_MAX = 20_000
 larger scope ranks its newest :data:`.ann.RANKED_BEHIND` vectors until its graph is ready, and the
 rest is found by words meanwhile, as items not yet embedded are: the exact scan of 10^6 vectors
 read a gigabyte per search (seconds) for the many minutes such a build takes."""
-PATCH_PIECE = 32
+PATCH_PIECE = 16
 """Vectors the building thread adds to a graph at a time, each piece under the graph's lock
-(:meth:`GraphBuilder._catch_up`): a search of the scope waits for one piece at most (~16 ms
-at ~0.5 ms a vector in a graph of 10^6; usearch releases the GIL while it adds)."""
+(:meth:`GraphBuilder._catch_up`): a search of the scope waits for one piece at most (~8 ms
+at ~0.5 ms a vector in a graph of 10^6; usearch releases the GIL while it adds). Recalls
+while a 10^5-note import's backlog drained waited 6.3-6.8 ms (median) for the lock with
+pieces of 32, 2.8 with 16 and 0.0-0.9 with 8, the drain taking 6.7-8.0, 7.7 and 8.3-8.8 s
+(docs/benchmarks.md, stop 43)."""
 FOLLOW_EVERY = CHUNK
 """Vectors the background indexer stores between two looks at the scopes they went to
 (:meth:`GraphBuilder.follow`): large ones get their graph built or brought up to date."""
