@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from memlane.errors import InvalidInput
-from memlane.locations import is_postgres, scheme
+from memlane.locations import POSTGRES_SCHEMES, scheme
 from memlane.storage.base import Backend
 from memlane.storage.fact_stores import FactStore, FactWriter, Scope
 
@@ -28,7 +28,8 @@ def open_backend(url: str | os.PathLike[str] | None) -> Backend:
     location = os.fspath(url) if url is not None else os.environ.get("MEMLANE_URL", DEFAULT_URL)
     if not location.strip():
         raise InvalidInput("url", "empty memory location")
-    if is_postgres(location):
+    named = scheme(location)
+    if named in POSTGRES_SCHEMES:
         try:
             import psycopg  # noqa: F401
             import psycopg_pool  # noqa: F401
@@ -39,7 +40,6 @@ def open_backend(url: str | os.PathLike[str] | None) -> Backend:
         from memlane.storage.postgres import open_postgres
 
         return open_postgres(location)
-    named = scheme(location)
     if named == "sqlite":
         # sqlite:///relative.db, sqlite:////absolute.db, sqlite:///:memory: (as SQLAlchemy)
         rest = location.split("://", 1)[1]
