@@ -162,11 +162,10 @@ class FullTextIndex:
         """
 
         def read(missing: Sequence[_Counted]) -> dict[_Counted, int]:
-            found: dict[_Counted, int] = dict.fromkeys(missing, 0)
-            for start in range(0, len(missing), VOCABULARY_LOOKUPS):
-                part = cast(list[str | None], missing[start : start + VOCABULARY_LOOKUPS])
-                found.update(self._vocabulary_counts(part))
-            return found
+            counted = _in_statements(
+                missing, lambda part: self._vocabulary_counts(cast(list[str | None], part))
+            )
+            return dict.fromkeys(missing, 0) | counted
 
         kept = self._kept(terms, read)
         return {term: kept[term] for term in terms}
@@ -183,18 +182,19 @@ class FullTextIndex:
         bound = max(COMMON_DOCS, FEW_MATCHES) + 1
 
         def read(missing: Sequence[_Counted]) -> dict[_Counted, int]:
-            found: dict[_Counted, int] = {}
-            for start in range(0, len(missing), VOCABULARY_LOOKUPS):
-                part = cast(list[tuple[str, int]], missing[start : start + VOCABULARY_LOOKUPS])
-                rows = self.db.fetchall(
-                    " UNION ALL ".join([_BOUNDED_COUNT] * len(part)),
-                    [value for term, _ in part for value in (term, _phrase(term), bound)],
-                )
-                found.update(((term, bound), int(count)) for term, count in rows)
-            return found
+            return _in_statements(missing, lambda part: self._bounded_counts(part, bound))
 
         kept = self._kept([(term, bound) for term in terms], read)
         return {term: kept[(term, bound)] for term in terms}
+
+    def _bounded_counts(self, keys: Sequence[_Counted], bound: int) -> list[tuple[_Counted, int]]:
+        """Each ``(term, bound)`` key's matches counted up to ``bound``, in one statement."""
+        terms = [cast(tuple[str, int], key)[0] for key in keys]
+        rows = self.db.fetchall(
+            " UNION ALL ".join([_BOUNDED_COUNT] * len(terms)),
+            [value for term in terms for value in (term, _phrase(term), bound)],
+        )
+        return [((term, bound), int(count)) for term, count in rows]
 
     def _in_scope(self, terms: Sequence[str], token: str) -> dict[str, int]:
         """How many documents of the scope (``token``) hold each term, up to COMMON_DOCS + 1.
@@ -311,6 +311,17 @@ class FullTextIndex:
             return terms
         rarer = [term for term in terms if term not in common]
         return rarer or [min(terms, key=self._held(terms).__getitem__)]
+
+
+def _in_statements(
+    missing: Sequence[_Counted],
+    counted: Callable[[Sequence[_Counted]], Sequence[tuple[_Counted, int]]],
+) -> dict[_Counted, int]:
+    """What ``counted`` reads of ``missing``, :data:`VOCABULARY_LOOKUPS` keys a statement."""
+    found: dict[_Counted, int] = {}
+    for start in range(0, len(missing), VOCABULARY_LOOKUPS):
+        found.update(counted(missing[start : start + VOCABULARY_LOOKUPS]))
+    return found
 
 
 def _phrase(term: str) -> str:
