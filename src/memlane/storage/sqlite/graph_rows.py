@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from memlane.storage.base import DocKind
 from memlane.storage.sql.summaries import search_scope
+from memlane.storage.vectors import as_matrix
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -158,9 +159,9 @@ def as_rows(rows: Sequence[Any], dims: int) -> npt.NDArray[np.float32] | None:
     """The vectors (second column) of ``rows`` as one matrix; ``None`` if one is another width."""
     if any(len(row[1]) != 4 * dims for row in rows):
         return None
-    return np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32).reshape(
-        len(rows), dims
-    )
+    if not rows:
+        return np.empty((0, dims), dtype=np.float32)
+    return as_matrix([row[1] for row in rows])
 
 
 def _ids(rows: Sequence[Any]) -> Ids:
