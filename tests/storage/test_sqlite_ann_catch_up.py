@@ -201,8 +201,9 @@ def test_the_building_thread_waits_for_the_requests_before_each_step(
 ) -> None:
     """Niceness shares the cores, not the interpreter: a catch-up beside a recall made it wait
     for the interpreter at every return from the database. Each step (a build's chunk, a
-    catch-up's reads and pieces) now waits for the requests in progress, as paced writes do."""
-    monkeypatch.setattr(pacing, "STEP_SECONDS", 0.0)  # every pause waits (no 5 ms of work)
+    catch-up's reads and pieces) now waits for the requests in progress: every step, not
+    once per :data:`memlane.pacing.STEP_SECONDS` of them as paced writes do."""
+    monkeypatch.setattr(pacing, "STEP_SECONDS", 60.0)  # a write's pacing would not wait here
     monkeypatch.setattr(graph_builder, "PATCH_PIECE", 10)
     request_ended = threading.Event()
     request_ended.set()  # none in progress while the graph is built

@@ -185,7 +185,11 @@ class GraphBuilder:
 
         The caller's requests in progress then go first: a catch-up beside the first recall
         after an import of 10^5 notes, reading ids and adding vectors in 5 ms turns of the
-        interpreter, made that recall wait 29 of its 84 ms (stop 42). A step (a piece of
+        interpreter, made that recall wait 29 of its 84 ms (stop 42). It waits after every
+        step, not once per 5 ms of steps as long writes do: each time a recall's thread comes
+        back from the database or numpy it waits for whichever thread holds the interpreter,
+        and a catch-up that went on for 5 ms of steps beside recalls took 70 ms of CPU
+        during ten of them (docs/benchmarks.md, stop 44). A step (a piece of
         :data:`PATCH_PIECE` vectors, a chunk of a build, one read) is never cut; the wait is
         bounded by ``wait_for_requests`` (the indexer's
         :meth:`~memlane.summaries.indexer.Indexer.requests_first`), so requests that never
@@ -213,7 +217,7 @@ class GraphBuilder:
 
     def _work(self) -> None:
         lower_priority(BUILD_NICE)
-        with paced(lambda: self._wait_for_requests()):
+        with paced(lambda: self._wait_for_requests(), step=0.0):  # (see ``pace``)
             self._serve()
 
     def _serve(self) -> None:
