@@ -65,6 +65,7 @@ from memlane.storage.sqlite.graph_rows import (
     embedded_count,
     newest_embedded,
 )
+from memlane.storage.sqlite.recent_vectors import RecentVectors
 from memlane.storage.sqlite.scope_graph import IN_STEP, NO_IDS, Graph, Lacking
 
 if TYPE_CHECKING:
@@ -122,6 +123,8 @@ class VectorIndexes(GraphBuilder):
         self.directory = graph_files.directory_of(database)
         """Where graphs are saved and loaded (``None``: nowhere, e.g. an in-memory database)."""
         self._index_class = usearch_index()
+        self.recent = RecentVectors(database) if self._index_class is not None else None
+        """The vectors stored last, kept for ranking what a graph lacks (none without graphs)."""
         self._changes = database.doc_changes
         self._graphs: OrderedDict[ScopeKey, Graph] = OrderedDict()
         self._small: dict[ScopeKey, Stamp] = {}  # scopes found small at a stamp
@@ -154,8 +157,25 @@ class VectorIndexes(GraphBuilder):
             candidates = scope_graph.candidates(graph, vector, OVERFETCH * limit)
             lacking = behind.new[-RANKED_BEHIND:]
             wanted = min(limit, len(graph.ids) + len(lacking))
-        found = scope_graph.rank(self.db, key, [*candidates, *lacking.tolist()], vector, limit)
+        found = self._ranked(key, candidates, lacking.tolist(), vector, limit)
         return found if len(found) >= wanted else None
+
+    def _ranked(
+        self, key: ScopeKey, candidates: list[int], lacking: list[int], vector: Vector, limit: int
+    ) -> list[int]:
+        """The graph's ``candidates`` and the ``lacking`` docs ranked by their stored vectors.
+
+        The lacking ones are mostly what this process stored last: their vectors are taken
+        from :attr:`recent` where it has them, not read again.
+        """
+        known = self.recent.known(key[3], lacking) if lacking and self.recent else None
+        try:
+            return scope_graph.rank(self.db, key, [*candidates, *lacking], vector, limit, known)
+        except scope_graph.Stale as stale:
+            _log.warning("vectors kept in memory let go of: %s", stale)
+            assert self.recent is not None
+            self.recent.forget()
+            return scope_graph.rank(self.db, key, [*candidates, *lacking], vector, limit)
 
     def _unbuilt(self, key: ScopeKey, vector: Vector, limit: int) -> list[int] | None:
         """A scope without a graph: ``None`` (scan it exactly), or its newest vectors ranked.
@@ -167,7 +187,7 @@ class VectorIndexes(GraphBuilder):
             if key not in self._unscanned:
                 return None
         newest = newest_embedded(self.db, key, 0, RANKED_BEHIND)
-        return scope_graph.rank(self.db, key, newest.tolist(), vector, limit)
+        return self._ranked(key, [], newest.tolist(), vector, limit)
 
     def _consider(self, key: ScopeKey, stamp: Stamp) -> Graph | None:
         """A large scope's saved graph, mapped; else mark a small scope, or have one built.

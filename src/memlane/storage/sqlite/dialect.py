@@ -219,12 +219,19 @@ class SQLiteDialect:
         return True
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
-        """Store the float32 blobs as they are."""
+        """Store the float32 blobs as they are; once committed, they are kept in memory too.
+
+        (:mod:`.recent_vectors`: a search ranking what its graph lacks reads them from there.)
+        """
         self.db.executemany(
             "UPDATE search_docs SET model = %s, vector = %s, claimed_until = NULL "
             "WHERE id = %s AND deleted_at IS NULL",
             [(model, blob, doc_id) for doc_id, blob in vectors],
         )
+        recent = self.vector_indexes.recent
+        if recent is not None:
+            written_at = recent.written_at()
+            self.db.after_commit(lambda: recent.keep(model, vectors, written_at))
 
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """A large scope's graph (:mod:`.ann`), else exact: the scope's matrix @ query.

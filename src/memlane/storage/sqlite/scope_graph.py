@@ -32,6 +32,7 @@ from memlane.storage.sqlite.graph_rows import (
     highest_embedded,
     vector_chunk,
 )
+from memlane.storage.sqlite.recent_vectors import Known
 
 NO_IDS: Ids = np.empty(0, dtype=np.int64)
 
@@ -309,17 +310,66 @@ def _searched(index: Any, query: Vector, count: int) -> list[tuple[float, int]]:
     return [(float(d), int(k)) for d, k in zip(distances, keys, strict=True)]
 
 
-def rank(db: Reads, key: ScopeKey, docs: Sequence[int], vector: Vector, limit: int) -> list[int]:
-    """Owner ids of the docs still in scope, by their stored vectors: best first, ties by id."""
+class Stale(Exception):
+    """A vector kept in memory differs from the one stored for its doc (:func:`rank`)."""
+
+
+def rank(
+    db: Reads,
+    key: ScopeKey,
+    docs: Sequence[int],
+    vector: Vector,
+    limit: int,
+    known: Known | None = None,
+) -> list[int]:
+    """Owner ids of the docs still in scope, by their stored vectors: best first, ties by id.
+
+    ``known``: the vectors of some of ``docs`` kept in memory (:mod:`.recent_vectors`), not
+    read again; only those ranked first are, for their owners and to drop any no longer in
+    scope (the next ones then move up). :class:`Stale` if one was kept wrong.
+    """
     if not docs:
         return []
-    rows = docs_of(db, key, docs, "id, owner_id, vector")
+    kept = known.row_of if known is not None else {}
+    unread = [doc for doc in dict.fromkeys(docs) if doc not in kept]
+    rows = docs_of(db, key, unread, "id, owner_id, vector") if unread else []
     matrix = as_rows([(row[0], row[2]) for row in rows], len(vector))
     if matrix is None:
         return []
+    ids = [row[0] for row in rows]
+    owners: list[int | None] = [row[1] for row in rows]
     scores = matrix @ vector
-    order = np.lexsort((np.asarray([row[0] for row in rows]), -scores))[:limit]
-    return [int(rows[i][1]) for i in order]
+    if known is not None and kept:
+        if known.matrix.shape[1] != len(vector):
+            return []
+        ids += list(kept)  # (in the order of its rows)
+        owners += [None] * len(kept)
+        scores = np.concatenate([scores, known.matrix @ vector])
+    order = np.lexsort((np.asarray(ids, dtype=np.int64), -scores)).tolist()
+    found: list[int] = []
+    while order and len(found) < limit:
+        first, order = order[: limit - len(found)], order[limit - len(found) :]
+        unowned = [ids[i] for i in first if owners[i] is None]
+        checked = _owners_checked(db, key, unowned, known) if known is not None and unowned else {}
+        found += [
+            int(owner)
+            for i in first
+            if (owner := owners[i] if owners[i] is not None else checked.get(ids[i])) is not None
+        ]
+    return found
+
+
+def _owners_checked(
+    db: Reads, key: ScopeKey, docs: list[int], known: Known | None
+) -> dict[int, int]:
+    """The owners of ``docs`` still in scope, each stored vector checked against ``known``."""
+    assert known is not None
+    owners = {}
+    for doc, owner, stored in docs_of(db, key, docs, "id, owner_id, vector"):
+        if stored != known.matrix[known.row_of[doc]].tobytes():
+            raise Stale(f"doc {doc}: kept vector differs from the stored one")
+        owners[doc] = owner
+    return owners
 
 
 def build(
