@@ -189,9 +189,9 @@ class GraphBuilder:
         step, not once per 5 ms of steps as long writes do: each time a recall's thread comes
         back from the database or numpy it waits for whichever thread holds the interpreter,
         and a catch-up that went on for 5 ms of steps beside recalls took 70 ms of CPU
-        during ten of them (docs/benchmarks.md, stop 44). A step (a piece of
-        :data:`PATCH_PIECE` vectors, a chunk of a build, one read) is never cut; the wait is
-        bounded by ``wait_for_requests`` (the indexer's
+        during ten of them, 40 ms waiting after each step (docs/benchmarks.md, stop 44).
+        A step (a piece of :data:`PATCH_PIECE` vectors, a chunk of a build, one read) is
+        never cut; the wait is bounded by ``wait_for_requests`` (the indexer's
         :meth:`~memlane.summaries.indexer.Indexer.requests_first`), so requests that never
         pause delay a build, never stop it.
         """
