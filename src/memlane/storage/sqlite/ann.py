@@ -168,14 +168,16 @@ class VectorIndexes(GraphBuilder):
         The lacking ones are mostly what this process stored last: their vectors are taken
         from :attr:`recent` where it has them, not read again.
         """
-        known = self.recent.known(key[3], lacking) if lacking and self.recent else None
+        docs = [*candidates, *lacking]
+        if self.recent is None or not lacking:
+            return scope_graph.rank(self.db, key, docs, vector, limit)
         try:
-            return scope_graph.rank(self.db, key, [*candidates, *lacking], vector, limit, known)
+            known = self.recent.known(key[3], lacking)
+            return scope_graph.rank(self.db, key, docs, vector, limit, known)
         except scope_graph.Stale as stale:
             _log.warning("vectors kept in memory let go of: %s", stale)
-            assert self.recent is not None
             self.recent.forget()
-            return scope_graph.rank(self.db, key, [*candidates, *lacking], vector, limit)
+            return scope_graph.rank(self.db, key, docs, vector, limit)
 
     def _unbuilt(self, key: ScopeKey, vector: Vector, limit: int) -> list[int] | None:
         """A scope without a graph: ``None`` (scan it exactly), or its newest vectors ranked.

@@ -349,21 +349,20 @@ def rank(
     found: list[int] = []
     while order and len(found) < limit:
         first, order = order[: limit - len(found)], order[limit - len(found) :]
-        unowned = [ids[i] for i in first if owners[i] is None]
-        checked = _owners_checked(db, key, unowned, known) if known is not None and unowned else {}
-        found += [
-            int(owner)
-            for i in first
-            if (owner := owners[i] if owners[i] is not None else checked.get(ids[i])) is not None
-        ]
+        checked = _owners_checked(db, key, [ids[i] for i in first if owners[i] is None], known)
+        for i in first:
+            owner = owners[i] if owners[i] is not None else checked.get(ids[i])
+            if owner is not None:  # (a kept doc no longer in scope has none)
+                found.append(int(owner))
     return found
 
 
 def _owners_checked(
     db: Reads, key: ScopeKey, docs: list[int], known: Known | None
 ) -> dict[int, int]:
-    """The owners of ``docs`` still in scope, each stored vector checked against ``known``."""
-    assert known is not None
+    """The owners of kept ``docs`` still in scope, each stored vector checked against ``known``."""
+    if not docs or known is None:
+        return {}
     owners = {}
     for doc, owner, stored in docs_of(db, key, docs, "id, owner_id, vector"):
         if stored != known.matrix[known.row_of[doc]].tobytes():
