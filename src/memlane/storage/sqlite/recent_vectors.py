@@ -12,10 +12,12 @@ A doc's vector does not change while its row exists (its text never changes; ano
 vector is another scope), but its id can be taken again once the row is deleted: SQLite gives
 a new row the highest id plus one. So all that is kept is let go of
 
-- when a row of ``search_docs`` is deleted on the shared connection (a temporary trigger calls
-  :meth:`RecentVectors.forget`; a purge, a summary's doc replaced, a rollback of nothing kept),
+- when a row of ``search_docs`` is deleted on the shared connection (a purge, a summary's doc
+  replaced: a temporary trigger calls :meth:`RecentVectors.forget`),
 - when another connection committed (``PRAGMA data_version`` moved): nothing is known of what
   it deleted; vectors are kept only if none did between their write and their keeping.
+
+Vectors are kept once their write committed: a write rolled back keeps nothing.
 
 The rows ranked first are read back anyway (their owners, and that each is still in scope):
 a kept vector found to differ from the stored one there raises :class:`.scope_graph.Stale`,
