@@ -19,6 +19,7 @@ from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sqlite import recent_vectors, scope_graph
 from memlane.storage.sqlite.recent_vectors import RecentVectors
 from tests.support.ann_graphs import (
+    DIMS,
     MODEL,
     add,
     behind,
@@ -55,8 +56,8 @@ def _exact(matrix: np.ndarray, owners: list[int], query: np.ndarray, k: int = 10
 
 def _kept(recent: RecentVectors, docs: list[int]) -> list[int]:
     """Which of ``docs`` have their vector kept (and trusted now), in order."""
-    known = recent.known(MODEL, docs)
-    return [] if known is None else sorted(known.row_of)
+    known = recent.known(MODEL, docs, np.ones(DIMS, dtype=np.float32))
+    return [] if known is None else sorted(known.at)
 
 
 def _doc_of(store: SQLSummaryStore, note: int) -> int:

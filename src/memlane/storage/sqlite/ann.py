@@ -172,7 +172,7 @@ class VectorIndexes(GraphBuilder):
         if self.recent is None or not lacking:
             return scope_graph.rank(self.db, key, docs, vector, limit)
         try:
-            known = self.recent.known(key[3], lacking)
+            known = self.recent.known(key[3], lacking, vector)
             return scope_graph.rank(self.db, key, docs, vector, limit, known)
         except scope_graph.Stale as stale:
             _log.warning("vectors kept in memory let go of: %s", stale)

@@ -6,7 +6,9 @@ being built. Read back from the database at every search, those ~2,000 rows cost
 during a 10^5-note import's drain 9-15 ms of CPU (docs/benchmarks.md, stop 44): they are the
 vectors this process's indexer has just stored. So each committed ``put_vectors`` leaves them
 here, rows of one matrix per model, and a search reads only those it does not find
-(:meth:`RecentVectors.known`): no row read, no blob joined into a matrix again.
+(:meth:`RecentVectors.known`): no row read, no blob joined into a matrix again, and no copy
+of the rows either: the whole matrix is scored in place (a fresh 2 MB array cost 5-6 ms of
+page faults a recall on this VM; docs/benchmarks.md, stop 44).
 
 A doc's vector does not change while its row exists (its text never changes; another model's
 vector is another scope), but its id can be taken again once the row is deleted: SQLite gives
@@ -20,7 +22,7 @@ a new row the highest id plus one. So all that is kept is let go of
 Vectors are kept once their write committed: a write rolled back keeps nothing.
 
 The rows ranked first are read back anyway (their owners, and that each is still in scope):
-a kept vector found to differ from the stored one there raises :class:`.scope_graph.Stale`,
+a kept score found to differ from the stored vector's there raises :class:`.scope_graph.Stale`,
 and the search ranks by the stored vectors alone.
 """
 
@@ -34,6 +36,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+
+from memlane.storage.sql.dialect import Vector
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.database import SQLiteDatabase
@@ -52,10 +56,10 @@ _TRIGGER = (
 
 
 class Known(NamedTuple):
-    """Kept vectors of some docs: ``matrix`` row ``row_of[doc]`` is ``doc``'s (a copy)."""
+    """The scores of some docs' kept vectors against a query: ``scores[at[doc]]`` is ``doc``'s."""
 
-    row_of: dict[int, int]
-    matrix: npt.NDArray[np.float32]
+    at: dict[int, int]
+    scores: npt.NDArray[np.float32]
 
 
 class _Ring:
@@ -63,15 +67,17 @@ class _Ring:
 
     def __init__(self, width: int) -> None:
         self.width = width
-        self.matrix = np.empty((KEPT_VECTORS, width // 4), dtype=np.float32)
+        self.matrix = np.zeros((KEPT_VECTORS, width // 4), dtype=np.float32)
         self.row_of: dict[int, int] = {}
         self.doc_at: list[int | None] = [None] * KEPT_VECTORS
         self.next = 0
+        self.filled = 0  # rows written at least once (the first ones)
 
     def put(self, doc_id: int, blob: bytes) -> None:
         row = self.row_of.get(doc_id)
         if row is None:
             row, self.next = self.next, (self.next + 1) % len(self.doc_at)
+            self.filled = max(self.filled, row + 1)
             evicted = self.doc_at[row]
             if evicted is not None:
                 del self.row_of[evicted]
@@ -117,8 +123,11 @@ class RecentVectors:
                     ring = self._rings[model] = _Ring(len(blob))
                 ring.put(doc_id, blob)
 
-    def known(self, model: str, doc_ids: Collection[int]) -> Known | None:
-        """The kept vectors of these docs (``None``: none kept, or none trusted now)."""
+    def known(self, model: str, doc_ids: Collection[int], vector: Vector) -> Known | None:
+        """The scores against ``vector`` of these docs' kept vectors.
+
+        ``None``: none kept, none trusted now, or kept at another width.
+        """
         if not self._rings:
             return None
         with self._version_now() as version:
@@ -129,10 +138,12 @@ class RecentVectors:
                 self._rings.clear()
                 return None
             rows = [(doc, row) for doc in doc_ids if (row := ring.row_of.get(doc)) is not None]
-            if not rows:
+            if not rows or ring.matrix.shape[1] != len(vector):
                 return None
-            row_of = {doc: i for i, (doc, _) in enumerate(rows)}
-            return Known(row_of, ring.matrix[[row for _, row in rows]])
+            scored = ring.matrix[: ring.filled] @ vector  # (in place: only scores are copied)
+            return Known(
+                {doc: i for i, (doc, _) in enumerate(rows)}, scored[[row for _, row in rows]]
+            )
 
     def forget(self) -> None:
         """Let go of every kept vector."""

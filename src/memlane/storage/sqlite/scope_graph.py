@@ -310,6 +310,10 @@ def _searched(index: Any, query: Vector, count: int) -> list[tuple[float, int]]:
     return [(float(d), int(k)) for d, k in zip(distances, keys, strict=True)]
 
 
+SAME_SCORE = 1e-5
+"""Relative difference under which a kept vector's score is the stored vector's (:func:`rank`)."""
+
+
 class Stale(Exception):
     """A vector kept in memory differs from the one stored for its doc (:func:`rank`)."""
 
@@ -330,7 +334,7 @@ def rank(
     """
     if not docs:
         return []
-    kept = known.row_of if known is not None else {}
+    kept = known.at if known is not None else {}
     unread = [doc for doc in dict.fromkeys(docs) if doc not in kept]
     rows = docs_of(db, key, unread, "id, owner_id, vector") if unread else []
     matrix = as_rows([(row[0], row[2]) for row in rows], len(vector))
@@ -340,16 +344,15 @@ def rank(
     owners: list[int | None] = [row[1] for row in rows]
     scores = matrix @ vector
     if known is not None and kept:
-        if known.matrix.shape[1] != len(vector):
-            return []
-        ids += list(kept)  # (in the order of its rows)
+        ids += list(kept)  # (in the order of its scores)
         owners += [None] * len(kept)
-        scores = np.concatenate([scores, known.matrix @ vector])
+        scores = np.concatenate([scores, known.scores])
     order = np.lexsort((np.asarray(ids, dtype=np.int64), -scores)).tolist()
     found: list[int] = []
     while order and len(found) < limit:
         first, order = order[: limit - len(found)], order[limit - len(found) :]
-        checked = _owners_checked(db, key, [ids[i] for i in first if owners[i] is None], known)
+        unowned = [ids[i] for i in first if owners[i] is None]
+        checked = _owners_checked(db, key, unowned, vector, known)
         for i in first:
             owner = owners[i] if owners[i] is not None else checked.get(ids[i])
             if owner is not None:  # (a kept doc no longer in scope has none)
@@ -358,15 +361,23 @@ def rank(
 
 
 def _owners_checked(
-    db: Reads, key: ScopeKey, docs: list[int], known: Known | None
+    db: Reads, key: ScopeKey, docs: list[int], vector: Vector, known: Known | None
 ) -> dict[int, int]:
-    """The owners of kept ``docs`` still in scope, each stored vector checked against ``known``."""
+    """The owners of kept ``docs`` still in scope, each stored vector's score checked.
+
+    A kept vector that scores as the stored one ranks as it (to float32's rounding, which
+    differs between one product and a matrix's); one that does not was kept wrong.
+    """
     if not docs or known is None:
         return {}
     owners = {}
     for doc, owner, stored in docs_of(db, key, docs, "id, owner_id, vector"):
-        if stored != known.matrix[known.row_of[doc]].tobytes():
-            raise Stale(f"doc {doc}: kept vector differs from the stored one")
+        if len(stored) != 4 * len(vector):
+            raise Stale(f"doc {doc}: the stored vector is of another width")
+        kept = float(known.scores[known.at[doc]])
+        score = float(np.frombuffer(stored, dtype=np.float32) @ vector)
+        if abs(kept - score) > SAME_SCORE * max(1.0, abs(score)):
+            raise Stale(f"doc {doc}: kept vector scores {kept}, the stored one {score}")
         owners[doc] = owner
     return owners
 
