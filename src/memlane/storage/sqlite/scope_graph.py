@@ -328,9 +328,10 @@ def rank(
 ) -> list[int]:
     """Owner ids of the docs still in scope, by their stored vectors: best first, ties by id.
 
-    ``known``: the vectors of some of ``docs`` kept in memory (:mod:`.recent_vectors`), not
-    read again; only those ranked first are, for their owners and to drop any no longer in
-    scope (the next ones then move up). :class:`Stale` if one was kept wrong.
+    ``known``: the scores of some of ``docs`` by their vectors kept in memory
+    (:mod:`.recent_vectors`), not read again; only those ranked first are, for their owners,
+    to drop any no longer in scope (the next ones then move up), and to check their scores:
+    :class:`Stale` if one was kept wrong.
     """
     if not docs:
         return []
