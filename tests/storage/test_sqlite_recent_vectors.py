@@ -163,6 +163,15 @@ def test_nothing_is_kept_of_a_write_rolled_back(store: SQLSummaryStore) -> None:
 
 def test_only_the_newest_are_kept(store: SQLSummaryStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recent_vectors, "KEPT_VECTORS", 50)
-    notes = add(store, "t", "U-1", unit(np.random.default_rng(87), 120))
+    rng = np.random.default_rng(87)
+    matrix = unit(rng, 120)
+    notes = add(store, "t", "U-1", matrix)
     docs = [_doc_of(store, n) for n in notes]
     assert _kept(_recent(store), docs) == docs[-50:]
+    query = unit(rng, 1)[0]  # the ring went round: each kept doc still scores by its own vector
+    known = _recent(store).known(MODEL, docs, query)
+    assert known is not None
+    scores = {doc: float(known.scores[at]) for doc, at in known.at.items()}
+    assert scores == pytest.approx(
+        {doc: float(matrix[i] @ query) for i, doc in enumerate(docs) if i >= 70}
+    )

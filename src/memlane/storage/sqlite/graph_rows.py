@@ -157,11 +157,13 @@ def contains(ids: Ids, values: Ids) -> npt.NDArray[np.bool_]:
 
 def as_rows(rows: Sequence[Any], dims: int) -> npt.NDArray[np.float32] | None:
     """The vectors (second column) of ``rows`` as one matrix; ``None`` if one is another width."""
-    if any(len(row[1]) != 4 * dims for row in rows):
-        return None
     if not rows:
         return np.empty((0, dims), dtype=np.float32)
-    return as_matrix([row[1] for row in rows])
+    try:
+        matrix = as_matrix([row[1] for row in rows])
+    except ValueError:  # widths differ
+        return None
+    return matrix if matrix.shape[1] == dims else None
 
 
 def _ids(rows: Sequence[Any]) -> Ids:

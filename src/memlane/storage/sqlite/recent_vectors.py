@@ -71,13 +71,11 @@ class _Ring:
         self.row_of: dict[int, int] = {}
         self.doc_at: list[int | None] = [None] * KEPT_VECTORS
         self.next = 0
-        self.filled = 0  # rows written at least once (the first ones)
 
     def put(self, doc_id: int, blob: bytes) -> None:
         row = self.row_of.get(doc_id)
         if row is None:
             row, self.next = self.next, (self.next + 1) % len(self.doc_at)
-            self.filled = max(self.filled, row + 1)
             evicted = self.doc_at[row]
             if evicted is not None:
                 del self.row_of[evicted]
@@ -140,7 +138,8 @@ class RecentVectors:
             rows = [(doc, row) for doc in doc_ids if (row := ring.row_of.get(doc)) is not None]
             if not rows or ring.matrix.shape[1] != len(vector):
                 return None
-            scored = ring.matrix[: ring.filled] @ vector  # (in place: only scores are copied)
+            # The rows written so far are the first ones, one per doc kept: scored in place.
+            scored = ring.matrix[: len(ring.row_of)] @ vector
             return Known(
                 {doc: i for i, (doc, _) in enumerate(rows)}, scored[[row for _, row in rows]]
             )
