@@ -7,8 +7,11 @@ TOAST and indexes, read under the server's data directory after a CHECKPOINT).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -17,6 +20,12 @@ from memlane.server.model import ApiKey
 from tests.conftest import FakeClock
 from tests.support.privacy import fill as fill_lanes
 from tests.support.services import stored_bytes
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from memlane.storage.postgres.database import PostgresDatabase
+    from memlane.storage.sql import SQLPrivacyStore
 
 SECRETS = ("Shanghaiville", "13800001234", "138-0000-1234", "zed@example.org", "Quokkaberry")
 
@@ -230,6 +239,74 @@ def test_a_purge_blocked_by_a_long_transaction_fails_and_is_retried(postgres_url
         assert b"Zanzibarite" not in stored_bytes(postgres_url)
         with database.write(), pytest.raises(StorageError, match="inside a write"):
             store.purge("t", None, now=40, immediately=True)
+    finally:
+        database.close()
+
+
+def _forgotten_note(database: PostgresDatabase, store: SQLPrivacyStore, secret: str) -> None:
+    """A note of subject A holding ``secret``, forgotten and due at once."""
+    with database.write():
+        database.execute(
+            "INSERT INTO notes (tenant, subject, text, said_at, tx_from, provenance) "
+            f"VALUES ('t', 'A', 'the {secret} secret', 1, 1, '[]')"
+        )
+    store.forget("t", "A", None, now=10, purge_due=10, reason=None, requested_by=None)
+
+
+@contextmanager
+def old_snapshot(postgres_url: str) -> Iterator[psycopg.Connection[Any]]:
+    """A session holding a repeatable-read snapshot taken now (no table read, no lock)."""
+    psycopg = pytest.importorskip("psycopg")
+    with psycopg.connect(postgres_url) as reader:
+        reader.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        reader.execute("SELECT 1").fetchone()
+        yield reader
+        reader.rollback()
+
+
+def test_a_purge_waits_for_a_snapshot_older_than_it_before_rewriting(postgres_url):
+    """VACUUM FULL copies a deleted row that an older snapshot might still see: the purge
+    waits for such a reader to end (here, a quarter second later) before rewriting."""
+    from memlane.storage.postgres.database import PostgresDatabase
+    from memlane.storage.sql import SQLPrivacyStore
+
+    database = PostgresDatabase(postgres_url, lock_timeout=10.0)
+    try:
+        store = SQLPrivacyStore(database)
+        _forgotten_note(database, store, "Zanzibarite")
+        with old_snapshot(postgres_url) as reader:
+            ended = threading.Timer(0.25, reader.rollback)
+            ended.start()
+            report = store.purge("t", None, now=20, immediately=False)
+            ended.join()
+        assert report.deletions == (1,) and report.bytes_verified is None
+        assert store.deletions("t")[0].purged_at is not None
+        assert b"Zanzibarite" not in stored_bytes(postgres_url)
+    finally:
+        database.close()
+
+
+def test_a_snapshot_held_past_the_lock_timeout_keeps_the_deletions_due(postgres_url):
+    """A reader that outlasts the wait is named, the purge says the bytes are still there,
+    and the next purge (the reader gone) rewrites the files again."""
+    from memlane.storage.postgres.database import PostgresDatabase
+    from memlane.storage.sql import SQLPrivacyStore
+
+    database = PostgresDatabase(postgres_url, lock_timeout=0.3)
+    try:
+        store = SQLPrivacyStore(database)
+        _forgotten_note(database, store, "Zanzibarite")
+        with old_snapshot(postgres_url) as reader:
+            pid = reader.info.backend_pid
+            held = store.purge("t", None, now=20, immediately=False)
+        assert held.deletions == (1,) and held.bytes_verified is False
+        assert any(f"session {pid} " in reason for reason in held.held), held.held
+        assert database.fetchone("SELECT count(*) FROM notes")[0] == 0
+        assert store.deletions("t")[0].purged_at is None
+        retried = store.purge("t", None, now=30, immediately=False)
+        assert retried.deletions == (1,) and retried.bytes_verified is None
+        assert store.deletions("t")[0].purged_at is not None
+        assert b"Zanzibarite" not in stored_bytes(postgres_url)
     finally:
         database.close()
 

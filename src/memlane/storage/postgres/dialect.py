@@ -21,7 +21,7 @@ from memlane.storage import lexical
 from memlane.storage.archive import table_named
 from memlane.storage.archiving import ArchiveRow
 from memlane.storage.base import Coverage, DocKind
-from memlane.storage.postgres import archive, search
+from memlane.storage.postgres import archive, search, snapshots
 from memlane.storage.sql.dialect import (
     NOTE_KEY_COLUMNS,
     BytesCheck,
@@ -465,6 +465,11 @@ class PostgresDialect:
         instead of stalling every worker). The new files reach disk at the next checkpoint;
         WAL segments and base backups keep their copies until they are recycled.
 
+        A deleted row that a running transaction might still see is copied like a live one,
+        so the rewrite first waits, as long as the lock timeout, for the sessions whose
+        snapshots predate the purge (:mod:`~memlane.storage.postgres.snapshots`); one still
+        there makes the answer ``False``, naming it, and the deletions stay due.
+
         The rewrite is not verified: the table files belong to the server, and reading their
         pages from a client needs ``pageinspect`` and superuser rights, which an application
         role does not have. So ``needles`` are not looked for, and the answer says so
@@ -481,8 +486,10 @@ class PostgresDialect:
                 warnings.append(str(notice.message_primary))
 
         try:
-            # SET is per connection, so the pooled connection is borrowed for all three.
+            # SET is per connection, so the pooled connection is borrowed for all of it.
             with self.db.pool.connection() as connection:
+                purged = snapshots.boundary(connection)
+                held = snapshots.wait_for_older(connection, purged, self.db.lock_timeout)
                 connection.add_notice_handler(collect)
                 connection.execute(f"SET lock_timeout = '{timeout}'")
                 try:
@@ -504,6 +511,8 @@ class PostgresDialect:
                 f"{'; '.join(warnings)} (the role needs to own the tables, or the MAINTAIN "
                 "privilege on them); the deletions stay due and the next purge retries"
             )
+        if held:
+            return BytesCheck(False, tuple(held), complete=False)
         return BytesCheck(None, (UNVERIFIED,))
 
     # -- archive ------------------------------------------------------------------------
