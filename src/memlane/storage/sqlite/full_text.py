@@ -103,7 +103,7 @@ class FullTextIndex:
         telling = self._telling(terms, token)
         words = " OR ".join(_phrase(term) for term in telling)
         match = f'({words}) AND "{token}"'
-        if self._few_in_large(telling, token):
+        if self._few_in_large(telling, scope):
             match = f"({words})"  # the scope is filtered by search_docs
             found = self._best_in_scope(scope, match, limit)
             if found is not None:
@@ -152,13 +152,13 @@ class FullTextIndex:
     def _held(self, terms: Sequence[str | None]) -> dict[str | None, int]:
         """How many documents of every scope hold each term (FTS5's vocabulary: an upper bound).
 
-        ``None``: how many documents the index holds. Read for a scope's own token and the
-        total (:meth:`_few_in_large`), and to pick the rarest of a query's terms when every
-        one is common in the scope (:meth:`_telling`). The terms not kept are read in one
+        ``None``: how many documents the index holds. Read for the total
+        (:meth:`_few_in_large`), and to pick the rarest of a query's terms when every one is
+        common in the scope (:meth:`_telling`). The terms not kept are read in one
         statement; kept until the full-text index may have changed (:meth:`_kept`): a
-        lookup costs about 0.4 ms in a large index (a scope's own token, held by each of its
-        documents, 5 ms at 10^5 and 0.1-0.3 s at 10^6), and a recall asks for the same terms
-        in several searches, while vectors stored meanwhile change none of them.
+        lookup costs about 0.4 ms in a large index (it walks the term's postings), and a
+        recall asks for the same terms in several searches, while vectors stored meanwhile
+        change none of them.
         """
 
         def read(missing: Sequence[_Counted]) -> dict[_Counted, int]:
@@ -283,15 +283,23 @@ class FullTextIndex:
         rows = self.db.fetchall(" UNION ALL ".join(parts), parameters)
         return [(term, _documents(count) if term is None else int(count)) for term, count in rows]
 
-    def _few_in_large(self, terms: Sequence[str], token: str) -> bool:
-        """Whether ``terms`` match few documents and the scope (``token``) holds many.
+    def _few_in_large(self, terms: Sequence[str], scope: DocScope) -> bool:
+        """Whether ``terms`` match few documents and the scope holds many.
 
-        Then the match leaves the scope's token out (:data:`LARGE_SCOPE`).
+        Then the match leaves the scope's token out (:data:`LARGE_SCOPE`). The scope's
+        documents are the count its token has in FTS5, as the triggers of ``search_docs``
+        keep it (:data:`memlane.storage.sqlite.schema.SCOPE_DOCS`): one row read, where
+        the vocabulary walked every posting of the token.
         """
         if sum(self._matching(terms).values()) > FEW_MATCHES:
             return False
-        held = self._held([token, None])
-        return held[token] > LARGE_SCOPE and 2 * held[token] >= held[None]
+        tenant, subject, kind = scope
+        row = self.db.fetchone(
+            "SELECT docs FROM search_scope_docs WHERE tenant = %s AND kind = %s AND subject = %s",
+            (tenant, kind, "" if subject is None else subject),
+        )
+        docs = 0 if row is None else int(row[0])
+        return docs > LARGE_SCOPE and 2 * docs >= self._held([None])[None]
 
     def _telling(self, terms: Sequence[str], token: str) -> Sequence[str]:
         """The terms held by at most :data:`COMMON_DOCS` documents of the scope (``token``).

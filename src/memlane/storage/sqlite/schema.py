@@ -9,6 +9,36 @@ from memlane.storage.sql import schema as shared
 
 _TYPES = {"id": "INTEGER PRIMARY KEY", "ref": "INTEGER", "time": "INTEGER", "seq": ""}
 
+_SCOPE_ROWS = "(tenant = {row}.tenant AND kind = {row}.kind AND subject IN ({row}.subject, ''))"
+SCOPE_DOCS = (
+    """CREATE TABLE IF NOT EXISTS search_scope_docs (
+        tenant TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        docs INTEGER NOT NULL,
+        PRIMARY KEY (tenant, kind, subject)
+    ) WITHOUT ROWID""",
+    "CREATE TRIGGER IF NOT EXISTS search_docs_scope_added AFTER INSERT ON search_docs BEGIN "
+    "INSERT INTO search_scope_docs (tenant, kind, subject, docs) "
+    "VALUES (new.tenant, new.kind, new.subject, 1), (new.tenant, new.kind, '', 1) "
+    "ON CONFLICT (tenant, kind, subject) DO UPDATE SET docs = docs + 1; END",
+    "CREATE TRIGGER IF NOT EXISTS search_docs_scope_removed AFTER DELETE ON search_docs BEGIN "
+    f"UPDATE search_scope_docs SET docs = docs - 1 WHERE {_SCOPE_ROWS.format(row='old')}; "
+    f"DELETE FROM search_scope_docs WHERE docs = 0 AND {_SCOPE_ROWS.format(row='old')}; END",
+    "CREATE TRIGGER IF NOT EXISTS search_docs_scope_moved AFTER UPDATE OF tenant, kind, subject "
+    "ON search_docs WHEN (old.tenant, old.kind, old.subject) "
+    "IS NOT (new.tenant, new.kind, new.subject) BEGIN "
+    f"UPDATE search_scope_docs SET docs = docs - 1 WHERE {_SCOPE_ROWS.format(row='old')}; "
+    f"DELETE FROM search_scope_docs WHERE docs = 0 AND {_SCOPE_ROWS.format(row='old')}; "
+    "INSERT INTO search_scope_docs (tenant, kind, subject, docs) "
+    "VALUES (new.tenant, new.kind, new.subject, 1), (new.tenant, new.kind, '', 1) "
+    "ON CONFLICT (tenant, kind, subject) DO UPDATE SET docs = docs + 1; END",
+)
+"""Docs per scope, as FTS5 holds them (every ``search_docs`` row has its ``search_fts`` row,
+deleted or not, until it is removed): a subject's of a kind, and with subject ``''`` (no
+subject is empty) the whole tenant's. A scope that no doc is left in has no row, so a purged
+subject's name does not stay behind in the table."""
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: the exact lane.
     (
@@ -105,6 +135,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         "CREATE INDEX IF NOT EXISTS search_docs_by_model ON search_docs "
         "(substr(model, 1), id) WHERE deleted_at IS NULL AND model IS NOT NULL",
+    ),
+    # 18: how many docs each scope holds, kept by triggers (FullTextIndex reads it to plan a
+    # match): FTS5's vocabulary walked a scope token's whole doclist to count it, 2 ms at
+    # 10^5 docs and 0.1-0.3 s at 10^6, at the first search and again after every write.
+    (
+        *SCOPE_DOCS,
+        "DELETE FROM search_scope_docs",  # (counted anew whole)
+        "INSERT INTO search_scope_docs (tenant, kind, subject, docs) "
+        "SELECT tenant, kind, subject, count(*) FROM search_docs GROUP BY 1, 2, 3 "
+        "UNION ALL SELECT tenant, kind, '', count(*) FROM search_docs GROUP BY 1, 2",
     ),
 )
 
