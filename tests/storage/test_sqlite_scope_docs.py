@@ -134,7 +134,12 @@ def test_a_large_scope_is_judged_without_walking_its_token_s_postings(
         monkeypatch.setattr(store.db, "fetchall", spy)
         monkeypatch.setattr(full_text_module, "LARGE_SCOPE", 5)
         full_text = store.dialect.full_text
-        assert full_text._few_in_large(["town"], DocScope(mem.tenant, "U-1", "note"))  # 7 of 10
-        assert not full_text._few_in_large(["town"], DocScope(mem.tenant, "U-2", "note"))  # 3
-        assert full_text._few_in_large(["town"], DocScope(mem.tenant, None, "note"))  # 10
+
+        def few_in_large(subject: str | None) -> bool:
+            token = lexical.scope_token(mem.tenant, "note", *([subject] if subject else []))
+            return full_text._few_in_large(["town"], DocScope(mem.tenant, subject, "note"), token)
+
+        assert few_in_large("U-1")  # 7 of 10 docs
+        assert not few_in_large("U-2")  # 3
+        assert few_in_large(None)  # the tenant's 10
         assert statements and not any("search_vocab" in sql for sql in statements)

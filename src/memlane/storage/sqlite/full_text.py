@@ -103,7 +103,7 @@ class FullTextIndex:
         telling = self._telling(terms, token)
         words = " OR ".join(_phrase(term) for term in telling)
         match = f'({words}) AND "{token}"'
-        if self._few_in_large(telling, scope):
+        if self._few_in_large(telling, scope, token):
             match = f"({words})"  # the scope is filtered by search_docs
             found = self._best_in_scope(scope, match, limit)
             if found is not None:
@@ -283,23 +283,41 @@ class FullTextIndex:
         rows = self.db.fetchall(" UNION ALL ".join(parts), parameters)
         return [(term, _documents(count) if term is None else int(count)) for term, count in rows]
 
-    def _few_in_large(self, terms: Sequence[str], scope: DocScope) -> bool:
-        """Whether ``terms`` match few documents and the scope holds many.
+    def _few_in_large(self, terms: Sequence[str], scope: DocScope, token: str) -> bool:
+        """Whether ``terms`` match few documents and the scope (``token``) holds many.
 
-        Then the match leaves the scope's token out (:data:`LARGE_SCOPE`). The scope's
-        documents are the count its token has in FTS5, as the triggers of ``search_docs``
-        keep it (:data:`memlane.storage.sqlite.schema.SCOPE_DOCS`): one row read, where
-        the vocabulary walked every posting of the token.
+        Then the match leaves the scope's token out (:data:`LARGE_SCOPE`).
         """
         if sum(self._matching(terms).values()) > FEW_MATCHES:
             return False
+        held = self._scope_held(scope, token)
+        return held[token] > LARGE_SCOPE and 2 * held[token] >= held[None]
+
+    def _scope_held(self, scope: DocScope, token: str) -> dict[str | None, int]:
+        """How many documents hold the scope's ``token``, and (``None``) the whole index.
+
+        The scope's are the count the triggers of ``search_docs`` keep
+        (:data:`memlane.storage.sqlite.schema.SCOPE_DOCS`): one row, where FTS5's vocabulary
+        walked every posting of the token. Kept as :meth:`_held`'s counts are (a recall
+        searches a scope several times), in one statement with the index's total.
+        """
         tenant, subject, kind = scope
-        row = self.db.fetchone(
-            "SELECT docs FROM search_scope_docs WHERE tenant = %s AND kind = %s AND subject = %s",
-            (tenant, kind, "" if subject is None else subject),
+        total = (
+            "SELECT count(*) FROM search_fts_docsize"  # FTS5's total lags until the commit
+            if self.db.in_transaction
+            else "SELECT block FROM search_fts_data WHERE id = 1"
         )
-        docs = 0 if row is None else int(row[0])
-        return docs > LARGE_SCOPE and 2 * docs >= self._held([None])[None]
+
+        def read(missing: Sequence[_Counted]) -> dict[_Counted, int]:
+            docs, documents = self.db.fetchone(
+                "SELECT (SELECT docs FROM search_scope_docs WHERE tenant = %s AND kind = %s "
+                f"AND subject = %s), ({total})",
+                (tenant, kind, "" if subject is None else subject),
+            )
+            return {token: int(docs or 0), None: 0 if documents is None else _documents(documents)}
+
+        kept = self._kept([token, None], read)
+        return {token: kept[token], None: kept[None]}
 
     def _telling(self, terms: Sequence[str], token: str) -> Sequence[str]:
         """The terms held by at most :data:`COMMON_DOCS` documents of the scope (``token``).
