@@ -8,6 +8,7 @@ counts ``search_scope_docs`` keeps are read instead, and must be the vocabulary'
 
 from __future__ import annotations
 
+import io
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -109,6 +110,18 @@ def test_the_migration_counts_the_docs_already_stored(path: Path, clock: FakeClo
         mem.remember("U-9", "I work at Initech")
     assert counts(path) == vocabulary_counts(path)
     assert counts(path)[("acme", "note", "")] == before[("acme", "note", "")] + 1
+
+
+def test_a_memory_imported_from_an_export_counts_its_scopes(
+    path: Path, tmp_path: Path, clock: FakeClock
+) -> None:
+    stream = io.StringIO()
+    with open_memory(path, clock, "acme") as mem:
+        mem.export(stream)
+    copy = tmp_path / "copy.db"
+    with open_memory(copy, clock, "acme") as mem:
+        mem.import_export(lambda: iter(stream.getvalue().splitlines()))
+    assert counts(copy) == counts(path) == vocabulary_counts(copy)
 
 
 def test_a_large_scope_is_judged_without_walking_its_token_s_postings(
