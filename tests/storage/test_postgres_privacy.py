@@ -311,6 +311,26 @@ def test_a_snapshot_held_past_the_lock_timeout_keeps_the_deletions_due(postgres_
         database.close()
 
 
+@pytest.mark.parametrize(
+    ("query", "plain"),
+    [
+        ("autovacuum: VACUUM public.notes", True),
+        ("  VACUUM (VERBOSE) notes", True),
+        ("autovacuum: VACUUM ANALYZE public.notes", False),  # ANALYZE takes a snapshot
+        ("autovacuum: ANALYZE public.notes", False),
+        ("VACUUM FULL notes", False),
+        ("vacuum (full) notes", False),
+        ("SELECT * FROM notes -- VACUUM", False),
+        (None, False),
+    ],
+)
+def test_only_a_plain_vacuum_s_xmin_is_not_waited_for(admin, query, plain):
+    from memlane.storage.postgres.snapshots import PLAIN_VACUUM
+
+    sql = f"SELECT {PLAIN_VACUUM} FROM (SELECT %s::text AS query) AS session"
+    assert admin.execute(sql, (query,)).fetchone()[0] is plain
+
+
 def test_a_purge_by_a_role_that_may_not_rewrite_the_tables_fails(postgres_url, admin):
     """VACUUM only warns when it skips a table; the purge must not claim the bytes gone."""
     from psycopg.conninfo import conninfo_to_dict, make_conninfo

@@ -18,12 +18,18 @@ _LONGEST_PAUSE = 0.2
 
 _BOUNDARY_SQL = "SELECT pg_snapshot_xmax(pg_current_snapshot())::text"
 
+PLAIN_VACUUM = (
+    "coalesce(query ~* '^\\s*(autovacuum:\\s*)?VACUUM\\M' "
+    "AND query !~* '\\mANALY[SZ]E\\M' AND query !~* '\\mFULL\\M', false)"
+)
+"""Of a session's ``query``: a plain VACUUM (autovacuum's too), whose xmin other vacuums
+ignore, so it is not waited for; its ANALYZE part takes a snapshot like any reader, and a
+VACUUM FULL is a transaction like any other."""
+
 # age() of two transaction ids taken in one statement orders them: the older has the larger
 # age. Sessions of other roles show their transaction ids only to superusers and members of
-# pg_read_all_stats; for the rest they read as NULL and are not waited for. A plain VACUUM
-# (autovacuum's too) holds an xmin that other vacuums ignore, so it is not waited for either;
-# its ANALYZE part takes a snapshot like any reader.
-_OLDER_SQL = """
+# pg_read_all_stats; for the rest they read as NULL and are not waited for.
+_OLDER_SQL = f"""
 SELECT pid, coalesce(nullif(application_name, ''), backend_type), coalesce(state, ''),
        coalesce(floor(extract(epoch FROM now() - xact_start))::bigint, 0)
 FROM pg_stat_activity
@@ -31,8 +37,7 @@ WHERE datid = (SELECT oid FROM pg_database WHERE datname = current_database())
   AND pid <> pg_backend_pid()
   AND (age(backend_xmin) > age(%(boundary)s::text::xid)
        OR age(backend_xid) > age(%(boundary)s::text::xid))
-  AND NOT (query ~* '^\\s*(autovacuum:\\s*)?VACUUM\\M' AND query !~* '\\mANALY[SZ]E\\M'
-           AND query !~* '\\mFULL\\M')
+  AND NOT {PLAIN_VACUUM}
 ORDER BY xact_start
 """
 
