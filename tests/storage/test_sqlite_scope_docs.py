@@ -22,7 +22,7 @@ from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.dialect import DocScope
 from memlane.storage.sqlite import full_text as full_text_module
 from memlane.storage.sqlite.dialect import SQLiteDialect
-from memlane.storage.sqlite.schema import LATEST_VERSION
+from memlane.storage.sqlite.schema import LATEST_VERSION, migrate
 from tests.conftest import FakeClock
 
 
@@ -156,3 +156,25 @@ def test_a_large_scope_is_judged_without_walking_its_token_s_postings(
         assert not few_in_large("U-2")  # 3
         assert few_in_large(None)  # the tenant's 10
         assert statements and not any("search_vocab" in sql for sql in statements)
+
+
+def test_the_triggers_follow_a_doc_moved_to_another_scope_and_drop_an_emptied_one() -> None:
+    """No write path moves a doc today; the counts must still hold if one does."""
+    connection = sqlite3.connect(":memory:", isolation_level=None)
+    migrate(connection)
+    for owner, subject in enumerate(["A", "A", "B"]):
+        connection.execute(
+            "INSERT INTO search_docs (tenant, subject, kind, owner_id, text) "
+            "VALUES ('t', ?, 'note', ?, 'x')",
+            (subject, owner),
+        )
+    connection.execute("UPDATE search_docs SET subject = 'B' WHERE owner_id = 0")
+    connection.execute("UPDATE search_docs SET kind = 'summary' WHERE owner_id = 1")
+    connection.execute("UPDATE search_docs SET deleted_at = 5 WHERE owner_id = 2")  # stays in FTS5
+    rows = connection.execute("SELECT tenant, kind, subject, docs FROM search_scope_docs")
+    assert {(kind, subject): docs for _, kind, subject, docs in rows} == {
+        ("note", ""): 2,
+        ("note", "B"): 2,
+        ("summary", ""): 1,
+        ("summary", "A"): 1,
+    }

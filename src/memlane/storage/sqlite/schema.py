@@ -9,7 +9,16 @@ from memlane.storage.sql import schema as shared
 
 _TYPES = {"id": "INTEGER PRIMARY KEY", "ref": "INTEGER", "time": "INTEGER", "seq": ""}
 
-_SCOPE_ROWS = "(tenant = {row}.tenant AND kind = {row}.kind AND subject IN ({row}.subject, ''))"
+_COUNTED_IN = (
+    "INSERT INTO search_scope_docs (tenant, kind, subject, docs) "
+    "VALUES (new.tenant, new.kind, new.subject, 1), (new.tenant, new.kind, '', 1) "
+    "ON CONFLICT (tenant, kind, subject) DO UPDATE SET docs = docs + 1;"
+)
+_OLD_SCOPES = "tenant = old.tenant AND kind = old.kind AND subject IN (old.subject, '')"
+_COUNTED_OUT = (
+    f"UPDATE search_scope_docs SET docs = docs - 1 WHERE {_OLD_SCOPES}; "
+    f"DELETE FROM search_scope_docs WHERE docs = 0 AND {_OLD_SCOPES};"
+)
 SCOPE_DOCS = (
     """CREATE TABLE IF NOT EXISTS search_scope_docs (
         tenant TEXT NOT NULL,
@@ -18,21 +27,13 @@ SCOPE_DOCS = (
         docs INTEGER NOT NULL,
         PRIMARY KEY (tenant, kind, subject)
     ) WITHOUT ROWID""",
-    "CREATE TRIGGER IF NOT EXISTS search_docs_scope_added AFTER INSERT ON search_docs BEGIN "
-    "INSERT INTO search_scope_docs (tenant, kind, subject, docs) "
-    "VALUES (new.tenant, new.kind, new.subject, 1), (new.tenant, new.kind, '', 1) "
-    "ON CONFLICT (tenant, kind, subject) DO UPDATE SET docs = docs + 1; END",
-    "CREATE TRIGGER IF NOT EXISTS search_docs_scope_removed AFTER DELETE ON search_docs BEGIN "
-    f"UPDATE search_scope_docs SET docs = docs - 1 WHERE {_SCOPE_ROWS.format(row='old')}; "
-    f"DELETE FROM search_scope_docs WHERE docs = 0 AND {_SCOPE_ROWS.format(row='old')}; END",
+    "CREATE TRIGGER IF NOT EXISTS search_docs_scope_added AFTER INSERT ON search_docs "
+    f"BEGIN {_COUNTED_IN} END",
+    "CREATE TRIGGER IF NOT EXISTS search_docs_scope_removed AFTER DELETE ON search_docs "
+    f"BEGIN {_COUNTED_OUT} END",
     "CREATE TRIGGER IF NOT EXISTS search_docs_scope_moved AFTER UPDATE OF tenant, kind, subject "
     "ON search_docs WHEN (old.tenant, old.kind, old.subject) "
-    "IS NOT (new.tenant, new.kind, new.subject) BEGIN "
-    f"UPDATE search_scope_docs SET docs = docs - 1 WHERE {_SCOPE_ROWS.format(row='old')}; "
-    f"DELETE FROM search_scope_docs WHERE docs = 0 AND {_SCOPE_ROWS.format(row='old')}; "
-    "INSERT INTO search_scope_docs (tenant, kind, subject, docs) "
-    "VALUES (new.tenant, new.kind, new.subject, 1), (new.tenant, new.kind, '', 1) "
-    "ON CONFLICT (tenant, kind, subject) DO UPDATE SET docs = docs + 1; END",
+    f"IS NOT (new.tenant, new.kind, new.subject) BEGIN {_COUNTED_OUT} {_COUNTED_IN} END",
 )
 """Docs per scope, as FTS5 holds them (every ``search_docs`` row has its ``search_fts`` row,
 deleted or not, until it is removed): a subject's of a kind, and with subject ``''`` (no
