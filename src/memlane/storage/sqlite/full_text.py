@@ -261,27 +261,32 @@ class FullTextIndex:
         return (b"" if row is None else bytes(row[0])), self._text_writes
 
     def _vocabulary_counts(self, terms: Sequence[str | None]) -> list[tuple[str | None, int]]:
-        """The vocabulary's count of each term, in one statement (``None``: of documents).
+        """The vocabulary's count of each term, in one statement.
 
-        The documents are read from FTS5's own total (:func:`fts5_rows`), not counted: a
-        count walked every document (23 ms at 10^5 cold, ten times that at 10^6), and it was
-        read again at the first recall after every note written. FTS5 writes its total at
-        the commit, so inside a write transaction they are counted.
+        ``None``: the index's documents (:meth:`_documents_sql`).
         """
         parts: list[str] = []  # one equality lookup per term: fts5vocab indexes no IN
         parameters: list[str | None] = []
         for term in terms:
-            if term is None and self.db.in_transaction:  # the total lags until the commit
-                parts.append("SELECT %s, count(*) FROM search_fts_docsize")
-                parameters.append(None)
-            elif term is None:
-                parts.append("SELECT %s, block FROM search_fts_data WHERE id = 1")
+            if term is None:
+                parts.append(f"SELECT %s, ({self._documents_sql()})")
                 parameters.append(None)
             else:
                 parts.append("SELECT %s, doc FROM search_vocab WHERE term = %s")
                 parameters += [term, term]
         rows = self.db.fetchall(" UNION ALL ".join(parts), parameters)
         return [(term, _documents(count) if term is None else int(count)) for term, count in rows]
+
+    def _documents_sql(self) -> str:
+        """A query of how many documents the index holds, as :func:`_documents` reads it.
+
+        FTS5's own total (:func:`fts5_rows`), not counted: a count walked every document (23
+        ms at 10^5 cold, ten times that at 10^6). FTS5 writes its total at the commit, so
+        inside a write transaction they are counted.
+        """
+        if self.db.in_transaction:
+            return "SELECT count(*) FROM search_fts_docsize"
+        return "SELECT block FROM search_fts_data WHERE id = 1"
 
     def _few_in_large(self, terms: Sequence[str], scope: DocScope, token: str) -> bool:
         """Whether ``terms`` match few documents and the scope (``token``) holds many.
@@ -302,16 +307,11 @@ class FullTextIndex:
         searches a scope several times), in one statement with the index's total.
         """
         tenant, subject, kind = scope
-        total = (
-            "SELECT count(*) FROM search_fts_docsize"  # FTS5's total lags until the commit
-            if self.db.in_transaction
-            else "SELECT block FROM search_fts_data WHERE id = 1"
-        )
 
         def read(missing: Sequence[_Counted]) -> dict[_Counted, int]:
             docs, documents = self.db.fetchone(
                 "SELECT (SELECT docs FROM search_scope_docs WHERE tenant = %s AND kind = %s "
-                f"AND subject = %s), ({total})",
+                f"AND subject = %s), ({self._documents_sql()})",
                 (tenant, kind, "" if subject is None else subject),
             )
             return {token: int(docs or 0), None: 0 if documents is None else _documents(documents)}
