@@ -210,6 +210,16 @@ def test_privacy_store_purge_is_scoped_by_due_date_and_subject(postgres_url):
         database.close()
 
 
+def _forgotten_note(database: PostgresDatabase, store: SQLPrivacyStore, secret: str) -> None:
+    """A note of subject A holding ``secret``, forgotten and due at once."""
+    with database.write():
+        database.execute(
+            "INSERT INTO notes (tenant, subject, text, said_at, tx_from, provenance) "
+            f"VALUES ('t', 'A', 'the {secret} secret', 1, 1, '[]')"
+        )
+    store.forget("t", "A", None, now=10, purge_due=10, reason=None, requested_by=None)
+
+
 def test_a_purge_blocked_by_a_long_transaction_fails_and_is_retried(postgres_url, admin):
     """The rewrite waits for table locks only as long as the lock timeout; then it fails,
     and the deletions stay due so that the next purge rewrites the files."""
@@ -220,12 +230,7 @@ def test_a_purge_blocked_by_a_long_transaction_fails_and_is_retried(postgres_url
     database = PostgresDatabase(postgres_url, lock_timeout=0.2)
     try:
         store = SQLPrivacyStore(database)
-        with database.write():
-            database.execute(
-                "INSERT INTO notes (tenant, subject, text, said_at, tx_from, provenance) "
-                "VALUES ('t', 'A', 'the Zanzibarite secret', 1, 1, '[]')"
-            )
-        store.forget("t", "A", None, now=10, purge_due=10, reason=None, requested_by=None)
+        _forgotten_note(database, store, "Zanzibarite")
         with admin.transaction():  # an open reader, as a long export would be
             admin.execute("SELECT count(*) FROM notes").fetchone()
             with pytest.raises(StorageError, match="lock"):
@@ -241,16 +246,6 @@ def test_a_purge_blocked_by_a_long_transaction_fails_and_is_retried(postgres_url
             store.purge("t", None, now=40, immediately=True)
     finally:
         database.close()
-
-
-def _forgotten_note(database: PostgresDatabase, store: SQLPrivacyStore, secret: str) -> None:
-    """A note of subject A holding ``secret``, forgotten and due at once."""
-    with database.write():
-        database.execute(
-            "INSERT INTO notes (tenant, subject, text, said_at, tx_from, provenance) "
-            f"VALUES ('t', 'A', 'the {secret} secret', 1, 1, '[]')"
-        )
-    store.forget("t", "A", None, now=10, purge_due=10, reason=None, requested_by=None)
 
 
 @contextmanager
@@ -349,12 +344,7 @@ def test_a_purge_by_a_role_that_may_not_rewrite_the_tables_fails(postgres_url, a
     database = PostgresDatabase(make_conninfo(**params))
     try:
         store = SQLPrivacyStore(database)
-        with database.write():
-            database.execute(
-                "INSERT INTO notes (tenant, subject, text, said_at, tx_from, provenance) "
-                "VALUES ('t', 'A', 'a secret', 1, 1, '[]')"
-            )
-        store.forget("t", "A", None, now=10, purge_due=10, reason=None, requested_by=None)
+        _forgotten_note(database, store, "Quillbrook")
         with pytest.raises(StorageError, match="refused"):
             store.purge("t", None, now=20, immediately=True)
         assert store.deletions("t")[0].purged_at is None

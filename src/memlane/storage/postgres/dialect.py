@@ -488,8 +488,8 @@ class PostgresDialect:
         try:
             # SET is per connection, so the pooled connection is borrowed for all of it.
             with self.db.pool.connection() as connection:
-                purged = snapshots.boundary(connection)
-                held = snapshots.wait_for_older(connection, purged, self.db.lock_timeout)
+                after_purge = snapshots.boundary(connection)
+                held = snapshots.wait_for_older(connection, after_purge, self.db.lock_timeout)
                 connection.add_notice_handler(collect)
                 connection.execute(f"SET lock_timeout = '{timeout}'")
                 try:
