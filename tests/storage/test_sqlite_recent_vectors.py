@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sqlite import recent_vectors, scope_graph
@@ -175,3 +177,38 @@ def test_only_the_newest_are_kept(store: SQLSummaryStore, monkeypatch: pytest.Mo
     assert scores == pytest.approx(
         {doc: float(matrix[i] @ query) for i, doc in enumerate(docs) if i >= 70}
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(st.integers(0, 999), min_size=1, max_size=400),
+    seed=st.integers(0, 2**16),
+)
+def test_rows_scored_in_runs_score_as_the_rows_gathered(rows: list[int], seed: int) -> None:
+    """Runs near and far, the ring's wrap, repeats, rows scattered past MOST_SPANS."""
+    rng = np.random.default_rng(seed)
+    matrix = rng.standard_normal((1000, 24)).astype(np.float32)
+    query = rng.standard_normal(24).astype(np.float32)
+    at = np.asarray(rows, dtype=np.intp)
+    scored = recent_vectors.spans_scored(matrix, at, query)
+    assert scored.shape == (len(rows),)
+    np.testing.assert_allclose(scored, matrix[at] @ query, rtol=1e-5, atol=1e-5)
+
+
+def test_a_search_of_the_newest_scores_only_their_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rows asked of a ring that wrapped: two runs are scored, not the whole matrix."""
+    spans: list[tuple[int, int]] = []
+    matmul = np.matmul
+
+    def counted(a, b, out=None):  # type: ignore[no-untyped-def]
+        spans.append((len(a), len(b)))
+        return matmul(a, b, out=out)
+
+    monkeypatch.setattr(recent_vectors.np, "matmul", counted)
+    rng = np.random.default_rng(5)
+    matrix = rng.standard_normal((8000, 24)).astype(np.float32)
+    rows = np.r_[np.arange(7000, 8000), np.arange(0, 1000)]  # the newest 2,000, wrapped
+    query = rng.standard_normal(24).astype(np.float32)
+    scored = recent_vectors.spans_scored(matrix, rows, query)
+    np.testing.assert_allclose(scored, matrix[rows] @ query, rtol=1e-5, atol=1e-5)
+    assert sorted(spans) == [(1000, 24), (1000, 24)]

@@ -7,8 +7,8 @@ during a 10^5-note import's drain 9-15 ms of CPU (docs/benchmarks.md, stop 44): 
 vectors this process's indexer has just stored. So each committed ``put_vectors`` leaves them
 here, rows of one matrix per model, and a search reads only those it does not find
 (:meth:`RecentVectors.known`): no row read, no blob joined into a matrix again, and no copy
-of the rows either: the whole matrix is scored in place (a fresh 2 MB array cost 5-6 ms of
-page faults a recall on this VM; docs/benchmarks.md, stop 44).
+of the rows either: the runs of rows asked are scored in place (:func:`spans_scored`; a fresh
+2 MB array cost 5-6 ms of page faults a recall on this VM; docs/benchmarks.md, stop 44).
 
 A doc's vector does not change while its row exists (its text never changes; another model's
 vector is another scope), but its id can be taken again once the row is deleted: SQLite gives
@@ -45,6 +45,10 @@ if TYPE_CHECKING:
 KEPT_VECTORS = 8_000
 """Most vectors kept per model, the newest stored (a graph ranks 2,000 beside it; a few
 subjects imported at once share the rest): about 12 MB at 384 dimensions."""
+SPAN_GAP = 64
+"""Rows of a ring this near are scored as one run with those between (:func:`spans_scored`)."""
+MOST_SPANS = 8
+"""Past this many runs, the rows from the first asked to the last are scored at once."""
 LOCK_WAIT_SECONDS = 0.005
 """How long keeping or looking up waits for the shared connection (held by an import's
 transaction for seconds): past it nothing is kept, or nothing found, this time."""
@@ -60,6 +64,28 @@ class Known(NamedTuple):
 
     at: dict[int, int]
     scores: npt.NDArray[np.float32]
+
+
+def spans_scored(
+    matrix: npt.NDArray[np.float32], rows: npt.NDArray[np.intp], vector: Vector
+) -> npt.NDArray[np.float32]:
+    """``matrix[rows] @ vector``, each run of near rows scored in place (no row copied).
+
+    The docs a search asks of a ring were mostly stored one after another, so their rows
+    make one or two runs (the ring wraps) of the 8,000: scoring only the runs costs what
+    they hold, where the whole matrix cost four times as much, and a gather of the rows
+    a fresh array of their size (page faults: docs/benchmarks.md, stop 44). Rows scattered
+    into more than :data:`MOST_SPANS` runs are scored over the span from first to last.
+    """
+    ordered = np.unique(rows)
+    cuts = np.flatnonzero(np.diff(ordered) > SPAN_GAP) + 1
+    starts, ends = ordered[np.r_[0, cuts]], ordered[np.r_[cuts - 1, len(ordered) - 1]] + 1
+    if len(starts) > MOST_SPANS:
+        starts, ends = starts[:1], ends[-1:]
+    scores = np.empty(int(ends[-1]), dtype=np.float32)
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        np.matmul(matrix[start:end], vector, out=scores[start:end])
+    return scores[rows]
 
 
 class _Ring:
@@ -138,11 +164,9 @@ class RecentVectors:
             rows = [(doc, row) for doc in doc_ids if (row := ring.row_of.get(doc)) is not None]
             if not rows or ring.matrix.shape[1] != len(vector):
                 return None
-            # The rows written so far are the first ones, one per doc kept: scored in place.
-            scored = ring.matrix[: len(ring.row_of)] @ vector
-            return Known(
-                {doc: i for i, (doc, _) in enumerate(rows)}, scored[[row for _, row in rows]]
-            )
+            at = np.fromiter((row for _, row in rows), dtype=np.intp, count=len(rows))
+            scores = spans_scored(ring.matrix, at, vector)
+            return Known({doc: i for i, (doc, _) in enumerate(rows)}, scores)
 
     def forget(self) -> None:
         """Let go of every kept vector."""
