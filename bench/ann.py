@@ -15,6 +15,7 @@ Candidates that are not installed are skipped (and said so). Run from the repo r
     PYTHONPATH=src python bench/ann.py --sizes 2000,5000,10000 --sets random --candidates usearch
     PYTHONPATH=src python bench/ann.py --tune --out /tmp/ann-tune.json   # usearch widths, real set
     PYTHONPATH=src python bench/ann.py --crossover --sizes 1000,2000,5000,10000,20000
+    PYTHONPATH=src python bench/ann.py --scalars --sizes 10000,100000 --out /tmp/scalars.json
 """
 
 from __future__ import annotations
@@ -399,6 +400,61 @@ def tune(cache: Path) -> list[dict[str, Any]]:
     return rows
 
 
+CANDIDATES_RANKED = 64
+"""Candidates a graph proposes for a recall's 32 (``ann.OVERFETCH``), re-ranked exactly."""
+
+
+def scalars(
+    names: Sequence[str], sizes: Sequence[int], queries: int, cache: Path
+) -> list[dict[str, Any]]:
+    """memlane's graph (``graph_files.new_graph``) holding float32, half floats or int8.
+
+    As a search uses it: :data:`CANDIDATES_RANKED` candidates at memlane's search width,
+    ranked by their float32 vectors; recall@10 of the graph's own top 10 and of the ranked.
+    """
+    from memlane.storage.sqlite import graph_files
+
+    rows = []
+    for size in sizes:
+        for set_name, (data, asked) in datasets(names, size, queries, cache).items():
+            truth = exact_top(data, asked)
+            for scalar in ("f32", "f16", "i8"):
+                graph = graph_files.usearch_index()(
+                    ndim=DIM,
+                    metric="ip",
+                    dtype=scalar,
+                    connectivity=graph_files.CONNECTIVITY,
+                    expansion_add=graph_files.EXPANSION_ADD,
+                    expansion_search=max(graph_files.EXPANSION_SEARCH, 2 * CANDIDATES_RANKED),
+                )
+                started = time.perf_counter()
+                graph.add(np.arange(len(data), dtype=np.uint64), data, threads=1)
+                build_s = time.perf_counter() - started
+                times, own, ranked = [], 0, 0
+                for vector, expected in zip(asked, truth, strict=True):
+                    started = time.perf_counter()
+                    keys = np.asarray(graph.search(vector, CANDIDATES_RANKED, threads=1).keys)
+                    times.append((time.perf_counter() - started) * 1000)
+                    keys = keys.astype(np.int64)
+                    order = np.argsort(-(data[keys] @ vector), kind="stable")[:K]
+                    own += len(expected & set(keys[:K].tolist()))
+                    ranked += len(expected & set(keys[order].tolist()))
+                rows.append(
+                    {
+                        "set": set_name,
+                        "vectors": len(data),
+                        "scalar": scalar,
+                        "build_s": round(build_s, 2),
+                        "query_p50_ms": round(statistics.median(times), 3),
+                        "recall_at_10": round(own / (K * len(asked)), 4),
+                        "ranked_recall_at_10": round(ranked / (K * len(asked)), 4),
+                        "memory_mib": round(graph.memory_usage / 2**20, 1),
+                    }
+                )
+                print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def crossover(sizes: Sequence[int], queries: int) -> list[dict[str, Any]]:
     """memlane's SQLite ``nearest`` (k=40, as a recall asks), exact scan against its graph."""
     from memlane.storage import vectors
@@ -496,11 +552,17 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write the results here as JSON")
     parser.add_argument("--tune", action="store_true", help="usearch widths on the real set")
     parser.add_argument("--crossover", action="store_true", help="memlane: exact vs graph")
+    parser.add_argument("--scalars", action="store_true", help="memlane's graph: f32, f16, i8")
     args = parser.parse_args()
-    if args.tune or args.crossover:
+    if args.tune or args.crossover or args.scalars:
         sizes = [int(size) for size in args.sizes.split(",")]
-        rows = tune(args.real_cache) if args.tune else crossover(sizes, args.queries)
-        suite = "ann-tune" if args.tune else "ann-crossover"
+        if args.scalars:
+            sets = args.sets.split(",")
+            rows, suite = scalars(sets, sizes, args.queries, args.real_cache), "ann-scalars"
+        elif args.tune:
+            rows, suite = tune(args.real_cache), "ann-tune"
+        else:
+            rows, suite = crossover(sizes, args.queries), "ann-crossover"
         document = {"suite": suite, "params": {"machine": machine()}, "rows": rows}
         if args.out:
             args.out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

@@ -236,6 +236,33 @@ def test_a_restart_maps_the_saved_graph_and_patches_a_delta_beside_it(
         reopened.db.close()
 
 
+def test_graphs_hold_half_floats_and_a_float32_file_saved_before_is_still_mapped(
+    store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graph saved by a version that built float32 graphs is mapped as it is (usearch
+    reads the scalar from the file), its delta beside it in half floats; answers stay exact.
+    """
+    scalar = graph_files.SCALAR
+    monkeypatch.setattr(graph_files, "SCALAR", "f32")  # what earlier versions built
+    rng = np.random.default_rng(29)
+    matrix = unit(rng, 400)
+    owners = saved_graph(store, matrix)
+    monkeypatch.setattr(graph_files, "SCALAR", scalar)
+    monkeypatch.setattr(ann.VectorIndexes, "_build", lambda *_: pytest.fail("built again"))
+    with reopened_store(path) as reopened:
+        more = unit(rng, 20)
+        owners += add(reopened, "t", "U-1", more)
+        matrix = np.vstack([matrix, more])
+        for query in [matrix[7], matrix[410], *unit(rng, 5)]:
+            assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
+        assert indexes(reopened).wait(30)
+        graph = indexes(reopened)._graphs[("t", "U-1", "note", MODEL)]
+        assert graph.viewed and len(graph.index) == 20
+        assert (graph.base.dtype.name, graph.index.dtype.name) == ("F32", "F16")
+        for query in [matrix[415], *unit(rng, 5)]:
+            assert search(reopened, "t", "U-1", query) == vectors.nearest(query, owners, matrix, 10)
+
+
 def test_hidden_ids_of_the_base_do_not_use_up_the_candidates_asked(
     store: SQLSummaryStore, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
