@@ -29,8 +29,6 @@ from memlane.summaries.linedata import Head, LineData
 from memlane.summaries.model import Note
 from memlane.timeutil import to_micros
 
-HEADS_READ = 32
-"""Notes read at once for the clauses they file, when judging against later statements."""
 RECENT_FILINGS = 16
 """How many of the latest clauses filed under each probe of a clause are read to judge it
 against later statements (:meth:`RefillWalk.refilling`): a slot re-filled more often than
@@ -175,11 +173,12 @@ class RefillWalk:
             kind: self.data.recent(kind, self.visible, RECENT_FILINGS)
             for kind in self.probed(clause, limit)
         }
+        unread = [head for heads in lists.values() for head in heads]
         heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
         best: tuple[tuple[int, int, int], Statement] | None = None
         seen: set[str] = set()
         restating = False
-        for head, kind, index in heads:
+        for head, kind in heads:
             if (head.before, head.stored_before) >= limit:
                 break  # the other clauses were last said before ``after``
             if best is not None and head[:3] >= best[0]:
@@ -187,7 +186,7 @@ class RefillWalk:
             if head.key in seen:
                 continue  # filed under both slot keys
             seen.add(head.key)
-            filed = self._filed(lists[kind], index)
+            filed = self._filed(head, unread)
             verdict = None if filed is None else refills(filed)
             restating = restating or verdict is not None
             if not verdict:
@@ -201,31 +200,33 @@ class RefillWalk:
             reads.weight += 1
         return None if best is None else best[1]
 
-    def _filed(self, heads: Sequence[Head], index: int) -> str | None:
-        """The clause ``heads[index]`` files under its slot key (so it opens as the probe).
+    def _filed(self, head: Head, unread: list[Head]) -> str | None:
+        """The clause ``head`` files under its slot key (so it opens as the probe).
 
-        Read once per recall per clause, from the heads' notes' texts, a page of heads at a time.
+        Read once per recall per clause, from its note's text. The first a walk needs comes
+        with the texts of the filings it read (``unread``: the latest of every key it probes;
+        emptied once read), one statement, not one per key; only the heads it meets have
+        their clauses split out.
         """
-        digest = heads[index].key
-        if digest not in self._clauses:
-            wanted = [
-                head for head in heads[index : index + HEADS_READ] if head.key not in self._clauses
-            ]
-            found = self.data.texts([head.note_id for head in wanted])
-            for head in wanted:
-                said = found.get(head.note_id)
-                if said is not None and head.key not in self._clauses:
-                    texts = clauses(said[1], said[0])
-                    self._clauses[head.key] = next(
-                        (text for text in texts if clause_digest(text) == head.key), None
-                    )
-        return self._clauses.get(digest)
+        if head.key not in self._clauses:
+            if unread:
+                self.data.texts(
+                    [other.note_id for other in unread if other.key not in self._clauses]
+                )
+                unread.clear()
+            said = self.data.texts([head.note_id]).get(head.note_id)
+            if said is not None:
+                texts = clauses(said[1], said[0])
+                self._clauses[head.key] = next(
+                    (text for text in texts if clause_digest(text) == head.key), None
+                )
+        return self._clauses.get(head.key)
 
 
-def _indexed(heads: Sequence[Head], kind: str) -> Iterator[tuple[Head, str, int]]:
-    """The heads of a slot key with where they come from, for :func:`heapq.merge`."""
-    for index, head in enumerate(heads):
-        yield head, kind, index
+def _indexed(heads: Sequence[Head], kind: str) -> Iterator[tuple[Head, str]]:
+    """The heads of a slot key with the key they come from, for :func:`heapq.merge`."""
+    for head in heads:
+        yield head, kind
 
 
 def _order(note: Note) -> tuple[int, int, int]:
