@@ -77,7 +77,7 @@ def spans_scored(
     a fresh array of their size (page faults: docs/benchmarks.md, stop 44). Rows scattered
     into more than :data:`MOST_SPANS` runs are scored over the span from first to last.
     """
-    ordered = np.unique(rows)
+    ordered = np.sort(rows)
     cuts = np.flatnonzero(np.diff(ordered) > SPAN_GAP) + 1
     starts, ends = ordered[np.r_[0, cuts]], ordered[np.r_[cuts - 1, len(ordered) - 1]] + 1
     if len(starts) > MOST_SPANS:
