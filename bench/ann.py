@@ -419,13 +419,11 @@ def scalars(
         for set_name, (data, asked) in datasets(names, size, queries, cache).items():
             truth = exact_top(data, asked)
             for scalar in ("f32", "f16", "i8"):
-                graph = graph_files.usearch_index()(
-                    ndim=DIM,
-                    metric="ip",
-                    dtype=scalar,
-                    connectivity=graph_files.CONNECTIVITY,
-                    expansion_add=graph_files.EXPANSION_ADD,
+                graph = graph_files.new_graph(
+                    graph_files.usearch_index(),
+                    DIM,
                     expansion_search=max(graph_files.EXPANSION_SEARCH, 2 * CANDIDATES_RANKED),
+                    scalar=scalar,
                 )
                 started = time.perf_counter()
                 graph.add(np.arange(len(data), dtype=np.uint64), data, threads=1)

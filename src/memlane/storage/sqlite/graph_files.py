@@ -191,12 +191,17 @@ def new_graph(
     dims: int,
     expansion_add: int = EXPANSION_ADD,
     expansion_search: int = EXPANSION_SEARCH,
+    scalar: str | None = None,
 ) -> Any:
-    """An empty usearch HNSW graph, by inner product, of ``dims``-wide :data:`SCALAR` vectors."""
+    """An empty usearch HNSW graph, by inner product, of ``dims``-wide vectors.
+
+    Held as ``scalar`` (usearch's name: ``"f32"``, ``"f16"``, ``"i8"``), :data:`SCALAR` unless
+    given (``bench/ann.py --scalars`` compares them).
+    """
     return index_class(
         ndim=dims,
         metric="ip",
-        dtype=SCALAR,
+        dtype=scalar or SCALAR,
         connectivity=CONNECTIVITY,
         expansion_add=expansion_add,
         expansion_search=expansion_search,
