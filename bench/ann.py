@@ -137,9 +137,11 @@ class USearch:
     adds = deletes = True
 
     def build(self, data: Matrix) -> None:
-        from memlane.storage.sqlite import ann
+        from memlane.storage.sqlite import graph_files
 
-        self.index = ann.new_graph(ann.usearch_index(), DIM, EXPANSION_ADD, EXPANSION_SEARCH)
+        self.index = graph_files.new_graph(
+            graph_files.usearch_index(), DIM, EXPANSION_ADD, EXPANSION_SEARCH
+        )
         self.index.add(np.arange(len(data), dtype=np.uint64), data, threads=1)
 
     def query(self, vector: Matrix, k: int) -> npt.NDArray[np.int64]:
@@ -368,13 +370,13 @@ def datasets(names: Sequence[str], size: int, queries: int, cache: Path) -> dict
 
 def tune(cache: Path) -> list[dict[str, Any]]:
     """usearch on the real set: build and search widths against recall@10 and time."""
-    from memlane.storage.sqlite import ann
+    from memlane.storage.sqlite import graph_files
 
     data, queries = real_set(cache)
     truth = exact_top(data, queries)
     rows = []
     for expansion_add in (32, 64, 128):
-        index = ann.new_graph(ann.usearch_index(), DIM, expansion_add)
+        index = graph_files.new_graph(graph_files.usearch_index(), DIM, expansion_add)
         started = time.perf_counter()
         index.add(np.arange(len(data), dtype=np.uint64), data, threads=1)
         build_s = time.perf_counter() - started
@@ -457,7 +459,6 @@ def crossover(sizes: Sequence[int], queries: int) -> list[dict[str, Any]]:
     """memlane's SQLite ``nearest`` (k=40, as a recall asks), exact scan against its graph."""
     from memlane.storage import vectors
     from memlane.storage.sql import SQLSummaryStore
-    from memlane.storage.sqlite import ann
     from memlane.storage.sqlite.database import SQLiteDatabase
 
     rows = []
@@ -496,7 +497,7 @@ def crossover(sizes: Sequence[int], queries: int) -> list[dict[str, Any]]:
             row[f"{mode}_p50_ms"] = round(statistics.median(times), 3)
             row[f"{mode}_recall_at_40"] = round(agreed / (40 * len(asked)), 4)
             row[f"{mode}_after_write_ms"] = round(_after_writes(store, asked), 3)
-        row["graph_build_s"] = round(_build_seconds(ann, data), 2)
+        row["graph_build_s"] = round(_build_seconds(data), 2)
         store.db.close()
         rows.append(row)
         print(json.dumps(row), flush=True)
@@ -528,9 +529,11 @@ def _after_writes(store: Any, asked: Matrix) -> float:
     return statistics.median(times)
 
 
-def _build_seconds(ann: Any, data: Matrix) -> float:
+def _build_seconds(data: Matrix) -> float:
     """How long memlane's graph settings take to build a graph of ``data`` (one thread)."""
-    index = ann.new_graph(ann.usearch_index(), DIM)
+    from memlane.storage.sqlite import graph_files
+
+    index = graph_files.new_graph(graph_files.usearch_index(), DIM)
     started = time.perf_counter()
     index.add(np.arange(len(data), dtype=np.uint64), data, threads=1)
     return time.perf_counter() - started
