@@ -186,6 +186,23 @@ def test_bad_configuration_is_refused(config, field):
         find_identifiers("ORD-1", config)
 
 
+def test_a_configuration_is_compiled_once_for_the_process():
+    first, again = ExtractConfig().compile(), ExtractConfig().compile()
+    assert first.order_patterns is again.order_patterns
+    assert first.user_id_patterns is again.user_id_patterns
+    listed = ExtractConfig(order_patterns=[r"SO\d{8}"])  # type: ignore[arg-type]
+    as_tuple = ExtractConfig(order_patterns=(r"SO\d{8}",))
+    assert listed.compile().order_patterns is as_tuple.compile().order_patterns
+
+
+@pytest.mark.parametrize("patterns", [("(",), ["("], [["("]]])
+def test_a_bad_pattern_is_refused_every_time(patterns):
+    config = ExtractConfig(order_patterns=patterns)
+    for _ in range(2):
+        with pytest.raises(InvalidInput, match="order_patterns"):
+            config.compile()
+
+
 @pytest.mark.parametrize(
     ("text", "written"),
     [

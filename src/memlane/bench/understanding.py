@@ -50,8 +50,11 @@ def matches(needle: str, text: str) -> bool:
     if n in t:
         return True
     if _DIGITY.match(n) and sum(ch.isdigit() for ch in n) >= _MIN_PHONE_DIGITS:
-        return re.sub(r"\D", "", n) in re.sub(r"\D", "", t)
+        return _NOT_DIGIT.sub("", n) in _NOT_DIGIT.sub("", t)
     return False
+
+
+_NOT_DIGIT = re.compile(r"\D")
 
 
 def _norm(text: str) -> str:

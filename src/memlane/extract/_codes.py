@@ -45,6 +45,7 @@ _TIGHT = frozenset("-./")
 _CUE_REACH = 24
 _CLAUSE_BREAKS = ",，。;；!?！？\n"
 _DATE = re.compile(r"\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}|\d+\.\d+")
+_SEPARATORS = re.compile(r"[\s\-./]")
 CUES: dict[MentionKind, re.Pattern[str]] = {kind: cue for kind, cue in codes.CUES.items()}
 """Cue words (matched on lower-cased text) that name the kind of the code after them."""
 
@@ -194,7 +195,7 @@ def _accept(lowered: str, start: int, end: int) -> Code | None:
         return None  # too short to be a code even after a cue ("9", "30am", "M-1")
     if _DATE.fullmatch(text) or _UNIT.fullmatch(text) or _money(lowered, start, end):
         return None
-    tracking = _TRACKING_SHAPE.fullmatch(re.sub(r"[\s\-./]", "", text)) is not None
+    tracking = _TRACKING_SHAPE.fullmatch(_SEPARATORS.sub("", text)) is not None
     kind = cue_before(lowered, start)
     if kind is not None:
         return Code((start, end), "tracking" if tracking and kind != "account" else kind, True)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memlane.errors import InvalidInput
 from memlane.lang.codes import ORDER_PATTERNS as DEFAULT_ORDER_PATTERNS
@@ -30,6 +32,9 @@ class ExtractConfig:
     def compile(self) -> CompiledConfig:
         """Validate the settings and compile the patterns.
 
+        Each set of patterns is compiled once for the process, not on every call (a bulk
+        import pushes them out of re's own cache, which every pattern built per call shares).
+
         Raises:
             InvalidInput: a pattern is not a valid regular expression, or the confidence is
                 outside [0, 1].
@@ -52,9 +57,28 @@ class CompiledConfig:
     identifier_confidence: float
 
 
-def _compile_all(field: str, patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+_KEPT_PATTERN_SETS = 32
+"""Sets of patterns compiled and kept for the process (a config holds two)."""
+
+
+def _compile_all(field: str, patterns: Iterable[str]) -> tuple[re.Pattern[str], ...]:
     if isinstance(patterns, str):
         raise InvalidInput(field, "must be a sequence of patterns, not one string")
+    listed = tuple(patterns)  # a list is taken as a tuple is, and kept as one
+    try:
+        hash(listed)
+    except TypeError:  # an item that is no pattern: _compile_each says which
+        return _compile_each(field, listed)
+    return _compile_kept(field, listed)
+
+
+@lru_cache(maxsize=_KEPT_PATTERN_SETS)
+def _compile_kept(field: str, patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """:func:`_compile_each`, kept: an exception is never kept, so a bad set raises each time."""
+    return _compile_each(field, patterns)
+
+
+def _compile_each(field: str, patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     compiled: list[re.Pattern[str]] = []
     for pattern in patterns:
         try:

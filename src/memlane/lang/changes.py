@@ -165,6 +165,9 @@ def picks_other(later: str, earlier: str, offers: tuple[Offer, ...]) -> bool:
 _SENTENCE_END = re.compile(r"[.!?\n]+(?=\s|$)")
 _CLAUSE_BREAK = re.compile(r"[,;()—–]|:(?!\d)|\s-\s")
 _LABEL = re.compile(r"^[^:]{1,40}?\s(?:said|says|asked)\s*:\s*")
+_EN_UPDATE_HEADING = re.compile(en.UPDATE_HEADING)
+_EN_SWITCH_LEAD = re.compile(en.CLAUSE_LEAD + en.SWITCH_VERB)
+"""A clause opening with a verb of switching, its subject dropped: "switched to …"."""
 
 
 def _own_switch(sentence: str, names: tuple[str, ...]) -> bool:
@@ -176,7 +179,7 @@ def _own_switch(sentence: str, names: tuple[str, ...]) -> bool:
         return True  # "Need to reschedule the haircut — …, something came up": a booking moved
     if tells_episode(cue.sub(" ", sentence)):
         return False
-    if re.search(en.UPDATE_HEADING, sentence):
+    if _EN_UPDATE_HEADING.search(sentence):
         return True  # "Update on my diet: …" announces news of the speaker's own
     speaks = _names_speaker(sentence, names)
     for clause in _CLAUSE_BREAK.split(sentence):
@@ -184,7 +187,7 @@ def _own_switch(sentence: str, names: tuple[str, ...]) -> bool:
         if not cue.search(clause):
             continue
         words = _EN_WORDS.findall(clause)
-        if re.match(en.CLAUSE_LEAD + en.SWITCH_VERB, clause):
+        if _EN_SWITCH_LEAD.match(clause):
             return True  # its subject dropped: "switched to paying yearly"
         if en.REQUEST_WORDS.intersection(words):
             return True  # the speaker asks for it: "from now on please use …"

@@ -56,6 +56,7 @@ _ZH_FRAME = re.compile(
     rf"{ZH_COPULA}(?P<value>.{{1,{MAX_ZH_VALUE}}})$"
 )
 _NOT_NAME = re.compile(r"[^\w]+")
+_LATIN_WORD = re.compile(r"[a-z][a-z'’-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +125,7 @@ def asks_relation(rest: str, relation: str) -> bool:
     if not relation.isascii():
         return relation in folded
     head = relation.split()[-1]
-    return stem(head) in {stem(word) for word in re.findall(r"[a-z][a-z'’-]*", folded)}
+    return stem(head) in {stem(word) for word in _LATIN_WORD.findall(folded)}
 
 
 def _holder_pattern(holder: str) -> re.Pattern[str]:

@@ -18,6 +18,9 @@ from memlane.lang.roles import SUBJECT_OWNERS, roles_named
 from memlane.lang.script import CJK_RANGES, fold
 from memlane.lang.speaker import SELF_WORD_ZH, SPEAKER_LABEL
 
+_ZH_WHICH = re.compile(f"^(?:{zh.QUESTION_WORDS})[个家]?")
+"""A Chinese question word opening a phrase, with its measure word: "*哪家*公司"."""
+
 
 def is_generic(phrase: str) -> bool:
     """Whether an attribute phrase only names a kind of value ("which city", "哪家公司").
@@ -29,7 +32,7 @@ def is_generic(phrase: str) -> bool:
     words = folded.split()
     if words and words[-1] in en.GENERIC_NOUNS:
         return all(word in en.ASKS_KIND for word in words[:-1])
-    bare = re.sub(f"^(?:{zh.QUESTION_WORDS})[个家]?", "", folded)
+    bare = _ZH_WHICH.sub("", folded)
     return bare in zh.GENERIC_NOUNS
 
 
@@ -118,6 +121,8 @@ def _possessed() -> re.Pattern[str]:
 _SAID = re.compile(r"^.{0,40}?(?:\bsaid:|说：|说:)\s*")
 _LEADING_ID = re.compile(r"^[\w-]*\d[\w-]*", re.ASCII)
 """A subject id a note opens with ("Cust_157717老婆在…"): whose statement it is, not a word."""
+_CLAUSE_END = re.compile(r"[,.;!?，。；！？]")
+_CJK = re.compile(f"[{CJK_RANGES}]")
 _HEAD_WORDS = 4
 _HEAD_CHARS = 5
 """How far into a clause the role is its subject: four words, or five Chinese characters
@@ -161,9 +166,9 @@ def opens_with_role(statement: str) -> bool:
     True
     """
     text = _SAID.sub("", fold(statement), count=1)
-    head = re.split(r"[,.;!?，。；！？]", text, maxsplit=1)[0]
+    head = _CLAUSE_END.split(text, maxsplit=1)[0]
     clause = _LEADING_ID.sub("", head)
-    if re.match(f"[{CJK_RANGES}]", clause):
+    if _CJK.match(clause):
         if clause != head:  # "Cust_7妈一个人住在…": the id stands for 我 ("我妈")
             return bool(roles_named(SELF_WORD_ZH + clause[:_HEAD_CHARS]))
         return bool(roles_named(clause[:_HEAD_CHARS]))

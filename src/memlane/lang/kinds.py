@@ -34,12 +34,15 @@ _ASKS_TIME = (
 )
 """Words asking for a time: "when", "what day"; 哪天, 什么时候, "星期几", "几点"."""
 
-_ASKS = (
-    (TIME, _ASKS_TIME),
-    (NUMBER, r"\bhow many\b|\bhow much\b|多少|几(?![点时])|多大|多高|多长|多重"),
-    (PLACE, r"\bwhere\b|哪里|哪儿|在哪|何处|何地"),
-    (PERSON, r"\bwho\b|\bwhom\b|\bwhose\b|谁"),
-    (NUMBER, r"\b(?:pay|pays|paid|cost|costs|price|fee|fees|headcount)\b|花多少|价格|费用"),
+_ASKS = tuple(
+    (kind, re.compile(words))
+    for kind, words in (
+        (TIME, _ASKS_TIME),
+        (NUMBER, r"\bhow many\b|\bhow much\b|多少|几(?![点时])|多大|多高|多长|多重"),
+        (PLACE, r"\bwhere\b|哪里|哪儿|在哪|何处|何地"),
+        (PERSON, r"\bwho\b|\bwhom\b|\bwhose\b|谁"),
+        (NUMBER, r"\b(?:pay|pays|paid|cost|costs|price|fee|fees|headcount)\b|花多少|价格|费用"),
+    )
 )
 """Question words by the kind of value they ask for, the first that matches wins; words of
 paying and counting ask for an amount when no question word asks for something else."""
@@ -82,7 +85,7 @@ def asked_kind(question: str) -> str | None:
     """The kind of value ``question`` asks for (``person``, ``number``, ``time``, ``place``)."""
     folded = fold(question)
     for kind, words in _ASKS:
-        if re.search(words, folded):
+        if words.search(folded):
             return kind
     return None
 

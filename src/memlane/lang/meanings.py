@@ -122,10 +122,11 @@ ZH_SENSES: dict[str, tuple[str, ...]] = {
 """Chinese words of each sense, matched as substrings of the text."""
 
 _EN_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_LETTERS = re.compile(r"[a-z]+")
 
 
 def _stems(phrase: str) -> tuple[str, ...]:
-    return tuple(stem(word) for word in re.findall(r"[a-z]+", phrase.lower()))
+    return tuple(stem(word) for word in _LETTERS.findall(phrase.lower()))
 
 
 _EN_STEMS = {

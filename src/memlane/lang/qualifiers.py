@@ -26,6 +26,15 @@ from memlane.lang.script import CJK_RANGES, fold, whole_latin
 Span = tuple[int, int]
 
 _LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*$")
+_LATIN_OR_DIGIT = re.compile("[a-z0-9]")
+_CJK = re.compile(f"[{CJK_RANGES}]")
+_ZH_VALUE_WORDS = re.compile(zh.VALUE_WORDS)
+_ZH_CONJUNCTIONS = re.compile(zh.CONJUNCTIONS)
+_ZH_EPISODE_TIMES = re.compile(zh.EPISODE_TIMES)
+_ZH_SUBJECT_WORDS = re.compile(zh.SUBJECT_WORDS)
+_ZH_LEADING_SUBJECT_WORDS = re.compile(rf"^(?:{zh.SUBJECT_WORDS})+")
+_ZH_QUESTION_WORDS = re.compile(zh.QUESTION_WORDS)
+_ZH_LEADING_FILLERS = re.compile(zh.LEADING_FILLERS)
 _MAX_WORDS = 3
 _MAX_CJK = 6
 
@@ -187,7 +196,7 @@ def _before(text: str, value_word: bool) -> list[Qualifier]:
 
 def _names_value(word: str) -> bool:
     """Whether an attribute word names the value itself ("号码", "邮箱"), not a thing ("订单")."""
-    return bool(re.search(zh.VALUE_WORDS, word))
+    return bool(_ZH_VALUE_WORDS.search(word))
 
 
 def _latin_before(text: str) -> list[str]:
@@ -218,12 +227,12 @@ def _cjk_before(text: str, value_word: bool = True) -> list[Qualifier]:
     match = _CJK_PHRASE.search(text)
     if match is None:
         return []
-    phrase = re.split(zh.CONJUNCTIONS, match.group())[-1]
+    phrase = _ZH_CONJUNCTIONS.split(match.group())[-1]
     *earlier, nearest = phrase.split("的")
     # What a run before 的 ends with names the thing; a longer run starts with the verb that
     # asks ("帮我查*罗技鼠标*的物流单号").
     runs = [_bare(run)[-_MAX_CJK:] for run in reversed(earlier)]
-    models = [(run,) for run in runs if re.search("[a-z0-9]", run) and len(run) <= _MAX_CJK]
+    models = [(run,) for run in runs if _LATIN_OR_DIGIT.search(run) and len(run) <= _MAX_CJK]
     narrowing = [_unclause(_unheld(_unmodified(_bare(nearest))))]
     if (
         value_word
@@ -236,7 +245,7 @@ def _cjk_before(text: str, value_word: bool = True) -> list[Qualifier]:
     elif narrowing[0] and runs and (runs[0],) not in models:
         # "罗技鼠标的*物流*单号": in one qualifier with the thing, the kind would carry it;
         # "*上次住*的酒店房间号": a clause before 的 narrows nothing
-        thing = "" if re.search(zh.EPISODE_TIMES, runs[0]) else runs[0]
+        thing = "" if _ZH_EPISODE_TIMES.search(runs[0]) else runs[0]
         narrowing = [thing] if narrowing[0] in zh.CODE_KINDS else [*narrowing, thing]
     elif narrowing[0] in zh.CODE_KINDS and models:
         narrowing = []  # "iPhone 15的*物流*单号": the model names the thing
@@ -256,7 +265,7 @@ def _possessor(run: str) -> str:
     ('牙科', '', '', '')
     """
     bare = _unheld(_unmodified(run))
-    if len(bare) < 2 or re.search(zh.SUBJECT_WORDS, bare) or _is_clause(bare):
+    if len(bare) < 2 or _ZH_SUBJECT_WORDS.search(bare) or _is_clause(bare):
         return ""
     if bare != _unmodified(run):
         return ""
@@ -279,7 +288,7 @@ def _unclause(run: str) -> str:
 
 
 def _is_clause(run: str) -> bool:
-    if re.search(zh.SUBJECT_WORDS, run[1:]) or re.search(zh.EPISODE_TIMES, run):
+    if _ZH_SUBJECT_WORDS.search(run[1:]) or _ZH_EPISODE_TIMES.search(run):
         return True
     if len(run) > 1 and run[-1] in zh.GOAL_COMPLEMENTS:
         return True
@@ -304,7 +313,7 @@ def _unheld(run: str) -> str:
     ('', '备用', '公司')
     """
     for verb in zh.HOLDING_VERBS:
-        if run.endswith(verb) and not re.sub(zh.LEADING_FILLERS, "", run[: -len(verb)]):
+        if run.endswith(verb) and not _ZH_LEADING_FILLERS.sub("", run[: -len(verb)]):
             return ""
     return run
 
@@ -328,8 +337,8 @@ def _bigrams(run: str) -> list[str]:
 
 def _bare(run: str) -> str:
     """A run less the subject before it and question words ("用户单位" → "单位")."""
-    run = re.sub(rf"^(?:{zh.SUBJECT_WORDS})+", "", run)
-    return re.sub(zh.QUESTION_WORDS, "", run)
+    run = _ZH_LEADING_SUBJECT_WORDS.sub("", run)
+    return _ZH_QUESTION_WORDS.sub("", run)
 
 
 def _after(text: str, end: int) -> Qualifier:
@@ -347,7 +356,7 @@ def _after(text: str, end: int) -> Qualifier:
 
 
 def _is_cjk_text(text: str) -> bool:
-    return bool(re.search(f"[{CJK_RANGES}]", text))
+    return bool(_CJK.search(text))
 
 
 @cache

@@ -54,6 +54,7 @@ SUBJECT_OWNERS = (
     r"|\b(?:my|our|your|his|her|their|the\s+user's|the\s+customer's|user's|customer's)\s+"
 )
 """How a question attaches a role to its subject: "我哥", "用户的猫", "my wife", "her husband"."""
+_SUBJECT_OWNER_ENDING = re.compile(f"(?:{SUBJECT_OWNERS})$")
 
 
 def roles_named(text: str) -> frozenset[str]:
@@ -107,7 +108,7 @@ def roles_of_subject(text: str) -> frozenset[str]:
     for role, pattern in _patterns().items():
         for match in pattern.finditer(folded):
             before, after = folded[: match.start()], folded[match.end() :]
-            owner = re.search(f"(?:{SUBJECT_OWNERS})$", before)
+            owner = _SUBJECT_OWNER_ENDING.search(before)
             if owner is not None and _in_company(before[: owner.start()]):
                 continue  # "Mel and her kids", "John and his wife's first dance"
             possessive = after.startswith(("'s", "’s", "的")) or match.group().endswith("'s")
@@ -210,7 +211,11 @@ def owning_role(text: str, start: int) -> str | None:
     return nearest[1] if nearest else None
 
 
+_EN_ASKS_OWNER = re.compile(en.ASKS_OWNER)
+_ZH_ASKS_OWNER = re.compile(zh.ASKS_OWNER)
+
+
 def asks_owner(text: str) -> bool:
     """Whether ``text`` asks whom something belongs to ("whose birthday", "谁的生日")."""
     folded = fold(text)
-    return bool(re.search(en.ASKS_OWNER, folded) or re.search(zh.ASKS_OWNER, folded))
+    return bool(_EN_ASKS_OWNER.search(folded) or _ZH_ASKS_OWNER.search(folded))

@@ -14,6 +14,8 @@ from functools import cache
 from memlane.lang import en
 from memlane.lang.script import fold
 
+_EN_THING = re.compile(en.THING)
+
 
 def about_another_thing(question: str, attribute_spans: Iterable[tuple[int, int]] = ()) -> bool:
     """Whether an English ``question`` names a thing and no one of the subject.
@@ -37,7 +39,7 @@ def about_another_thing(question: str, attribute_spans: Iterable[tuple[int, int]
     text = "".join(blanked)
     return any(
         match["thing"] not in en.STOP_WORDS and match["thing"] not in en.NEUTRAL_MODIFIERS
-        for match in re.finditer(en.THING, text)
+        for match in _EN_THING.finditer(text)
     )
 
 

@@ -25,7 +25,7 @@ MOVE_VERBS = ("搬到", "搬去", "迁居", "定居", "落户")
 JOB_VERBS = ("跳槽", "入职", "离职", "辞职")
 """Verbs of changing jobs, repaired only before a verb of arriving or at a clause's end."""
 
-JOB_FRAME = r"(?=[去到进了，,。!！]|$)"
+JOB_FRAME = re.compile(r"(?=[去到进了，,。!！]|$)")
 """What follows a job verb in its frame ("跳槽去…", "离职了")."""
 
 _FUZZY_INITIALS = (("zh", "z"), ("ch", "c"), ("sh", "s"))
@@ -120,4 +120,4 @@ def _frame_holds(verb: str, rest: str, known_place: Callable[[str], int]) -> boo
     if verb in MOVE_VERBS:
         rest = rest.removeprefix("了")
         return known_place(rest) > 0
-    return re.match(JOB_FRAME, rest) is not None
+    return JOB_FRAME.match(rest) is not None

@@ -13,6 +13,9 @@ _EN_NEGATION = re.compile(rf"\b(?:{'|'.join(en.NEGATORS)})\b|{en.NEGATING_SUFFIX
 _LATIN_TERM = re.compile(r"[a-z][a-z'’-]*[a-z]|\d[\d\s-]*\d", re.IGNORECASE)
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
 _CJK_PAIR = re.compile(f"[{CJK_RANGES}]{{2}}")
+_ZH_SEPARATORS = re.compile(zh.SEPARATORS)
+_ZH_LEADING_FILLERS = re.compile(zh.LEADING_FILLERS)
+_ZH_TRAILING_PARTICLES = re.compile(zh.TRAILING_PARTICLES)
 
 
 def is_negated(text: str) -> bool:
@@ -79,8 +82,8 @@ def salient_terms(text: str) -> frozenset[str]:
         elif len(term) >= 3 and term not in en.STOP_WORDS:
             terms.add(stem(term))
     for run in _CJK_RUN.findall(folded):
-        for piece in re.split(zh.SEPARATORS, run):
-            segment = re.sub(zh.TRAILING_PARTICLES, "", re.sub(zh.LEADING_FILLERS, "", piece))
+        for piece in _ZH_SEPARATORS.split(run):
+            segment = _ZH_TRAILING_PARTICLES.sub("", _ZH_LEADING_FILLERS.sub("", piece))
             if len(segment) >= 2 and segment not in zh.GENERIC_TERMS:
                 terms.add(segment)
     return frozenset(terms)
@@ -202,8 +205,11 @@ def mentions_value(text: str, value: object) -> bool:
     return needle in haystack
 
 
+_SPACE = re.compile(r"\s+")
+
+
 def _plain(text: str) -> str:
-    return re.sub(r"\s+", "", fold(text))
+    return _SPACE.sub("", fold(text))
 
 
 def names_other_person(text: str) -> bool:
@@ -216,6 +222,8 @@ def names_other_person(text: str) -> bool:
 
 
 _EN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+_EN_REPLACEMENT = re.compile(en.REPLACEMENT)
+_EN_PAST_AFTER = re.compile(en.PAST_AFTER)
 
 
 @per_process
@@ -238,10 +246,10 @@ def tells_episode(text: str) -> bool:
     """
     folded = fold(text).replace("’", "'")
     words = _EN_WORD.findall(folded)
-    if any(_present(word) for word in words) or re.search(en.REPLACEMENT, folded):
+    if any(_present(word) for word in words) or _EN_REPLACEMENT.search(folded):
         return False
     past = any(word in en.PAST_FORMS for word in words)
-    return past or re.search(en.PAST_AFTER, folded) is not None
+    return past or _EN_PAST_AFTER.search(folded) is not None
 
 
 def _present(word: str) -> bool:
@@ -250,10 +258,14 @@ def _present(word: str) -> bool:
     return word in en.PRESENT_VERBS or (apostrophe > 0 and word[apostrophe:] in en.PRESENT_VERBS)
 
 
+_ZH_PLANS = re.compile(zh.PLANS)
+_EN_PLANS = re.compile(en.PLANS)
+
+
 def asks_about_plans(text: str) -> bool:
     """Whether ``text`` asks about a plan or the future ("下周要飞去哪", "considering moving")."""
     folded = fold(text)
-    return bool(re.search(zh.PLANS, folded) or re.search(en.PLANS, folded))
+    return bool(_ZH_PLANS.search(folded) or _EN_PLANS.search(folded))
 
 
 def owner_of(text: str, end: int) -> str | None:

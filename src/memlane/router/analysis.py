@@ -277,6 +277,7 @@ _NOT_VERBS = frozenset(
     (*en.COPULAS, *en.AUXILIARIES, *en.MODALS, *en.PREPOSITIONS, *en.GENERIC_NOUNS, *en.SELF)
 )
 """Words after "which company" that are no verb it does ("which company *do* I work for")."""
+_VERB_ENDING = re.compile(VERB_ENDING)
 
 
 def _subject_of_other_verb(folded: str, intent: AttributeIntent, synonyms: SynonymRegistry) -> bool:
@@ -301,7 +302,7 @@ def _subject_of_other_verb(folded: str, intent: AttributeIntent, synonyms: Synon
 
 
 def _verb_base(word: str) -> str:
-    return re.sub(VERB_ENDING, "", word)
+    return _VERB_ENDING.sub("", word)
 
 
 def _typing_another(

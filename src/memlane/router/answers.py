@@ -181,6 +181,11 @@ def _names_alone(
     return not any(shares_term(own, text) for text in others)
 
 
+_ZH_ASKED_KIND = re.compile(zh.ASKED_KIND)
+_LETTER_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+"""A word of letters in any script, with an apostrophe's ending: "driver", "user's"."""
+
+
 def _things_named(query: str) -> frozenset[str]:
     """The question's salient terms less the noun of the kind it asks for ("which *driver*").
 
@@ -188,8 +193,8 @@ def _things_named(query: str) -> frozenset[str]:
     that the subject is one tells of the subject, not of the thing; "what number was the
     hotel *room*?" names the room.
     """
-    folded = re.sub(zh.ASKED_KIND, " ", fold(query))
-    words = re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", folded)
+    folded = _ZH_ASKED_KIND.sub(" ", fold(query))
+    words = _LETTER_WORD.findall(folded)
     kinds = {stem(noun) for ask, noun in pairwise(words) if ask in en.ASKS_KIND}
     return frozenset(term for term in salient_terms(folded) if term not in kinds)
 

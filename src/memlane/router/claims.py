@@ -85,6 +85,8 @@ _RELATION_MODIFIERS = re.compile(words.RELATION_MODIFIERS)
 _ORIGIN = re.compile(words.ZH_ORIGIN.format(cjk=CJK_RANGES))
 _NAMED = words.NAMED
 _NEEDS_IDENTIFIER = {"phone": "phone", "email": "email"}
+_LEADING_NAME = re.compile(r"\s*([A-Za-z][\w.-]*)")
+_SPACES = re.compile(r"\s+")
 
 
 @per_process
@@ -194,7 +196,7 @@ def _leading_holder(text: str, subject: str) -> str:
     """Who a note is about: notes start with their speaker ("U-001 moved...", "Alice的...")."""
     if text.casefold().startswith(subject.casefold()):
         return SELF
-    match = re.match(r"\s*([A-Za-z][\w.-]*)", text)
+    match = _LEADING_NAME.match(text)
     if match and match.group(1).casefold() not in _NOT_HOLDERS | _SELF_WORDS:
         return _holder(match.group(1), subject)
     return SELF
@@ -217,7 +219,7 @@ def _relation(name: str) -> tuple[str, str | None]:
     attribute = _ALIASES.get(what)
     if attribute is not None:
         return attribute, attribute
-    return "my:" + what, re.sub(r"\s+", "_", what)
+    return "my:" + what, _SPACES.sub("_", what)
 
 
 def _add(

@@ -29,6 +29,7 @@ MAX_PHRASE_CHARS = 100
 _WILDCARD = r".{0,40}?"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _LATIN_EDGE = re.compile(r"[a-z0-9]")
+_STAR = re.compile(r"\s*\*\s*")
 _DO_FORMS = f"(?:{'|'.join(en.DO_FORMS)})"
 
 DEFAULT_SYNONYMS: dict[str, tuple[str, ...]] = attributes.PHRASES
@@ -143,7 +144,7 @@ def compile_phrase(phrase: str) -> re.Pattern[str]:
     >>> bool(compile_phrase("order").search("reorder"))
     False
     """
-    pieces = [piece for piece in re.split(r"\s*\*\s*", fold(phrase).strip()) if piece]
+    pieces = [piece for piece in _STAR.split(fold(phrase).strip()) if piece]
     parts: list[str] = []
     for piece in pieces:
         body = r"\s+".join(_word(word) for word in piece.split())

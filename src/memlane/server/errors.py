@@ -154,11 +154,15 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(Exception, internal)
 
 
+_PATH_PARAMETER = re.compile(r"\{[^/}]+\}")
+"""A parameter in an OpenAPI path template (``{subject}``)."""
+
+
 def allowed_methods(request: Request) -> list[str]:
     """The methods the OpenAPI document lists for the request's path (none: undocumented)."""
     path = request.url.path
     for template, item in request.app.openapi()["paths"].items():
-        pattern = "[^/]+".join(re.escape(part) for part in re.split(r"\{[^/}]+\}", template))
+        pattern = "[^/]+".join(re.escape(part) for part in _PATH_PARAMETER.split(template))
         if re.fullmatch(pattern, path):
             return sorted(method.upper() for method in item if method.upper() in METHODS)
     return []

@@ -508,6 +508,7 @@ _EN_FIRST_PERSON = re.compile(
     + "|"
     + said.FIRST_PERSON_WORDS
 )
+_ZH_FIRST_PERSON = re.compile(said.I_ZH)
 _HAD_WORDS = word_set(said.HAD_WORDS)
 
 
@@ -525,8 +526,7 @@ def resolve_first_person(text: str, speaker: str) -> str:
     """
     if contains_cjk(text):
         glued = speaker[-1:].isascii() and speaker[-1:].isalnum()
-        text = re.sub(
-            said.I_ZH,
+        text = _ZH_FIRST_PERSON.sub(
             lambda match: speaker + (" " if glued and match["next"] else "") + match["next"],
             text,
         )

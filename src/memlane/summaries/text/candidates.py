@@ -41,6 +41,7 @@ def keywords(text: str) -> list[str]:
 
 _PHRASE_BREAK = re.compile(r"[^\w\s'’-]+")
 _MAX_PHRASE_WORDS = 3
+_POSSESSIVE = re.compile(r"['’]s$")
 
 
 def topic_candidates(texts: Sequence[str], exclude: Iterable[str] = ()) -> dict[str, float]:
@@ -79,7 +80,7 @@ def _content_runs(text: str, excluded: set[str], surface: dict[str, str]) -> lis
                 current.append(stemmed)
                 # Keep the capital of a name, not of a word that only starts the sentence.
                 proper = word[0].isupper() and (position > 0 or word[1:] != word[1:].lower())
-                plain = re.sub(r"'s$", "", word.replace("’", "'"))
+                plain = _POSSESSIVE.sub("", word.replace("’", "'"))
                 surface.setdefault(stemmed, plain if proper else plain.lower())
             elif current:
                 runs.extend(
@@ -155,7 +156,7 @@ def entity_candidates(texts: Sequence[str], exclude: Iterable[str] = ()) -> dict
 
 def _clean_name(raw: str) -> str:
     """Drop a possessive and leading small-talk words ("Hey Caroline's" → "Caroline")."""
-    parts = re.sub(r"['’]s$", "", raw).split()
+    parts = _POSSESSIVE.sub("", raw).split()
     while parts and (
         parts[0] in _NOT_NAMES
         or parts[0].lower() in ENGLISH_STOPWORDS

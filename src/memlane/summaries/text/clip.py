@@ -41,13 +41,14 @@ def clip_line(text: str, max_tokens: int, keep: Callable[[str], bool] | None = N
     for clause in chosen:
         glue = "" if not clipped or contains_cjk(clipped[-1]) or clipped[-1] in "，；：、" else " "
         clipped += glue + clause
-    clipped = re.sub(r"[,，;；:：、\s–—-]+$", "", clipped)
+    clipped = _TRAILING_BREAK.sub("", clipped)
     if estimate_tokens(clipped) > max_tokens and not find_spans(clipped, _KEY_KINDS):
         clipped = _cut_words(clipped, max_tokens)
     return clipped
 
 
 _KEY_KINDS: frozenset[SpanKind] = frozenset({"identifier", "date", "amount"})
+_TRAILING_BREAK = re.compile(r"[,，;；:：、\s–—-]+$")
 
 
 def _clauses(text: str, spans: list[TypedSpan]) -> list[str]:
