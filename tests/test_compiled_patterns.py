@@ -23,7 +23,7 @@ def _constant(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return True
     if isinstance(node, ast.Name):
-        return node.id.isupper() or node.id.lstrip("_").isupper()
+        return node.id.isupper()  # ("_PLANS" too: no case to "_")
     if isinstance(node, ast.Attribute):
         return node.attr.isupper() and isinstance(node.value, ast.Name)
     if isinstance(node, ast.JoinedStr):

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 _DIGITY = re.compile(r"^[\d\s\-+().]+$")
 _MIN_PHONE_DIGITS = 7
+_NOT_DIGIT = re.compile(r"\D")
 
 
 def matches(needle: str, text: str) -> bool:
@@ -52,9 +53,6 @@ def matches(needle: str, text: str) -> bool:
     if _DIGITY.match(n) and sum(ch.isdigit() for ch in n) >= _MIN_PHONE_DIGITS:
         return _NOT_DIGIT.sub("", n) in _NOT_DIGIT.sub("", t)
     return False
-
-
-_NOT_DIGIT = re.compile(r"\D")
 
 
 def _norm(text: str) -> str:

@@ -15,7 +15,7 @@ from functools import cache
 
 from memlane.lang import employment, en, times, zh
 from memlane.lang import retractions as cues
-from memlane.lang.script import CJK_RANGES, fold
+from memlane.lang.script import CJK_CHAR, CJK_RANGES, fold
 from memlane.lang.words import (
     negates_next,
     possible_next,
@@ -224,7 +224,7 @@ def speaks_for_self(text: str, speakers: tuple[str, ...] = ()) -> bool:
     (False, False)
     """
     folded = _LABEL.sub("", fold(text).strip())
-    if _CJK.search(folded) or tells_episode(folded):
+    if CJK_CHAR.search(folded) or tells_episode(folded):
         return False
     names = tuple(fold(name) for name in speakers if name)
     requests = en.REQUEST_WORDS.intersection(_EN_WORDS.findall(folded))
@@ -266,9 +266,6 @@ def _written_lower(word: str, text: str) -> bool:
     return re.search(rf"(?<![\w']){re.escape(word)}(?![\w])", text) is not None
 
 
-_CJK = re.compile(f"[{CJK_RANGES}]")
-
-
 def takes_back(text: str, speakers: tuple[str, ...] = ()) -> bool:
     """Whether ``text`` retracts a value or switches an arrangement: it may supersede others.
 
@@ -290,7 +287,7 @@ def as_said(text: str, speaker: str) -> str:
     >>> as_said("别给acct-111879点燕麦拿铁了", "Acct-111879")
     '别给我点燕麦拿铁了'
     """
-    if not speaker or not _CJK.search(text):
+    if not speaker or not CJK_CHAR.search(text):
         return text
     return re.sub(re.escape(speaker), zh.FIRST_PERSON, text, flags=re.IGNORECASE)
 

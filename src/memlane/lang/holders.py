@@ -15,7 +15,7 @@ from functools import cache
 
 from memlane.lang import en, zh
 from memlane.lang.roles import SUBJECT_OWNERS, roles_named
-from memlane.lang.script import CJK_RANGES, fold
+from memlane.lang.script import CJK_CHAR, CJK_RANGES, fold
 from memlane.lang.speaker import SELF_WORD_ZH, SPEAKER_LABEL
 
 _ZH_WHICH = re.compile(f"^(?:{zh.QUESTION_WORDS})[个家]?")
@@ -122,7 +122,6 @@ _SAID = re.compile(r"^.{0,40}?(?:\bsaid:|说：|说:)\s*")
 _LEADING_ID = re.compile(r"^[\w-]*\d[\w-]*", re.ASCII)
 """A subject id a note opens with ("Cust_157717老婆在…"): whose statement it is, not a word."""
 _CLAUSE_END = re.compile(r"[,.;!?，。；！？]")
-_CJK = re.compile(f"[{CJK_RANGES}]")
 _HEAD_WORDS = 4
 _HEAD_CHARS = 5
 """How far into a clause the role is its subject: four words, or five Chinese characters
@@ -168,7 +167,7 @@ def opens_with_role(statement: str) -> bool:
     text = _SAID.sub("", fold(statement), count=1)
     head = _CLAUSE_END.split(text, maxsplit=1)[0]
     clause = _LEADING_ID.sub("", head)
-    if _CJK.match(clause):
+    if CJK_CHAR.match(clause):
         if clause != head:  # "Cust_7妈一个人住在…": the id stands for 我 ("我妈")
             return bool(roles_named(SELF_WORD_ZH + clause[:_HEAD_CHARS]))
         return bool(roles_named(clause[:_HEAD_CHARS]))

@@ -21,13 +21,12 @@ from collections.abc import Iterable
 from functools import cache
 
 from memlane.lang import en, zh
-from memlane.lang.script import CJK_RANGES, fold, whole_latin
+from memlane.lang.script import CJK_CHAR, CJK_RANGES, fold, whole_latin
 
 Span = tuple[int, int]
 
 _LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*$")
 _LATIN_OR_DIGIT = re.compile("[a-z0-9]")
-_CJK = re.compile(f"[{CJK_RANGES}]")
 _ZH_VALUE_WORDS = re.compile(zh.VALUE_WORDS)
 _ZH_CONJUNCTIONS = re.compile(zh.CONJUNCTIONS)
 _ZH_EPISODE_TIMES = re.compile(zh.EPISODE_TIMES)
@@ -356,7 +355,7 @@ def _after(text: str, end: int) -> Qualifier:
 
 
 def _is_cjk_text(text: str) -> bool:
-    return bool(_CJK.search(text))
+    return bool(CJK_CHAR.search(text))
 
 
 @cache

@@ -13,6 +13,11 @@ UNSPACED_RANGES = "\u3040-\u30ff" + CJK_RANGES + "\uac00-\ud7af\U00020000-\U0002
 they are cut into characters and bigrams, never into words."""
 
 
+CJK_CHAR = re.compile(f"[{CJK_RANGES}]")
+"""One CJK ideograph: ``CJK_CHAR.search(text)`` tells whether a text has any (compiled once,
+for the modules that ask it of every statement)."""
+
+
 EMOJI_RANGES = "\U0001f300-\U0001faff"
 """Pictographs and emoticons (😂, 🎉), for a regex class: in chat one ends a sentence as a
 full stop does ("又搬家了😂 这次从扬州搬到了无锡")."""
