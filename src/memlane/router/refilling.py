@@ -72,7 +72,6 @@ class RefillWalk:
     data: LineData
     visible: tuple[int | None, int | None]
     latest: Latest
-    _clauses: dict[str, str | None] = field(init=False, default_factory=dict)
     _prepared: set[str] = field(init=False, default_factory=set)
 
     def prepare(self, judged: Iterable[str]) -> None:
@@ -173,7 +172,12 @@ class RefillWalk:
             kind: self.data.recent(kind, self.visible, RECENT_FILINGS)
             for kind in self.probed(clause, limit)
         }
-        unread = [head for heads in lists.values() for head in heads]
+        unread = [  # the heads the walk may meet: those said after ``after``
+            head
+            for heads in lists.values()
+            for head in heads
+            if (head.before, head.stored_before) < limit
+        ]
         heads = merge(*(_indexed(heads, kind) for kind, heads in lists.items()))
         best: tuple[tuple[int, int, int], Statement] | None = None
         seen: set[str] = set()
@@ -203,24 +207,31 @@ class RefillWalk:
     def _filed(self, head: Head, unread: list[Head]) -> str | None:
         """The clause ``head`` files under its slot key (so it opens as the probe).
 
-        Read once per recall per clause, from its note's text. The first a walk needs comes
-        with the texts of the filings it read (``unread``: the latest of every key it probes;
-        emptied once read), one statement, not one per key; only the heads it meets have
-        their clauses split out.
+        Split out of its note's text once per subject stamp: kept with the subject's reads
+        (:meth:`LineData.kept_reads`), as a digest names one clause whatever the recall. The
+        first a walk splits comes with the texts of the filings it may meet (``unread``: the
+        latest of every key it probes said since the judged statement; emptied once read)
+        whose clauses are not kept yet, one statement, not one per key; only the heads it
+        meets have their clauses split out.
         """
-        if head.key not in self._clauses:
-            if unread:
-                self.data.texts(
-                    [other.note_id for other in unread if other.key not in self._clauses]
-                )
-                unread.clear()
-            said = self.data.texts([head.note_id]).get(head.note_id)
-            if said is not None:
-                texts = clauses(said[1], said[0])
-                self._clauses[head.key] = next(
-                    (text for text in texts if clause_digest(text) == head.key), None
-                )
-        return self._clauses.get(head.key)
+        reads = self.data.kept_reads()
+        known = reads.clauses
+        clause: str | None = known.get(head.key)
+        if clause is not None:
+            return clause
+        if unread:
+            self.data.texts([other.note_id for other in unread if other.key not in known])
+            unread.clear()
+        said = self.data.texts([head.note_id]).get(head.note_id)
+        if said is None:
+            return None
+        clause = next(
+            (text for text in clauses(said[1], said[0]) if clause_digest(text) == head.key), None
+        )
+        if clause is not None:
+            known[head.key] = clause
+            reads.weight += 1
+        return clause
 
 
 def _indexed(heads: Sequence[Head], kind: str) -> Iterator[tuple[Head, str]]:

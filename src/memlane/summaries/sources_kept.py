@@ -147,7 +147,7 @@ def sized(_key: object, value: Sequence[object] | frozenset[object]) -> int | No
     return 1 + len(value)
 
 
-_TABLES = 13
+_TABLES = 14
 """The tables of :class:`LineReads`, in :meth:`LineReads.tables`' order."""
 
 
@@ -185,6 +185,7 @@ class LineReads:
         "_shelf",
         "asked",
         "cited",
+        "clauses",
         "counts",
         "filings",
         "holder_sets",
@@ -240,7 +241,9 @@ class LineReads:
         """per live note and read point (``visible``), the note as judging's evidence
         (:class:`memlane.router.statements.Statement`; ``None``: not visible there);"""
         self.tallies: Kept[tuple[object, ...], int] = tables[12]
-        """how many of its notes visible at a read point hold a key (the evidence's counts)."""
+        """how many of its notes visible at a read point hold a key (the evidence's counts);"""
+        self.clauses: Kept[str, str] = tables[13]
+        """per slot filing's clause digest, the clause (split out of its note's text once)."""
 
     def tables(self) -> tuple[Kept[Any, Any], ...]:
         """Every table, in the order of the kept shelf's."""
@@ -258,6 +261,7 @@ class LineReads:
             self.unfilled,
             self.statements,
             self.tallies,
+            self.clauses,
         )
 
     def then(self) -> LineReads:
@@ -323,10 +327,11 @@ def carried(
     across all of them held at each.
 
     Per table, by what its entries depend on: a note's own text, time, words and statement
-    stay (but those of a note given keys now: it may have been read as not live); counts and
-    holders of a key an added note holds go, as do the latest filings of its slot kinds and
-    every tally but those of keys none of them holds; what was derived from many notes at
-    once (the notes citing turns, a line's sources, the walks that found no re-fill) goes.
+    stay (but those of a note given keys now: it may have been read as not live), as does the
+    clause a digest names; counts and holders of a key an added note holds go, as do the
+    latest filings of its slot kinds and every tally but those of keys none of them holds;
+    what was derived from many notes at once (the notes citing turns, a line's sources, the
+    walks that found no re-fill) goes.
     """
     notes = set().union(*(change.notes for change in changes))
     keys = set().union(*(change.keys for change in changes))
@@ -366,6 +371,7 @@ def carried(
         {},  # unfilled: of many notes
         {k: v for k, v in merged(11).items() if k[0] not in notes},  # statements: per note
         {k: v for k, v in merged(12).items() if tally_stays(k)},  # tallies
+        merged(13),  # clauses: per digest, what a text holds
     )
     assert len(tables) == _TABLES
     new = _Shelf(changes[-1].stamp, tables)
