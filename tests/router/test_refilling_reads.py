@@ -11,6 +11,8 @@ Each filing's clause is split out of its text once while the subject's notes sta
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -32,6 +34,23 @@ def _note(rng: random.Random) -> str:
     )
 
 
+@contextmanager
+def _one_shape(rng: random.Random) -> Iterator[memlane.Memory]:
+    """A memory whose subject said 1,500 notes of one shape: its slot keys filled."""
+    with memlane.Memory(":memory:", embedder="hash") as mem:
+        mem.summaries.add_notes(
+            {"subject": "U-1", "text": _note(rng), "at": START + timedelta(minutes=i)}
+            for i in range(1_500)
+        )
+        assert mem.index.wait(timeout=60)
+        yield mem
+
+
+def _ask_of_each_activity(mem: memlane.Memory) -> None:
+    for activity in ACTIVITIES:
+        mem.recall("U-1", f"where does Ana take {activity} lessons?")
+
+
 def test_a_walk_reads_the_texts_of_what_it_meets_in_one_statement(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -51,15 +70,8 @@ def test_a_walk_reads_the_texts_of_what_it_meets_in_one_statement(
 
     monkeypatch.setattr(SQLSummaryStore, "note_texts", counted_reads)
     monkeypatch.setattr(refilling.RefillWalk, "refilling", counted_walk)
-    rng = random.Random(11)
-    with memlane.Memory(":memory:", embedder="hash") as mem:
-        mem.summaries.add_notes(
-            {"subject": "U-1", "text": _note(rng), "at": START + timedelta(minutes=i)}
-            for i in range(1_500)
-        )
-        assert mem.index.wait(timeout=60)
-        for activity in ACTIVITIES:
-            mem.recall("U-1", f"where does Ana take {activity} lessons?")
+    with _one_shape(random.Random(11)) as mem:
+        _ask_of_each_activity(mem)
     assert sum(per_walk) >= len(ACTIVITIES)  # walks read texts
     assert max(per_walk) <= 1, per_walk  # before: up to 4, a statement per key
 
@@ -75,17 +87,11 @@ def test_a_filings_clause_is_split_once_while_the_subject_stands(
 
     monkeypatch.setattr(refilling, "clauses", counted_split)
     rng = random.Random(5)
-    with memlane.Memory(":memory:", embedder="hash") as mem:
-        mem.summaries.add_notes(
-            {"subject": "U-1", "text": _note(rng), "at": START + timedelta(minutes=i)}
-            for i in range(1_500)
-        )
-        assert mem.index.wait(timeout=60)
+    with _one_shape(rng) as mem:
 
         def ask() -> int:
             splits.clear()
-            for activity in ACTIVITIES:
-                mem.recall("U-1", f"where does Ana take {activity} lessons?")
+            _ask_of_each_activity(mem)
             return len(splits)
 
         first = ask()
