@@ -30,7 +30,8 @@ def location(cue: str, value: str) -> str | None:
 
 
 _LEFT_PLACE = re.compile(cues.LEFT_PLACE)
-_EN_STATE_CUE = re.compile(en.STATE_CUE)
+EN_STATE_CUE = re.compile(en.STATE_CUE)
+""""I'm in …", "now with …": the cue of :func:`state` (and of its rule)."""
 
 
 def lives(cue: str, value: str) -> str | None:
@@ -45,7 +46,7 @@ def employer(cue: str, value: str) -> str | None:
 
 def state(cue: str, value: str) -> str | None:
     """Where the speaker is: "I'm in Lyon" a place; "I'm at Acme", "now with Acme" an employer."""
-    match = _EN_STATE_CUE.match(cue.lower())
+    match = EN_STATE_CUE.match(cue.lower())
     preposition = match["prep"] if match else cues.EN_STATE_IN
     if is_en_place(value) or preposition == cues.EN_STATE_IN:
         return location(cue, value)

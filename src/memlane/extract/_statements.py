@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from memlane.extract import _speaker as speaker
 from memlane.extract._attributes import (
+    EN_STATE_CUE,
     employer,
     hometown,
     lives,
@@ -182,7 +183,7 @@ _RULES: tuple[_CueRule, ...] = (
         re.compile(cues.EN_WORKS_AT), en_proper, employer, "en", gate=gate(*cues.EN_WORKS_AT_GATE)
     ),
     _CueRule(
-        re.compile(en.STATE_CUE),
+        EN_STATE_CUE,
         en_place,
         state,
         "en_any",

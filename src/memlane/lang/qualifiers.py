@@ -22,6 +22,7 @@ from functools import cache
 
 from memlane.lang import en, zh
 from memlane.lang.script import CJK_CHAR, CJK_RANGES, fold, whole_latin
+from memlane.lang.words import without_leading_fillers
 
 Span = tuple[int, int]
 
@@ -33,7 +34,6 @@ _ZH_EPISODE_TIMES = re.compile(zh.EPISODE_TIMES)
 _ZH_SUBJECT_WORDS = re.compile(zh.SUBJECT_WORDS)
 _ZH_LEADING_SUBJECT_WORDS = re.compile(rf"^(?:{zh.SUBJECT_WORDS})+")
 _ZH_QUESTION_WORDS = re.compile(zh.QUESTION_WORDS)
-_ZH_LEADING_FILLERS = re.compile(zh.LEADING_FILLERS)
 _MAX_WORDS = 3
 _MAX_CJK = 6
 
@@ -312,7 +312,7 @@ def _unheld(run: str) -> str:
     ('', '备用', '公司')
     """
     for verb in zh.HOLDING_VERBS:
-        if run.endswith(verb) and not _ZH_LEADING_FILLERS.sub("", run[: -len(verb)]):
+        if run.endswith(verb) and not without_leading_fillers(run[: -len(verb)]):
             return ""
     return run
 

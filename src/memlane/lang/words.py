@@ -83,10 +83,19 @@ def salient_terms(text: str) -> frozenset[str]:
             terms.add(stem(term))
     for run in _CJK_RUN.findall(folded):
         for piece in _ZH_SEPARATORS.split(run):
-            segment = _ZH_TRAILING_PARTICLES.sub("", _ZH_LEADING_FILLERS.sub("", piece))
+            segment = _ZH_TRAILING_PARTICLES.sub("", without_leading_fillers(piece))
             if len(segment) >= 2 and segment not in zh.GENERIC_TERMS:
                 terms.add(segment)
     return frozenset(terms)
+
+
+def without_leading_fillers(run: str) -> str:
+    """A Chinese run less the words before a value that are not part of it ("之前那个").
+
+    >>> without_leading_fillers("之前那个月卡"), without_leading_fillers("现在")
+    ('月卡', '')
+    """
+    return _ZH_LEADING_FILLERS.sub("", run)
 
 
 def asked_terms(question: str) -> frozenset[str]:

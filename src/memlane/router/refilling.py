@@ -27,6 +27,7 @@ from memlane.router.statements import Refills, Since, Statement, first_later
 from memlane.summaries.key_kinds import SLOT
 from memlane.summaries.linedata import Head, LineData
 from memlane.summaries.model import Note
+from memlane.summaries.sources_kept import LineReads
 from memlane.timeutil import to_micros
 
 RECENT_FILINGS = 16
@@ -190,7 +191,7 @@ class RefillWalk:
             if head.key in seen:
                 continue  # filed under both slot keys
             seen.add(head.key)
-            filed = self._filed(head, unread)
+            filed = self._filed(head, unread, reads)
             verdict = None if filed is None else refills(filed)
             restating = restating or verdict is not None
             if not verdict:
@@ -204,17 +205,16 @@ class RefillWalk:
             reads.weight += 1
         return None if best is None else best[1]
 
-    def _filed(self, head: Head, unread: list[Head]) -> str | None:
+    def _filed(self, head: Head, unread: list[Head], reads: LineReads) -> str | None:
         """The clause ``head`` files under its slot key (so it opens as the probe).
 
         Split out of its note's text once per subject stamp: kept with the subject's reads
-        (:meth:`LineData.kept_reads`), as a digest names one clause whatever the recall. The
-        first a walk splits comes with the texts of the filings it may meet (``unread``: the
-        latest of every key it probes said since the judged statement; emptied once read)
-        whose clauses are not kept yet, one statement, not one per key; only the heads it
-        meets have their clauses split out.
+        (``reads``, the walk's :meth:`LineData.kept_reads`), as a digest names one clause
+        whatever the recall. The first a walk splits comes with the texts of the filings it
+        may meet (``unread``: the latest of every key it probes said since the judged
+        statement; emptied once read) whose clauses are not kept yet, one statement, not one
+        per key; only the heads it meets have their clauses split out.
         """
-        reads = self.data.kept_reads()
         known = reads.clauses
         clause: str | None = known.get(head.key)
         if clause is not None:
