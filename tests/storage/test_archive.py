@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import itertools
 import json
@@ -9,6 +10,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -306,6 +308,8 @@ BAD_LINES = [
     ("null", 3, "facts.tenant may not be null"),
     ("choice", 2, "attributes.cardinality must be one of one, many"),
     ("vector", 3, "search_docs.vector is not base64"),
+    ("huge vector", 3, r"search_docs.vector holds a value past ±65504"),
+    ("nan vector", 3, "search_docs.vector holds a value that is not finite"),
     ("order", 3, "attributes rows after facts rows"),
 ]
 
@@ -318,6 +322,7 @@ def test_bad_files_name_the_line(source, case, line, message):
     attribute = json.loads(lines[1])["row"]
     fact = json.loads(next(x for x in lines if '"table":"facts"' in x))["row"]
     doc = json.loads(next(x for x in lines if '"table":"search_docs"' in x))["row"]
+    big, nan = (_vector_text([0.5, value]) for value in (1e5, float("nan")))
     mutated = {
         "version": [json.dumps({**header, "version": 2})],
         "json": [lines[0], lines[1], "{nope"],
@@ -330,10 +335,17 @@ def test_bad_files_name_the_line(source, case, line, message):
         "null": [lines[0], lines[1], _row_line("facts", **{**fact, "tenant": None})],
         "choice": [lines[0], _row_line("attributes", **{**attribute, "cardinality": "few"})],
         "vector": [lines[0], lines[1], _row_line("search_docs", **{**doc, "vector": "*"})],
+        "huge vector": [lines[0], lines[1], _row_line("search_docs", **{**doc, "vector": big})],
+        "nan vector": [lines[0], lines[1], _row_line("search_docs", **{**doc, "vector": nan})],
         "order": [lines[0], _row_line("facts", **fact), lines[1]],
     }[case]
     with pytest.raises(InvalidInput, match=rf"^line {line}: .*{message}"):
         load(":memory:", mutated)
+
+
+def _vector_text(values: list[float]) -> str:
+    """A vector as an export writes it: base64 of its float32 bytes."""
+    return base64.b64encode(np.asarray(values, dtype=np.float32).tobytes()).decode()
 
 
 @pytest.mark.parametrize(

@@ -14,9 +14,10 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from memlane.errors import InvalidInput
 from memlane.storage import lexical
 from memlane.storage.base import SummaryStore, VectorClaim
-from memlane.storage.postgres import PostgresDatabase
+from memlane.storage.postgres import PostgresDatabase, schema, search
 from memlane.storage.postgres.search import index_tokens, tsquery, vector_literal
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.dialect import DocScope
@@ -193,6 +194,75 @@ def test_an_hnsw_index_per_width_appears_with_the_first_vectors_and_serves_the_q
     assert len(found) == 20 and len(set(found) & set(exact)) >= 18  # HNSW is approximate
     scores = {owner: float(stored[owners.index(owner)] @ query) for owner in found}
     assert [scores[o] for o in found] == sorted(scores.values(), reverse=True)
+
+
+def _plan(pg: SQLSummaryStore, query: np.ndarray, limit: int) -> str:
+    """The plan of a subject's nearest-neighbour query where the scope's rows are not sorted.
+
+    (Rows read in any other order would be sorted: on a few rows, what the planner prefers.)
+    """
+    sql, parameters = pg.dialect.nearest_query(DocScope("acme", "U-1", "note"), MODEL, query, limit)
+    with pg.db.pool.connection() as connection, connection.transaction():
+        connection.execute("SET LOCAL enable_seqscan = off")
+        connection.execute("SET LOCAL enable_sort = off")
+        rows = connection.execute("EXPLAIN " + sql, parameters).fetchall()
+    return "\n".join(row[0] for row in rows)
+
+
+def _index_definitions(pg: SQLSummaryStore) -> dict[str, str]:
+    rows = pg.db.fetchall(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'search_docs' "
+        "AND indexdef LIKE '%%USING hnsw%%'"
+    )
+    return dict(rows)
+
+
+def test_the_half_float_index_proposes_and_the_float32_vectors_rank(pg: SQLSummaryStore) -> None:
+    # 1.0 and 1.0002 are one half float: as the index holds them the two notes tie (and the
+    # earlier would come first); as stored, the later one is nearer.
+    rng = np.random.default_rng(5)
+    owners = add_notes(pg, "acme", "U-1", ["near", "nearer"] + [f"far {i}" for i in range(2000)])
+    near, nearer = np.zeros(24), np.zeros(24)
+    near[0], nearer[0] = 1.0, 1.0002
+    far = rng.standard_normal((2000, 24)) * 0.1
+    embed(pg, list(zip(doc_ids(pg, owners), [near, nearer, *far], strict=True)))
+    pg.db.execute("ANALYZE search_docs")
+    assert "halfvec_ip_ops" in _index_definitions(pg)["search_docs_hnsw_24"]
+    query = np.zeros(24, dtype=np.float32)
+    query[0] = 1.0
+    assert "search_docs_hnsw_24" in _plan(pg, query, 1)
+    assert pg.nearest("acme", "U-1", "note", MODEL, query, 1) == [owners[1]]
+    assert pg.nearest("acme", "U-1", "note", MODEL, query, 2) == owners[:2][::-1]
+
+
+def test_widths_past_2000_get_an_index_up_to_4000_and_wider_ones_are_ranked_exactly(
+    pg: SQLSummaryStore,
+) -> None:
+    rng = np.random.default_rng(8)
+    for dims in (3072, 4001):
+        owners = add_notes(pg, "acme", "U-1", [f"{dims} wide {i}" for i in range(40)])
+        vectors = rng.standard_normal((40, dims)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        embed(pg, list(zip(doc_ids(pg, owners), vectors, strict=True)))
+        query = vectors[7] + 0.1 * vectors[3]
+        exact = [owners[i] for i in np.argsort(-(vectors @ query), kind="stable")[:5]]
+        assert pg.nearest("acme", "U-1", "note", MODEL, query, 5) == exact
+        assert ("search_docs_hnsw_" + str(dims) in _plan(pg, query, 5)) == (dims == 3072)
+    assert hnsw_indexes(pg) == ["search_docs_hnsw_3072"]
+
+
+@pytest.mark.parametrize("value", [1e5, float("nan")])
+def test_a_vector_no_index_keeps_is_refused_and_its_batch_not_stored(
+    both: dict[str, SQLSummaryStore], value: float
+) -> None:
+    for store in both.values():
+        add_notes(store, "acme", "U-1", ["kept", "refused"])
+        docs = [doc for doc, _ in claim(store, MODEL, 10)]
+        with pytest.raises(InvalidInput, match=f"the vector of search item {docs[1]}: it holds"):
+            embed(store, [(docs[0], [0.6, 0.8]), (docs[1], [value, 0.0])])
+        assert store.pending_count("acme", None, MODEL) == 2
+        with pytest.raises(InvalidInput, match="query vector: it holds"):
+            store.nearest("acme", "U-1", "note", MODEL, np.array([value, 0.0]), 5)
 
 
 def test_vectors_round_trip_exactly() -> None:
@@ -393,3 +463,53 @@ def test_coverage_says_whether_a_scope_is_partly_embedded(both: dict[str, Summar
         [late] = add_notes(store, "acme", "U-1", ["forgotten"], start=9)
         store.db.execute("UPDATE search_docs SET deleted_at = 1 WHERE id = %s", (doc(late),))
         assert seen("U-1") == (True, False)  # a deleted doc is in no scope
+
+
+# -- migration 24 -------------------------------------------------------------------------
+
+_FLOAT32_INDEX = (
+    "CREATE INDEX IF NOT EXISTS search_docs_hnsw_{dims} ON search_docs USING hnsw "
+    "((vector::vector({dims})) vector_ip_ops) WHERE dims = {dims}"
+)
+"""The index of one width as versions 1-23 made it (float32, widths up to 2,000)."""
+
+
+def test_a_database_of_version_23_gets_half_float_indexes_and_keeps_its_vectors(
+    empty_postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(4)
+    stored = {dims: rng.standard_normal((30, dims)).astype(np.float32) for dims in (24, 3000)}
+    with monkeypatch.context() as patch:
+        patch.setattr(schema, "LATEST_VERSION", 23)
+        patch.setattr(search, "VECTOR_INDEX", _FLOAT32_INDEX)
+        patch.setattr(search, "HNSW_MAX_DIMS", 2000)
+        database = PostgresDatabase(empty_postgres_url)
+        old = SQLSummaryStore(database)
+        owners = {
+            dims: add_notes(old, "acme", "U-1", [f"{dims} {i}" for i in range(30)])
+            for dims in stored
+        }
+        for dims, vectors in stored.items():
+            embed(old, list(zip(doc_ids(old, owners[dims]), vectors, strict=True)))
+        assert hnsw_indexes(old) == ["search_docs_hnsw_24"]
+        database.close()
+
+    database = PostgresDatabase(empty_postgres_url)
+    try:
+        pg = SQLSummaryStore(database)
+        definitions = _index_definitions(pg)
+        assert sorted(definitions) == ["search_docs_hnsw_24", "search_docs_hnsw_3000"]
+        assert all("halfvec_ip_ops" in definition for definition in definitions.values())
+        for dims, vectors in stored.items():
+            rows = pg.db.fetchall(
+                "SELECT vector::real[] FROM search_docs WHERE id = ANY(%s) ORDER BY id",
+                (doc_ids(pg, owners[dims]),),
+            )
+            assert np.asarray([row[0] for row in rows], dtype=np.float32).tobytes() == (
+                vectors.tobytes()
+            )
+            exact = [owners[dims][i] for i in np.argsort(-(vectors @ vectors[2]), kind="stable")]
+            assert pg.nearest("acme", "U-1", "note", MODEL, vectors[2], 30) == exact
+            assert f"search_docs_hnsw_{dims}" in _plan(pg, vectors[2], 30)
+    finally:
+        database.close()

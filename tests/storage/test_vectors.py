@@ -58,3 +58,18 @@ def test_rows_of_another_width_are_none_and_no_rows_keep_the_width() -> None:
     assert as_rows([(1, blobs[0]), (2, np.ones(4, np.float32).tobytes())], 8) is None
     assert as_rows([], 8).shape == (0, 8)  # type: ignore[union-attr]
     assert as_rows([(i, blob) for i, blob in enumerate(blobs)], 8).shape == (3, 8)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("values", "reason"),
+    [
+        ([0.6, 0.8], None),
+        ([-65504.0, 0.0], None),
+        ([65520.0, 0.0], "a value past ±65504"),
+        ([0.1, float("nan")], "not finite"),
+        ([float("-inf"), 0.0], "not finite"),
+    ],
+)
+def test_what_no_half_float_index_keeps_is_named(values: list[float], reason: str | None) -> None:
+    found = vectors.unstorable(np.asarray(values, dtype=np.float32))
+    assert found is None if reason is None else reason in (found or "")

@@ -29,6 +29,7 @@ from typing import Any, Literal, TextIO
 from memlane.errors import InvalidInput
 from memlane.storage.archiving import ArchiveRow, ArchiveStore, ArchiveValue
 from memlane.storage.base import Backend
+from memlane.storage.vectors import as_vector, unstorable
 from memlane.timeutil import Clock, system_clock
 
 FORMAT = "memlane-export"
@@ -520,4 +521,7 @@ def _vector(where: str, name: str, text: str) -> bytes:
         raise InvalidInput(where, f"{name} is not base64") from error
     if not blob or len(blob) % 4:
         raise InvalidInput(where, f"{name} is not a float32 vector ({len(blob)} bytes)")
+    reason = unstorable(as_vector(blob))
+    if reason is not None:
+        raise InvalidInput(where, f"{name} holds {reason}")
     return blob

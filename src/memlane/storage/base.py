@@ -343,7 +343,11 @@ class SummaryStore(Transactional, Protocol):
         ...
 
     def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> None:
-        """Attach float32 vectors to search items (ending their claims)."""
+        """Attach float32 vectors to search items (ending their claims).
+
+        ``InvalidInput`` (nothing stored) if one holds a value no vector index keeps
+        (:func:`memlane.storage.vectors.unstorable`).
+        """
         ...
 
     def pending_count(self, tenant: str | None, subject: str | None, model: str) -> int:

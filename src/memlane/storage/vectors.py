@@ -1,4 +1,7 @@
-"""Exact vector search: stacked float32 blobs times the query, as SQLite's backend runs it."""
+"""Exact vector search: stacked float32 blobs times the query, as SQLite's backend runs it.
+
+And what a stored vector may hold on either backend (:func:`unstorable`).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
+
+HALF_MAX = 65504.0
+"""The largest magnitude a half float holds. Both backends' vector indexes keep half floats
+(SQLite's graphs, PostgreSQL's HNSW on ``halfvec``) and rank what they propose by the stored
+float32 vectors; the unit-length vectors embedders return (:class:`memlane.embed.Embedder`)
+are far inside it."""
 
 JOINED_BYTES = 1 << 19
 """Most bytes of blobs joined at once (:func:`as_matrix`). CPython lets go of the interpreter
@@ -32,6 +41,22 @@ def as_matrix(vectors: Sequence[bytes]) -> npt.NDArray[np.float32]:
         piece = b"".join(vectors[start : start + step])
         flat[start * width : start * width + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
     return matrix
+
+
+def unstorable(vector: npt.NDArray[np.float32]) -> str | None:
+    """Why ``vector`` cannot be stored (a value not finite, or past :data:`HALF_MAX`), or ``None``.
+
+    >>> unstorable(np.array([0.6, 0.8], dtype=np.float32)) is None
+    True
+    >>> unstorable(np.array([1e5, 0.0], dtype=np.float32))
+    'a value past ±65504 (an embedder returns unit-length vectors): 100000.0'
+    """
+    if not np.isfinite(vector).all():
+        return "a value that is not finite (NaN or infinity)"
+    largest = float(np.abs(vector).max(initial=0.0))
+    if largest > HALF_MAX:
+        return f"a value past ±{HALF_MAX:.0f} (an embedder returns unit-length vectors): {largest}"
+    return None
 
 
 def as_vector(stored: bytes | Sequence[float]) -> npt.NDArray[np.float32]:

@@ -22,6 +22,7 @@ from memlane.storage.archive import table_named
 from memlane.storage.archiving import ArchiveRow
 from memlane.storage.base import Coverage, DocKind
 from memlane.storage.postgres import archive, search, snapshots
+from memlane.storage.postgres.schema import HNSW_MAX_DIMS
 from memlane.storage.sql.dialect import (
     NOTE_KEY_COLUMNS,
     BytesCheck,
@@ -325,11 +326,14 @@ class PostgresDialect:
     def nearest(self, scope: DocScope, model: str, vector: Vector, limit: int) -> list[int]:
         """The width's HNSW index when the planner prefers it, else an exact scan.
 
-        The index is approximate, but scanned iteratively so the scope filter still leaves
-        ``limit`` rows; either way the candidates are re-sorted exactly, ties by doc id.
+        The index (half floats) proposes :func:`~memlane.storage.postgres.search.half_candidates`
+        vectors, scanned iteratively so that the scope filter still leaves that many; they are
+        ranked by their stored float32 vectors, ties by doc id. Vectors too wide for an index
+        are ranked exactly as stored.
         """
         sql, parameters = self.nearest_query(scope, model, vector, limit)
-        return [row[0] for row in self._search(sql, parameters, ef_search=limit)]
+        depth = parameters.get("candidates", limit)
+        return [row[0] for row in self._search(sql, parameters, ef_search=depth)]
 
     def nearest_query(
         self, scope: DocScope, model: str, vector: Vector, limit: int
@@ -337,17 +341,23 @@ class PostgresDialect:
         """The SQL and parameters of :meth:`nearest` (for ``EXPLAIN``: is the index used?)."""
         dims = len(vector)
         where, parameters = search_scope(*scope)
+        parameters |= {"model": model, "query": search.vector_literal(vector), "limit": limit}
         # The width is written into the SQL, never bound: the planner must see the index's
         # expression and its partial predicate verbatim to use it, even for a generic plan.
-        distance = f"(vector::vector({dims})) <#> %(query)s::vector({dims})"
+        exact = f"vector <#> %(query)s::vector({dims})"
+        scope_rows = f"FROM search_docs WHERE {where} AND model = %(model)s AND dims = {dims}"
+        if dims > HNSW_MAX_DIMS:
+            sql = f"SELECT owner_id {scope_rows} ORDER BY {exact}, id LIMIT %(limit)s"
+            return sql, parameters
+        # The query is cast to a vector first everywhere: its type comes from its first use,
+        # and a half float's first would round it in the exact ranking too.
+        half = f"(vector::halfvec({dims})) <#> (%(query)s::vector({dims}))::halfvec({dims})"
         sql = (
-            f"WITH hits AS MATERIALIZED (SELECT id, owner_id, {distance} AS distance "
-            f"FROM search_docs WHERE {where} AND model = %(model)s AND dims = {dims} "
-            f"ORDER BY {distance}, id LIMIT %(limit)s) "
-            "SELECT owner_id FROM hits ORDER BY distance, id"
+            f"WITH hits AS MATERIALIZED (SELECT id, owner_id, vector {scope_rows} "
+            f"ORDER BY {half}, id LIMIT %(candidates)s) "
+            f"SELECT owner_id FROM hits ORDER BY {exact}, id LIMIT %(limit)s"
         )
-        parameters |= {"model": model, "query": search.vector_literal(vector), "limit": limit}
-        return sql, parameters
+        return sql, parameters | {"candidates": search.half_candidates(limit)}
 
     def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
         """BM25 as FTS5 computes it (k1 = 1.2, b = 0.75), over the scope's statistics.

@@ -3,8 +3,9 @@
 Search runs inside the database, with the scope (tenant, subject, kind, not deleted) in the
 WHERE clause of the ranking query itself:
 
-- nearest neighbours by inner product (pgvector's ``<#>``) over ``search_docs.vector``, through
-  one partial HNSW index per vector width, created by the write that first stores that width;
+- nearest neighbours by inner product (pgvector's ``<#>``) over ``search_docs.vector``: one
+  partial HNSW index per vector width on the vectors as half floats, created by the write that
+  first stores that width, proposes candidates that the stored float32 vectors rank;
 - lexical matches ranked by BM25 (as FTS5 ranks them) over ``search_docs.tokens``, a
   ``tsvector`` of the same tokens the SQLite FTS5 index gets (:mod:`memlane.storage.lexical`).
 """
@@ -18,16 +19,17 @@ import numpy as np
 import numpy.typing as npt
 
 from memlane.storage import lexical
+from memlane.storage.postgres.schema import HNSW_MAX_DIMS, VECTOR_INDEX
 
 if TYPE_CHECKING:
     from memlane.storage.postgres.database import PostgresDatabase
 
-HNSW_MAX_DIMS = 2000
-"""The widest ``vector`` pgvector's HNSW indexes; wider vectors are searched exactly."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 """FTS5's BM25 parameters, so both backends rank words alike."""
 BM25_LENGTH_SAMPLE = 2000
+HALF_SLACK = 10
+"""Candidates ranked beyond twice the results asked (:func:`half_candidates`)."""
 EF_SEARCH_DEFAULT = 40
 EF_SEARCH_MAX = 1000
 
@@ -50,6 +52,20 @@ def tsquery(terms: Sequence[str]) -> str | None:
     return " | ".join(quoted)
 
 
+def half_candidates(limit: int) -> int:
+    """How many vectors, nearest as half floats, are ranked by their float32 values for ``limit``.
+
+    Half floats round each value by at most 2^-11 of it, so the inner product of two unit
+    vectors moves by at most about 10^-3 (Cauchy-Schwarz): only near ties change places, and
+    twice the results asked plus :data:`HALF_SLACK` leaves room for runs of them. An exact
+    scan (a small scope) then gives the exact ranking, as SQLite's does.
+
+    >>> half_candidates(10)
+    30
+    """
+    return 2 * limit + HALF_SLACK
+
+
 def vector_literal(vector: npt.NDArray[np.float32]) -> str:
     """The text form pgvector reads a float32 vector from; every value round-trips exactly."""
     return "[" + ",".join(repr(value) for value in vector.astype(np.float64).tolist()) + "]"
@@ -64,10 +80,7 @@ def ensure_vector_index(database: PostgresDatabase, dims: int) -> None:
     """
     if vector_index_ready(database, dims):
         return
-    database.execute(
-        f"CREATE INDEX IF NOT EXISTS search_docs_hnsw_{int(dims)} ON search_docs USING hnsw "
-        f"((vector::vector({int(dims)})) vector_ip_ops) WHERE dims = {int(dims)}"
-    )
+    database.execute(VECTOR_INDEX.format(dims=int(dims)))
 
 
 def vector_index_ready(database: PostgresDatabase, dims: int) -> bool:

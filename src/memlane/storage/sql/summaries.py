@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memlane.errors import InvalidInput
 from memlane.facts.normalize import canonical_json
 from memlane.storage import lexical
 from memlane.storage.base import Coverage, DocKind, VectorClaim, scope_key
 from memlane.storage.sql import rows as decode
 from memlane.storage.sql.dialect import Database, DocScope
 from memlane.storage.sql.note_keys import SQLNoteKeys
-from memlane.storage.vectors import as_vector
+from memlane.storage.vectors import as_vector, unstorable
 from memlane.summaries.model import Note, Summary, SummaryContent
 from memlane.timeutil import from_micros
 from memlane.window.model import Turn
@@ -326,9 +327,17 @@ class SQLSummaryStore(SQLNoteKeys):
         Items deleted meanwhile keep no vector. It locks no key: the rows it updates are
         locked by the update itself, and no other write waits for it (a forget does), unless
         a new width needs its index made first (then it locks every write out).
+
+        Raises:
+            InvalidInput: a vector holds a value no index keeps (:func:`unstorable`); none
+                of them is stored.
         """
         if not vectors:
             return
+        for doc_id, blob in vectors:
+            reason = unstorable(as_vector(blob))
+            if reason is not None:
+                raise InvalidInput(f"the vector of search item {doc_id}", f"it holds {reason}")
         widths = {len(blob) // 4 for _, blob in vectors}
         with self.db.write(() if self.dialect.vectors_need_no_lock(widths) else None):
             self.db.wrote()
@@ -361,6 +370,9 @@ class SQLSummaryStore(SQLNoteKeys):
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
         if limit < 1 or len(vector) == 0:
             return []
+        reason = unstorable(vector)
+        if reason is not None:
+            raise InvalidInput("query vector", f"it holds {reason}")
         return self.dialect.nearest(DocScope(tenant, subject, kind), model, vector, limit)
 
     def lexical(
