@@ -10,7 +10,8 @@ batch and grows with every one after). Reported per size and width:
 * the index's size on disk (``pg_relation_size``) and the vectors' own (float32 as stored);
 * tenant-wide nearest neighbours (``nearest``, k=10, what recall asks of a tenant):
   p50 / p95 ms over ``--queries`` queries (stored vectors with noise) and recall@10 against an
-  exact ranking of every vector (numpy, float32); one subject's too (a small scope: exact).
+  exact ranking of every vector (numpy, float32); one subject's too (a small scope: exact);
+  at each least search depth of ``--ef-search`` (``hnsw.ef_search``), on the same index.
 
 Run it against two trees alternately (docs/benchmarks.md)::
 
@@ -34,7 +35,7 @@ import numpy as np
 
 from memlane.bench.report import machine
 from memlane.storage.base import VectorClaim
-from memlane.storage.postgres import PostgresDatabase
+from memlane.storage.postgres import PostgresDatabase, search
 from memlane.storage.sql import SQLSummaryStore
 
 MODEL = "bench-model"
@@ -86,38 +87,51 @@ def measure(url: str, size: int, dims: int, args: argparse.Namespace) -> dict[st
         seconds, docs = store_vectors(store, vectors)
         database.execute("ANALYZE search_docs")
         index = database.fetchone(
-            "SELECT coalesce(sum(pg_relation_size(indexrelid)), 0) FROM pg_index "
+            "SELECT coalesce(sum(pg_relation_size(indexrelid)), 0)::bigint FROM pg_index "
             "WHERE indrelid = 'search_docs'::regclass AND indexrelid::regclass::text LIKE %s",
             (f"search_docs_hnsw_{dims}",),
         )[0]
         owners = dict(database.fetchall(
             "SELECT id, owner_id FROM search_docs WHERE id = ANY(%s)", (docs,)))  # fmt: skip
         owner_of = np.asarray([owners[doc] for doc in docs])
-        rng = np.random.default_rng(7)
-        picked = rng.integers(0, size, args.queries)
-        queries = vectors[picked] + 0.05 * rng.standard_normal((args.queries, dims))
-        queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
-        tenant, subject, hits = [], [], 0
-        for q, query in enumerate(queries):
-            started = time.perf_counter()
-            found = store.nearest(TENANT, None, "note", MODEL, query, 10)
-            tenant.append((time.perf_counter() - started) * 1000)
-            exact = owner_of[np.argsort(-(vectors @ query), kind="stable")[:10]]
-            hits += len(set(found) & set(exact.tolist()))
-            started = time.perf_counter()
-            store.nearest(TENANT, f"S-{picked[q] % args.subjects}", "note", MODEL, query, 10)
-            subject.append((time.perf_counter() - started) * 1000)
-        return {
+        found: dict[str, Any] = {
             "vectors_stored_per_s": size / seconds,
             "index_mb": index / 2**20,
             "vectors_mb": size * dims * 4 / 2**20,
-            "tenant_p50_ms": statistics.median(tenant),
-            "tenant_p95_ms": float(np.percentile(tenant, 95)),
-            "tenant_recall_at_10": hits / (10 * len(queries)),
-            "subject_p50_ms": statistics.median(subject),
         }
+        for depth in args.ef_search:
+            search.EF_SEARCH_DEFAULT = depth  # the least search depth a query runs with
+            measured = searches(store, vectors, owner_of, args)
+            found |= {f"{name} (ef {depth})": value for name, value in measured.items()}
+        return found
     finally:
         database.close()
+
+
+def searches(
+    store: SQLSummaryStore, vectors: np.ndarray, owner_of: np.ndarray, args: argparse.Namespace
+) -> dict[str, float]:
+    """Tenant-wide and one subject's k=10 searches: latency, and recall@10 against exact."""
+    rng = np.random.default_rng(7)
+    picked = rng.integers(0, len(vectors), args.queries)
+    queries = vectors[picked] + 0.05 * rng.standard_normal((args.queries, vectors.shape[1]))
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    tenant, subject, hits = [], [], 0
+    for q, query in enumerate(queries):
+        started = time.perf_counter()
+        found = store.nearest(TENANT, None, "note", MODEL, query, 10)
+        tenant.append((time.perf_counter() - started) * 1000)
+        exact = owner_of[np.argsort(-(vectors @ query), kind="stable")[:10]]
+        hits += len(set(found) & set(exact.tolist()))
+        started = time.perf_counter()
+        store.nearest(TENANT, f"S-{picked[q] % args.subjects}", "note", MODEL, query, 10)
+        subject.append((time.perf_counter() - started) * 1000)
+    return {
+        "tenant_p50_ms": statistics.median(tenant),
+        "tenant_p95_ms": float(np.percentile(tenant, 95)),
+        "tenant_recall_at_10": hits / (10 * len(queries)),
+        "subject_p50_ms": statistics.median(subject),
+    }
 
 
 def main() -> None:
@@ -128,6 +142,12 @@ def main() -> None:
     parser.add_argument("--subjects", type=int, default=1_000)
     parser.add_argument("--clusters", type=int, default=200)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--ef-search",
+        type=lambda text: [int(part) for part in text.split(",")],
+        default=[search.EF_SEARCH_DEFAULT],
+        help="least HNSW search depths to measure, each on the same index (default: memlane's)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     warnings.simplefilter("ignore")
