@@ -28,8 +28,8 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 """FTS5's BM25 parameters, so both backends rank words alike."""
 BM25_LENGTH_SAMPLE = 2000
-HALF_SLACK = 10
-"""Candidates ranked beyond twice the results asked (:func:`half_candidates`)."""
+HALF_SLACK = 16
+"""Candidates ranked beyond the results asked (:func:`half_candidates`)."""
 EF_SEARCH_DEFAULT = 128
 """The least ``hnsw.ef_search`` of a search (the candidates asked, if more): the search width
 of SQLite's graphs (:data:`memlane.storage.sqlite.graph_files.EXPANSION_SEARCH`). pgvector's
@@ -62,13 +62,13 @@ def half_candidates(limit: int) -> int:
 
     Half floats round each value by at most 2^-11 of it, so the inner product of two unit
     vectors moves by at most about 10^-3 (Cauchy-Schwarz): only near ties change places, and
-    twice the results asked plus :data:`HALF_SLACK` leaves room for runs of them. An exact
-    scan (a small scope) then gives the exact ranking, as SQLite's does.
+    :data:`HALF_SLACK` more than asked leaves room for runs of them. An exact scan (a small
+    scope) then gives the exact ranking, as SQLite's does.
 
     >>> half_candidates(10)
-    30
+    26
     """
-    return 2 * limit + HALF_SLACK
+    return limit + HALF_SLACK
 
 
 def vector_literal(vector: npt.NDArray[np.float32]) -> str:
