@@ -550,7 +550,7 @@ MIGRATIONS += (
 MIGRATIONS += (
     # 24: each width's HNSW index on half floats (VECTOR_INDEX), built again from the stored
     # vectors: the float32 ones go, and widths of 2,001-4,000 get one. A build reads every
-    # vector of its width once (minutes at 10^6; docs/deployment.md).
+    # vector of its width once (42 s at 10^5 vectors of 384 here; docs/deployment.md).
     (
         f"""DO $$
         DECLARE

@@ -33,8 +33,9 @@ HALF_SLACK = 16
 EF_SEARCH_DEFAULT = 128
 """The least ``hnsw.ef_search`` of a search (the candidates asked, if more): the search width
 of SQLite's graphs (:data:`memlane.storage.sqlite.graph_files.EXPANSION_SEARCH`). pgvector's
-own default, 40, found 0.79-0.82 of the exact ten nearest among 10^5 clustered vectors and 128
-found 0.96, a tenant-wide search taking 2.51 ms instead of 2.33 (``bench/pg_vector_index.py``)."""
+own default, 40, found 0.76-0.85 of the exact ten nearest among 10^5 clustered vectors and 128
+found 0.94-0.96, a tenant-wide search taking 2.47 ms instead of 2.23 (``bench/pg_vector_index.py``,
+docs/benchmarks.md)."""
 EF_SEARCH_MAX = 1000
 """The most ``hnsw.ef_search`` a search asks for, however many candidates it wants."""
 
