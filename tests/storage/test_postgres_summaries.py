@@ -17,7 +17,7 @@ import pytest
 from memlane.errors import InvalidInput
 from memlane.storage import lexical
 from memlane.storage.base import SummaryStore, VectorClaim
-from memlane.storage.postgres import PostgresDatabase, schema, search
+from memlane.storage.postgres import PostgresDatabase, dialect, schema, search
 from memlane.storage.postgres.search import index_tokens, tsquery, vector_literal
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.dialect import DocScope
@@ -263,6 +263,27 @@ def test_a_vector_no_index_keeps_is_refused_and_its_batch_not_stored(
         assert store.pending_count("acme", None, MODEL) == 2
         with pytest.raises(InvalidInput, match="query vector: it holds"):
             store.nearest("acme", "U-1", "note", MODEL, np.array([value, 0.0]), 5)
+
+
+def test_a_transaction_adding_many_docs_has_their_statistics_gathered_after_it_commits(
+    pg: SQLSummaryStore,
+) -> None:
+    """Right after an import the planner believed ``search_docs`` empty.
+
+    A subject's vector search then read every doc of the tenant instead of the HNSW index,
+    and its lexical search took 15 ms instead of 4 (10^4 notes, docs/benchmarks.md).
+    """
+    pg.db.execute("ALTER TABLE search_docs SET (autovacuum_enabled = false)")
+
+    def believed() -> float:
+        return float(
+            pg.db.fetchone("SELECT reltuples FROM pg_class WHERE relname = 'search_docs'")[0]
+        )
+
+    add_notes(pg, "acme", "U-1", [f"a few {i}" for i in range(dialect.ANALYZE_AFTER - 1)])
+    assert believed() < 0  # never analyzed
+    add_notes(pg, "acme", "U-2", [f"an import {i}" for i in range(dialect.ANALYZE_AFTER)])
+    assert believed() == 2 * dialect.ANALYZE_AFTER - 1
 
 
 def test_vectors_round_trip_exactly() -> None:

@@ -46,7 +46,8 @@ UNVERIFIED = (
 )
 """Why a purge on PostgreSQL reports ``bytes_verified`` as unknown."""
 ANALYZE_AFTER = 1_000
-"""A batch copying at least this many versions may leave the planner's statistics stale."""
+"""A batch copying at least this many versions (or a transaction adding as many search docs)
+may leave the planner's statistics stale (:meth:`PostgresDialect._analyze_if_outgrown`)."""
 _COPIED = (
     "id, tx_to, tenant, subject, attribute, value, value_key, valid_from, valid_to, tx_from, "
     "source, reason, confidence, provenance, stated_tx, slot"
@@ -60,6 +61,8 @@ _PLANNED_BY = (
     "tenant, subject, attribute, value_key, valid_from, valid_to, tx_from, tx_to, deleted_at"
 )
 """The columns of ``facts`` that reads filter on: what a bulk load's ``ANALYZE`` refreshes."""
+_DOCS_PLANNED_BY = "tenant, subject, kind, owner_id, model, dims, deleted_at, claimed_until, tokens"
+"""The columns of ``search_docs`` that searches and claims filter on (not the texts, vectors)."""
 _IDENTITY_TABLES = (
     "facts",
     "summaries",
@@ -187,26 +190,28 @@ class PostgresDialect:
             ((*row[skip:], row[6] if row[4] in many else "") for row in rows),
         )
         if len(rows) >= ANALYZE_AFTER:
-            self.db.after_commit(lambda: self._analyze_if_outgrown(len(rows)))
+            self.db.after_commit(lambda: self._analyze_if_outgrown("facts", _PLANNED_BY, len(rows)))
 
-    def _analyze_if_outgrown(self, added: int) -> None:
-        """``ANALYZE facts`` if ``added`` rows are over a tenth of what the planner believes.
+    def _analyze_if_outgrown(self, table: str, columns: str, added: int) -> None:
+        """``ANALYZE table (columns)`` if ``added`` rows are over a tenth of its planned size.
 
         The planner's row counts are those of the last ``ANALYZE`` (autovacuum runs one up to
-        a minute later); until then a table loaded in bulk looks nearly empty, and a write's
+        a minute later); until then a table loaded in bulk looks nearly empty. A write's
         range read was planned on the index of values (every version of the attribute: 56 ms
-        per ``set`` at 10^5 facts) instead of ``facts_believed`` (under 1 ms). PostgreSQL's
-        advice for bulk loads ("Populating a Database": run ``ANALYZE`` afterwards).
-        A role that may not analyze the table gets a warning from the server, not an error.
-        Only the columns reads filter on (:data:`_PLANNED_BY`) are analyzed: the row count
-        comes with any of them, and skipping the values, reasons and provenance took a
-        third off its CPU time (48 -> 31 ms at 20,000 facts); autovacuum analyzes them all.
+        per ``set`` at 10^5 facts) instead of ``facts_believed`` (under 1 ms); a subject's
+        vector search after an import of 10^4 notes read every doc of the tenant instead of
+        the HNSW index, and its lexical search took 15 ms instead of 4. PostgreSQL's advice
+        for bulk loads ("Populating a Database": run ``ANALYZE`` afterwards). A role that may
+        not analyze the table gets a warning from the server, not an error. Only the columns
+        reads filter on are analyzed (``columns``): the row count comes with any of them, and
+        skipping the values, reasons and provenance took a third off its CPU time for facts
+        (48 -> 31 ms at 20,000); autovacuum analyzes them all.
         """
-        row = self.db.fetchone("SELECT reltuples FROM pg_class WHERE oid = 'facts'::regclass")
+        row = self.db.fetchone(f"SELECT reltuples FROM pg_class WHERE oid = '{table}'::regclass")
         believed = float(row[0]) if row is not None else -1.0
         if believed < 0 or added > believed / 10:
             with contextlib.suppress(StorageError):  # the batch is committed whatever happens
-                self.db.execute(f"ANALYZE facts ({_PLANNED_BY})")
+                self.db.execute(f"ANALYZE {table} ({columns})")
 
     def insert_note_keys(self, rows: Sequence[Sequence[Any]]) -> None:
         """A binary ``COPY``: a note has a hundred keys or more, each an index entry.
@@ -231,7 +236,17 @@ class PostgresDialect:
     # -- search -------------------------------------------------------------------------
 
     def add_doc(self, doc_id: int, tenant: str, subject: str, kind: DocKind, text: str) -> None:
-        """Nothing: the doc's ``tokens`` are in its own row."""
+        """Count it: the doc's ``tokens`` are in its own row.
+
+        An import's many docs outgrow the planner's statistics of ``search_docs``; they are
+        refreshed after it commits (:meth:`_analyze_if_outgrown`).
+        """
+        added = self.db.of_transaction("search docs added", lambda: [0])
+        added[0] += 1
+        if added[0] == ANALYZE_AFTER:
+            self.db.after_commit(
+                lambda: self._analyze_if_outgrown("search_docs", _DOCS_PLANNED_BY, added[0])
+            )
 
     def drop_docs(self, doc_ids: Sequence[int]) -> None:
         """Nothing: deleting the row took its tokens and vector."""
