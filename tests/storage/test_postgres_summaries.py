@@ -286,6 +286,29 @@ def test_a_transaction_adding_many_docs_has_their_statistics_gathered_after_it_c
     assert believed() == 2 * dialect.ANALYZE_AFTER - 1
 
 
+def test_a_words_index_scan_reads_no_pending_list_after_an_import(pg: SQLSummaryStore) -> None:
+    """New entries of a GIN index with ``fastupdate`` wait in a list every scan reads whole.
+
+    After an import of 10^4 notes a term's scan took 3.0 ms instead of 0.02 (migration 25).
+    """
+    pg.db.execute("ALTER TABLE search_docs SET (autovacuum_enabled = false)")  # no merging
+    add_notes(
+        pg, "acme", "U-1", [f"note {i} about the garden and its {i % 7} sheds" for i in range(3000)]
+    )
+    add_notes(pg, "acme", "U-1", ["a rare zebra"])
+    with pg.db.pool.connection() as connection, connection.transaction():
+        connection.execute("SET LOCAL enable_seqscan = off")
+        connection.execute("SET LOCAL enable_indexscan = off")
+        plan = connection.execute(
+            "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT id FROM search_docs "
+            "WHERE tokens @@ to_tsquery('simple', 'zebra')"
+        ).fetchall()
+    scan = [row[0] for row in plan]
+    at = next(i for i, line in enumerate(scan) if "Bitmap Index Scan on search_docs_tokens" in line)
+    buffers = next(line for line in scan[at:] if "Buffers:" in line)
+    assert int(buffers.split("hit=")[1].split()[0]) < 10, scan  # a few pages of the tree
+
+
 def test_vectors_round_trip_exactly() -> None:
     vector = np.asarray([0.1, -1e-7, 3.4028235e38, 1 / 3, 0.0], dtype=np.float32)
     text = vector_literal(vector)
