@@ -22,7 +22,6 @@ from memlane.storage.archive import table_named
 from memlane.storage.archiving import ArchiveRow
 from memlane.storage.base import Coverage, DocKind
 from memlane.storage.postgres import archive, search, snapshots
-from memlane.storage.postgres.schema import HNSW_MAX_DIMS
 from memlane.storage.sql.dialect import (
     NOTE_KEY_COLUMNS,
     BytesCheck,
@@ -347,32 +346,20 @@ class PostgresDialect:
         are ranked exactly as stored.
         """
         sql, parameters = self.nearest_query(scope, model, vector, limit)
-        depth = parameters.get("candidates", limit)
-        return [row[0] for row in self._search(sql, parameters, ef_search=depth)]
+        return [row[0] for row in self._search(sql, parameters, ef_search=parameters["candidates"])]
 
     def nearest_query(
         self, scope: DocScope, model: str, vector: Vector, limit: int
     ) -> tuple[str, dict[str, Any]]:
         """The SQL and parameters of :meth:`nearest` (for ``EXPLAIN``: is the index used?)."""
-        dims = len(vector)
         where, parameters = search_scope(*scope)
-        parameters |= {"model": model, "query": search.vector_literal(vector), "limit": limit}
-        # The width is written into the SQL, never bound: the planner must see the index's
-        # expression and its partial predicate verbatim to use it, even for a generic plan.
-        exact = f"vector <#> %(query)s::vector({dims})"
-        scope_rows = f"FROM search_docs WHERE {where} AND model = %(model)s AND dims = {dims}"
-        if dims > HNSW_MAX_DIMS:
-            sql = f"SELECT owner_id {scope_rows} ORDER BY {exact}, id LIMIT %(limit)s"
-            return sql, parameters
-        # The query is cast to a vector first everywhere: its type comes from its first use,
-        # and a half float's first would round it in the exact ranking too.
-        half = f"(vector::halfvec({dims})) <#> (%(query)s::vector({dims}))::halfvec({dims})"
-        sql = (
-            f"WITH hits AS MATERIALIZED (SELECT id, owner_id, vector {scope_rows} "
-            f"ORDER BY {half}, id LIMIT %(candidates)s) "
-            f"SELECT owner_id FROM hits ORDER BY {exact}, id LIMIT %(limit)s"
-        )
-        return sql, parameters | {"candidates": search.half_candidates(limit)}
+        parameters |= {
+            "model": model,
+            "query": search.vector_literal(vector),
+            "limit": limit,
+            "candidates": search.half_candidates(limit),
+        }
+        return search.nearest_sql(where, len(vector)), parameters
 
     def lexical(self, scope: DocScope, terms: Sequence[str], limit: int) -> list[int]:
         """BM25 as FTS5 computes it (k1 = 1.2, b = 0.75), over the scope's statistics.

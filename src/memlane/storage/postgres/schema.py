@@ -35,8 +35,10 @@ _SLOT_HASH2 = f"hashtextextended({_SLOT_TEXT}, 1)"
 
 HNSW_MAX_DIMS = 4000
 """The widest ``halfvec`` pgvector's HNSW indexes; wider vectors are searched exactly."""
+VECTOR_INDEX_NAME = "search_docs_hnsw_{dims}"
+"""The name of one vector width's HNSW index (``{dims}``)."""
 VECTOR_INDEX = (
-    "CREATE INDEX IF NOT EXISTS search_docs_hnsw_{dims} ON search_docs USING hnsw "
+    f"CREATE INDEX IF NOT EXISTS {VECTOR_INDEX_NAME} ON search_docs USING hnsw "
     "((vector::halfvec({dims})) halfvec_ip_ops) WHERE dims = {dims}"
 )
 """The HNSW index of one vector width (``{dims}``), on the vectors as half floats (migration
@@ -559,7 +561,7 @@ MIGRATIONS += (
             widths INTEGER[];
         BEGIN
             FOR name IN SELECT indexname FROM pg_indexes
-                    WHERE tablename = 'search_docs' AND indexname LIKE 'search\\_docs\\_hnsw\\_%'
+                    WHERE tablename = 'search_docs' AND indexdef LIKE '%USING hnsw%'
             LOOP
                 EXECUTE format('DROP INDEX %I', name);
             END LOOP;

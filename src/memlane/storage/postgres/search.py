@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memlane.storage import lexical
-from memlane.storage.postgres.schema import HNSW_MAX_DIMS, VECTOR_INDEX
+from memlane.storage.postgres.schema import HNSW_MAX_DIMS, VECTOR_INDEX, VECTOR_INDEX_NAME
 
 if TYPE_CHECKING:
     from memlane.storage.postgres.database import PostgresDatabase
@@ -98,8 +98,31 @@ def vector_index_ready(database: PostgresDatabase, dims: int) -> bool:
     """
     if not 0 < dims <= HNSW_MAX_DIMS:
         return True
-    name = f"search_docs_hnsw_{int(dims)}"
+    name = VECTOR_INDEX_NAME.format(dims=int(dims))
     return database.fetchone("SELECT to_regclass(%s)", (name,))[0] is not None
+
+
+def nearest_sql(where: str, dims: int) -> str:
+    """The vector ranking query: the ``%(limit)s`` docs in scope ``where`` nearest ``%(query)s``.
+
+    Of vectors ``dims`` wide, by inner product, ties by id. Up to :data:`HNSW_MAX_DIMS` the
+    ``%(candidates)s`` nearest as half floats (what the width's index orders by) are ranked by
+    their stored float32 vectors; wider ones, which no index holds, at once. The width is
+    written into the SQL, never bound: the planner must see the index's expression and its
+    partial predicate verbatim to use it, even for a generic plan. The query is cast to a
+    vector first everywhere: a parameter's type comes from its first use, and a half float's
+    would round it in the exact ranking too.
+    """
+    exact = f"vector <#> %(query)s::vector({dims})"
+    scope = f"FROM search_docs WHERE {where} AND model = %(model)s AND dims = {dims}"
+    if dims > HNSW_MAX_DIMS:
+        return f"SELECT owner_id {scope} ORDER BY {exact}, id LIMIT %(limit)s"
+    half = f"(vector::halfvec({dims})) <#> (%(query)s::vector({dims}))::halfvec({dims})"
+    return (
+        f"WITH hits AS MATERIALIZED (SELECT id, owner_id, vector {scope} "
+        f"ORDER BY {half}, id LIMIT %(candidates)s) "
+        f"SELECT owner_id FROM hits ORDER BY {exact}, id LIMIT %(limit)s"
+    )
 
 
 def bm25_sql(where: str, docs: str | None = None) -> str:
