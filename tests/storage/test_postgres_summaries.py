@@ -92,12 +92,17 @@ def forget_note(store: SQLSummaryStore, note_id: int) -> None:
         )
 
 
-def hnsw_indexes(store: SQLSummaryStore) -> list[str]:
+def hnsw_definitions(store: SQLSummaryStore) -> dict[str, str]:
+    """The HNSW indexes of ``search_docs``: name -> definition."""
     rows = store.db.fetchall(
-        "SELECT indexname FROM pg_indexes WHERE tablename = 'search_docs' "
-        "AND indexdef LIKE '%%USING hnsw%%' ORDER BY indexname"
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'search_docs' "
+        "AND indexdef LIKE '%%USING hnsw%%'"
     )
-    return [row[0] for row in rows]
+    return dict(rows)
+
+
+def hnsw_indexes(store: SQLSummaryStore) -> list[str]:
+    return sorted(hnsw_definitions(store))
 
 
 def spread(rng: np.random.Generator, count: int, dims: int, axis_weight: float) -> np.ndarray:
@@ -209,14 +214,6 @@ def _plan(pg: SQLSummaryStore, query: np.ndarray, limit: int) -> str:
     return "\n".join(row[0] for row in rows)
 
 
-def _index_definitions(pg: SQLSummaryStore) -> dict[str, str]:
-    rows = pg.db.fetchall(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'search_docs' "
-        "AND indexdef LIKE '%%USING hnsw%%'"
-    )
-    return dict(rows)
-
-
 def test_the_half_float_index_proposes_and_the_float32_vectors_rank(pg: SQLSummaryStore) -> None:
     # 1.0 and 1.0002 are one half float: as the index holds them the two notes tie (and the
     # earlier would come first); as stored, the later one is nearer.
@@ -227,7 +224,7 @@ def test_the_half_float_index_proposes_and_the_float32_vectors_rank(pg: SQLSumma
     far = rng.standard_normal((2000, 24)) * 0.1
     embed(pg, list(zip(doc_ids(pg, owners), [near, nearer, *far], strict=True)))
     pg.db.execute("ANALYZE search_docs")
-    assert "halfvec_ip_ops" in _index_definitions(pg)["search_docs_hnsw_24"]
+    assert "halfvec_ip_ops" in hnsw_definitions(pg)["search_docs_hnsw_24"]
     query = np.zeros(24, dtype=np.float32)
     query[0] = 1.0
     assert "search_docs_hnsw_24" in _plan(pg, query, 1)
@@ -541,7 +538,7 @@ def test_a_database_of_version_23_gets_half_float_indexes_and_keeps_its_vectors(
     database = PostgresDatabase(empty_postgres_url)
     try:
         pg = SQLSummaryStore(database)
-        definitions = _index_definitions(pg)
+        definitions = hnsw_definitions(pg)
         assert sorted(definitions) == ["search_docs_hnsw_24", "search_docs_hnsw_3000"]
         assert all("halfvec_ip_ops" in definition for definition in definitions.values())
         for dims, vectors in stored.items():
