@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 import memlane
-from memlane.storage.postgres import PostgresDatabase, schema, search
+from memlane.storage.postgres import PostgresDatabase, functions, schema, search
 from memlane.storage.sql import SQLSummaryStore
 from memlane.storage.sql.summaries import search_scope
 from tests.support.search_docs import tenant_docs
@@ -40,7 +40,7 @@ def counted(connection: Any, tenant: str, kind: str | None) -> int:
 
 def assert_counts_exact(connection: Any) -> None:
     """Every (tenant, kind) and every slot holds what ``count(*)`` says, on this connection."""
-    slot = f"hashtext(subject) & {schema.DOC_COUNT_SLOTS - 1}"
+    slot = f"hashtext(subject) & {functions.DOC_COUNT_SLOTS - 1}"
     truth = dict.fromkeys(
         [
             (row[0], row[1], row[2])
@@ -142,7 +142,7 @@ def test_writers_of_other_subjects_do_not_wait_for_an_open_transaction(
     whatever slot its subjects share. With a count row updated at each write, the second
     writer waited for the first's commit (here: fails at the lock timeout).
     """
-    slot = f"hashtext(%s) & {schema.DOC_COUNT_SLOTS - 1}"
+    slot = f"hashtext(%s) & {functions.DOC_COUNT_SLOTS - 1}"
     with psycopg.connect(postgres_url, autocommit=True) as connection:
         connection.execute(_INSERT, ("acme", "U-A", "note", 1, None))
         connection.execute(_INSERT, ("acme", "U-A", "note", 2, None))

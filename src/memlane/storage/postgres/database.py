@@ -19,7 +19,8 @@ from memlane.storage.base import WriteKey
 from memlane.storage.nesting import HeldLock, Nesting
 from memlane.storage.postgres import wire
 from memlane.storage.postgres.dialect import PostgresDialect
-from memlane.storage.postgres.schema import WRITE_LOCK, migrate
+from memlane.storage.postgres.functions import WRITE_LOCK
+from memlane.storage.postgres.schema import migrate
 from memlane.storage.sql.dialect import Database, Statement
 
 LOCK_TIMEOUT_SECONDS = 30.0
