@@ -65,6 +65,8 @@ SUBJECT_CALLS: list[tuple[str, Call]] = [
     ("summaries.notes", lambda m, s: m.summaries.notes(s)),
     ("summaries.search", lambda m, s: m.summaries.search(s, "Berlin")),
     ("summaries.search_notes", lambda m, s: m.summaries.search_notes(s, "Berlin")),
+    ("index.pending", lambda m, s: m.index.pending(s)),
+    ("index.run", lambda m, s: m.index.run(s)),
 ]
 
 
@@ -298,3 +300,59 @@ def test_a_query_needs_a_letter_or_digit_of_any_script():
     assert validation.query("query", "٣") == "٣"
     with pytest.raises(memlane.InvalidInput, match="query: has no letters or digits"):
         validation.query("query", "?! …")
+
+
+NOT_FLAGS = ["no", "False", 0, 1, None]
+"""What Python reads as true or false, and no flag is: ``"no"`` is true."""
+FLAG_CALLS: list[tuple[str, Callable[[memlane.Memory, Any], Any]]] = [
+    ("purge(immediately)", lambda m, v: m.purge(immediately=v)),
+    ("recall(include_stale)", lambda m, v: m.recall("U-1", "where?", include_stale=v)),
+    ("sweep(every_tenant)", lambda m, v: m.sweep(every_tenant=v)),
+    ("facts.define(identifier)", lambda m, v: m.facts.define("badge", identifier=v)),
+    (
+        "facts.set_many(returning)",
+        lambda m, v: m.facts.set_many(
+            [{"subject": "U-1", "attribute": "a", "value": 1}], returning=v
+        ),
+    ),
+    ("workflows.record(success)", lambda m, v: m.workflows.record("Refund ORD-1", [], success=v)),
+    ("index.run(every_tenant)", lambda m, v: m.index.run(every_tenant=v)),
+]
+
+
+@pytest.mark.parametrize("bad", NOT_FLAGS, ids=repr)
+@pytest.mark.parametrize(("entry", "call"), FLAG_CALLS, ids=[c[0] for c in FLAG_CALLS])
+def test_every_flag_takes_true_or_false_only(memory, entry, call, bad):
+    with pytest.raises(memlane.InvalidInput, match="must be True or False"):
+        call(memory, bad)
+
+
+def test_a_purge_told_no_in_words_purges_nothing(memory):
+    memory.remember("U-1", "My passport number is X1234567")
+    memory.forget("U-1", reason="erasure request")
+    with pytest.raises(memlane.InvalidInput, match="immediately: must be True or False"):
+        memory.purge("U-1", immediately="no")
+    (deletion,) = memory.views.compliance()
+    assert deletion.purged_at is None
+    assert memory.purge("U-1", immediately=True).deletions == (deletion.id,)  # what "no" did
+
+
+def test_a_memory_keeps_transcripts_only_when_told_true(scratch_url):
+    with pytest.raises(memlane.InvalidInput, match="retain_transcripts: must be True or False"):
+        memlane.Memory(scratch_url, embedder="hash", retain_transcripts="no")
+
+
+@pytest.mark.parametrize("bad", [-1, -0.001, float("nan"), True, "10", 10.0**300], ids=repr)
+def test_a_wait_takes_none_or_seconds(memory, bad):
+    with pytest.raises(memlane.InvalidInput, match="timeout: must be None or seconds from 0"):
+        memory.index.wait(timeout=bad)
+
+
+@pytest.mark.parametrize("timeout", [None, 0, 2, 0.5])
+def test_a_wait_with_nothing_pending_returns_at_once(memory, timeout):
+    assert memory.index.wait(timeout=timeout) is True
+
+
+def test_a_run_reports_progress_to_a_callable_only(memory):
+    with pytest.raises(memlane.InvalidInput, match="progress: must be None or a callable"):
+        memory.index.run(progress=5)

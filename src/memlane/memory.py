@@ -55,6 +55,7 @@ from memlane.timeutil import (
 from memlane.timeutil import system_clock as _system_clock
 from memlane.validation import (
     MAX_NOTE_CHARS,
+    flag,
     name,
     optional_name,
     optional_text,
@@ -156,7 +157,7 @@ class Memory:
         self.timezone = resolve_timezone(timezone)
         self.clock: Clock = clock or _system_clock
         self.idle_timeout = idle_timeout
-        self.retain_transcripts = bool(retain_transcripts)
+        self.retain_transcripts = flag("retain_transcripts", retain_transcripts)
         self._lock = threading.Lock()
         if window_url is not None and not isinstance(window_url, str):
             raise InvalidInput("window_url", "must be a redis:// URL or None")
@@ -395,6 +396,7 @@ class Memory:
         """
         optional_name("subject", subject)
         optional_name("session_id", session_id)
+        flag("include_stale", include_stale)
         self.sweep()
         with self._resources.indexer.foreground():  # the indexer starts no model call meanwhile
             return self.router.recall(
@@ -414,6 +416,7 @@ class Memory:
         ``every_tenant``: those of every tenant handle of this memory (:meth:`for_tenant`),
         not only this handle's tenant (a server sweeps so for tenants that went quiet).
         """
+        flag("every_tenant", every_tenant)
         now = checked_now(self.clock)
         return self._sessions.sweep(now, self.idle_timeout, every_tenant=every_tenant)
 
@@ -457,6 +460,7 @@ class Memory:
         checkpointed, file vacuumed), nor in what this process kept to recall faster.
         """
         optional_name("subject", subject)
+        flag("immediately", immediately)
         report = self._backend.privacy.purge(
             self.tenant, subject, now=to_micros(checked_now(self.clock)), immediately=immediately
         )

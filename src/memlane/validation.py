@@ -20,7 +20,11 @@ The rules:
 * a **token** (a workflow's task type) is 1 to :data:`MAX_TOKEN_CHARS` letters, digits and
   ``_ . : -``;
 * a **value** (of a fact) may be any JSON, but none of its strings may hold a lone
-  surrogate.
+  surrogate;
+* a **flag** (``immediately``, ``include_stale``, ...) is ``True`` or ``False``: ``"no"`` or
+  ``0`` are refused, not read as truth values (``purge(immediately="no")`` would purge);
+* a **wait** (a timeout) is ``None`` (no limit) or a number of seconds from 0 to
+  :data:`threading.TIMEOUT_MAX`.
 
 Example:
     >>> name("subject", "U-001")
@@ -33,7 +37,9 @@ Example:
 
 from __future__ import annotations
 
+import math
 import re
+import threading
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
@@ -171,6 +177,39 @@ def fact_value(field: str, item: Any) -> Any:
         for inner in item:
             fact_value(field, inner)
     return item
+
+
+def flag(field: str, value: object) -> bool:
+    """Return ``value`` if it is ``True`` or ``False``.
+
+    Raises:
+        InvalidInput: anything else, even a value Python would read as true or false.
+    """
+    if not isinstance(value, bool):
+        raise InvalidInput(field, f"must be True or False, got {value!r}")
+    return value
+
+
+def seconds(field: str, value: object) -> float | None:
+    """Return ``value`` if it is ``None`` or a number of seconds to wait.
+
+    From 0 to :data:`threading.TIMEOUT_MAX` (what the interpreter's waits take), not a bool.
+
+    Raises:
+        InvalidInput: not a number, negative, not a number at all (NaN), or too long.
+    """
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or math.isnan(value)
+        or not 0 <= value <= threading.TIMEOUT_MAX
+    ):
+        raise InvalidInput(
+            field, f"must be None or seconds from 0 to {threading.TIMEOUT_MAX:g}, got {value!r}"
+        )
+    return float(value)
 
 
 def integer(field: str, value: object, low: int, high: int) -> int:

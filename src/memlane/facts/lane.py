@@ -37,7 +37,7 @@ from memlane.timeutil import (
     parse_instant,
     to_micros,
 )
-from memlane.validation import MAX_NAME_CHARS, fact_value
+from memlane.validation import MAX_NAME_CHARS, fact_value, flag
 from memlane.validation import name as _name
 
 MAX_NAME_LENGTH = MAX_NAME_CHARS
@@ -114,7 +114,7 @@ class FactsLane:
         definition = AttributeDef(
             name=attribute,
             cardinality=cardinality,
-            identifier=bool(identifier),
+            identifier=flag("identifier", identifier),
             normalizer=self._identifiers.normalizer_name(attribute, identifier, normalizer),
         )
         with self._store.transaction() as writer:
@@ -274,6 +274,7 @@ class FactsLane:
         >>> mem.facts.set_many(writes, returning=False)  # doctest: +SKIP
         5000
         """
+        flag("returning", returning)
         with collector.paused():  # its objects per version all live until it returns
             return self._set_many(writes, returning)
 

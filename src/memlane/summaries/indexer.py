@@ -36,6 +36,7 @@ from typing import Literal
 
 import numpy as np
 
+from memlane import validation
 from memlane.embed.base import Embedder
 from memlane.embed.process import EmbeddingProcess
 from memlane.errors import InvalidInput
@@ -539,7 +540,7 @@ class Index:
 
     def pending(self, subject: str | None = None) -> int:
         """How many items of the tenant (or of ``subject``) wait to be embedded or keyed."""
-        return self.indexer.pending(self.tenant, subject)
+        return self.indexer.pending(self.tenant, validation.optional_name("subject", subject))
 
     def pending_everywhere(self) -> int:
         """How many items of every tenant in this database wait to be embedded or keyed."""
@@ -549,10 +550,11 @@ class Index:
         """Block until nothing of the tenant is pending; False if ``timeout`` s passed first.
 
         Raises:
+            InvalidInput: ``timeout`` is not ``None`` or a number of seconds (0 or more).
             EmbeddingError: (or the embedder's own error) a batch failed while this call
                 waited; the worker retries on its own, so a later call may succeed.
         """
-        return self.indexer.wait(self.tenant, timeout)
+        return self.indexer.wait(self.tenant, validation.seconds("timeout", timeout))
 
     def start(self) -> None:
         """Start the worker now if notes wait for their keys (see :meth:`Indexer.start`)."""
@@ -570,4 +572,8 @@ class Index:
         ``progress(done, total)`` follows along (the CLI draws a bar with it);
         ``every_tenant`` works off the backlog of every tenant in the database (an import).
         """
-        return self.indexer.run(None if every_tenant else self.tenant, subject, progress)
+        subject = validation.optional_name("subject", subject)
+        if progress is not None and not callable(progress):
+            raise InvalidInput("progress", "must be None or a callable of (done, total)")
+        tenant = None if validation.flag("every_tenant", every_tenant) else self.tenant
+        return self.indexer.run(tenant, subject, progress)

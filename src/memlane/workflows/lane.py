@@ -95,8 +95,7 @@ class WorkflowsLane:
         task = _text("task", task, MAX_TASK_CHARS)
         if task_type is not None:
             task_type = _type_name(task_type)
-        if not isinstance(success, bool):
-            raise InvalidInput("success", "must be True or False")
+        validation.flag("success", success)
         if reason is not None:
             reason = _text("reason", reason, MAX_TASK_CHARS)
         actions = parse_steps(steps)
