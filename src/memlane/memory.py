@@ -152,7 +152,9 @@ class Memory:
         if not isinstance(retention, timedelta) or retention < timedelta(0):
             raise InvalidInput("retention", "must be a timedelta of zero or more")
         self.retention = retention
-        self.region = check_region(region or os.environ.get(ENV_REGION) or None)
+        if region is None or region == "":
+            region = os.environ.get(ENV_REGION) or None
+        self.region = check_region(region)
         self.tenant = tenant
         self.timezone = resolve_timezone(timezone)
         self.clock: Clock = clock or _system_clock
@@ -259,7 +261,7 @@ class Memory:
     # -- models -------------------------------------------------------------------------
 
     def embedder(self) -> Embedder:
-        """The embedder, loaded on first use (exact-lane work never loads it).
+        """The embedder (its model loaded by its first call: exact-lane work never loads it).
 
         One for every tenant handle of this memory (:meth:`for_tenant`).
         """

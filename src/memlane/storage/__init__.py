@@ -25,7 +25,14 @@ def open_backend(url: str | os.PathLike[str] | None) -> Backend:
         InvalidInput: the location is empty or names a backend this build cannot open.
         StorageError: the database cannot be opened or reached.
     """
-    location = os.fspath(url) if url is not None else os.environ.get("MEMLANE_URL", DEFAULT_URL)
+    if url is None:
+        location: object = os.environ.get("MEMLANE_URL", DEFAULT_URL)
+    else:
+        location = os.fspath(url) if isinstance(url, str | os.PathLike) else None
+    if not isinstance(location, str):  # a number, or a path of bytes
+        raise InvalidInput(
+            "url", f"must be a file path, sqlite:/// or postgresql:// URL, got {url!r}"
+        )
     if not location.strip():
         raise InvalidInput("url", "empty memory location")
     named = scheme(location)
