@@ -485,6 +485,7 @@ class Memory:
         Every version with both time axes, from one snapshot; ``progress(table, done, total)``
         is called as rows are written. ``memlane export`` is this call.
         """
+        validation.callback("progress", progress, "(table, done, total)")
         return export_memory(self._backend, stream, progress, clock=self.clock)
 
     def import_export(self, lines: Lines, progress: Progress | None = None) -> ImportReport:
@@ -499,6 +500,7 @@ class Memory:
             InvalidInput: not an export this version reads, a malformed or truncated one, or
                 rows that conflict with what the database holds.
         """
+        validation.callback("progress", progress, "(step, done, total)")
         report = import_memory(self._backend, lines, progress)
         self.key_notes(progress)
         return report
@@ -511,6 +513,7 @@ class Memory:
         history while the caller waits. Every tenant in the database; ``progress(KEYING,
         subjects done, subjects)``. ``memlane index`` calls this first.
         """
+        validation.callback("progress", progress, "(step, done, total)")
 
         def keyed(done: int, total: int) -> None:
             if progress is not None:

@@ -24,7 +24,8 @@ The rules:
 * a **flag** (``immediately``, ``include_stale``, ...) is ``True`` or ``False``: ``"no"`` or
   ``0`` are refused, not read as truth values (``purge(immediately="no")`` would purge);
 * a **wait** (a timeout) is ``None`` (no limit) or a number of seconds from 0 to
-  :data:`threading.TIMEOUT_MAX`.
+  :data:`threading.TIMEOUT_MAX`;
+* a **callback** (``progress``) is ``None`` or callable, checked before the work it follows.
 
 Example:
     >>> name("subject", "U-001")
@@ -210,6 +211,19 @@ def seconds(field: str, value: object) -> float | None:
             field, f"must be None or seconds from 0 to {threading.TIMEOUT_MAX:g}, got {value!r}"
         )
     return float(value)
+
+
+def callback(field: str, value: object, takes: str) -> Any:
+    """Return ``value`` if it is ``None`` or can be called (with ``takes``, for the message).
+
+    Raises:
+        InvalidInput: anything else: found before the work it would follow begins.
+    """
+    if value is not None and not callable(value):
+        raise InvalidInput(
+            field, f"must be None or a callable of {takes}, got {type(value).__name__}"
+        )
+    return value
 
 
 def integer(field: str, value: object, low: int, high: int) -> int:

@@ -361,6 +361,41 @@ def test_what_is_not_an_export_is_refused(text, message):
         load(":memory:", text.splitlines(keepends=True))
 
 
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ("memory.jsonl", "lines: must open the export when called"),
+        (lambda: 5, "lines: must return the export's lines"),
+        (lambda: [1], "line 1: must be text"),
+    ],
+    ids=["a path", "no lines", "not text"],
+)
+def test_an_import_that_is_given_no_lines_says_so(lines, message):
+    with (
+        memlane.Memory(":memory:", embedder="hash") as mem,
+        pytest.raises(InvalidInput, match=message),
+    ):
+        mem.import_export(lines)
+
+
+@pytest.mark.parametrize("call", ["export", "import_export", "key_notes"])
+def test_a_progress_that_cannot_be_called_is_refused_before_the_work(call):
+    arguments = {"export": (io.StringIO(),), "import_export": (lambda: [],), "key_notes": ()}[call]
+    with (
+        memlane.Memory(":memory:", embedder="hash") as mem,
+        pytest.raises(InvalidInput, match="progress"),
+    ):
+        getattr(mem, call)(*arguments, progress="every 10")
+
+
+def test_an_export_needs_somewhere_to_write():
+    with (
+        memlane.Memory(":memory:", embedder="hash") as mem,
+        pytest.raises(InvalidInput, match="stream"),
+    ):
+        mem.export("memory.jsonl")  # a path, not a stream
+
+
 def test_cli_round_trip(source, tmp_path):
     url, exported = source
     runner = CliRunner()

@@ -50,7 +50,10 @@ def test_parse_steps_accepts_text_dicts_and_lines() -> None:
     assert mixed[1] == Action("click", {"element": "[button] Go"})
 
 
-@pytest.mark.parametrize("bad", ["", [], [{"args": {}}], [42], [{"action": "x", "args": 3}]])
+@pytest.mark.parametrize(
+    "bad",
+    ["", [], [{"args": {}}], [42], [{"action": "x", "args": 3}], None, 7, {"action": "click"}],
+)
 def test_parse_steps_rejects_what_is_not_an_action(bad: object) -> None:
     with pytest.raises(InvalidInput):
         parse_steps(bad)  # type: ignore[arg-type]

@@ -271,7 +271,15 @@ def export_memory(
     *,
     clock: Clock = system_clock,
 ) -> ExportReport:
-    """Write every row of every tenant to ``stream`` as JSON Lines, from one snapshot."""
+    """Write every row of every tenant to ``stream`` as JSON Lines, from one snapshot.
+
+    Raises:
+        InvalidInput: ``stream`` has no ``write`` (checked before anything is read).
+    """
+    if not callable(getattr(stream, "write", None)):
+        raise InvalidInput(
+            "stream", f"must be a text stream open for writing, got {type(stream).__name__}"
+        )
     report = ExportReport()
     with backend.archive.snapshot() as reader:
         counts = {table.name: reader.count(table.name) for table in TABLES}
@@ -323,6 +331,10 @@ def import_memory(backend: Backend, lines: Lines, progress: Progress | None = No
             data that is not part of this export. Chunks committed before a bad line stay;
             running the import again (with the whole file) completes it.
     """
+    if not callable(lines):
+        raise InvalidInput(
+            "lines", "must open the export when called, e.g. lambda: open(path, encoding='utf-8')"
+        )
     store = backend.archive
     with store.snapshot() as reader:
         stored = {t.name: reader.count(t.name) for t in TABLES if t.name != CLOCK}
@@ -368,9 +380,13 @@ def _check_target(store: ArchiveStore, lines: Lines, stored: Mapping[str, int]) 
 
 def _opened(lines: Lines) -> Iterator[str]:
     source = lines()
+    if not isinstance(source, Iterable):
+        raise InvalidInput("lines", f"must return the export's lines, got {type(source).__name__}")
     number = 0
     try:
-        for number, line in enumerate(source, start=1):  # noqa: B007 - read after the loop
+        for number, line in enumerate(source, start=1):
+            if not isinstance(line, str | bytes):
+                raise InvalidInput(f"line {number}", f"must be text, got {type(line).__name__}")
             yield line
     except UnicodeDecodeError as error:
         # Text is decoded a block at a time: the bad byte is at or soon after this line.

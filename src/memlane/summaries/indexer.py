@@ -573,7 +573,6 @@ class Index:
         ``every_tenant`` works off the backlog of every tenant in the database (an import).
         """
         subject = validation.optional_name("subject", subject)
-        if progress is not None and not callable(progress):
-            raise InvalidInput("progress", "must be None or a callable of (done, total)")
+        validation.callback("progress", progress, "(done, total)")
         tenant = None if validation.flag("every_tenant", every_tenant) else self.tenant
         return self.indexer.run(tenant, subject, progress)

@@ -107,8 +107,12 @@ def parse_steps(steps: str | Iterable[Any]) -> list[Action]:
     """
     if isinstance(steps, str):
         actions = parse_webarena(steps) if "<action>" in steps else parse_mind2web(steps)
-    else:
+    elif isinstance(steps, Iterable) and not isinstance(steps, bytes | Mapping):
         actions = [_item(i, item) for i, item in enumerate(steps)]
+    else:  # one step given alone is a mapping: its keys are no steps
+        raise InvalidInput(
+            "steps", f"must be a trajectory text or a list of steps, got {type(steps).__name__}"
+        )
     if not actions:
         raise InvalidInput("steps", "no action found")
     if len(actions) > MAX_STEPS:
