@@ -55,6 +55,7 @@ from memlane.timeutil import (
 from memlane.timeutil import system_clock as _system_clock
 from memlane.validation import (
     MAX_NOTE_CHARS,
+    callback,
     flag,
     name,
     optional_name,
@@ -485,7 +486,7 @@ class Memory:
         Every version with both time axes, from one snapshot; ``progress(table, done, total)``
         is called as rows are written. ``memlane export`` is this call.
         """
-        validation.callback("progress", progress, "(table, done, total)")
+        callback("progress", progress, "(table, done, total)")
         return export_memory(self._backend, stream, progress, clock=self.clock)
 
     def import_export(self, lines: Lines, progress: Progress | None = None) -> ImportReport:
@@ -500,7 +501,7 @@ class Memory:
             InvalidInput: not an export this version reads, a malformed or truncated one, or
                 rows that conflict with what the database holds.
         """
-        validation.callback("progress", progress, "(step, done, total)")
+        callback("progress", progress, "(step, done, total)")
         report = import_memory(self._backend, lines, progress)
         self.key_notes(progress)
         return report
@@ -513,7 +514,7 @@ class Memory:
         history while the caller waits. Every tenant in the database; ``progress(KEYING,
         subjects done, subjects)``. ``memlane index`` calls this first.
         """
-        validation.callback("progress", progress, "(step, done, total)")
+        callback("progress", progress, "(step, done, total)")
 
         def keyed(done: int, total: int) -> None:
             if progress is not None:
