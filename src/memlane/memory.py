@@ -146,8 +146,7 @@ class Memory:
         indexing: Indexing = "background",
     ) -> None:
         name("tenant", tenant)
-        if clock is not None and not callable(clock):
-            raise InvalidInput("clock", "must be a callable returning an aware datetime")
+        callback("clock", clock, "() returning an aware datetime")
         if not isinstance(idle_timeout, timedelta) or idle_timeout <= timedelta(0):
             raise InvalidInput("idle_timeout", "must be a positive timedelta")
         if not isinstance(retention, timedelta) or retention < timedelta(0):

@@ -139,6 +139,7 @@ BAD_OPENINGS = [
     ("timezone", {"timezone": 8}),
     ("region", {"region": 0}),
     ("region", {"region": ["CN"]}),
+    ("clock", {"clock": "2026-01-01"}),
 ]
 
 
